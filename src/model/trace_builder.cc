@@ -1,0 +1,115 @@
+#include "model/trace_builder.h"
+
+#include <algorithm>
+
+namespace plasmient::model {
+namespace {
+
+template <typename Table>
+std::int32_t NextRow(const Table& t) {
+  return static_cast<std::int32_t>(t.size());
+}
+
+TimeNs ClampEnd(TimeNs start, TimeNs end) { return std::max(start, end); }
+
+}  // namespace
+
+std::int32_t TraceBuilder::AddGpu(const GpuRow& r) {
+  auto& t = trace_.gpu;
+  std::int32_t row = NextRow(t);
+  t.start_ns.push_back(r.start_ns);
+  t.end_ns.push_back(ClampEnd(r.start_ns, r.end_ns));
+  t.device.push_back(r.device);
+  t.stream.push_back(r.stream);
+  t.name.push_back(trace_.strings.Intern(r.name));
+  t.kind.push_back(r.kind);
+  t.correlation.push_back(r.correlation);
+  t.external_id.push_back(r.external_id);
+  t.bytes.push_back(r.bytes);
+  return row;
+}
+
+std::int32_t TraceBuilder::AddApi(const ApiRow& r) {
+  auto& t = trace_.api;
+  std::int32_t row = NextRow(t);
+  t.start_ns.push_back(r.start_ns);
+  t.end_ns.push_back(ClampEnd(r.start_ns, r.end_ns));
+  t.pid.push_back(r.pid);
+  t.tid.push_back(r.tid);
+  t.name.push_back(trace_.strings.Intern(r.name));
+  t.correlation.push_back(r.correlation);
+  t.external_id.push_back(r.external_id);
+  return row;
+}
+
+std::int32_t TraceBuilder::AddCpuOp(const CpuOpRow& r) {
+  auto& t = trace_.cpu;
+  std::int32_t row = NextRow(t);
+  auto& s = trace_.strings;
+  t.start_ns.push_back(r.start_ns);
+  t.end_ns.push_back(ClampEnd(r.start_ns, r.end_ns));
+  t.pid.push_back(r.pid);
+  t.tid.push_back(r.tid);
+  t.name.push_back(s.Intern(r.name));
+  t.kind.push_back(r.kind);
+  t.external_id.push_back(r.external_id);
+  t.step.push_back(r.step);
+  t.input_dims.push_back(s.Intern(r.input_dims));
+  t.input_types.push_back(s.Intern(r.input_types));
+  t.concrete_inputs.push_back(s.Intern(r.concrete_inputs));
+  return row;
+}
+
+std::int32_t TraceBuilder::AddCollective(const CollectiveRow& r) {
+  auto& t = trace_.collectives;
+  std::int32_t row = NextRow(t);
+  auto& s = trace_.strings;
+  t.cpu_op.push_back(r.cpu_op);
+  t.gpu.push_back(r.gpu);
+  t.name.push_back(s.Intern(r.name));
+  t.in_nelems.push_back(r.in_nelems);
+  t.out_nelems.push_back(r.out_nelems);
+  t.dtype.push_back(s.Intern(r.dtype));
+  t.group_size.push_back(r.group_size);
+  t.pg_name.push_back(s.Intern(r.pg_name));
+  t.pg_ranks.push_back(s.Intern(r.pg_ranks));
+  t.seq.push_back(r.seq);
+  t.bytes.push_back(r.bytes);
+  return row;
+}
+
+void TraceBuilder::AddSample(const SampleRow& r) {
+  auto& t = trace_.samples;
+  t.ts_ns.push_back(r.ts_ns);
+  t.device.push_back(r.device);
+  t.metric.push_back(trace_.strings.Intern(r.metric));
+  t.value.push_back(r.value);
+}
+
+void TraceBuilder::AddDevice(DeviceInfo device) {
+  for (auto& d : trace_.devices) {
+    if (d.id == device.id) {
+      d = std::move(device);
+      return;
+    }
+  }
+  trace_.devices.push_back(std::move(device));
+}
+
+void TraceBuilder::ShiftTime(TimeNs offset_ns) {
+  auto shift = [offset_ns](std::vector<TimeNs>& v) {
+    for (auto& x : v) x += offset_ns;
+  };
+  shift(trace_.gpu.start_ns);
+  shift(trace_.gpu.end_ns);
+  shift(trace_.api.start_ns);
+  shift(trace_.api.end_ns);
+  shift(trace_.cpu.start_ns);
+  shift(trace_.cpu.end_ns);
+  shift(trace_.samples.ts_ns);
+  trace_.info.base_time_ns += offset_ns;
+}
+
+Trace TraceBuilder::Finish() && { return std::move(trace_); }
+
+}  // namespace plasmient::model

@@ -1,0 +1,48 @@
+#include "model/trace_builder.h"
+
+#include <gtest/gtest.h>
+
+namespace plasmient::model {
+namespace {
+
+TEST(TraceBuilder, InternsNamesAndClampsNegativeDurations) {
+  TraceBuilder b;
+  b.AddGpu({.start_ns = 100, .end_ns = 50, .name = "k", .correlation = 7});
+  b.AddGpu({.start_ns = 200, .end_ns = 300, .name = "k"});
+  Trace t = std::move(b).Finish();
+  ASSERT_EQ(t.gpu.size(), 2u);
+  EXPECT_EQ(t.gpu.end_ns[0], 100);  // clamped, never negative
+  EXPECT_EQ(t.gpu.name[0], t.gpu.name[1]);
+  EXPECT_EQ(t.Str(t.gpu.name[0]), "k");
+  EXPECT_EQ(t.gpu.correlation[1], kNoId);
+}
+
+TEST(TraceBuilder, ShiftTimeMovesEveryTable) {
+  TraceBuilder b;
+  b.AddGpu({.start_ns = 1, .end_ns = 2});
+  b.AddApi({.start_ns = 3, .end_ns = 4});
+  b.AddCpuOp({.start_ns = 5, .end_ns = 6});
+  b.AddSample({.ts_ns = 7});
+  b.ShiftTime(1000);
+  Trace t = std::move(b).Finish();
+  EXPECT_EQ(t.gpu.start_ns[0], 1001);
+  EXPECT_EQ(t.api.end_ns[0], 1004);
+  EXPECT_EQ(t.cpu.start_ns[0], 1005);
+  EXPECT_EQ(t.samples.ts_ns[0], 1007);
+  EXPECT_EQ(t.info.base_time_ns, 1000);
+}
+
+TEST(DataQuality, CataloguedAndMergeable) {
+  DataQuality a, b;
+  a.Add(Dq::kKernelNoLaunch, 3);
+  b.Add(Dq::kKernelNoLaunch, 2);
+  b.Add(Dq::kStreamOverlap);
+  a.Merge(b);
+  auto nz = a.NonZero();
+  ASSERT_EQ(nz.size(), 2u);
+  EXPECT_EQ(nz[0].second, 5);
+  EXPECT_EQ(Describe(Dq::kStreamOverlap).name, "stream_overlap");
+}
+
+}  // namespace
+}  // namespace plasmient::model
