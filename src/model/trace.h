@@ -20,6 +20,7 @@ enum class GpuKind : std::uint8_t { kKernel, kMemcpy, kMemset };
 struct GpuActivities {
   std::vector<TimeNs> start_ns, end_ns;
   std::vector<std::int32_t> device, stream;
+  std::vector<std::int64_t> pid;          // launching process when known (Nsight, native), else kNoId
   std::vector<StringId> name;
   std::vector<GpuKind> kind;
   std::vector<std::int64_t> correlation;  // kNoId when absent

@@ -21,6 +21,7 @@ std::int32_t TraceBuilder::AddGpu(const GpuRow& r) {
   t.end_ns.push_back(ClampEnd(r.start_ns, r.end_ns));
   t.device.push_back(r.device);
   t.stream.push_back(r.stream);
+  t.pid.push_back(r.pid);
   t.name.push_back(trace_.strings.Intern(r.name));
   t.kind.push_back(r.kind);
   t.correlation.push_back(r.correlation);

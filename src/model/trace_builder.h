@@ -11,6 +11,7 @@ namespace plasmient::model {
 struct GpuRow {
   TimeNs start_ns = 0, end_ns = 0;
   std::int32_t device = 0, stream = 0;
+  std::int64_t pid = kNoId;
   std::string_view name;
   GpuKind kind = GpuKind::kKernel;
   std::int64_t correlation = kNoId, external_id = kNoId, bytes = 0;
