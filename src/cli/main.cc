@@ -1,2 +1,47 @@
+// plasmient: the one main(). Subcommands parse their flags here and call their stage.
 #include <cstdio>
-int main() { std::puts("plasmient"); return 0; }
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/analyze_command.h"
+#include "cli/commands.h"
+
+namespace {
+
+constexpr const char* kAbout =
+    "Plasmient: the share of your GPUs' peak that did useful work, where the rest went, and what to change.";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace plasmient::cli;
+  CLI::App app(kAbout, "plasmient");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "plasmient " PLASMIENT_VERSION);
+
+  AnalyzeArgs analyze;
+  auto* a = app.add_subcommand("analyze", "analyze PyTorch profiler (Kineto JSON), Nsight Systems SQLite or native traces");
+  a->add_option("inputs", analyze.inputs, "trace files or folders (one file per rank)")->required();
+  AddVerdictOptions(*a, analyze);
+  AddOutputOptions(*a, analyze.output);
+
+  auto* peaks = app.add_subcommand("peaks", "list the device table: dense peaks per dtype, bandwidth, price");
+
+  std::vector<CommandHook> hooks = RegisterCommands(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (a->parsed()) {
+    if (!FinishVerdictOptions(analyze)) return 2;
+    return RunAnalyze(analyze, "");
+  }
+  if (peaks->parsed()) return RunPeaks();
+  for (auto& hook : hooks) {
+    if (hook.command->parsed()) return hook.run();
+  }
+  return 2;
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Plasmient builds and tests with, when they are missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libsqlite3-dev sqlite3
+  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
+  python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "plasmient: installing ${missing[*]}" >&2
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,167 @@
+#include "cli/analyze_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "cli/progress.h"
+#include "export/terminal_sink.h"
+#include "export/verdict_json_sink.h"
+#include "ingest/read_trace.h"
+
+namespace plasmient::cli {
+namespace fs = std::filesystem;
+
+void AddVerdictOptions(CLI::App& app, AnalyzeArgs& a) {
+  app.add_option("--steps", a.steps,
+                 "ProfilerSteps to keep, as a slice A:B (Python rules; ':-1' drops the last, cut-short step)");
+  app.add_option("--gpu", a.options.gpu, "GPU model to judge against (see `plasmient peaks`), overriding the trace");
+  app.add_option("--peak-tflops", a.peak_tflops, "peak TFLOP/s to judge against, overriding the device table");
+  app.add_option("--peak-bandwidth-gbps", a.peak_bandwidth_gbps, "memory bandwidth in GB/s, overriding the table");
+  app.add_option("--model-flops-per-step", a.model_flops_per_step, "the model's FLOPs per step, for MFU");
+  app.add_option("--fp32-math", a.fp32_math,
+                 "how fp32 matrix work runs: auto (matmul fp32, convolution tf32, kernel names decide), fp32, tf32")
+      ->check(CLI::IsMember({"auto", "fp32", "tf32"}));
+  app.add_option("--price-per-gpu-hour", a.price, "price of one GPU-hour in dollars (default: per-GPU table)");
+  app.add_option("--target-mfu", a.options.target_fraction, "target achieved fraction for the bill's addressable share")
+      ->check(CLI::Range(0.01, 1.0));
+  app.add_option("--top", a.options.top_n, "how many kernels and ops to list")->check(CLI::Range(1, 1000));
+}
+
+void AddOutputOptions(CLI::App& app, OutputOptions& out) {
+  app.add_option("--json", out.json_path, "write the verdict as JSON (plasmient.verdict/1) to FILE, or - for stdout");
+  app.add_flag("-q,--quiet", out.quiet, "no terminal verdict, no progress");
+  app.add_flag("--no-color", out.no_color, "no ANSI colours (NO_COLOR is respected too)");
+  app.add_flag("--brief", out.brief, "print only the verdict box");
+}
+
+bool FinishVerdictOptions(AnalyzeArgs& a) {
+  auto& o = a.options;
+  if (!a.steps.empty()) {
+    auto slice = verdict::ParseStepSlice(a.steps);
+    if (!slice) {
+      fmt::print(stderr, "plasmient: {}\n", slice.error().message);
+      return false;
+    }
+    o.steps = *slice;
+  }
+  if (a.peak_tflops < 0 || a.peak_bandwidth_gbps < 0 || a.model_flops_per_step < 0) {
+    fmt::print(stderr, "plasmient: peaks and FLOPs must be positive\n");
+    return false;
+  }
+  if (a.peak_tflops > 0) o.peak_flops_per_s = a.peak_tflops * 1e12;
+  if (a.peak_bandwidth_gbps > 0) o.memory_bandwidth_bytes_per_s = a.peak_bandwidth_gbps * 1e9;
+  if (a.model_flops_per_step > 0) o.model_flops_per_step = a.model_flops_per_step;
+  if (a.price >= 0) o.price_per_gpu_hour = a.price;
+  o.fp32_math = a.fp32_math == "tf32"   ? roofline::Fp32MathOption::kTf32
+                : a.fp32_math == "fp32" ? roofline::Fp32MathOption::kIeee
+                                        : roofline::Fp32MathOption::kAuto;
+  return true;
+}
+
+namespace {
+
+bool IsTraceFile(const fs::path& p) {
+  std::string name = p.filename().string();
+  auto ends = [&](std::string_view s) { return name.ends_with(s); };
+  return ends(".json") || ends(".json.gz") || ends(".sqlite") || ends(".plasmient") ||
+         ends(".pt.trace.json") || ends(".pt.trace.json.gz");
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& inputs) {
+  std::vector<std::string> out;
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    auto st = fs::status(in, ec);
+    if (ec || !fs::exists(st)) return Fail("{}: no such file or folder", in);
+    if (!fs::is_directory(st)) {
+      out.push_back(in);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& e : fs::directory_iterator(in, ec)) {
+      if (e.is_regular_file() && IsTraceFile(e.path()) && e.path().filename() != "truth.json") {
+        found.push_back(e.path().string());
+      }
+    }
+    if (ec) return Fail("{}: cannot list the folder: {}", in, ec.message());
+    if (found.empty()) return Fail("{}: the folder holds no trace files (.json, .json.gz, .sqlite, .plasmient)", in);
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  if (out.empty()) return Fail("no input: give one or more trace files or folders");
+  return out;
+}
+
+int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
+  auto inputs = ExpandInputs(args.inputs);
+  if (!inputs) {
+    fmt::print(stderr, "plasmient: {}\n", inputs.error().message);
+    return 1;
+  }
+  bool tty_err = isatty(STDERR_FILENO) != 0;
+  Progress progress(tty_err && !args.output.quiet);
+  std::vector<verdict::RankVerdict> ranks;
+  ranks.reserve(inputs->size());
+  for (std::size_t i = 0; i < inputs->size(); ++i) {
+    const std::string& path = (*inputs)[i];
+    ingest::ReadOptions ro;
+    ro.progress = progress.Callback(path, i, inputs->size());
+    auto trace = ingest::ReadTrace(path, ro);
+    progress.Done();
+    if (!trace) {
+      fmt::print(stderr, "plasmient: {}\n", trace.error().message);
+      return 1;
+    }
+    if (trace->info.rank < 0 && inputs->size() > 1) trace->info.rank = static_cast<std::int64_t>(i);
+    auto v = verdict::AnalyzeRank(*trace, args.options);
+    if (!v) {
+      fmt::print(stderr, "plasmient: {}\n", v.error().message);
+      return 2;
+    }
+    ranks.push_back(std::move(*v));
+  }
+  verdict::JobVerdict job = verdict::CombineRanks(std::move(ranks), args.options);
+
+  if (!args.output.json_path.empty()) {
+    std::string json = exporting::VerdictToJson(job);
+    if (args.output.json_path == "-") {
+      std::fwrite(json.data(), 1, json.size(), stdout);
+    } else {
+      std::ofstream f(args.output.json_path, std::ios::binary);
+      f << json;
+      if (!f) {
+        fmt::print(stderr, "plasmient: {}: cannot write the JSON verdict\n", args.output.json_path);
+        return 1;
+      }
+    }
+  }
+  bool json_on_stdout = args.output.json_path == "-";
+  if (!args.output.quiet && !json_on_stdout) {
+    exporting::TerminalOptions to;
+    to.title = title.empty() ? fs::path((*inputs)[0]).filename().string() : title;
+    if (inputs->size() > 1 && title.empty()) to.title = fmt::format("{} ranks", inputs->size());
+    to.color = isatty(STDOUT_FILENO) && !args.output.no_color && std::getenv("NO_COLOR") == nullptr;
+    to.details = !args.output.brief;
+    std::string text = exporting::RenderTerminal(job, to);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  bool any_gpu = std::any_of(job.ranks.begin(), job.ranks.end(),
+                             [](const auto& r) { return r.no_gpu_reason.empty(); });
+  if (!any_gpu) {
+    fmt::print(stderr, "plasmient: {}: {}\n", (*inputs)[0],
+               job.ranks.empty() ? "no input" : job.ranks.front().no_gpu_reason);
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace plasmient::cli

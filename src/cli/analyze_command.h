@@ -1,0 +1,42 @@
+// `plasmient analyze`: traces in, verdict out (terminal, JSON).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "verdict/analyze.h"
+
+namespace plasmient::cli {
+
+struct OutputOptions {
+  std::string json_path;  // --json FILE or "-"
+  bool quiet = false;
+  bool no_color = false;
+  bool brief = false;     // box only
+};
+
+struct AnalyzeArgs {
+  std::vector<std::string> inputs;
+  verdict::AnalyzeOptions options;
+  OutputOptions output;
+  // Raw flag values, validated after parsing.
+  std::string steps, fp32_math = "auto";
+  double peak_tflops = 0, peak_bandwidth_gbps = 0, model_flops_per_step = 0, price = -1;
+};
+
+// Registers the verdict options shared by analyze, demo and run.
+void AddVerdictOptions(CLI::App& app, AnalyzeArgs& args);
+void AddOutputOptions(CLI::App& app, OutputOptions& out);
+
+// Validates raw flags into args.options; prints a one-line error and returns false when bad.
+bool FinishVerdictOptions(AnalyzeArgs& args);
+
+// Expands folders into their trace files (sorted), checks every path exists.
+Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& inputs);
+
+// Reads, analyzes and prints; returns the process exit code.
+int RunAnalyze(const AnalyzeArgs& args, const std::string& title);
+
+}  // namespace plasmient::cli

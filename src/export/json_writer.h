@@ -1,0 +1,50 @@
+// A small streaming JSON writer: correct escaping, no trailing commas, non-finite numbers as null.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace plasmient::exporting {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out, bool pretty = true) : out_(out), pretty_(pretty) {}
+
+  JsonWriter& BeginObject();
+  JsonWriter& EndObject();
+  JsonWriter& BeginArray();
+  JsonWriter& EndArray();
+  JsonWriter& Key(std::string_view key);
+  JsonWriter& String(std::string_view value);
+  JsonWriter& Number(double value);
+  JsonWriter& Int(std::int64_t value);
+  JsonWriter& Bool(bool value);
+  JsonWriter& Null();
+
+  // Key + value shorthands.
+  JsonWriter& Field(std::string_view key, std::string_view value) { return Key(key).String(value); }
+  JsonWriter& Field(std::string_view key, const char* value) { return Key(key).String(value); }
+  JsonWriter& Field(std::string_view key, double value) { return Key(key).Number(value); }
+  JsonWriter& Field(std::string_view key, std::int64_t value) { return Key(key).Int(value); }
+  JsonWriter& Field(std::string_view key, int value) { return Key(key).Int(value); }
+  JsonWriter& Field(std::string_view key, bool value) { return Key(key).Bool(value); }
+
+  static void AppendEscaped(std::string& out, std::string_view s);
+
+ private:
+  void BeforeValue();
+  void Newline();
+
+  std::string& out_;
+  bool pretty_;
+  struct Level {
+    bool is_object;
+    bool empty;
+  };
+  std::vector<Level> stack_;
+  bool after_key_ = false;
+};
+
+}  // namespace plasmient::exporting

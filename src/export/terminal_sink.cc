@@ -1,0 +1,217 @@
+#include "export/terminal_sink.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace plasmient::exporting {
+namespace {
+
+using verdict::Loss;
+
+constexpr int kWidth = 78;  // inside the box: 80 columns with the borders
+
+// Display columns of UTF-8 text (every code point one column; we print no wide glyphs).
+int Columns(std::string_view s) {
+  int n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string Truncate(std::string_view s, int cols) {
+  if (Columns(s) <= cols) return std::string(s);
+  std::string out;
+  int n = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if ((c & 0xC0) != 0x80 && ++n > cols - 1) break;
+    out.push_back(s[i]);
+  }
+  return out + "…";
+}
+
+std::string Repeat(std::string_view s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+std::string Percent(double f) {
+  if (!std::isfinite(f)) return "n/a";
+  double p = f * 100;
+  if (p > 0 && p < 1) return fmt::format("{:.1f}%", p);
+  return fmt::format("{:.0f}%", p);
+}
+
+std::string Seconds(double s) {
+  if (s >= 100) return fmt::format("{:.0f} s", s);
+  if (s >= 1) return fmt::format("{:.2f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.1f} ms", s * 1e3);
+  return fmt::format("{:.0f} µs", s * 1e6);
+}
+
+std::string Money(double v) {
+  if (v >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
+  if (v >= 1e3) return fmt::format("${:.1f}k", v / 1e3);
+  if (v >= 1) return fmt::format("${:.2f}", v);
+  return fmt::format("${:.4f}", v);
+}
+
+class Painter {
+ public:
+  explicit Painter(bool color) : color_(color) {}
+  std::string operator()(std::string_view code, std::string_view text) const {
+    if (!color_) return std::string(text);
+    return fmt::format("\033[{}m{}\033[0m", code, text);
+  }
+
+ private:
+  bool color_;
+};
+
+// One line inside the box; `visible` is the text without colour codes, for padding.
+void BoxLine(std::string& out, std::string_view text, int visible) {
+  out += "│";
+  out += text;
+  out += std::string(std::max(0, kWidth - visible), ' ');
+  out += "│\n";
+}
+
+void Row(std::string& out, const Painter& p, int indent, std::string_view label, std::string value,
+         std::string_view note, std::string_view value_color) {
+  // "  label ........ 99%   note"
+  constexpr int kLabelCols = 31;
+  std::string lab = Truncate(label, kLabelCols - indent - 2);
+  int dots = kLabelCols - indent - Columns(lab) - 1;
+  std::string left = std::string(indent, ' ') + lab + " " + Repeat(".", dots);
+  std::string val = fmt::format("{:>5}", value);
+  std::string n = Truncate(note, kWidth - kLabelCols - 9);
+  std::string plain = fmt::format("{} {}   {}", left, val, n);
+  std::string shown = fmt::format("{} {}   {}", left, p(value_color, val), n);
+  BoxLine(out, shown, Columns(plain));
+}
+
+std::string VerdictSentence(const verdict::JobVerdict& job, Loss* worst) {
+  double achieved = job.job.achieved(), util = job.job.utilization();
+  double worst_f = -1;
+  for (std::size_t i = 0; i < verdict::kLossCount; ++i) {
+    double f = job.job.loss(static_cast<Loss>(i));
+    if (f > worst_f) worst_f = f, *worst = static_cast<Loss>(i);
+  }
+  std::string head;
+  if (util >= 0.8 && achieved < 0.3) {
+    head = "busy, not useful.";
+  } else if (util < 0.5) {
+    head = "mostly idle.";
+  } else if (achieved >= 0.5) {
+    head = "well used.";
+  } else {
+    head = "partly useful.";
+  }
+  std::string room = achieved > 0 ? fmt::format(" {:.1f}× headroom before new hardware.", 1 / achieved)
+                                  : " no modeled useful work.";
+  return "VERDICT: " + head + room;
+}
+
+}  // namespace
+
+std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions& o) {
+  Painter p(o.color);
+  std::string out;
+  std::string title = fmt::format("─ plasmient · {} · {} ", Truncate(o.title, 36),
+                                  job.device.name.empty() ? "unknown GPU" : job.device.name);
+  title = Truncate(title, kWidth - 1);
+  out += "┌" + title + Repeat("─", kWidth - Columns(title)) + "┐\n";
+
+  const auto& f = job.job;
+  if (f.wall_s <= 0) {
+    std::string msg = "  no GPU activity: nothing to judge";
+    BoxLine(out, msg, Columns(msg));
+    for (const auto& r : job.ranks) {
+      if (r.no_gpu_reason.empty()) continue;
+      std::string line = "  " + Truncate(r.no_gpu_reason, kWidth - 4);
+      BoxLine(out, line, Columns(line));
+      break;
+    }
+    out += "└" + Repeat("─", kWidth) + "┘\n";
+    return out;
+  }
+
+  Row(out, p, 2, "utilization (nvidia-smi)", Percent(f.utilization()), "what the dashboard shows", "1");
+  Row(out, p, 2, "achieved fraction of peak", Percent(f.achieved()), "what you paid for", "1;32");
+  std::string where = fmt::format("  where the other {} went:", Percent(1 - f.achieved()));
+  BoxLine(out, where, Columns(where));
+  std::vector<std::pair<double, Loss>> losses;
+  for (std::size_t i = 0; i < verdict::kLossCount; ++i) {
+    auto l = static_cast<Loss>(i);
+    losses.emplace_back(f.loss(l), l);
+  }
+  std::stable_sort(losses.begin(), losses.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  for (auto [frac, l] : losses) {
+    if (frac < 0.005) continue;
+    Row(out, p, 4, verdict::LossLabel(l), Percent(frac), verdict::LossShortFix(l), "33");
+  }
+  if (auto mfu = job.mfu()) {
+    std::string line = fmt::format("  MFU {} (model FLOPs) · HFU {} (hardware FLOPs)", Percent(*mfu),
+                                   Percent(job.hfu()));
+    BoxLine(out, line, Columns(line));
+  }
+  if (job.bill.spend > 0) {
+    std::string line = fmt::format("  bill: {} spent, {} paid for never-computed work",
+                                   Money(job.bill.spend), Money(job.bill.paid_never_computed));
+    BoxLine(out, Truncate(line, kWidth), Columns(Truncate(line, kWidth)));
+  }
+  Loss worst = Loss::kHostBoundIdle;
+  std::string sentence = "  " + VerdictSentence(job, &worst);
+  sentence = Truncate(sentence, kWidth);
+  BoxLine(out, p("1", sentence), Columns(sentence));
+  out += "└" + Repeat("─", kWidth) + "┘\n";
+
+  if (o.details) {
+    if (!job.top_kernels.empty()) {
+      out += "\n top kernels by lost GPU time          lost    calls  achieved  roofline  bound\n";
+      for (std::size_t i = 0; i < std::min<std::size_t>(job.top_kernels.size(), 8); ++i) {
+        const auto& k = job.top_kernels[i];
+        out += fmt::format(" {:<36} {:>7} {:>8} {:>9} {:>9}  {}\n", Truncate(k.name, 36),
+                           Seconds(k.lost_s), k.calls, Percent(k.achieved_fraction()),
+                           Percent(k.roofline_fraction()), k.bound);
+      }
+    }
+    if (job.ranks.size() > 1) {
+      out += "\n rank  achieved  utilization  exposed comm  bubble  idle    wall\n";
+      std::size_t shown = 0;
+      for (const auto& r : job.ranks) {
+        if (++shown > 16) {
+          out += fmt::format(" … {} more ranks in the JSON output\n", job.ranks.size() - 16);
+          break;
+        }
+        out += fmt::format(" {:>4}  {:>8}  {:>11}  {:>12}  {:>6}  {:>4}  {:>7}\n", r.rank,
+                           Percent(r.run.achieved()), Percent(r.run.utilization()),
+                           Percent(r.run.loss(Loss::kExposedCommunication)),
+                           Percent(r.run.loss(Loss::kPipelineBubble)),
+                           Percent(r.run.loss(Loss::kHostBoundIdle)), Seconds(r.run.wall_s));
+      }
+    }
+    if (!job.fixes.empty()) {
+      out += "\n what to change\n";
+      for (const auto& fx : job.fixes) {
+        out += fmt::format(" {:>4}  {}\n", Percent(fx.fraction), Truncate(fx.action, 72));
+        if (!fx.culprits.empty()) {
+          out += "       culprits: " + Truncate(fx.culprits.front(), 62) + "\n";
+        }
+      }
+    }
+    auto dq = job.quality.NonZero();
+    bool header = false;
+    for (auto [id, count] : dq) {
+      const auto& info = model::Describe(id);
+      if (info.severity == model::Severity::kInfo) continue;
+      if (!header) out += "\n data quality\n", header = true;
+      out += fmt::format(" {:>8}  {}\n", count, Truncate(info.meaning, 68));
+    }
+  }
+  return out;
+}
+
+}  // namespace plasmient::exporting

@@ -1,0 +1,18 @@
+// The terminal verdict: one 80-column box a newcomer understands, then the detail.
+#pragma once
+
+#include <string>
+
+#include "verdict/verdict.h"
+
+namespace plasmient::exporting {
+
+struct TerminalOptions {
+  std::string title;     // the trace or job name
+  bool color = false;    // ANSI colours (only on a TTY, never with NO_COLOR)
+  bool details = true;   // top kernels, per-rank table, fixes, data quality
+};
+
+std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions& options);
+
+}  // namespace plasmient::exporting

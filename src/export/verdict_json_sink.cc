@@ -1,0 +1,147 @@
+#include "export/verdict_json_sink.h"
+
+#include "export/json_writer.h"
+
+namespace plasmient::exporting {
+namespace {
+
+using verdict::Figures;
+using verdict::kLossCount;
+using verdict::Loss;
+
+void WriteLosses(JsonWriter& w, const Figures& f) {
+  w.Key("losses").BeginObject();
+  for (std::size_t i = 0; i < kLossCount; ++i) {
+    auto l = static_cast<Loss>(i);
+    w.Field(verdict::LossKey(l), f.loss(l));
+  }
+  w.EndObject();
+}
+
+void WriteFigures(JsonWriter& w, const Figures& f) {
+  w.Field("start_ns", f.start_ns).Field("end_ns", f.end_ns).Field("wall_s", f.wall_s);
+  w.Field("utilization", f.utilization()).Field("achieved_fraction", f.achieved());
+  WriteLosses(w, f);
+}
+
+void WriteDevice(JsonWriter& w, const verdict::DeviceChoice& d) {
+  w.Key("device").BeginObject();
+  w.Field("name", d.name).Field("key", d.key).Field("trace_name", d.trace_name);
+  w.Field("peak_flops_per_s", d.peak_flops_per_s).Field("peak_dtype", d.peak_dtype);
+  w.Field("memory_bandwidth_bytes_per_s", d.memory_bandwidth_bytes_per_s);
+  w.Field("price_per_gpu_hour", d.price_per_gpu_hour).Field("source", d.source);
+  w.EndObject();
+}
+
+void WriteAggregates(JsonWriter& w, std::string_view key, const std::vector<verdict::KernelAggregate>& v) {
+  w.Key(key).BeginArray();
+  for (const auto& k : v) {
+    w.BeginObject();
+    w.Field("name", k.name).Field("op", k.op).Field("calls", k.calls).Field("time_s", k.time_s);
+    w.Field("lost_s", k.lost_s).Field("loss", verdict::LossKey(k.loss));
+    w.Field("flops", k.flops).Field("bytes", k.bytes);
+    w.Field("arithmetic_intensity", k.arithmetic_intensity());
+    w.Field("achieved_fraction", k.achieved_fraction());
+    w.Field("roofline_fraction", k.roofline_fraction());
+    w.Field("ceiling_flops_per_s", k.ceiling_flops_per_s());
+    w.Field("bound", k.bound);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
+  w.BeginObject();
+  w.Field("rank", r.rank).Field("path", r.path);
+  if (!r.no_gpu_reason.empty()) w.Field("no_gpu_activity", r.no_gpu_reason);
+  w.Field("kernel_span_s", r.run.wall_s).Field("gpu_busy_s", r.gpu_busy_s);
+  w.Field("compute_s", r.compute_s).Field("communication_s", r.communication_s);
+  w.Field("communication_overlapped_s", r.communication_overlapped_s);
+  w.Field("idle_s", r.run.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)]);
+  w.Field("utilization", r.run.utilization()).Field("achieved_fraction", r.run.achieved());
+  WriteLosses(w, r.run);
+  w.Field("start_ns", r.run.start_ns).Field("end_ns", r.run.end_ns);
+  w.Field("kernels", r.kernels).Field("hardware_flops", r.hardware_flops);
+  w.Field("peak_flops_per_s", r.device.peak_flops_per_s).Field("peak_dtype", r.device.peak_dtype);
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string VerdictToJson(const verdict::JobVerdict& job) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Field("schema", kVerdictSchema);
+  w.Key("inputs").BeginArray();
+  for (const auto& r : job.ranks) {
+    w.BeginObject().Field("path", r.path).Field("format", r.format).Field("rank", r.rank);
+    w.Field("events", r.events).Field("bytes", r.input_bytes).EndObject();
+  }
+  w.EndArray();
+  WriteDevice(w, job.device);
+  w.Key("window").BeginObject();
+  w.Field("start_ns", job.job.start_ns).Field("end_ns", job.job.end_ns);
+  w.Field("wall_s", static_cast<double>(job.job.end_ns - job.job.start_ns) * 1e-9);
+  w.Field("gpu_seconds", job.job.wall_s);
+  w.EndObject();
+  w.Field("utilization", job.job.utilization());
+  w.Field("achieved_fraction", job.job.achieved());
+  WriteLosses(w, job.job);
+  w.Field("headroom", job.headroom());
+  w.Field("hfu", job.hfu());
+  if (auto mfu = job.mfu()) {
+    w.Field("mfu", *mfu);
+  } else {
+    w.Key("mfu").Null();
+  }
+  w.Field("mfu_source", job.model_flops_source);
+  w.Field("hardware_flops", job.hardware_flops).Field("model_flops", job.model_flops);
+
+  w.Key("per_rank").BeginArray();
+  for (const auto& r : job.ranks) WriteRank(w, r);
+  w.EndArray();
+
+  w.Key("per_step").BeginArray();
+  for (const auto& r : job.ranks) {
+    for (const auto& s : r.steps) {
+      w.BeginObject().Field("rank", r.rank).Field("step", s.number);
+      WriteFigures(w, s.figures);
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+
+  WriteAggregates(w, "top_kernels", job.top_kernels);
+  WriteAggregates(w, "top_ops", job.top_ops);
+
+  w.Key("fixes").BeginArray();
+  for (const auto& f : job.fixes) {
+    w.BeginObject().Field("loss", verdict::LossKey(f.loss)).Field("fraction", f.fraction);
+    w.Field("action", f.action).Key("culprits").BeginArray();
+    for (const auto& c : f.culprits) w.String(c);
+    w.EndArray().EndObject();
+  }
+  w.EndArray();
+
+  const auto& b = job.bill;
+  w.Key("bill").BeginObject();
+  w.Field("price_per_gpu_hour", b.price_per_gpu_hour).Field("gpu_hours", b.gpu_hours);
+  w.Field("spend", b.spend).Field("computed", b.computed);
+  w.Field("paid_never_computed", b.paid_never_computed);
+  w.Field("target_fraction", b.target_fraction).Field("addressable", b.addressable);
+  w.EndObject();
+
+  w.Key("data_quality").BeginArray();
+  for (auto [id, count] : job.quality.NonZero()) {
+    const auto& info = model::Describe(id);
+    w.BeginObject().Field("name", info.name).Field("severity", model::SeverityName(info.severity));
+    w.Field("count", count).Field("meaning", info.meaning).EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace plasmient::exporting

@@ -1,0 +1,25 @@
+// A communication kernel seen on one rank: what the cluster layer matches across ranks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/time_units.h"
+
+namespace plasmient::join {
+
+struct CollectiveInstance {
+  std::string group;          // process-group name, or its ranks text; "" when unknown
+  std::string group_ranks;    // raw "[0, 1, 2, 3]" when known
+  std::int64_t seq = -1;      // sequence number within the group, or -1
+  std::string kind;           // "allreduce", "allgather", "send", ... (lower case) or the kernel name
+  std::int64_t bytes = -1;    // message bytes on this rank (input side), -1 when unknown
+  std::int32_t group_size = -1;
+  TimeNs start_ns = 0, end_ns = 0;  // the kernel, on this rank's clock
+  TimeNs launch_ns = kNoTime;       // its launch call
+  std::int64_t step = -1;           // ProfilerStep number
+  bool p2p = false;
+  std::string kernel;               // kernel name
+};
+
+}  // namespace plasmient::join

@@ -1,0 +1,47 @@
+// The join: ties every GPU activity to its launch (correlation id), the launch to the innermost
+// CPU op and annotation enclosing it on its thread (time containment), and to its ProfilerStep.
+// Communication kernels are classified here, from collective arguments first and names last.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/result.h"
+#include "model/trace.h"
+
+namespace plasmient::join {
+
+enum class ActivityClass : std::uint8_t { kCompute, kCollective, kP2P, kMemory };
+
+std::string_view ClassName(ActivityClass c);
+
+struct Step {
+  std::int64_t number = -1;   // N of ProfilerStep#N
+  std::int32_t cpu_row = -1;  // row in CpuOps
+  std::int64_t pid = 0;
+  TimeNs start_ns = 0, end_ns = 0;  // CPU range of the step
+};
+
+// One entry per GpuActivities row, plus the CPU-op tree.
+struct Joined {
+  std::vector<std::int32_t> launch;      // ApiCalls row, or -1
+  std::vector<std::int32_t> op;          // innermost enclosing CpuOps row of kind kOp, or -1
+  std::vector<std::int32_t> annotation;  // innermost enclosing kAnnotation row, or -1
+  std::vector<std::int32_t> step;        // index into steps (by launch time), or -1
+  std::vector<ActivityClass> cls;
+  std::vector<std::int32_t> collective;  // Collectives row describing this activity, or -1
+
+  std::vector<std::int32_t> op_parent;   // per CpuOps row: enclosing CpuOps row on its thread, or -1
+  std::vector<std::int32_t> op_collective;  // per CpuOps row: Collectives row, or -1
+  std::vector<Step> steps;               // ProfilerSteps sorted by start
+
+  bool external_id_equals_correlation = false;
+};
+
+// Joins the trace; counts what does not join in trace.quality.
+Joined Join(model::Trace& trace);
+
+// Launch time of GPU activity i: its launch's start, or kNoTime without a launch.
+TimeNs LaunchTime(const model::Trace& trace, const Joined& joined, std::size_t i);
+
+}  // namespace plasmient::join

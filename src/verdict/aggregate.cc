@@ -1,0 +1,124 @@
+#include "verdict/aggregate.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace plasmient::verdict {
+namespace {
+
+constexpr double kNsToS = 1e-9;
+
+std::string_view BoundName(Loss loss, join::ActivityClass cls) {
+  switch (cls) {
+    case join::ActivityClass::kCollective:
+    case join::ActivityClass::kP2P: return "communication";
+    case join::ActivityClass::kMemory: return "memory-copy";
+    case join::ActivityClass::kCompute: break;
+  }
+  switch (loss) {
+    case Loss::kMemoryBound: return "memory";
+    case Loss::kUnmodeledKernels: return "unmodeled";
+    default: return "compute";
+  }
+}
+
+struct Acc {
+  KernelAggregate agg;
+  std::unordered_map<std::uint32_t, std::int64_t> op_votes;
+  std::array<double, kLossCount> lost_by{};
+};
+
+void Accumulate(Acc& a, double dur_s, double share_s, double flops, double bytes, double useful_s,
+                Loss loss, double peak, double bw) {
+  KernelAggregate& g = a.agg;
+  ++g.calls;
+  g.time_s += dur_s;
+  g.share_s += share_s;
+  g.flops += std::max(0.0, flops);
+  g.bytes += std::max(0.0, bytes);
+  g.useful_s += useful_s;
+  double lost = share_s - useful_s;
+  g.lost_s += lost;
+  a.lost_by[static_cast<std::size_t>(loss)] += lost;
+  g.peak_flops_per_s = std::max(g.peak_flops_per_s, peak);
+  g.memory_bandwidth_bytes_per_s = bw;
+}
+
+KernelAggregate Finish(Acc& a, const model::Trace& t) {
+  KernelAggregate g = std::move(a.agg);
+  auto best = std::max_element(a.lost_by.begin(), a.lost_by.end());
+  if (*best > 0) g.loss = static_cast<Loss>(best - a.lost_by.begin());
+  std::uint32_t best_op = 0;
+  std::int64_t votes = 0;
+  for (auto [op, n] : a.op_votes) {
+    if (n > votes) best_op = op, votes = n;
+  }
+  if (votes > 0) g.op = std::string(t.Str(StringId{best_op}));
+  return g;
+}
+
+std::vector<KernelAggregate> TopByLoss(std::vector<KernelAggregate> all, std::size_t limit) {
+  std::sort(all.begin(), all.end(), [](const KernelAggregate& a, const KernelAggregate& b) {
+    return a.lost_s != b.lost_s ? a.lost_s > b.lost_s : a.name < b.name;
+  });
+  if (all.size() > limit) all.resize(limit);
+  return all;
+}
+
+}  // namespace
+
+void AggregateKernels(const model::Trace& t, const join::Joined& j, const KernelCosts& costs,
+                      const std::vector<char>& kept, const KernelLedger& ledger, std::size_t limit,
+                      RankVerdict& v) {
+  std::unordered_map<std::uint32_t, Acc> by_kernel, by_op;
+  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
+    if (!kept[k]) continue;
+    double dur_s = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]) * kNsToS;
+    double share_s = ledger.share_ns[k] * kNsToS, useful_s = ledger.useful_ns[k] * kNsToS;
+    double peak = ledger.peak_for(costs.dtype[k]);
+    Acc& a = by_kernel[t.gpu.name[k].value];
+    if (a.agg.calls == 0) {
+      a.agg.name = std::string(t.Str(t.gpu.name[k]));
+      a.agg.bound = std::string(BoundName(ledger.loss[k], j.cls[k]));
+    }
+    Accumulate(a, dur_s, share_s, costs.flops[k], costs.bytes[k], useful_s, ledger.loss[k], peak,
+               ledger.memory_bandwidth_bytes_per_s);
+    std::int32_t op = costs.cost_op[k] >= 0 ? costs.cost_op[k] : j.op[k];
+    if (op < 0) continue;
+    a.op_votes[t.cpu.name[op].value]++;
+    Acc& o = by_op[t.cpu.name[op].value];
+    if (o.agg.calls == 0) {
+      o.agg.name = std::string(t.Str(t.cpu.name[op]));
+      o.agg.bound = std::string(BoundName(ledger.loss[k], j.cls[k]));
+    }
+    Accumulate(o, dur_s, share_s, costs.flops[k], costs.bytes[k], useful_s, ledger.loss[k], peak,
+               ledger.memory_bandwidth_bytes_per_s);
+  }
+  std::vector<KernelAggregate> kernels, ops;
+  for (auto& [id, a] : by_kernel) kernels.push_back(Finish(a, t));
+  for (auto& [id, a] : by_op) ops.push_back(Finish(a, t));
+  v.top_kernels = TopByLoss(std::move(kernels), limit);
+  v.top_ops = TopByLoss(std::move(ops), limit);
+}
+
+std::vector<KernelAggregate> MergeAggregates(std::vector<KernelAggregate> all, std::size_t limit) {
+  std::unordered_map<std::string, KernelAggregate> merged;
+  for (auto& a : all) {
+    auto [it, fresh] = merged.try_emplace(a.name, a);
+    if (fresh) continue;
+    KernelAggregate& m = it->second;
+    m.calls += a.calls;
+    m.time_s += a.time_s;
+    m.share_s += a.share_s;
+    m.flops += a.flops;
+    m.bytes += a.bytes;
+    m.useful_s += a.useful_s;
+    m.lost_s += a.lost_s;
+  }
+  std::vector<KernelAggregate> out;
+  out.reserve(merged.size());
+  for (auto& [name, a] : merged) out.push_back(std::move(a));
+  return TopByLoss(std::move(out), limit);
+}
+
+}  // namespace plasmient::verdict

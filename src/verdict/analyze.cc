@@ -1,0 +1,351 @@
+#include "verdict/analyze.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cctype>
+#include <cmath>
+#include <unordered_map>
+
+#include "join/join.h"
+#include "roofline/device_table.h"
+#include "roofline/dtype.h"
+#include "roofline/kernel_name.h"
+#include "roofline/op_cost.h"
+#include "verdict/aggregate.h"
+#include "verdict/kernel_costs.h"
+#include "verdict/sweep.h"
+
+namespace plasmient::verdict {
+namespace {
+
+using join::ActivityClass;
+using model::Dq;
+using model::Trace;
+
+constexpr double kNsToS = 1e-9;
+constexpr std::string_view kDefaultDeviceKey = "h100_sxm";
+
+Result<std::int64_t> ParseInt(std::string_view s) {
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return Fail("'{}' is not an integer", s);
+  return v;
+}
+
+// Resolves a slice end against `count` steps, Python style; nullopt = open.
+std::size_t ResolveSliceEnd(std::optional<std::int64_t> v, std::size_t count, std::size_t open) {
+  if (!v) return open;
+  std::int64_t x = *v < 0 ? *v + static_cast<std::int64_t>(count) : *v;
+  return static_cast<std::size_t>(std::clamp<std::int64_t>(x, 0, static_cast<std::int64_t>(count)));
+}
+
+// Which activities the step filter keeps (docs/verdict.md, "The window").
+std::vector<char> SelectActivities(Trace& t, const join::Joined& j, const AnalyzeOptions& o) {
+  const std::size_t n = t.gpu.size();
+  std::vector<char> kept(n, 1);
+  if (!o.steps) return kept;
+  const auto& steps = j.steps;
+  std::size_t b = ResolveSliceEnd(o.steps->begin, steps.size(), 0);
+  std::size_t e = ResolveSliceEnd(o.steps->end, steps.size(), steps.size());
+  TimeNs lo = (o.steps->begin && b < steps.size()) ? steps[b].start_ns : kNoTime;
+  TimeNs hi = (e < steps.size()) ? steps[e].start_ns : std::numeric_limits<TimeNs>::max();
+  if (o.steps->begin && b >= steps.size()) lo = std::numeric_limits<TimeNs>::max();
+  std::int64_t dropped = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    TimeNs launch = join::LaunchTime(t, j, i);
+    bool keep = launch != kNoTime && launch >= lo && launch < hi && b < e;
+    kept[i] = keep;
+    dropped += !keep;
+  }
+  t.quality.Add(Dq::kStepsFilteredOut, dropped);
+  return kept;
+}
+
+roofline::Dtype DominantDtype(const Trace& t, const KernelCosts& c, const std::vector<char>& kept) {
+  std::unordered_map<int, double> by_dtype;
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    if (kept[i] && c.flops[i] > 0) by_dtype[static_cast<int>(c.dtype[i])] += c.flops[i];
+  }
+  roofline::Dtype best = roofline::Dtype::kBf16;
+  double best_flops = 0;
+  for (auto [d, f] : by_dtype) {
+    if (f > best_flops && static_cast<roofline::Dtype>(d) != roofline::Dtype::kUnknown) {
+      best = static_cast<roofline::Dtype>(d);
+      best_flops = f;
+    }
+  }
+  return best;
+}
+
+Result<const roofline::DeviceSpec*> ChooseDevice(Trace& t, const AnalyzeOptions& o,
+                                                  DeviceChoice& choice) {
+  if (!t.devices.empty()) choice.trace_name = t.devices.front().name;
+  if (!o.gpu.empty()) {
+    auto m = roofline::FindDeviceByKey(o.gpu);
+    if (!m) return std::unexpected(m.error());
+    choice.source = "--gpu " + o.gpu;
+    return m->spec;
+  }
+  for (const auto& d : t.devices) {
+    auto m = roofline::MatchDevice(d.name, d.sm_count, d.cc_major, d.cc_minor, d.total_memory_bytes);
+    if (m) {
+      choice.source = "trace: " + m->reason;
+      choice.trace_name = d.name;
+      return m->spec;
+    }
+  }
+  t.quality.Add(Dq::kUnknownDevice);
+  auto fallback = roofline::FindDeviceByKey(kDefaultDeviceKey);
+  if (!fallback) return std::unexpected(fallback.error());
+  choice.source = t.devices.empty() ? "assumed H100 SXM: the trace has no deviceProperties (use --gpu)"
+                                    : "assumed H100 SXM: the trace's GPU is not in the table (use --gpu)";
+  return fallback->spec;
+}
+
+// The step windows tile the rank's timeline (docs/verdict.md).
+std::vector<std::pair<std::int32_t, std::pair<TimeNs, TimeNs>>> StepWindows(
+    const Trace& t, const join::Joined& j, const std::vector<char>& kept) {
+  std::vector<TimeNs> first(j.steps.size(), std::numeric_limits<TimeNs>::max());
+  std::vector<TimeNs> last_end(j.steps.size(), kNoTime);
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    std::int32_t s = j.step[i];
+    if (!kept[i] || s < 0) continue;
+    first[s] = std::min(first[s], t.gpu.start_ns[i]);
+    last_end[s] = std::max(last_end[s], t.gpu.end_ns[i]);
+  }
+  std::vector<std::pair<std::int32_t, std::pair<TimeNs, TimeNs>>> windows;
+  for (std::size_t s = 0; s < j.steps.size(); ++s) {
+    if (last_end[s] == kNoTime) continue;
+    windows.push_back({static_cast<std::int32_t>(s), {first[s], last_end[s]}});
+  }
+  for (std::size_t w = 0; w + 1 < windows.size(); ++w) {
+    windows[w].second.second = std::max(windows[w].second.first, windows[w + 1].second.first);
+  }
+  return windows;
+}
+
+struct KernelEconomics {
+  std::vector<double> share_ns;   // run-level share (compute) or exposed time (others)
+  std::vector<double> useful_ns;  // run-level useful time (compute kernels)
+  std::vector<Loss> loss;
+};
+
+Loss LossOfKernel(ActivityClass cls, double flops, double bytes, double op_ai, double ridge) {
+  switch (cls) {
+    case ActivityClass::kCollective: return Loss::kExposedCommunication;
+    case ActivityClass::kP2P: return Loss::kPipelineBubble;
+    case ActivityClass::kMemory: return Loss::kDataMovement;
+    case ActivityClass::kCompute: break;
+  }
+  if (flops < 0 && bytes < 0) return Loss::kUnmodeledKernels;
+  if (op_ai >= 0 && op_ai < ridge) return Loss::kMemoryBound;
+  return Loss::kComputeInefficiency;
+}
+
+// Fills a window's figures from its sweep; `scale[k]` turns a kernel's share into useful time.
+Figures FiguresOf(const SweepResult& s, const KernelEconomics& e) {
+  Figures f;
+  f.start_ns = s.start_ns;
+  f.end_ns = s.end_ns;
+  f.wall_s = static_cast<double>(s.end_ns - s.start_ns) * kNsToS;
+  f.kernel_union_s = s.kernel_union_ns * kNsToS;
+  auto add = [&f](Loss l, double ns) { f.loss_s[static_cast<std::size_t>(l)] += ns * kNsToS; };
+  for (auto [k, share] : s.shares) {
+    if (e.loss[k] == Loss::kExposedCommunication || e.loss[k] == Loss::kPipelineBubble ||
+        e.loss[k] == Loss::kDataMovement) {
+      continue;  // those come from the sweep's own categories below
+    }
+    double run_share = e.share_ns[k];
+    double useful = run_share > 0 ? e.useful_ns[k] * (share / run_share) : 0;
+    f.useful_s += useful * kNsToS;
+    add(e.loss[k], share - useful);
+  }
+  add(Loss::kExposedCommunication, s.exposed_communication_ns);
+  add(Loss::kPipelineBubble, s.pipeline_bubble_ns);
+  add(Loss::kDataMovement, s.data_movement_ns);
+  add(Loss::kHostBoundIdle, s.idle_ns);
+  return f;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::Joined& j,
+                                                    const std::vector<char>& kept) {
+  std::vector<CollectiveInstance> out;
+  const auto& c = t.collectives;
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    if (!kept[i] || (j.cls[i] != ActivityClass::kCollective && j.cls[i] != ActivityClass::kP2P)) continue;
+    CollectiveInstance ci;
+    ci.start_ns = t.gpu.start_ns[i];
+    ci.end_ns = t.gpu.end_ns[i];
+    ci.launch_ns = join::LaunchTime(t, j, i);
+    ci.step = j.step[i] >= 0 ? j.steps[j.step[i]].number : -1;
+    ci.p2p = j.cls[i] == ActivityClass::kP2P;
+    ci.kernel = std::string(t.Str(t.gpu.name[i]));
+    if (std::int32_t r = j.collective[i]; r >= 0) {
+      ci.kind = Lower(t.Str(c.name[r]));
+      ci.group = std::string(t.Str(c.pg_name[r]));
+      ci.group_ranks = std::string(t.Str(c.pg_ranks[r]));
+      if (ci.group.empty()) ci.group = ci.group_ranks;
+      ci.seq = c.seq[r];
+      ci.group_size = c.group_size[r];
+      ci.bytes = c.bytes[r];
+      if (ci.bytes < 0 && c.in_nelems[r] >= 0) {
+        int width = roofline::DtypeBytes(roofline::ParseTorchDtype(t.Str(c.dtype[r])));
+        if (width > 0) ci.bytes = c.in_nelems[r] * width;
+      }
+    } else {
+      ci.kind = ci.kernel;
+    }
+    out.push_back(std::move(ci));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
+  return out;
+}
+
+}  // namespace
+
+Result<StepSlice> ParseStepSlice(std::string_view text) {
+  auto colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    return Fail("--steps '{}': expected a slice A:B (either end may be empty, e.g. ':-1')", text);
+  }
+  StepSlice s;
+  auto part = [](std::string_view p) -> Result<std::optional<std::int64_t>> {
+    if (p.empty()) return std::optional<std::int64_t>{};
+    auto v = ParseInt(p);
+    if (!v) return std::unexpected(v.error());
+    return std::optional<std::int64_t>{*v};
+  };
+  auto b = part(text.substr(0, colon));
+  auto e = part(text.substr(colon + 1));
+  if (!b || !e) return Fail("--steps '{}': ends must be integers, e.g. '1:-1'", text);
+  s.begin = *b;
+  s.end = *e;
+  return s;
+}
+
+Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
+  RankVerdict v;
+  v.path = t.info.path;
+  v.format = t.info.format;
+  v.rank = t.info.rank;
+  v.events = t.info.events;
+  v.input_bytes = t.info.input_bytes;
+
+  join::Joined j = join::Join(t);
+  std::vector<char> kept = SelectActivities(t, j, o);
+  KernelCosts costs = PriceKernels(t, j, kept);
+
+  auto spec = ChooseDevice(t, o, v.device);
+  if (!spec) return std::unexpected(spec.error());
+  roofline::Dtype dtype = DominantDtype(t, costs, kept);
+  roofline::MathMode math = roofline::ChooseMathMode(o.fp32_math, false, "");
+  v.device.name = std::string((*spec)->name);
+  v.device.key = std::string((*spec)->key);
+  v.device.peak_dtype = std::string(roofline::DtypeName(dtype));
+  v.device.peak_flops_per_s = o.peak_flops_per_s.value_or(roofline::PeakFlops(**spec, dtype, math));
+  v.device.memory_bandwidth_bytes_per_s =
+      o.memory_bandwidth_bytes_per_s.value_or((*spec)->memory_bandwidth_bytes_per_s);
+  v.device.price_per_gpu_hour = o.price_per_gpu_hour.value_or((*spec)->price_per_gpu_hour);
+  if (o.peak_flops_per_s) v.device.source += ", --peak-tflops";
+  if (o.memory_bandwidth_bytes_per_s) v.device.source += ", --peak-bandwidth-gbps";
+  const double peak = v.device.peak_flops_per_s;
+  const double bw = v.device.memory_bandwidth_bytes_per_s;
+  const double ridge = bw > 0 ? peak / bw : 0;
+
+  // The sweep input: every kept activity.
+  std::vector<SweepActivity> acts;
+  acts.reserve(t.gpu.size());
+  TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = kNoTime;
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    if (!kept[i]) continue;
+    acts.push_back({t.gpu.start_ns[i], t.gpu.end_ns[i], j.cls[i], static_cast<std::int32_t>(i)});
+    lo = std::min(lo, t.gpu.start_ns[i]);
+    hi = std::max(hi, t.gpu.end_ns[i]);
+    v.kernels += t.gpu.kind[i] == model::GpuKind::kKernel;
+  }
+  v.kept_activities = static_cast<std::int64_t>(acts.size());
+  if (acts.empty()) {
+    v.no_gpu_reason = t.gpu.size() == 0
+                          ? "the trace has no GPU activity (no kernels, memcpy or memset): "
+                            "it was taken on CPU only, or in a mode that records no timeline"
+                          : "no GPU activity is left after --steps";
+    if (t.quality.Get(Dq::kCuptiRangeProfilerEvents) > 0) {
+      v.no_gpu_reason += " (CUPTI range-profiler mode: counters, no kernel timeline)";
+    }
+    v.quality = t.quality;
+    return v;
+  }
+
+  SweepResult run = Sweep(acts, lo, hi);
+  KernelEconomics e;
+  e.share_ns.assign(t.gpu.size(), 0);
+  e.useful_ns.assign(t.gpu.size(), 0);
+  e.loss.assign(t.gpu.size(), Loss::kHostBoundIdle);
+  for (auto [k, share] : run.shares) {
+    e.share_ns[k] = share;
+    e.loss[k] = LossOfKernel(j.cls[k], costs.flops[k], costs.bytes[k], costs.op_ai[k], ridge);
+    if (j.cls[k] != ActivityClass::kCompute || costs.flops[k] <= 0 || peak <= 0) continue;
+    double ideal_ns = costs.flops[k] / peak * 1e9;
+    double dur_ns = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
+    if (ideal_ns > dur_ns * 1.0001) t.quality.Add(Dq::kFlopsAbovePeak);
+    e.useful_ns[k] = std::min(ideal_ns, share);
+  }
+  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
+    if (kept[k] && j.cls[k] == ActivityClass::kCompute && e.loss[k] == Loss::kUnmodeledKernels) {
+      t.quality.Add(Dq::kUnmodeledKernel);
+    }
+  }
+  v.run = FiguresOf(run, e);
+  v.gpu_busy_s = run.busy_union_ns * kNsToS;
+  v.compute_s = run.compute_union_ns * kNsToS;
+  v.communication_s = run.communication_union_ns * kNsToS;
+  v.communication_overlapped_s = run.communication_overlapped_ns * kNsToS;
+
+  for (const auto& [s, window] : StepWindows(t, j, kept)) {
+    SweepResult sw = Sweep(acts, window.first, window.second);
+    v.steps.push_back({j.steps[s].number, FiguresOf(sw, e)});
+  }
+
+  // FLOPs: hardware (HFU) and model (MFU).
+  double forward_heavy = 0;
+  bool any_backward = false;
+  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
+    if (!kept[k] || costs.flops[k] <= 0) continue;
+    v.hardware_flops += costs.flops[k];
+    any_backward |= costs.backward[k] != 0;
+    if (costs.heavy_op[k] && !costs.backward[k]) forward_heavy += costs.flops[k];
+  }
+  std::size_t steps_in_window = v.steps.size();
+  if (o.model_flops_per_step && steps_in_window > 0) {
+    v.model_flops = *o.model_flops_per_step * static_cast<double>(steps_in_window);
+    v.model_flops_source = "--model-flops-per-step";
+  } else if (forward_heavy > 0) {
+    v.model_flops = any_backward ? 3 * forward_heavy : forward_heavy;
+    v.model_flops_source = any_backward
+        ? "derived: 3 x forward GEMM/attention/conv FLOPs (training step, no recomputation assumed)"
+        : "derived: forward GEMM/attention/conv FLOPs (no backward pass in the trace)";
+  }
+
+  KernelLedger ledger{e.share_ns, e.useful_ns, e.loss,
+                      [&](roofline::Dtype d) {
+                        if (o.peak_flops_per_s) return *o.peak_flops_per_s;
+                        return roofline::PeakFlops(**spec, d == roofline::Dtype::kUnknown ? dtype : d, math);
+                      },
+                      bw};
+  AggregateKernels(t, j, costs, kept, ledger, o.top_n * 4, v);
+  v.capacity_flops = peak * v.run.wall_s;
+  v.collectives = CollectiveInstances(t, j, kept);
+  v.quality = t.quality;
+  if (o.observer) {
+    o.observer->OnRank({t, j, costs, kept, e.share_ns, e.useful_ns, e.loss, v});
+  }
+  return v;
+}
+
+}  // namespace plasmient::verdict

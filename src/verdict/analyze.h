@@ -1,0 +1,61 @@
+// Analysis of one rank's trace into its verdict, and of a job (ranks) into the job verdict.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "join/join.h"
+#include "model/trace.h"
+#include "roofline/device_table.h"
+#include "verdict/verdict.h"
+
+namespace plasmient::verdict {
+
+// A Python-style slice over the trace's ProfilerSteps: "A:B", either end open, negatives from the end.
+struct StepSlice {
+  std::optional<std::int64_t> begin, end;
+};
+Result<StepSlice> ParseStepSlice(std::string_view text);
+
+struct KernelCosts;
+
+// Everything AnalyzeRank knew about one rank, per activity, before the trace is dropped: the
+// sinks that draw every kernel (Perfetto) read it here, so ranks stream through one at a time.
+struct RankDetail {
+  const model::Trace& trace;
+  const join::Joined& joined;
+  const KernelCosts& costs;
+  const std::vector<char>& kept;
+  const std::vector<double>& share_ns;   // compute share or exposed time per activity
+  const std::vector<double>& useful_ns;
+  const std::vector<Loss>& loss;         // where each activity's lost time went
+  const RankVerdict& verdict;
+};
+
+class RankObserver {
+ public:
+  virtual ~RankObserver() = default;
+  virtual void OnRank(const RankDetail& detail) = 0;
+};
+
+struct AnalyzeOptions {
+  std::string gpu;                         // --gpu: device table key or name; empty = from trace
+  std::optional<double> peak_flops_per_s;  // --peak-tflops × 1e12
+  std::optional<double> memory_bandwidth_bytes_per_s;  // --peak-bandwidth-gbps × 1e9
+  std::optional<StepSlice> steps;          // --steps
+  std::optional<double> model_flops_per_step;
+  roofline::Fp32MathOption fp32_math = roofline::Fp32MathOption::kAuto;  // --fp32-math
+  std::optional<double> price_per_gpu_hour;
+  double target_fraction = 0.40;           // --target-mfu
+  std::size_t top_n = 15;
+  RankObserver* observer = nullptr;        // sees each rank's per-activity detail
+};
+
+// Joins, models and sweeps one rank. Fails only when the options cannot apply (unknown --gpu).
+Result<RankVerdict> AnalyzeRank(model::Trace& trace, const AnalyzeOptions& options);
+
+// Capacity-weighted job figures, merged top lists, fixes and the bill.
+JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& options);
+
+}  // namespace plasmient::verdict

@@ -1,0 +1,156 @@
+#include "verdict/analyze.h"
+
+#include <gtest/gtest.h>
+
+#include "model/trace_builder.h"
+#include "roofline/op_cost.h"
+
+namespace plasmient::verdict {
+namespace {
+
+using model::CpuOpKind;
+using model::GpuKind;
+using model::TraceBuilder;
+
+constexpr double kPeak = 100e12;  // FLOP/s
+constexpr double kBw = 1e12;      // B/s: ridge point 100 FLOP/B
+
+AnalyzeOptions Options() {
+  AnalyzeOptions o;
+  o.gpu = "h100_sxm";
+  o.peak_flops_per_s = kPeak;
+  o.memory_bandwidth_bytes_per_s = kBw;
+  return o;
+}
+
+// Adds op -> launch -> kernel, each op on thread 1, returns nothing; times in ns.
+struct Builder {
+  TraceBuilder b;
+  std::int64_t corr = 1;
+  void Kernel(std::string_view op, std::string_view dims, std::string_view types, std::string_view kernel,
+              TimeNs start, TimeNs end, GpuKind kind = GpuKind::kKernel, std::int32_t stream = 7) {
+    TimeNs host = start / 10;  // launches happen before their kernels
+    if (!op.empty()) {
+      b.AddCpuOp({.start_ns = host, .end_ns = host + 5, .pid = 1, .tid = 1, .name = op,
+                  .input_dims = dims, .input_types = types});
+    }
+    b.AddApi({.start_ns = host + 1, .end_ns = host + 2, .pid = 1, .tid = 1, .name = "cudaLaunchKernel",
+              .correlation = corr});
+    b.AddGpu({.start_ns = start, .end_ns = end, .stream = stream, .name = kernel, .kind = kind,
+              .correlation = corr});
+    ++corr;
+  }
+};
+
+constexpr std::string_view kMmDims = "[[1024,1024],[1024,1024]]";
+constexpr std::string_view kMmTypes = "[\"c10::BFloat16\",\"c10::BFloat16\"]";
+constexpr std::string_view kAddDims = "[[1048576],[1048576],[]]";
+constexpr std::string_view kAddTypes = "[\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\"]";
+
+TEST(AnalyzeRank, EveryLossCategoryWithExactFractions) {
+  Builder t;
+  t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm_bf16bf16_bf16f32", 0, 100'000);
+  t.Kernel("aten::add", kAddDims, kAddTypes, "vectorized_elementwise_kernel", 100'000, 150'000);
+  t.Kernel("aten::my_custom_op", "", "", "my_custom_kernel", 150'000, 160'000);
+  // idle 160..200 us
+  t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 200'000, 260'000);
+  t.Kernel("", "", "", "ncclDevKernel_SendRecv", 260'000, 300'000);
+  t.Kernel("", "", "", "Memcpy DtoH", 300'000, 310'000, GpuKind::kMemcpy);
+  model::Trace trace = std::move(t.b).Finish();
+  auto v = AnalyzeRank(trace, Options());
+  ASSERT_TRUE(v) << v.error().message;
+
+  auto mm = roofline::EstimateOp("aten::mm", kMmDims, kMmTypes, "");
+  auto add = roofline::EstimateOp("aten::add", kAddDims, kAddTypes, "");
+  ASSERT_GT(mm.flops, 0);
+  ASSERT_GT(mm.flops / mm.bytes, kPeak / kBw);   // over the ridge: compute
+  ASSERT_GE(add.flops, 0);
+  ASSERT_LT(add.flops / add.bytes, kPeak / kBw);  // under it: memory
+  const double T = 310e-6;
+  const double mm_useful = mm.flops / kPeak, add_useful = add.flops / kPeak;
+  const Figures& f = v->run;
+  EXPECT_NEAR(f.wall_s, T, 1e-15);
+  EXPECT_NEAR(f.achieved(), (mm_useful + add_useful) / T, 1e-12);
+  EXPECT_NEAR(f.loss(Loss::kComputeInefficiency), (100e-6 - mm_useful) / T, 1e-12);
+  EXPECT_NEAR(f.loss(Loss::kMemoryBound), (50e-6 - add_useful) / T, 1e-12);
+  EXPECT_NEAR(f.loss(Loss::kUnmodeledKernels), 10e-6 / T, 1e-12);
+  EXPECT_NEAR(f.loss(Loss::kHostBoundIdle), 40e-6 / T, 1e-12);
+  EXPECT_NEAR(f.loss(Loss::kExposedCommunication), 60e-6 / T, 1e-12);
+  EXPECT_NEAR(f.loss(Loss::kPipelineBubble), 40e-6 / T, 1e-12);
+  EXPECT_NEAR(f.loss(Loss::kDataMovement), 10e-6 / T, 1e-12);
+  double sum = f.achieved();
+  for (std::size_t i = 0; i < kLossCount; ++i) sum += f.loss(static_cast<Loss>(i));
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+  EXPECT_NEAR(f.utilization(), 260e-6 / T, 1e-12);  // memcpy and idle are not kernels
+  EXPECT_NEAR(v->communication_s, 100e-6, 1e-15);
+  EXPECT_EQ(v->top_kernels.front().name, "sm90_xmma_gemm_bf16bf16_bf16f32");
+  EXPECT_EQ(v->top_kernels.front().op, "aten::mm");
+  EXPECT_EQ(trace.quality.Get(model::Dq::kUnmodeledKernel), 1);
+}
+
+TEST(AnalyzeRank, OverlappedCommunicationIsNotExposedAndStepsSliceByLaunch) {
+  Builder t;
+  for (int s = 0; s < 3; ++s) {
+    TimeNs base = s * 1'000'000;
+    t.b.AddCpuOp({.start_ns = base / 10, .end_ns = (base + 1'000'000) / 10, .pid = 1, .tid = 1,
+                  .name = "ProfilerStep#" + std::to_string(s), .kind = CpuOpKind::kStep, .step = s});
+    t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm", base + 0, base + 400'000);
+    // all-reduce half under the GEMM, half exposed
+    t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16", base + 200'000, base + 600'000,
+             GpuKind::kKernel, 9);
+  }
+  model::Trace trace = std::move(t.b).Finish();
+  AnalyzeOptions o = Options();
+  o.steps = StepSlice{std::nullopt, -1};  // ':-1' drops the last step
+  auto v = AnalyzeRank(trace, o);
+  ASSERT_TRUE(v) << v.error().message;
+  ASSERT_EQ(v->steps.size(), 2u);
+  EXPECT_EQ(v->steps[0].number, 0);
+  // Window: 0 .. 1.6 ms (two steps). Exposed: 2 x 200 us. Step 0's window ends where step 1 begins.
+  EXPECT_NEAR(v->run.wall_s, 1.6e-3, 1e-15);
+  EXPECT_NEAR(v->run.loss(Loss::kExposedCommunication), 400e-6 / 1.6e-3, 1e-12);
+  EXPECT_NEAR(v->steps[0].figures.wall_s, 1e-3, 1e-15);
+  EXPECT_NEAR(v->steps[0].figures.loss(Loss::kHostBoundIdle), 0.4, 1e-12);
+  EXPECT_NEAR(v->communication_overlapped_s, 400e-6, 1e-15);
+  EXPECT_EQ(trace.quality.Get(model::Dq::kStepsFilteredOut), 2);
+}
+
+TEST(AnalyzeRank, NoGpuActivityIsSaidPlainly) {
+  TraceBuilder b;
+  b.AddCpuOp({.start_ns = 0, .end_ns = 10, .name = "aten::add"});
+  model::Trace trace = std::move(b).Finish();
+  auto v = AnalyzeRank(trace, Options());
+  ASSERT_TRUE(v);
+  EXPECT_NE(v->no_gpu_reason.find("no GPU activity"), std::string::npos);
+}
+
+TEST(ParseStepSlice, PythonSliceSyntax) {
+  auto s = ParseStepSlice(":-1");
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->begin);
+  EXPECT_EQ(*s->end, -1);
+  EXPECT_TRUE(ParseStepSlice("2:"));
+  EXPECT_FALSE(ParseStepSlice("2"));
+  EXPECT_FALSE(ParseStepSlice("a:b"));
+}
+
+TEST(CombineRanks, CapacityWeightedAndSumsToOne) {
+  RankVerdict a, b;
+  a.rank = 0;
+  a.run.wall_s = 1;
+  a.run.useful_s = 0.5;
+  a.run.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)] = 0.5;
+  b.rank = 1;
+  b.run.wall_s = 3;
+  b.run.useful_s = 0.3;
+  b.run.loss_s[static_cast<std::size_t>(Loss::kExposedCommunication)] = 2.7;
+  JobVerdict job = CombineRanks({b, a}, Options());
+  EXPECT_NEAR(job.job.achieved(), 0.8 / 4, 1e-12);
+  EXPECT_NEAR(job.job.loss(Loss::kExposedCommunication), 2.7 / 4, 1e-12);
+  EXPECT_EQ(job.ranks.front().rank, 0);
+  ASSERT_FALSE(job.fixes.empty());
+  EXPECT_EQ(job.fixes.front().loss, Loss::kExposedCommunication);
+}
+
+}  // namespace
+}  // namespace plasmient::verdict

@@ -1,0 +1,80 @@
+#include <algorithm>
+
+#include "verdict/aggregate.h"
+#include "verdict/analyze.h"
+
+namespace plasmient::verdict {
+namespace {
+
+constexpr double kMinFixFraction = 0.01;  // losses under 1% of capacity get no fix line
+
+std::vector<Fix> BuildFixes(const JobVerdict& job) {
+  std::vector<Fix> fixes;
+  for (std::size_t i = 0; i < kLossCount; ++i) {
+    auto loss = static_cast<Loss>(i);
+    double fraction = job.job.loss(loss);
+    if (fraction < kMinFixFraction) continue;
+    Fix f{loss, fraction, std::string(LossFix(loss)), {}};
+    for (const auto& k : job.top_kernels) {
+      if (k.loss == loss && f.culprits.size() < 3) f.culprits.push_back(k.name);
+    }
+    fixes.push_back(std::move(f));
+  }
+  std::sort(fixes.begin(), fixes.end(), [](const Fix& a, const Fix& b) { return a.fraction > b.fraction; });
+  return fixes;
+}
+
+Bill BuildBill(const JobVerdict& job, const AnalyzeOptions& o) {
+  Bill b;
+  b.price_per_gpu_hour = job.device.price_per_gpu_hour;
+  b.gpu_hours = job.job.wall_s / 3600.0;
+  b.spend = b.gpu_hours * b.price_per_gpu_hour;
+  double achieved = job.job.achieved();
+  b.computed = b.spend * achieved;
+  b.paid_never_computed = b.spend - b.computed;
+  b.target_fraction = o.target_fraction;
+  if (o.target_fraction > 0 && achieved < o.target_fraction) {
+    b.addressable = b.spend * (1 - achieved / o.target_fraction);
+  }
+  return b;
+}
+
+}  // namespace
+
+JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o) {
+  JobVerdict job;
+  std::sort(ranks.begin(), ranks.end(), [](const RankVerdict& a, const RankVerdict& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.path < b.path;
+  });
+  std::vector<KernelAggregate> kernels, ops;
+  double model_flops = 0;
+  bool all_model = true;
+  for (auto& r : ranks) {
+    job.quality.Merge(r.quality);
+    if (!r.no_gpu_reason.empty()) continue;
+    if (job.device.name.empty()) job.device = r.device;
+    job.job.Add(r.run);
+    job.hardware_flops += r.hardware_flops;
+    job.capacity_flops += r.capacity_flops;
+    if (r.model_flops >= 0) {
+      model_flops += r.model_flops;
+      if (job.model_flops_source.empty()) job.model_flops_source = r.model_flops_source;
+    } else {
+      all_model = false;
+    }
+    kernels.insert(kernels.end(), r.top_kernels.begin(), r.top_kernels.end());
+    ops.insert(ops.end(), r.top_ops.begin(), r.top_ops.end());
+    // Per-rank lists stay short in the output; the job lists carry the detail.
+    if (r.top_kernels.size() > o.top_n) r.top_kernels.resize(o.top_n);
+    if (r.top_ops.size() > o.top_n) r.top_ops.resize(o.top_n);
+  }
+  if (all_model && !job.model_flops_source.empty()) job.model_flops = model_flops;
+  job.top_kernels = MergeAggregates(std::move(kernels), o.top_n);
+  job.top_ops = MergeAggregates(std::move(ops), o.top_n);
+  job.ranks = std::move(ranks);
+  job.fixes = BuildFixes(job);
+  job.bill = BuildBill(job, o);
+  return job;
+}
+
+}  // namespace plasmient::verdict

@@ -1,0 +1,26 @@
+// Kernel costs: each GPU activity's FLOPs and bytes, from the op that launched it
+// (docs/verdict.md: an op's cost goes to its heavy kernels, split by duration).
+#pragma once
+
+#include <vector>
+
+#include "join/join.h"
+#include "model/trace.h"
+#include "roofline/dtype.h"
+
+namespace plasmient::verdict {
+
+struct KernelCosts {
+  std::vector<double> flops;          // -1 when no FLOP model reached the kernel
+  std::vector<double> bytes;          // -1 when no byte model reached the kernel
+  std::vector<roofline::Dtype> dtype;
+  std::vector<std::int32_t> cost_op;  // CpuOps row whose model priced the kernel, or -1
+  std::vector<char> backward;         // launched under autograd's backward pass
+  std::vector<char> heavy_op;         // priced by a GEMM/conv/attention model
+  std::vector<double> op_ai;          // the pricing op's FLOPs/bytes; -1 when bytes are unknown
+};
+
+// `kept[i]` selects the activities to price; others get no cost.
+KernelCosts PriceKernels(model::Trace& trace, const join::Joined& joined, const std::vector<char>& kept);
+
+}  // namespace plasmient::verdict

@@ -1,0 +1,90 @@
+#include "verdict/sweep.h"
+
+#include <algorithm>
+
+namespace plasmient::verdict {
+namespace {
+
+using join::ActivityClass;
+
+struct Edge {
+  TimeNs t;
+  std::int32_t item;  // index into the clipped list
+  bool is_start;
+};
+
+}  // namespace
+
+SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start, TimeNs window_end) {
+  SweepResult r;
+  r.start_ns = window_start;
+  r.end_ns = window_end;
+  if (window_end <= window_start) return r;
+
+  std::vector<SweepActivity> items;
+  items.reserve(activities.size());
+  for (const auto& a : activities) {
+    TimeNs s = std::max(a.start_ns, window_start), e = std::min(a.end_ns, window_end);
+    if (e > s) items.push_back({s, e, a.cls, a.id});
+  }
+  std::vector<Edge> edges;
+  edges.reserve(items.size() * 2);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    edges.push_back({items[i].start_ns, static_cast<std::int32_t>(i), true});
+    edges.push_back({items[i].end_ns, static_cast<std::int32_t>(i), false});
+  }
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+
+  // G(t) = integral of 1/c over time with c >= 1 compute kernels resident: a kernel's share is
+  // G(end) - G(start), so no per-slice loop over the resident set is needed.
+  std::vector<double> g_start(items.size(), 0.0);
+  int counts[4] = {0, 0, 0, 0};
+  double g[4] = {0, 0, 0, 0};
+  TimeNs prev = window_start;
+  for (std::size_t e = 0; e <= edges.size(); ++e) {
+    TimeNs t = e < edges.size() ? edges[e].t : window_end;
+    if (t > prev) {
+      double d = static_cast<double>(t - prev);
+      int compute = counts[static_cast<int>(ActivityClass::kCompute)];
+      int coll = counts[static_cast<int>(ActivityClass::kCollective)];
+      int p2p = counts[static_cast<int>(ActivityClass::kP2P)];
+      int mem = counts[static_cast<int>(ActivityClass::kMemory)];
+      if (compute > 0) {
+        r.compute_ns += d;
+        g[static_cast<int>(ActivityClass::kCompute)] += d / compute;
+      } else if (coll > 0) {
+        r.exposed_communication_ns += d;
+        g[static_cast<int>(ActivityClass::kCollective)] += d / coll;
+      } else if (p2p > 0) {
+        r.pipeline_bubble_ns += d;
+        g[static_cast<int>(ActivityClass::kP2P)] += d / p2p;
+      } else if (mem > 0) {
+        r.data_movement_ns += d;
+        g[static_cast<int>(ActivityClass::kMemory)] += d / mem;
+      } else {
+        r.idle_ns += d;
+      }
+      if (compute + coll + p2p > 0) r.kernel_union_ns += d;
+      if (compute + coll + p2p + mem > 0) r.busy_union_ns += d;
+      if (compute > 0) r.compute_union_ns += d;
+      if (coll + p2p > 0) {
+        r.communication_union_ns += d;
+        if (compute > 0) r.communication_overlapped_ns += d;
+      }
+      prev = t;
+    }
+    if (e == edges.size()) break;
+    const Edge& edge = edges[e];
+    const SweepActivity& it = items[edge.item];
+    int cls = static_cast<int>(it.cls);
+    counts[cls] += edge.is_start ? 1 : -1;
+    if (edge.is_start) {
+      g_start[edge.item] = g[cls];
+    } else {
+      r.shares.emplace_back(it.id, g[cls] - g_start[edge.item]);
+    }
+  }
+  return r;
+}
+
+}  // namespace plasmient::verdict

@@ -1,0 +1,40 @@
+// The sweep: cuts a window at every activity start and end and gives each elementary slice to
+// exactly one category (docs/verdict.md, "The sweep"). Concurrent compute kernels split a slice.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "base/time_units.h"
+#include "join/join.h"
+
+namespace plasmient::verdict {
+
+struct SweepActivity {
+  TimeNs start_ns = 0, end_ns = 0;
+  join::ActivityClass cls = join::ActivityClass::kCompute;
+  std::int32_t id = -1;  // caller's index, echoed in shares
+};
+
+struct SweepResult {
+  TimeNs start_ns = 0, end_ns = 0;
+  double compute_ns = 0;               // slices with a compute kernel resident
+  double exposed_communication_ns = 0;  // only collective kernels
+  double pipeline_bubble_ns = 0;        // only p2p kernels
+  double data_movement_ns = 0;          // only memcpy/memset
+  double idle_ns = 0;                   // nothing resident
+  double kernel_union_ns = 0;           // any kernel resident (utilization)
+  double busy_union_ns = 0;             // any activity resident
+  double compute_union_ns = 0;
+  double communication_union_ns = 0;    // collective or p2p resident
+  double communication_overlapped_ns = 0;  // communication while compute is resident
+  // Per activity: (id, ns of the slices it was charged for). A compute kernel shares compute
+  // slices with the compute kernels resident beside it; a communication or memory activity is
+  // charged only for slices its class decided (its exposed time), split the same way.
+  std::vector<std::pair<std::int32_t, double>> shares;
+};
+
+// Activities are clipped to [window_start, window_end). The categories sum to the window length.
+SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start, TimeNs window_end);
+
+}  // namespace plasmient::verdict

@@ -1,0 +1,143 @@
+// The verdict: achieved fraction of peak, where the rest went (seven losses that sum with it to 1),
+// what to change, and what it costs. Built per rank, per step and for the job (docs/verdict.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/time_units.h"
+#include "join/collective_instance.h"
+#include "model/data_quality.h"
+
+namespace plasmient::verdict {
+
+enum class Loss : std::uint8_t {
+  kComputeInefficiency,
+  kMemoryBound,
+  kUnmodeledKernels,
+  kExposedCommunication,
+  kPipelineBubble,
+  kHostBoundIdle,
+  kDataMovement,
+  kCount
+};
+inline constexpr std::size_t kLossCount = static_cast<std::size_t>(Loss::kCount);
+
+std::string_view LossKey(Loss loss);    // "compute_inefficiency", ...
+std::string_view LossLabel(Loss loss);  // "exposed all-reduce wait", ...
+std::string_view LossFix(Loss loss);    // the change that addresses it
+std::string_view LossShortFix(Loss loss);  // the same in a few words, for the terminal
+
+// Seconds of one window, split exactly: useful_s + Σ loss_s = wall_s.
+struct Figures {
+  TimeNs start_ns = 0, end_ns = 0;
+  double wall_s = 0;
+  double kernel_union_s = 0;  // utilization numerator
+  double useful_s = 0;
+  std::array<double, kLossCount> loss_s{};
+
+  double utilization() const { return wall_s > 0 ? kernel_union_s / wall_s : 0; }
+  double achieved() const { return wall_s > 0 ? useful_s / wall_s : 0; }
+  double loss(Loss l) const { return wall_s > 0 ? loss_s[static_cast<std::size_t>(l)] / wall_s : 0; }
+  void Add(const Figures& other);  // capacity-weighted accumulation
+};
+
+struct StepFigures {
+  std::int64_t number = -1;  // ProfilerStep#N
+  Figures figures;
+};
+
+// Aggregate over all calls of one kernel name (or one op name).
+struct KernelAggregate {
+  std::string name;
+  std::string op;            // most frequent attributed op ("" when none)
+  std::string bound;         // "compute", "memory", "unmodeled", "communication", "memory-copy"
+  std::int64_t calls = 0;
+  double time_s = 0;         // summed durations
+  double share_s = 0;        // share of compute time (concurrency split)
+  double flops = 0, bytes = 0;
+  double useful_s = 0;
+  double lost_s = 0;
+  Loss loss = Loss::kComputeInefficiency;  // where its lost time went
+  double peak_flops_per_s = 0;             // for its dtype
+  double memory_bandwidth_bytes_per_s = 0;
+
+  double arithmetic_intensity() const { return bytes > 0 ? flops / bytes : 0; }
+  double ceiling_flops_per_s() const;      // min(P, AI·BW)
+  double achieved_fraction() const;   // (flops / time) / peak for its dtype
+  double roofline_fraction() const;   // (flops / time) / ceiling, or bandwidth share
+};
+
+struct DeviceChoice {
+  std::string name;            // device table row name
+  std::string key;
+  std::string trace_name;      // as the trace reports it
+  std::string source;          // how it was chosen: "trace deviceProperties", "--gpu", ...
+  std::string peak_dtype;      // dominant dtype, e.g. "bf16"
+  double peak_flops_per_s = 0;
+  double memory_bandwidth_bytes_per_s = 0;
+  double price_per_gpu_hour = 0;
+};
+
+using join::CollectiveInstance;
+
+struct RankVerdict {
+  std::string path, format;
+  std::int64_t rank = -1;
+  std::int64_t events = 0;
+  std::int64_t input_bytes = 0;
+  DeviceChoice device;
+  Figures run;
+  std::vector<StepFigures> steps;
+  // Peer figures (HTA's temporal breakdown and comm/comp overlap).
+  double gpu_busy_s = 0, compute_s = 0, communication_s = 0, communication_overlapped_s = 0;
+  double hardware_flops = 0;        // Σ modeled FLOPs of kept kernels
+  double capacity_flops = 0;        // P × T
+  double model_flops = -1;          // MFU numerator when known
+  std::string model_flops_source;   // "--model-flops-per-step", "derived: 3 × forward ...", ""
+  std::int64_t kernels = 0, kept_activities = 0;
+  std::vector<KernelAggregate> top_kernels, top_ops;  // by lost time, bounded
+  std::vector<CollectiveInstance> collectives;        // kept communication kernels, by start
+  model::DataQuality quality;
+  std::string no_gpu_reason;        // non-empty when the trace has no GPU activity
+};
+
+struct Fix {
+  Loss loss;
+  double fraction = 0;
+  std::string action;
+  std::vector<std::string> culprits;
+};
+
+struct Bill {
+  double price_per_gpu_hour = 0;
+  double gpu_hours = 0;
+  double spend = 0;
+  double computed = 0;             // spend × achieved
+  double paid_never_computed = 0;  // spend × (1 − achieved)
+  double target_fraction = 0.40;
+  double addressable = 0;          // spend × max(0, 1 − achieved / target)
+};
+
+struct JobVerdict {
+  std::vector<RankVerdict> ranks;
+  Figures job;
+  DeviceChoice device;  // of the first rank; per-rank choices live in ranks[]
+  double hardware_flops = 0;
+  double capacity_flops = 0;  // Σ over ranks of P × T
+  double model_flops = -1;
+  std::string model_flops_source;
+  std::vector<KernelAggregate> top_kernels, top_ops;
+  std::vector<Fix> fixes;
+  Bill bill;
+  model::DataQuality quality;
+
+  double hfu() const { return job.achieved(); }
+  std::optional<double> mfu() const;
+  double headroom() const { return job.useful_s > 0 ? job.wall_s / job.useful_s : 0; }
+};
+
+}  // namespace plasmient::verdict
