@@ -38,7 +38,7 @@ bool IsHeavyKernelName(std::string_view kernel_name) {
   constexpr std::string_view kTokens[] = {
       "gemm", "gemv", "cutlass", "xmma", "wgmma", "cublas", "nvjet", "kernel2<",
       "flash", "fmha", "attention", "attn_fwd", "attn_bwd", "implicit_gemm", "winograd", "fprop",
-      "dgrad", "wgrad", "cijk_", "igemm", "triton_tem_", "mfma",
+      "dgrad", "wgrad", "scudnn", "cijk_", "igemm", "triton_tem_", "mfma",
   };
   for (std::string_view t : kTokens) {
     if (l.Has(t)) return true;

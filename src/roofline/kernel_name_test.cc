@@ -16,6 +16,8 @@ TEST(KernelName, HeavyClasses) {
   EXPECT_TRUE(IsHeavyKernelName("Cijk_Alik_Bljk_BBS_BH_MT128x128x64_MI16x16x16x1"));
   EXPECT_TRUE(IsHeavyKernelName("miopenSp3AsmConv_v21_1_3_gfx9_fp32_stride1"));
   EXPECT_TRUE(IsHeavyKernelName("fmha_cutlassF_bf16_aligned_64x128_rf_sm80"));
+  EXPECT_TRUE(IsHeavyKernelName("volta_scudnn_128x128_stridedB_splitK_small_nn_v1"));
+  EXPECT_TRUE(IsHeavyKernelName("void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>"));
 }
 
 TEST(KernelName, NotHeavy) {

@@ -33,6 +33,22 @@ class Cursor {
     pos_ = static_cast<std::size_t>(ptr - text_.data());
     return value;
   }
+  // Skips one bracketed list of ints and lists; false when it is not one.
+  bool SkipList() {
+    if (!Eat('[')) return false;
+    int depth = 1;
+    while (pos_ < text_.size() && depth > 0) {
+      char c = text_[pos_++];
+      if (c == '[') {
+        ++depth;
+      } else if (c == ']') {
+        --depth;
+      } else if (!(c == ',' || c == '-' || c == ' ' || (c >= '0' && c <= '9'))) {
+        return false;
+      }
+    }
+    return depth == 0;
+  }
   // A JSON string body (the opening quote already eaten), escapes kept raw.
   std::optional<std::string_view> StringBody() {
     std::size_t start = pos_;
@@ -54,17 +70,31 @@ class Cursor {
 
 bool OpDims::Parse(std::string_view text) {
   dim_count_ = shape_count_ = arg_count_ = 0;
+  truncated_ = false;
   Cursor c(text);
   if (!c.Eat('[')) return false;
   if (c.Eat(']')) return c.AtEnd();
   while (true) {
-    if (arg_count_ == kMaxOpArgs || !c.Eat('[')) return false;
+    if (arg_count_ == kMaxOpArgs || shape_count_ == kMaxShapes) {  // keep the leading arguments
+      truncated_ = true;
+      do {
+        if (!c.SkipList()) return false;
+      } while (c.Eat(','));
+      return c.Eat(']') && c.AtEnd();
+    }
+    if (!c.Eat('[')) return false;
     Arg& arg = args_[arg_count_++];
     arg = Arg{static_cast<std::uint16_t>(shape_count_), 0, false};
     if (c.Peek() == '[') {  // a TensorList: a list of shapes
       arg.is_list = true;
       while (true) {
-        if (!c.Eat('[') || shape_count_ == kMaxShapes) return false;
+        if (shape_count_ == kMaxShapes) {  // keep the leading members
+          truncated_ = true;
+          if (!c.SkipList()) return false;
+          if (!c.Eat(',')) break;
+          continue;
+        }
+        if (!c.Eat('[')) return false;
         ShapeRef& s = shapes_[shape_count_++];
         s = ShapeRef{static_cast<std::uint16_t>(dim_count_), 0};
         if (!c.Eat(']')) {
@@ -81,7 +111,6 @@ bool OpDims::Parse(std::string_view text) {
       }
       if (!c.Eat(']')) return false;
     } else {
-      if (shape_count_ == kMaxShapes) return false;
       ShapeRef& s = shapes_[shape_count_++];
       s = ShapeRef{static_cast<std::uint16_t>(dim_count_), 0};
       arg.shape_count = 1;
@@ -116,10 +145,10 @@ bool StringArray::Parse(std::string_view text) {
   if (!c.Eat('[')) return false;
   if (c.Eat(']')) return c.AtEnd();
   do {
-    if (count_ == kMaxOpArgs || !c.Eat('"')) return false;
+    if (!c.Eat('"')) return false;
     auto body = c.StringBody();
     if (!body) return false;
-    items_[count_++] = *body;
+    if (count_ < kMaxOpArgs) items_[count_++] = *body;  // later items are not needed by any model
   } while (c.Eat(','));
   return c.Eat(']') && c.AtEnd();
 }

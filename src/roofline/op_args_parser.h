@@ -11,8 +11,8 @@
 
 namespace plasmient::roofline {
 
-inline constexpr int kMaxOpArgs = 48;
-inline constexpr int kMaxShapes = 96;
+inline constexpr int kMaxOpArgs = 64;
+inline constexpr int kMaxShapes = 128;
 inline constexpr int kMaxDims = 512;
 
 // One tensor shape: a run of ints inside OpDims.
@@ -25,8 +25,10 @@ struct ShapeRef {
 // None and 0-dim tensors); a TensorList argument is a list of shapes.
 class OpDims {
  public:
-  // False when the text is not a list of (lists of) int lists or exceeds the capacity.
+  // False when the text is not a list of (lists of) int lists, or a shape exceeds the
+  // capacity. Arguments or list members past the capacity are skipped: truncated().
   bool Parse(std::string_view text);
+  bool truncated() const { return truncated_; }
 
   int arg_count() const { return arg_count_; }
   bool IsList(int arg) const { return args_[arg].is_list; }
@@ -50,10 +52,11 @@ class OpDims {
   int dim_count_ = 0;
   int shape_count_ = 0;
   int arg_count_ = 0;
+  bool truncated_ = false;
 };
 
-// A JSON array of plain strings (no escapes beyond \" and \\ are expected; an escaped
-// string is returned raw). Used for "Input type" and "Concrete Inputs".
+// A JSON array of plain strings (escapes kept raw). Used for "Input type" and "Concrete
+// Inputs"; items past kMaxOpArgs are validated and dropped.
 class StringArray {
  public:
   bool Parse(std::string_view text);

@@ -43,12 +43,26 @@ TEST(OpDims, EmptyAndMalformed) {
   EXPECT_FALSE(d.Parse("[[[[1]]]]"));  // deeper than a list of shapes
 }
 
-TEST(OpDims, CapacityIsEnforced) {
+TEST(OpDims, ArgumentsPastCapacityAreSkippedAndFlagged) {
   std::string many = "[";
-  for (int i = 0; i < kMaxOpArgs + 1; ++i) many += i ? ",[1]" : "[1]";
-  many += "]";
+  for (int i = 0; i < kMaxOpArgs + 5; ++i) many += i ? ",[2, 7]" : "[3]";
+  many += ",[[1],[2]]]";
   OpDims d;
-  EXPECT_FALSE(d.Parse(many));
+  ASSERT_TRUE(d.Parse(many));
+  EXPECT_TRUE(d.truncated());
+  EXPECT_EQ(d.arg_count(), kMaxOpArgs);
+  EXPECT_EQ(d.Shape(0)[0], 3);
+  EXPECT_EQ(d.Shape(1)[1], 7);
+  EXPECT_FALSE(d.Parse(many.substr(0, many.size() - 1)));  // still validated
+  std::string long_list = "[[";
+  for (int i = 0; i < kMaxShapes + 3; ++i) long_list += i ? ",[4]" : "[4]";
+  long_list += "],[5]]";
+  ASSERT_TRUE(d.Parse(long_list));
+  EXPECT_TRUE(d.truncated());
+  EXPECT_EQ(d.ShapeCount(0), kMaxShapes);
+  EXPECT_EQ(d.arg_count(), 1);  // no room left for [5]: skipped too
+  ASSERT_TRUE(d.Parse("[[1],[2]]"));
+  EXPECT_FALSE(d.truncated());
 }
 
 TEST(StringArray, TypesAndConcreteInputs) {

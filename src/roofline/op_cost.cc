@@ -43,7 +43,8 @@ OpCost EstimateOp(std::string_view op_name, std::string_view input_dims, std::st
   if (op_name.empty() || input_dims.empty()) return cost;
   internal::OpArgs args;
   args.context_dtype = context_dtype;
-  if (!args.dims.Parse(input_dims)) return cost;
+  // A truncated argument list (JIT graph ops with hundreds of inputs) has no model.
+  if (!args.dims.Parse(input_dims) || args.dims.truncated()) return cost;
   if (!input_types.empty() && !args.types.Parse(input_types)) return cost;
   args.has_concrete = !concrete_inputs.empty() && args.concrete.Parse(concrete_inputs);
 
