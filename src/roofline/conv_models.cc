@@ -1,5 +1,6 @@
 // Convolution FLOP models: 2·N·K·(C/g)·Π kernel · Π out, any spatial rank.
 #include <array>
+#include <optional>
 
 #include "roofline/op_args.h"
 
@@ -87,9 +88,44 @@ bool OutputSpatial(const ConvLayout& layout, const OpArgs& args, ShapeSpan x, Sh
   return true;
 }
 
+// cudnn_convolution_backward_input(self_size, grad_output, weight, ...) and
+// cudnn_convolution_backward_weight(weight_size, grad_output, self, ...): one half of the
+// backward each, so 1 × forward. The sizes of the missing tensor come from Concrete Inputs.
+bool EstimateConvBackwardHalf(std::string_view name, const OpArgs& args, OpCost& cost) {
+  const bool input_half = name == "cudnn_convolution_backward_input" || name == "miopen_convolution_backward_input";
+  const bool weight_half = name == "cudnn_convolution_backward_weight" || name == "miopen_convolution_backward_weight";
+  if (!input_half && !weight_half) return false;
+  ShapeSpan gout = args.Shape(1);
+  std::array<std::int64_t, kMaxSpatial + 2> size_buf{};
+  std::optional<int> size_rank;
+  if (args.has_concrete) size_rank = ParseIntList(args.Concrete(0), size_buf);
+  ShapeSpan w = input_half ? args.Shape(2) : ShapeSpan{};
+  if (weight_half) {
+    if (!size_rank || *size_rank != static_cast<int>(gout.size())) return false;  // kernel size unknown
+    w = ShapeSpan(size_buf.data(), static_cast<std::size_t>(*size_rank));
+  }
+  if (gout.size() < 3 || w.size() != gout.size()) return false;
+  SetDtype(args, cost);
+  const double width = args.Width(1, cost.dtype);
+  cost.flops = 2.0 * static_cast<double>(gout[0]) * static_cast<double>(w[0]) * static_cast<double>(w[1]) *
+               SpatialProduct(w, 2) * SpatialProduct(gout, 2);
+  double missing = 0;  // the tensor given only as a size: grad input, or the weight (written)
+  if (input_half && size_rank && *size_rank == static_cast<int>(gout.size())) {
+    missing = static_cast<double>(Elements(ShapeSpan(size_buf.data(), static_cast<std::size_t>(*size_rank))));
+  } else if (weight_half) {
+    missing = static_cast<double>(Elements(w));
+  }
+  cost.bytes = ArgBytes(args, 1, cost.dtype) + ArgBytes(args, 2, cost.dtype) + missing * width;
+  cost.model = "conv_bwd";
+  cost.heavy = true;
+  cost.backward = true;
+  return cost.flops > 0;
+}
+
 }  // namespace
 
 bool EstimateConv(std::string_view name, const OpArgs& args, OpCost& cost) {
+  if (EstimateConvBackwardHalf(name, args, cost)) return true;
   const ConvLayout* layout = nullptr;
   for (const ConvLayout& l : kConvLayouts) {
     if (l.name == name) layout = &l;

@@ -143,6 +143,23 @@ TEST(ConvModel, LegacyCudnnBackwardNeedsNoGeometry) {
   EXPECT_DOUBLE_EQ(c.flops, 6576668672);  // 2 × (2·32·2048·512·1·49)
 }
 
+TEST(ConvModel, LegacyBackwardHalvesAreOneForwardEach) {
+  OpCost in = EstimateOp("aten::cudnn_convolution_backward_input",
+                         "[[], [32, 2048, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], []]",
+                         R"(["GenericList","float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool"])",
+                         "");
+  EXPECT_TRUE(in.backward);
+  EXPECT_DOUBLE_EQ(in.flops, 3288334336);  // 2·32·2048·512·1·49
+  EXPECT_DOUBLE_EQ(in.bytes, 17039360);    // (grad_out 3211264 + w 1048576)·4; grad input size not given
+  // The weight half needs the kernel size, which only Concrete Inputs carry.
+  const char* wdims = "[[], [32, 2048, 7, 7], [32, 512, 7, 7], [], [], [], [], [], [], []]";
+  EXPECT_FALSE(EstimateOp("aten::cudnn_convolution_backward_weight", wdims, "", "").modeled());
+  OpCost w = EstimateOp("aten::cudnn_convolution_backward_weight", wdims, "",
+                        R"(["[2048, 512, 1, 1]","","","[0, 0]","[1, 1]","[1, 1]","1","False","False","True"])");
+  EXPECT_DOUBLE_EQ(w.flops, 3288334336);
+  EXPECT_DOUBLE_EQ(w.bytes, 20250624);  // (grad_out 3211264 + x 802816 + w 1048576)·4
+}
+
 TEST(ConvModel, TransposedCountsInputPositions) {
   // conv_transpose2d(input[1,16,8,8], weight[16,8,4,4]): 2·1·16·8·16·64
   OpCost c = EstimateOp("aten::conv_transpose2d", "[[1, 16, 8, 8], [16, 8, 4, 4], [], [], [], [], [], []]",

@@ -1,6 +1,7 @@
 // Runs the roofline stage over the shared real traces: every deviceProperties entry must
 // match a sensible device row, and every cpu_op's Input Dims must parse. Skips visibly when
 // PLASMIENT_SHARED_TRACES is absent.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -122,6 +123,7 @@ TEST_F(SharedTraces, EveryInputDimsParsesAndGemmAttentionConvOpsAreModeled) {
   simdjson::dom::parser parser;
   std::int64_t ops_with_dims = 0, parsed = 0, modeled = 0, heavy_named = 0, heavy_modeled = 0;
   std::map<std::string, std::int64_t> heavy_unmodeled;
+  std::map<std::string, double> unmodeled_us;
   for (const TraceFile& f : files_) {
     simdjson::padded_string text(ReadMaybeGzip(f.path));
     simdjson::dom::element doc;
@@ -150,6 +152,11 @@ TEST_F(SharedTraces, EveryInputDimsParsesAndGemmAttentionConvOpsAreModeled) {
       std::string_view name = StringOr(e, "name");
       OpCost c = EstimateOp(name, dims_text, types_text, concrete_text);
       modeled += c.modeled();
+      if (!c.modeled() && std::getenv("PLASMIENT_DUMP_UNMODELED")) {
+        double dur = 0;
+        if (e["dur"].get_double().get(dur) != simdjson::SUCCESS) dur = 0;
+        unmodeled_us[std::string(name)] += dur;
+      }
       // JIT graph records list every captured tensor; only a 3-argument linear is a linear.
       const bool jit_linear = name == "aten::linear" && parsed_dims.arg_count() > 3;
       const bool heavy_op = !jit_linear && (name == "aten::mm" || name == "aten::addmm" || name == "aten::bmm" ||
@@ -173,6 +180,10 @@ TEST_F(SharedTraces, EveryInputDimsParsesAndGemmAttentionConvOpsAreModeled) {
   EXPECT_GT(heavy_named, 4000);
   EXPECT_EQ(heavy_modeled, heavy_named);
   for (const auto& [op, n] : heavy_unmodeled) ADD_FAILURE() << n << "× unmodeled " << op;
+  std::vector<std::pair<double, std::string>> top;
+  for (const auto& [op, us] : unmodeled_us) top.emplace_back(us, op);
+  std::sort(top.rbegin(), top.rend());
+  for (std::size_t i = 0; i < top.size() && i < 60; ++i) std::printf("unmodeled %10.0f us  %s\n", top[i].first, top[i].second.c_str());
   std::printf("cpu_ops with Input Dims: %lld, parsed %lld, modeled %lld; GEMM/conv/attention ops %lld\n",
               static_cast<long long>(ops_with_dims), static_cast<long long>(parsed),
               static_cast<long long>(modeled), static_cast<long long>(heavy_named));
