@@ -1,17 +1,25 @@
 // ingest_tool FILE...: reads Kineto traces and prints table sizes, data-quality counters and
 // timing; for whole-process measurement (/usr/bin/time -v) of the ingest path.
+// ingest_tool --make-trace FILE MB: writes a synthetic Kineto trace of about MB megabytes.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "ingest/kineto_json/kineto_json_reader.h"
+#include "kineto_trace_generator.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: ingest_tool FILE...\n");
     return 2;
+  }
+  if (std::string(argv[1]) == "--make-trace" && argc == 4) {
+    auto made = plasmient::bench::WriteSyntheticKinetoTrace(argv[2], std::atoll(argv[3]) << 20);
+    fmt::print("{}: {} events, {} bytes\n", argv[2], made.events, made.bytes);
+    return made.bytes > 0 ? 0 : 1;
   }
   int rc = 0;
   for (int i = 1; i < argc; ++i) {

@@ -288,9 +288,31 @@ Status EventFramer::Step(const char* p, std::size_t n, std::size_t& i) {
 }
 
 Status EventFramer::EmitEvent(std::string_view tail) {
+  ++events_;
+  std::string_view whole = tail;
+  if (!carry_.empty()) {  // once per chunk at most: the event that straddled the boundary
+    carry_.append(tail);
+    whole = carry_;
+    tail = {};
+  }
+  switch (PrefilterEvent(whole)) {
+    case Prefiltered::kFlow:
+      ++prefiltered_.flows;
+      carry_.clear();
+      return Ok();
+    case Prefiltered::kInstant:
+      ++prefiltered_.instants;
+      carry_.clear();
+      return Ok();
+    case Prefiltered::kPythonFunction:
+      ++prefiltered_.python_functions;
+      carry_.clear();
+      return Ok();
+    case Prefiltered::kParse:
+      break;
+  }
   batch_.Add(carry_, tail);
   carry_.clear();
-  ++events_;
   if (batch_.json.size() >= batch_bytes_) return FlushBatch();
   return Ok();
 }

@@ -12,6 +12,7 @@
 
 #include "base/result.h"
 #include "ingest/kineto_json/event_batch.h"
+#include "ingest/kineto_json/event_prefilter.h"
 
 namespace plasmient::ingest {
 
@@ -40,6 +41,8 @@ class EventFramer {
   // Entries of traceEvents that are not objects (counted as malformed by the caller).
   std::int64_t non_object_entries() const { return non_object_entries_; }
   std::int64_t bytes() const { return base_; }
+  // Events counted here and never handed to the parser (see event_prefilter.h).
+  const PrefilterCounts& prefiltered() const { return prefiltered_; }
 
   // Nesting state of a value being scanned (public for the scanner helpers).
   struct Nest {
@@ -77,6 +80,7 @@ class EventFramer {
   std::int64_t events_ = 0;
   std::int64_t non_object_entries_ = 0;
   std::vector<TopLevelValue> top_level_;
+  PrefilterCounts prefiltered_;
 };
 
 }  // namespace plasmient::ingest

@@ -12,6 +12,7 @@ struct Framed {
   std::vector<std::string> events;
   std::vector<TopLevelValue> top;
   std::int64_t non_objects = 0;
+  std::int64_t flows = 0;
   std::string error;
 };
 
@@ -35,6 +36,7 @@ Framed Frame(std::string_view text, std::size_t chunk, std::size_t batch_bytes =
   if (auto s = framer.Finish(); !s) out.error = s.error().message;
   out.top = framer.top_level();
   out.non_objects = framer.non_object_entries();
+  out.flows = framer.prefiltered().flows;
   return out;
 }
 
@@ -43,7 +45,8 @@ constexpr std::string_view kTrace = R"j({
   "deviceProperties": [{"id": 0, "name": "GPU {x}"}],
   "traceEvents": [
     {"ph": "X", "name": "a{b}[c]", "args": {"s": "q\"}{", "n": [1, {"z": 2}]}},
-    {"ph": "i", "name": "back\\slash\\"},
+    {"ph": "M", "name": "back\\slash\\"},
+    {"ph": "f", "id": "{"},
     7,
     {}
   ],
@@ -56,7 +59,7 @@ constexpr std::string_view kTrace = R"j({
 TEST(EventFramerTest, FramesEventsAtEveryChunkSize) {
   const std::vector<std::string> expected = {
       R"j({"ph": "X", "name": "a{b}[c]", "args": {"s": "q\"}{", "n": [1, {"z": 2}]}})j",
-      R"j({"ph": "i", "name": "back\\slash\\"})j",
+      R"j({"ph": "M", "name": "back\\slash\\"})j",
       "{}",
   };
   for (std::size_t chunk = 1; chunk <= kTrace.size(); ++chunk) {
@@ -64,6 +67,7 @@ TEST(EventFramerTest, FramesEventsAtEveryChunkSize) {
     ASSERT_EQ(f.error, "") << chunk;
     ASSERT_EQ(f.events, expected) << chunk;
     EXPECT_EQ(f.non_objects, 1);
+    EXPECT_EQ(f.flows, 1);
     ASSERT_EQ(f.top.size(), 4u) << chunk;
     EXPECT_EQ(f.top[0].key, "schemaVersion");
     EXPECT_EQ(f.top[0].text, "1");
@@ -77,7 +81,7 @@ TEST(EventFramerTest, FramesEventsAtEveryChunkSize) {
 }
 
 TEST(EventFramerTest, BareArrayOfEventsIsAccepted) {
-  Framed f = Frame(R"j([{"ph":"X"}, {"ph":"i"}])j", 3);
+  Framed f = Frame(R"j([{"ph":"X"}, {"ph":"M"}])j", 3);
   EXPECT_EQ(f.error, "");
   EXPECT_EQ(f.events.size(), 2u);
 }

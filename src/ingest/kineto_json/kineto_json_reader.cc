@@ -84,12 +84,16 @@ Result<model::Trace> Ingest(ChunkReader& reader, const std::string& name, bool g
   }
   if (!framed) return std::unexpected(framed.error());
 
-  builder.quality().Add(model::Dq::kMalformedEvent, framer->non_object_entries());
+  auto& quality = builder.quality();
+  quality.Add(model::Dq::kMalformedEvent, framer->non_object_entries());
+  quality.Add(model::Dq::kFlowEventsSkipped, framer->prefiltered().flows);
+  quality.Add(model::Dq::kInstantEventsSkipped, framer->prefiltered().instants);
+  quality.Add(model::Dq::kPythonFunctionsSkipped, framer->prefiltered().python_functions);
   TopLevelFacts facts = ApplyTopLevel(framer->top_level(), builder);
   parser.Finish();
   if (facts.base_time_ns) {
     if (parser.min_ts_ns() != kNoTime && parser.min_ts_ns() >= kAbsoluteTimeNs) {
-      builder.quality().Add(model::Dq::kAmbiguousTimebase);
+      quality.Add(model::Dq::kAmbiguousTimebase);
     } else {
       builder.ShiftTime(*facts.base_time_ns);
     }
