@@ -113,7 +113,7 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
   ranks.reserve(inputs->size());
   for (std::size_t i = 0; i < inputs->size(); ++i) {
     const std::string& path = (*inputs)[i];
-    ingest::ReadOptions ro;
+    ingest::IngestOptions ro;
     ro.progress = progress.Callback(path, i, inputs->size());
     auto trace = ingest::ReadTrace(path, ro);
     progress.Done();

@@ -81,7 +81,7 @@ void BoxLine(std::string& out, std::string_view text, int visible) {
 void Row(std::string& out, const Painter& p, int indent, std::string_view label, std::string value,
          std::string_view note, std::string_view value_color) {
   // "  label ........ 99%   note"
-  constexpr int kLabelCols = 31;
+  constexpr int kLabelCols = 36;
   std::string lab = Truncate(label, kLabelCols - indent - 2);
   int dots = kLabelCols - indent - Columns(lab) - 1;
   std::string left = std::string(indent, ' ') + lab + " " + Repeat(".", dots);
