@@ -157,9 +157,10 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
                                    Percent(job.hfu()));
     BoxLine(out, line, Columns(line));
   }
-  if (job.bill.spend > 0) {
-    std::string line = fmt::format("  bill: {} spent, {} paid for never-computed work",
-                                   Money(job.bill.spend), Money(job.bill.paid_never_computed));
+  if (job.bill.price_per_gpu_hour > 0) {
+    double price = job.bill.price_per_gpu_hour;
+    std::string line = fmt::format("  bill: {} of every {} GPU-hour buys no useful work",
+                                   Money(price * (1 - f.achieved())), Money(price));
     BoxLine(out, Truncate(line, kWidth), Columns(Truncate(line, kWidth)));
   }
   Loss worst = Loss::kHostBoundIdle;
