@@ -256,8 +256,11 @@ void AppendShapeArgs(fmt::memory_buffer& out, const Item& item, std::int64_t seq
       fmt::format_to(it, "\"Input Dims\": [[{0}, {1}], [{0}, {1}], []], \"Input type\": [\"{2}\", \"{2}\", "
                          "\"\"], \"Concrete Inputs\": [\"\", \"\", \"none\"]", m, n, bf);
       return;
-    case OpKind::kAdd:
     case OpKind::kAdamUpdate:
+      fmt::format_to(it, "\"Input Dims\": [[{0}], [{0}], []], \"Input type\": [\"{1}\", \"{1}\", \"Scalar\"], "
+                         "\"Concrete Inputs\": [\"\", \"\", \"-0.0001\"]", m * std::max<std::int64_t>(1, n), bf);
+      return;
+    case OpKind::kAdd:
       fmt::format_to(it, "\"Input Dims\": [[{0}, {1}], [{0}, {1}], []], \"Input type\": [\"{2}\", \"{2}\", "
                          "\"Scalar\"], \"Concrete Inputs\": [\"\", \"\", \"{3}\"]",
                      m, n, bf, item.kind == OpKind::kAdd ? "1" : "-0.0001");

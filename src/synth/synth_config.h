@@ -54,7 +54,7 @@ struct SynthConfig {
 
   // moe
   int experts = 8;
-  double expert_token_fraction = 0.03;
+  double expert_token_fraction = 0.015;
 
   // clocks: rank r's trace clock = true clock + offset_r, |offset_r| <= clock_offset_ms
   double clock_offset_ms = 0;
