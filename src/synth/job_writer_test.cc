@@ -303,6 +303,26 @@ TEST(JobWriterTest, PipelineBubbleIsCloseToTheIdealForUniformMicrobatches) {
   fs::remove_all(dir);
 }
 
+TEST(JobWriterTest, DecodeAchievedFractionClimbsWithBatch) {
+  double achieved[2];
+  int i = 0;
+  for (int batch : {1, 32}) {
+    SynthConfig config = Small(Scenario::kDecode);
+    config.ranks = 1;
+    config.batch = batch;
+    const fs::path dir = TempDir(fmt::format("decode{}", batch));
+    ASSERT_TRUE(WriteJob(config, dir.string(), nullptr));
+    TruthCheck truth;
+    CheckTruth(dir, config, truth);
+    achieved[i++] = truth.doc["job"]["achieved_fraction"].get_double().value();
+    // Every decode kernel sits under the ridge: no compute-inefficiency loss at all.
+    EXPECT_GT(truth.doc["job"]["losses"]["memory_bound"].get_double().value(), 0.1);
+    EXPECT_EQ(truth.doc["job"]["losses"]["compute_inefficiency"].get_double().value(), 0.0);
+    fs::remove_all(dir);
+  }
+  EXPECT_GT(achieved[1], 8 * achieved[0]);
+}
+
 // Kernels never beat the peak, and GEMM/attention intensities sit clearly on one side of
 // every supported device's ridge point, so the loss category cannot flip on rounding.
 TEST(ProgramBuilderTest, KernelsRespectPeakAndStayAwayFromTheRidge) {

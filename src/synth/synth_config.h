@@ -38,7 +38,7 @@ struct SynthConfig {
   int heads = 16;
   int seq_len = 2048;
   int micro_batch = 2;
-  int buckets = 4;  // ddp gradient buckets per step
+  int buckets = 4;  // ddp gradient buckets per step (at most one per layer)
 
   // straggler
   double straggler_factor = 1.5;

@@ -48,7 +48,8 @@ void BuildTraining(ProgramBuilder& b, int step_index) {
   // its last gradient is produced and overlaps the remaining backward.
   b.Mm(m, h, c.vocab, "AddmmBackward0");
   b.Mm(c.vocab, h, m, "AddmmBackward0");
-  const int per_bucket = (c.layers + c.buckets - 1) / c.buckets;
+  const int buckets = std::min(c.buckets, c.layers);
+  const int per_bucket = (c.layers + buckets - 1) / buckets;
   std::vector<std::int64_t> bucket_params;
   std::int64_t pending = c.vocab * h + 2 * h;
   for (int layer = c.layers - 1; layer >= 0; --layer) {
