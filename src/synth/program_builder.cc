@@ -73,35 +73,33 @@ TimeNs ProgramBuilder::KernelNs(double flops, double bytes, double compute_eff) 
   return static_cast<TimeNs>(std::ceil(seconds * 1e9));
 }
 
-Item& ProgramBuilder::Linear(std::int64_t m, std::int64_t n, std::int64_t k, std::int16_t module) {
-  Item& item = Push(OpKind::kLinear);
-  item.module = module;
+// 2·M·N·K FLOPs; bytes of A[M,K], B[K,N], the output [M,N] and a bias of bias_elems.
+Item& ProgramBuilder::Gemm(OpKind kind, std::int64_t m, std::int64_t n, std::int64_t k,
+                           std::int64_t bias_elems) {
+  Item& item = Push(kind);
   item.d[0] = m;
   item.d[1] = n;
   item.d[2] = k;
   item.flops = 2.0 * static_cast<double>(m) * n * k;
-  item.bytes = 2.0 * (static_cast<double>(m) * k + static_cast<double>(n) * k + n +
-                      static_cast<double>(m) * n);
+  item.bytes = 2.0 * (static_cast<double>(m) * k + static_cast<double>(k) * n +
+                      static_cast<double>(m) * n + static_cast<double>(bias_elems));
   item.flop_model = item.byte_model = true;
-  const double eff = m < 256 ? rng_.Uniform(0.25, 0.45) : rng_.Uniform(0.55, 0.78);
+  const double eff = std::min(m, n) < 256 ? rng_.Uniform(0.25, 0.45) : rng_.Uniform(0.55, 0.78);
   item.gpu_ns = KernelNs(item.flops, item.bytes, eff);
+  return item;
+}
+
+Item& ProgramBuilder::Linear(std::int64_t m, std::int64_t n, std::int64_t k, std::int16_t module) {
+  Item& item = Gemm(OpKind::kLinear, m, n, k, n);
+  item.module = module;
   item.cpu_ns += 6'000;  // aten::linear > aten::t + aten::addmm
   item.sequence_number = sequence_number_++;
   return item;
 }
 
 Item& ProgramBuilder::Mm(std::int64_t m, std::int64_t n, std::int64_t k, const char* autograd_fn) {
-  Item& item = Push(OpKind::kMm);
+  Item& item = Gemm(OpKind::kMm, m, n, k, 0);
   item.autograd_fn = autograd_fn;
-  item.d[0] = m;
-  item.d[1] = n;
-  item.d[2] = k;
-  item.flops = 2.0 * static_cast<double>(m) * n * k;
-  item.bytes = 2.0 * (static_cast<double>(m) * k + static_cast<double>(k) * n +
-                      static_cast<double>(m) * n);
-  item.flop_model = item.byte_model = true;
-  const double eff = std::min(m, n) < 256 ? rng_.Uniform(0.25, 0.45) : rng_.Uniform(0.55, 0.78);
-  item.gpu_ns = KernelNs(item.flops, item.bytes, eff);
   item.sequence_number = sequence_number_ - 1;
   return item;
 }

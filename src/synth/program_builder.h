@@ -63,6 +63,7 @@ class ProgramBuilder {
 
  private:
   Item& Push(OpKind kind);
+  Item& Gemm(OpKind kind, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t bias_elems);
   TimeNs KernelNs(double flops, double bytes, double compute_eff);
   TimeNs CpuNs();
 
