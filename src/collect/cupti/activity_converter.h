@@ -18,7 +18,8 @@ namespace plasmient::collect {
 
 // CUPTI 13.0 layouts this converter is written against (see gpu-apis.md 2.4).
 static_assert(sizeof(CUpti_ActivityKernel10) == 216);
-static_assert(offsetof(CUpti_ActivityKernel10, start) == 8);
+static_assert(offsetof(CUpti_ActivityKernel10, start) == 16);
+static_assert(sizeof(CUpti_ActivityAPI) == 40);
 
 // Same contract as cuptiActivityGetNextRecord.
 using NextRecordFn = CUptiResult (*)(uint8_t* buffer, size_t valid_bytes, CUpti_Activity** record);
