@@ -21,6 +21,15 @@ TEST(Crc32c, KnownVectors) {
   const char* text = "The quick brown fox jumps over the lazy dog";
   std::size_t n = std::strlen(text);
   EXPECT_EQ(Crc32c(text + 20, n - 20, Crc32c(text, 20)), Crc32c(text, n));
+  // The hardware path and the table path agree at every length and alignment.
+  std::vector<std::uint8_t> bytes(300);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + 3);
+  for (std::size_t off = 0; off < 9; ++off) {
+    for (std::size_t len = 0; len + off <= bytes.size(); len += 13) {
+      ASSERT_EQ(Crc32c(bytes.data() + off, len, 5), Crc32cPortableForTest(bytes.data() + off, len, 5));
+    }
+  }
+  EXPECT_EQ(Crc32cPortableForTest("123456789", 9), 0xE3069283u);
 }
 
 // A payload of `records` ClockSyncRecords whose fields identify them.

@@ -25,10 +25,44 @@ constexpr Tables MakeTables() {
 
 constexpr Tables kTables = MakeTables();
 
+std::uint32_t Crc32cTable(const unsigned char* p, std::size_t size, std::uint32_t crc);
+
+#if defined(__x86_64__)
+// SSE4.2 has a CRC32C instruction: 8 bytes per instruction instead of 8 table lookups.
+__attribute__((target("sse4.2"))) std::uint32_t Crc32cSse42(const unsigned char* p,
+                                                            std::size_t size, std::uint32_t crc) {
+  std::uint64_t c = crc;
+  while (size >= 8) {
+    std::uint64_t v;
+    __builtin_memcpy(&v, p, 8);
+    c = __builtin_ia32_crc32di(c, v);
+    p += 8;
+    size -= 8;
+  }
+  auto c32 = static_cast<std::uint32_t>(c);
+  while (size-- > 0) c32 = __builtin_ia32_crc32qi(c32, *p++);
+  return c32;
+}
+
+bool HaveSse42() {
+  static const bool have = __builtin_cpu_supports("sse4.2");
+  return have;
+}
+#endif
+
 }  // namespace
 
 std::uint32_t Crc32c(const void* data, std::size_t size, std::uint32_t crc) {
   const auto* p = static_cast<const unsigned char*>(data);
+#if defined(__x86_64__)
+  if (HaveSse42()) return ~Crc32cSse42(p, size, ~crc);
+#endif
+  return Crc32cTable(p, size, crc);
+}
+
+namespace {
+
+std::uint32_t Crc32cTable(const unsigned char* p, std::size_t size, std::uint32_t crc) {
   crc = ~crc;
   while (size >= 8) {
     std::uint32_t lo = crc ^ (std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 |
@@ -41,6 +75,12 @@ std::uint32_t Crc32c(const void* data, std::size_t size, std::uint32_t crc) {
   }
   while (size-- > 0) crc = (crc >> 8) ^ kTables[0][(crc ^ *p++) & 0xff];
   return ~crc;
+}
+
+}  // namespace
+
+std::uint32_t Crc32cPortableForTest(const void* data, std::size_t size, std::uint32_t crc) {
+  return Crc32cTable(static_cast<const unsigned char*>(data), size, crc);
 }
 
 }  // namespace plasmient::wire

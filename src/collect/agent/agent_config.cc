@@ -7,13 +7,13 @@ namespace {
 
 // The first of `names` that is set and parses as an integer, else `fallback`.
 std::int32_t FirstInt(const GetEnvFn& get_env, std::initializer_list<const char*> names,
-                      std::int32_t fallback) {
+                      std::int32_t fallback, bool allow_negative = false) {
   for (const char* name : names) {
     const char* v = get_env(name);
     if (v == nullptr || *v == '\0') continue;
     char* end = nullptr;
     long n = std::strtol(v, &end, 10);
-    if (end != v && *end == '\0' && n >= 0 && n < (1L << 30)) return static_cast<std::int32_t>(n);
+    if (end != v && *end == '\0' && (n >= 0 || allow_negative) && n < (1L << 30) && n > -(1L << 30)) return static_cast<std::int32_t>(n);
   }
   return fallback;
 }
@@ -36,7 +36,7 @@ AgentConfig ConfigFromEnv(const GetEnvFn& get_env, std::int64_t pid, const std::
     }
   }
   c.nvml_period_ms = FirstInt(get_env, {"PLASMIENT_NVML_PERIOD_MS"}, 100);
-  c.zstd_level = FirstInt(get_env, {"PLASMIENT_ZSTD_LEVEL"}, 1);
+  c.zstd_level = FirstInt(get_env, {"PLASMIENT_ZSTD_LEVEL"}, c.zstd_level, /*allow_negative=*/true);
   return c;
 }
 

@@ -35,7 +35,9 @@ TEST(AgentConfig, DefaultsAndBadValues) {
   EXPECT_EQ(c.rank, -1);
   EXPECT_EQ(c.job_id, "j");
   EXPECT_EQ(c.nvml_period_ms, 250);
-  EXPECT_EQ(c.zstd_level, 1);
+  EXPECT_EQ(c.zstd_level, -3);
+  EXPECT_EQ(ConfigFromEnv(Env({{"PLASMIENT_ZSTD_LEVEL", "-1"}}), 1, "h").zstd_level, -1);
+  EXPECT_EQ(ConfigFromEnv(Env({{"RANK", "-1"}}), 1, "h").rank, -1);
   EXPECT_EQ(TraceFilePath(c), "./plasmient.h.9.pltrace");
 }
 

@@ -18,7 +18,7 @@ TraceWriter::TraceWriter(RecordSink& sink, const WriterOptions& options)
 
 TraceWriter::~TraceWriter() { Close(); }
 
-std::string TraceWriter::Open(const std::string& path) {
+std::string TraceWriter::Open(const std::string& path, bool start_thread) {
   path_ = path;
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) return path + ": cannot create trace file: " + strerror(errno);
@@ -27,7 +27,7 @@ std::string TraceWriter::Open(const std::string& path) {
     return path + ": cannot write trace file header: " + strerror(errno);
   }
   AppendDropsAndClock(/*force_clock=*/true);
-  thread_ = std::thread([this] { Run(); });
+  if (start_thread) thread_ = std::thread([this] { Run(); });
   return {};
 }
 

@@ -15,7 +15,7 @@
 namespace plasmient::collect {
 
 struct WriterOptions {
-  int zstd_level = 1;                       // 0: store chunks uncompressed
+  int zstd_level = -3;                      // 0: store chunks uncompressed
   std::size_t chunk_raw_bytes = 1 << 20;    // write a chunk when this much is pending
   std::uint64_t flush_interval_ns = 200'000'000;  // ... or when the oldest record is this old
   std::uint64_t clock_sync_interval_ns = 5'000'000'000;
@@ -28,8 +28,9 @@ class TraceWriter {
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
 
-  // Creates the file, writes its header, starts the thread. Empty string on success, else why.
-  std::string Open(const std::string& path);
+  // Creates the file, writes its header, starts the thread (unless `start_thread` is false:
+  // then the caller drives Drain/WriteChunk itself). Empty string on success, else why.
+  std::string Open(const std::string& path, bool start_thread = true);
   // Called on the writer thread about every 100 ms (e.g. cuptiActivityFlushAll(0)).
   void SetTick(std::function<void()> tick) { tick_ = std::move(tick); }
   // Stops the thread, drains everything, writes drop counts and the closing chunk, closes.

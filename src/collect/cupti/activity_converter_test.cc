@@ -13,46 +13,13 @@
 #include <gtest/gtest.h>
 
 #include "collect/agent/trace_writer.h"
+#include "collect/cupti/fake_activity_buffer.h"
 #include "ingest/native/native_reader.h"
 
 namespace plasmient::collect {
 namespace {
 
-// A buffer of CUPTI records laid out back to back at 8-byte alignment, with the iterator
-// contract of cuptiActivityGetNextRecord.
-class FakeBuffer {
- public:
-  template <typename T>
-  void Add(const T& record) {
-    std::size_t at = bytes_.size();
-    bytes_.resize(at + ((sizeof(T) + 7) & ~std::size_t{7}), 0);
-    std::memcpy(bytes_.data() + at, &record, sizeof(T));
-    sizes_.push_back(sizeof(T));
-  }
-  uint8_t* data() { return bytes_.data(); }
-  std::size_t size() const { return bytes_.size(); }
-
-  static CUptiResult Next(uint8_t* buffer, size_t valid, CUpti_Activity** record) {
-    FakeBuffer* self = current_;
-    std::size_t offset = 0;
-    if (*record != nullptr) {
-      offset = static_cast<std::size_t>(reinterpret_cast<uint8_t*>(*record) - buffer);
-      offset += (self->sizes_[self->index_++] + 7) & ~std::size_t{7};
-    } else {
-      self->index_ = 0;
-    }
-    if (offset >= valid || self->index_ >= self->sizes_.size()) return CUPTI_ERROR_MAX_LIMIT_REACHED;
-    *record = reinterpret_cast<CUpti_Activity*>(buffer + offset);
-    return CUPTI_SUCCESS;
-  }
-  static FakeBuffer* current_;
-
- private:
-  std::vector<uint8_t> bytes_;
-  std::vector<std::size_t> sizes_;
-  std::size_t index_ = 0;
-};
-FakeBuffer* FakeBuffer::current_ = nullptr;
+using FakeBuffer = FakeActivityBuffer;
 
 const char* ApiName(wire::ApiDomain domain, std::uint32_t cbid) {
   if (domain == wire::ApiDomain::kRuntime && cbid == 211) return "cudaLaunchKernel_v7000";
@@ -164,7 +131,7 @@ TEST(ActivityConverter, BufferToModelRowsFieldByField) {
     ASSERT_EQ(writer.Open(path), "");
     ActivityConverter converter(sink, &FakeBuffer::Next, &ApiName);
     FakeBuffer b = MakeBuffer();
-    FakeBuffer::current_ = &b;
+    FakeBuffer::Use(&b);
     EXPECT_EQ(converter.ConvertBuffer(b.data(), b.size()), 9u);
     stats = converter.stats();
     writer.Close();
@@ -228,7 +195,7 @@ TEST(ActivityConverter, KillMidWriteRecoversEveryCompleteChunk) {
     ASSERT_EQ(writer.Open(path), "");
     ActivityConverter converter(sink, &FakeBuffer::Next, &ApiName);
     FakeBuffer b = MakeBuffer();
-    FakeBuffer::current_ = &b;
+    FakeBuffer::Use(&b);
     for (int i = 0; i < kBuffers; ++i) {
       converter.ConvertBuffer(b.data(), b.size());
     }
@@ -264,7 +231,7 @@ TEST(ActivityConverter, FullPoolDropsAreCountedInTheFile) {
     TraceWriter writer(sink, WriterOptions{});
     ActivityConverter converter(sink, &FakeBuffer::Next, &ApiName);
     FakeBuffer b = MakeBuffer();
-    FakeBuffer::current_ = &b;
+    FakeBuffer::Use(&b);
     for (int i = 0; i < 20; ++i) converter.ConvertBuffer(b.data(), b.size());
     EXPECT_GT(sink.Drops(wire::DropSource::kHandOff), 0);
     ASSERT_EQ(writer.Open(path), "");

@@ -207,16 +207,19 @@ std::size_t DatatypeBytes(std::string_view t) {
   return 0;
 }
 
-const ProfilerV5& PluginV5() {
-  static const ProfilerV5 plugin{"Plasmient", Init, StartEvent, StopEvent, RecordEventState,
-                                 Finalize};
-  return plugin;
-}
+}  // namespace plasmient::collect::nccl
+
+// The symbol NCCL looks up in the plugin library (constant-initialized: valid from dlopen on).
+extern "C" __attribute__((visibility("default"))) const plasmient::collect::nccl::ProfilerV5
+    ncclProfiler_v5 = {"Plasmient", plasmient::collect::nccl::Init,
+                       plasmient::collect::nccl::StartEvent, plasmient::collect::nccl::StopEvent,
+                       plasmient::collect::nccl::RecordEventState,
+                       plasmient::collect::nccl::Finalize};
+
+namespace plasmient::collect::nccl {
+
+const ProfilerV5& PluginV5() { return ncclProfiler_v5; }
 
 void SetPluginAgentForTest(Agent* agent) { g_test_agent.store(agent, std::memory_order_release); }
 
 }  // namespace plasmient::collect::nccl
-
-// The symbol NCCL looks up in the plugin library.
-extern "C" __attribute__((visibility("default")))
-const plasmient::collect::nccl::ProfilerV5 ncclProfiler_v5 = plasmient::collect::nccl::PluginV5();
