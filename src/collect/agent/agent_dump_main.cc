@@ -57,6 +57,9 @@ int main(int argc, char** argv) {
   std::unordered_map<std::uint32_t, std::string> strings;
   std::vector<KernelRecord> kernels;
   std::vector<GemmRecord> gemms;
+  std::vector<MemcpyRecord> memcpys;
+  std::vector<MemsetRecord> memsets;
+  std::vector<MarkerRecord> markers;
   std::map<int, std::int64_t> kinds;
   std::int64_t drops = 0;
   ScanReport r = ScanChunks(bytes.data(), bytes.size(),
@@ -70,6 +73,12 @@ int main(int argc, char** argv) {
         kernels.push_back(Load<KernelRecord>(p));
       } else if (h.kind == RecordKind::kGemm) {
         gemms.push_back(Load<GemmRecord>(p));
+      } else if (h.kind == RecordKind::kMemcpy) {
+        memcpys.push_back(Load<MemcpyRecord>(p));
+      } else if (h.kind == RecordKind::kMemset) {
+        memsets.push_back(Load<MemsetRecord>(p));
+      } else if (h.kind == RecordKind::kMarker) {
+        markers.push_back(Load<MarkerRecord>(p));
       } else if (h.kind == RecordKind::kDrops) {
         drops += Load<DropRecord>(p).cumulative;  // cumulative per source: summary only
       }
@@ -80,18 +89,40 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (kernels_csv) {
-    std::printf("kind,name,start_ns,end_ns,correlation,m,n,k,batch\n");
+    std::printf("kind,name,start_ns,end_ns,correlation,m,n,k,batch,bytes\n");
     for (const auto& k : kernels) {
-      std::printf("kernel,%s,%llu,%llu,%u,,,,\n", Csv(Demangle(strings[k.name_id])).c_str(),
+      std::printf("kernel,%s,%llu,%llu,%u,,,,,\n", Csv(Demangle(strings[k.name_id])).c_str(),
                   static_cast<unsigned long long>(k.start_ns),
                   static_cast<unsigned long long>(k.end_ns), k.correlation);
     }
     for (const auto& g : gemms) {
-      std::printf("gemm,cublas::gemm,%llu,%llu,%u,%lld,%lld,%lld,%lld\n",
+      std::printf("gemm,cublas::gemm,%llu,%llu,%u,%lld,%lld,%lld,%lld,\n",
                   static_cast<unsigned long long>(g.start_ns),
                   static_cast<unsigned long long>(g.end_ns), g.first_correlation,
                   static_cast<long long>(g.m), static_cast<long long>(g.n),
                   static_cast<long long>(g.k), static_cast<long long>(g.batch));
+    }
+    for (const auto& m : memcpys) {
+      std::printf("memcpy,kind%u,%llu,%llu,%u,,,,,%llu\n", m.copy_kind,
+                  static_cast<unsigned long long>(m.start_ns),
+                  static_cast<unsigned long long>(m.end_ns), m.correlation,
+                  static_cast<unsigned long long>(m.bytes));
+    }
+    for (const auto& m : memsets) {
+      std::printf("memset,memset,%llu,%llu,%u,,,,,%llu\n", static_cast<unsigned long long>(m.start_ns),
+                  static_cast<unsigned long long>(m.end_ns), m.correlation,
+                  static_cast<unsigned long long>(m.bytes));
+    }
+    std::unordered_map<std::uint32_t, const MarkerRecord*> open;
+    for (const auto& m : markers) {
+      if (m.flags & kMarkerStart) open[m.id] = &m;
+      if ((m.flags & kMarkerEnd) && open.count(m.id) != 0) {
+        const MarkerRecord* s = open[m.id];
+        std::printf("range,%s,%llu,%llu,,,,,,\n", Csv(strings[s->name_id]).c_str(),
+                    static_cast<unsigned long long>(s->timestamp_ns),
+                    static_cast<unsigned long long>(m.timestamp_ns));
+        open.erase(m.id);
+      }
     }
     return 0;
   }

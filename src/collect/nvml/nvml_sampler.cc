@@ -122,8 +122,11 @@ void NvmlSampler::SampleOnce(std::uint64_t now_ns) {
   }
 }
 
-// Each poll takes one GPM sample; the metrics cover the window since the previous poll.
+// Each poll takes one GPM sample; the metrics cover the window since the previous one.
+// NVML: GPM windows shorter than 100 ms are invalid, so faster polls skip GPM.
 void NvmlSampler::SampleGpm(std::uint64_t now_ns, std::uint32_t index, Device& d) {
+  if (d.primed && now_ns - d.last_gpm_ns < 100'000'000) return;
+  d.last_gpm_ns = now_ns;
   NvmlGpmSample fill = d.samples[d.current];
   if (api_.gpm_sample_get(d.handle, fill) != kNvmlSuccess) return;
   if (d.primed) {

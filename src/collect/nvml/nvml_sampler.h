@@ -34,6 +34,7 @@ class NvmlSampler {
     NvmlGpmSample samples[2] = {nullptr, nullptr};
     int current = 0;    // which sample the next nvmlGpmSampleGet fills
     bool primed = false;
+    std::uint64_t last_gpm_ns = 0;
   };
   void Emit(std::uint64_t ts_ns, std::uint32_t device, wire::NvmlMetric metric, double value);
   void SampleGpm(std::uint64_t now_ns, std::uint32_t index, Device& d);

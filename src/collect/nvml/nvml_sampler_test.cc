@@ -105,6 +105,11 @@ TEST(NvmlSampler, PollsEveryDeviceAndGpmFromTheSecondPoll) {
   EXPECT_EQ(second.count(key(1, M::kGpmFp32UtilPct)), 0u);  // per-metric error
   EXPECT_EQ(second.count(key(0, M::kGpmSmUtilPct)), 0u);    // device 0 has no GPM
   EXPECT_EQ(g_gpm_gets, 2);
+  sampler.SampleOnce(150'000'000);  // 49 ms later: too short a GPM window, skipped
+  auto third = Drain(sink);
+  EXPECT_EQ(third.count(key(1, M::kGpmSmUtilPct)), 0u);
+  EXPECT_EQ(third[key(1, M::kSmClockMhz)], std::vector<double>{1980});
+  EXPECT_EQ(g_gpm_gets, 2);
   sampler.Stop();
   EXPECT_EQ(g_inits, 1);
   EXPECT_EQ(g_shutdowns, 1);
