@@ -77,12 +77,17 @@ Agent* Agent::Get() {
     InstallSignalHandlers();
     if (auto on_start = g_on_start.load()) on_start(*agent);
   });
-  return g_agent.load(std::memory_order_acquire);
+  return Peek();
 }
 
 void Agent::SetOnStart(void (*on_start)(Agent&)) { g_on_start.store(on_start); }
 
-Agent* Agent::Peek() { return g_agent.load(std::memory_order_acquire); }
+// A forked child inherits the parent's agent object but not its writer thread; it must not
+// write into the parent's file. It gets no agent (its own process gets one only via exec).
+Agent* Agent::Peek() {
+  Agent* a = g_agent.load(std::memory_order_acquire);
+  return a != nullptr && a->config_.pid == static_cast<std::int64_t>(getpid()) ? a : nullptr;
+}
 
 Agent::Agent(const AgentConfig& config, const SinkOptions& sink_options)
     : config_(config), sink_(sink_options),
@@ -118,6 +123,7 @@ std::string Agent::Start() {
 }
 
 void Agent::Shutdown() {
+  if (config_.pid != static_cast<std::int64_t>(getpid())) return;  // inherited across fork
   if (shut_down_.exchange(true)) return;
   std::vector<std::function<void()>> hooks;
   {

@@ -2,6 +2,7 @@
 // come first (as with LD_PRELOAD) and must forward to the fake one.
 #include <cublas_v2.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -41,11 +42,27 @@ TEST(GemmInterposer, RecordsShapesAndForwards) {
             CUBLAS_STATUS_EXECUTION_FAILED);
   EXPECT_EQ(fake_cublas_calls(), 3);
 
+  // A forked child (a data-loader worker) inherits the agent but must not write to its file:
+  // its GEMM is forwarded, not recorded, and its exit handlers leave the file alone.
+  pid_t child = fork();
+  if (child == 0) {
+    cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, nullptr, CUDA_R_32F, 1, nullptr,
+                 CUDA_R_32F, 1, &one, nullptr, CUDA_R_32F, 1, CUBLAS_COMPUTE_32F,
+                 CUBLAS_GEMM_DEFAULT);
+    plasmient_agent_shutdown();
+    exit(fake_cublas_calls() == 4 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
   std::string path = plasmient_agent_trace_path();
   plasmient_agent_shutdown();
   auto t = plasmient::ingest::native::ReadNative(path);
   ASSERT_TRUE(t) << t.error().message;
   ASSERT_EQ(t->cpu.size(), 3u);
+  EXPECT_EQ(t->quality.Get(plasmient::model::Dq::kTruncatedNativeFile), 0);
+  EXPECT_EQ(t->quality.Get(plasmient::model::Dq::kCorruptChunk), 0);
   EXPECT_EQ(t->Str(t->cpu.name[0]), plasmient::ingest::native::kGemmOpName);
   EXPECT_EQ(t->Str(t->cpu.input_dims[0]), "[[4096,512],[512,1024]]");
   EXPECT_EQ(t->Str(t->cpu.input_types[0]), "[\"c10::BFloat16\",\"c10::BFloat16\"]");
