@@ -1,5 +1,6 @@
 #include "collect/agent/agent.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -53,6 +54,20 @@ void InstallSignalHandlers() {
   }
 }
 
+// getpid() is a system call; GEMM calls ask on every call. Cached, and refreshed in children.
+std::atomic<std::int64_t> g_pid{0};
+
+void RefreshPid() { g_pid.store(static_cast<std::int64_t>(getpid()), std::memory_order_relaxed); }
+
+std::int64_t CurrentPid() {
+  std::int64_t pid = g_pid.load(std::memory_order_relaxed);
+  if (pid != 0) return pid;
+  static std::once_flag once;
+  std::call_once(once, [] { pthread_atfork(nullptr, nullptr, &RefreshPid); });
+  RefreshPid();
+  return g_pid.load(std::memory_order_relaxed);
+}
+
 std::string HostName() {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) return "unknown-host";
@@ -64,7 +79,7 @@ std::string HostName() {
 Agent* Agent::Get() {
   std::call_once(g_once, [] {
     AgentConfig config = ConfigFromEnv([](const char* n) { return std::getenv(n); },
-                                       static_cast<std::int64_t>(getpid()), HostName());
+                                       CurrentPid(), HostName());
     auto* agent = new Agent(config, SinkOptions{});  // lives until the process ends
     std::string why = agent->Start();
     if (!why.empty()) {
@@ -86,7 +101,7 @@ void Agent::SetOnStart(void (*on_start)(Agent&)) { g_on_start.store(on_start); }
 // write into the parent's file. It gets no agent (its own process gets one only via exec).
 Agent* Agent::Peek() {
   Agent* a = g_agent.load(std::memory_order_acquire);
-  return a != nullptr && a->config_.pid == static_cast<std::int64_t>(getpid()) ? a : nullptr;
+  return a != nullptr && a->config_.pid == CurrentPid() ? a : nullptr;
 }
 
 Agent::Agent(const AgentConfig& config, const SinkOptions& sink_options)
@@ -123,7 +138,7 @@ std::string Agent::Start() {
 }
 
 void Agent::Shutdown() {
-  if (config_.pid != static_cast<std::int64_t>(getpid())) return;  // inherited across fork
+  if (config_.pid != CurrentPid()) return;  // inherited across fork
   if (shut_down_.exchange(true)) return;
   std::vector<std::function<void()>> hooks;
   {
