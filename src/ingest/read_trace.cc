@@ -1,5 +1,8 @@
 #include "ingest/read_trace.h"
 
+#include "ingest/native/native_reader.h"
+#include "wire/file_format.h"
+
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -9,7 +12,7 @@ namespace plasmient::ingest {
 namespace {
 
 constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
-constexpr std::string_view kNativeMagic = "PLASMNT";  // wire::kFileMagic's first bytes
+constexpr std::string_view kNativeMagic{wire::kFileMagic, sizeof wire::kFileMagic};
 
 }  // namespace
 
@@ -33,8 +36,7 @@ Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& opt
     case Format::kKinetoJson: return ReadKinetoJson(path, options);
     case Format::kNsysSqlite:
       return Fail("{}: Nsight Systems SQLite input is not built into this plasmient", path);
-    case Format::kNative:
-      return Fail("{}: Plasmient native traces are not built into this plasmient", path);
+    case Format::kNative: return ReadNative(path);
     case Format::kUnknown: break;
   }
   return Fail("{}: unknown trace format at byte 0", path);
