@@ -25,6 +25,7 @@ struct GpuActivities {
   std::vector<std::int64_t> correlation;  // kNoId when absent
   std::vector<std::int64_t> external_id;  // kNoId when absent
   std::vector<std::int64_t> bytes;        // memcpy/memset bytes; 0 for kernels
+  std::vector<std::int64_t> pid;          // launching process (correlation ids are per process); kNoId when absent
   std::size_t size() const { return start_ns.size(); }
 };
 

@@ -26,6 +26,7 @@ std::int32_t TraceBuilder::AddGpu(const GpuRow& r) {
   t.correlation.push_back(r.correlation);
   t.external_id.push_back(r.external_id);
   t.bytes.push_back(r.bytes);
+  t.pid.push_back(r.pid);
   return row;
 }
 

@@ -14,6 +14,7 @@ struct GpuRow {
   std::string_view name;
   GpuKind kind = GpuKind::kKernel;
   std::int64_t correlation = kNoId, external_id = kNoId, bytes = 0;
+  std::int64_t pid = kNoId;  // launching process, when the format says
 };
 
 struct ApiRow {
