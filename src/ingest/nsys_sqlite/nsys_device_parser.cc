@@ -1,8 +1,12 @@
 // TARGET_INFO_GPU (+ TARGET_INFO_CUDA_DEVICE) -> model device descriptions.
 //
-// Kernels name their GPU by CUDA device id. When the export has TARGET_INFO_CUDA_DEVICE it maps
-// cudaId -> TARGET_INFO_GPU.id; otherwise TARGET_INFO_GPU.id is taken as the device id.
+// Kernels name their GPU by the CUDA device id the process saw (after CUDA_VISIBLE_DEVICES);
+// TARGET_INFO_GPU numbers GPUs its own way. The map between them is, by preference:
+// TARGET_INFO_CUDA_DEVICE (cudaId -> gpuId), TARGET_INFO_CUDA_CONTEXT_INFO (deviceId -> hwId),
+// else TARGET_INFO_GPU.id is taken as the CUDA id. A process-local id that two processes map
+// to different GPUs keeps the first (the model has one device table per trace).
 #include <map>
+#include <set>
 
 #include "ingest/nsys_sqlite/nsys_parse_context.h"
 
@@ -66,22 +70,30 @@ Status ParseDevices(ParseContext& ctx) {
   }
   auto gpus = ReadGpus(ctx);
   if (!gpus) return std::unexpected(std::move(gpus.error()));
-  bool mapped = schema.HasColumn(kCudaDeviceTable, "cudaId") && schema.HasColumn(kCudaDeviceTable, "gpuId");
-  if (!mapped) {
+  std::string sql;
+  std::string_view map_table;
+  if (schema.HasColumn(kCudaDeviceTable, "cudaId") && schema.HasColumn(kCudaDeviceTable, "gpuId")) {
+    map_table = kCudaDeviceTable;
+    std::string sm = schema.HasColumn(map_table, "numMultiprocessors") ? "numMultiprocessors" : "NULL";
+    sql = "SELECT cudaId, gpuId, " + sm + " FROM " + QuoteIdentifier(map_table);
+  } else if (schema.HasColumn(kCudaContextTable, "deviceId") && schema.HasColumn(kCudaContextTable, "hwId")) {
+    map_table = kCudaContextTable;
+    sql = "SELECT deviceId, hwId, NULL FROM " + QuoteIdentifier(map_table);
+  } else {
     for (auto& [id, device] : *gpus) ctx.builder.AddDevice(device);
     return Ok();
   }
-  std::string sm = schema.HasColumn(kCudaDeviceTable, "numMultiprocessors") ? "numMultiprocessors" : "NULL";
-  auto stmt = ctx.db.Prepare("SELECT DISTINCT cudaId, gpuId, " + sm + " FROM " + QuoteIdentifier(kCudaDeviceTable),
-                             std::string(kCudaDeviceTable));
+  auto stmt = ctx.db.Prepare(sql, std::string(map_table));
   if (!stmt) return std::unexpected(std::move(stmt.error()));
+  std::set<std::int64_t> seen;
   while (true) {
     auto more = stmt->Step();
     if (!more) return std::unexpected(std::move(more.error()));
     if (!*more) break;
+    if (stmt->IsNull(0) || !seen.insert(stmt->Int(0)).second) continue;
     auto it = gpus->find(stmt->IntOr(1, -1));
     DeviceInfo device = it != gpus->end() ? it->second : DeviceInfo{};
-    device.id = static_cast<std::int32_t>(stmt->IntOr(0, -1));
+    device.id = static_cast<std::int32_t>(stmt->Int(0));
     if (device.sm_count == 0) device.sm_count = static_cast<std::int32_t>(stmt->IntOr(2, 0));
     ctx.builder.AddDevice(std::move(device));
   }

@@ -23,6 +23,7 @@ inline constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
 inline constexpr std::string_view kStringsTable = "StringIds";
 inline constexpr std::string_view kGpuInfoTable = "TARGET_INFO_GPU";
 inline constexpr std::string_view kCudaDeviceTable = "TARGET_INFO_CUDA_DEVICE";
+inline constexpr std::string_view kCudaContextTable = "TARGET_INFO_CUDA_CONTEXT_INFO";
 inline constexpr std::string_view kSessionStartTable = "TARGET_INFO_SESSION_START_TIME";
 inline constexpr std::string_view kExportMetaV3 = "META_DATA_EXPORT";  // schema 3.x
 inline constexpr std::string_view kExportMetaV2 = "EXPORT_META_DATA";  // schema 2.x

@@ -39,8 +39,13 @@ void WriteSchemaV3(TestDb& db) {
       (5, 'cudaMemcpyAsync_v3020'), (6, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)');
     CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, totalMemory INTEGER,
       memoryBandwidth INTEGER, clockRate INTEGER, smCount INTEGER, computeMajor INTEGER, computeMinor INTEGER);
-    INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA H100 80GB HBM3', 85520809984, 3352320000000, 1980000000, 132, 9, 0),
-      (0, 1, 'NVIDIA H100 80GB HBM3', 85520809984, 3352320000000, 1980000000, 132, 9, 0);
+    INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA H100 PCIe', 85520809984, 2039040000000, 1755000000, 114, 9, 0),
+      (0, 1, 'NVIDIA H100 80GB HBM3', 85520809984, 3352320000000, 1980000000, 132, 9, 0),
+      (0, 2, 'NVIDIA H100 80GB HBM3', 85520809984, 3352320000000, 1980000000, 132, 9, 0);
+    -- Both processes saw their GPUs renumbered: CUDA device 0 is GPU 1, CUDA device 1 is GPU 0.
+    CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO (nullStreamId INTEGER NOT NULL, hwId INTEGER NOT NULL,
+      vmId INTEGER NOT NULL, processId INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL);
+    INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO VALUES (7, 1, 0, 100, 0, 1), (13, 0, 0, 200, 1, 2), (7, 1, 0, 200, 0, 3);
     CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
       contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
       demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER, gridX INTEGER NOT NULL,
@@ -232,9 +237,12 @@ TEST(NsysSqlite, Schema3DevicesRankAndHost) {
   WriteSchemaV3(db);
   db.Close();
   model::Trace t = ReadOk(db.path());
-  ASSERT_EQ(t.devices.size(), 2u);
-  const auto& d = t.devices[1];
-  EXPECT_EQ(d.id, 1);
+  ASSERT_EQ(t.devices.size(), 2u);  // the GPUs the processes used, by their CUDA ids
+  auto by_id = [&](int id) {
+    auto it = std::ranges::find(t.devices, id, &model::DeviceInfo::id);
+    return it == t.devices.end() ? model::DeviceInfo{} : *it;
+  };
+  const model::DeviceInfo d = by_id(0);
   EXPECT_EQ(d.name, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(d.sm_count, 132);
   EXPECT_EQ(d.cc_major, 9);
@@ -242,6 +250,8 @@ TEST(NsysSqlite, Schema3DevicesRankAndHost) {
   EXPECT_EQ(d.total_memory_bytes, 85520809984);
   EXPECT_EQ(d.memory_bandwidth_bytes_per_s, 3352320000000);
   EXPECT_EQ(d.sm_clock_mhz, 1980);
+  EXPECT_EQ(by_id(1).name, "NVIDIA H100 PCIe");
+  EXPECT_EQ(by_id(1).sm_count, 114);
   EXPECT_EQ(t.info.rank, 5);
   EXPECT_EQ(t.info.world_size, 8);
   EXPECT_EQ(t.info.hostname, "node7");
