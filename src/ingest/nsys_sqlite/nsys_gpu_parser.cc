@@ -68,7 +68,9 @@ Result<std::optional<OrderedSource>> OpenSource(ParseContext& ctx, std::string_v
       sql += "NULL, " + col({"bytes"}) + ", NULL, " + col({"memKind"}) + ", NULL";
       break;
   }
-  sql += " FROM " + QuoteIdentifier(table) + " ORDER BY start";
+  auto order = OrderByStart(ctx, table);
+  if (!order) return std::unexpected(std::move(order.error()));
+  sql += " FROM " + QuoteIdentifier(table) + *order;
   auto stmt = ctx.db.Prepare(sql, std::string(table));
   if (!stmt) return std::unexpected(std::move(stmt.error()));
   return OrderedSource{.stmt = std::move(*stmt), .tag = static_cast<int>(kind), .table = table};

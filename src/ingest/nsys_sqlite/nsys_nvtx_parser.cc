@@ -40,11 +40,12 @@ Status ParseNvtx(ParseContext& ctx) {
     return Ok();
   }
   auto& dq = ctx.quality();
+  auto order = OrderByStart(ctx, table);
+  if (!order) return std::unexpected(std::move(order.error()));
   std::string sql = "SELECT start, " + schema.ColumnOrNull(table, {"end"}, dq) + ", " +
                     schema.ColumnOrNull(table, {"eventType"}, dq) + ", " + schema.ColumnOrNull(table, {"text"}, dq) +
                     ", " + (schema.HasColumn(table, "textId") ? std::string("textId") : std::string("NULL")) + ", " +
-                    schema.ColumnOrNull(table, {"globalTid"}, dq) + " FROM " + QuoteIdentifier(table) +
-                    " ORDER BY start";
+                    schema.ColumnOrNull(table, {"globalTid"}, dq) + " FROM " + QuoteIdentifier(table) + *order;
   auto stmt = ctx.db.Prepare(sql, std::string(table));
   if (!stmt) return std::unexpected(std::move(stmt.error()));
   std::vector<OrderedSource> sources;

@@ -42,6 +42,10 @@ struct ParseContext {
 inline std::int64_t PidOf(std::int64_t global_id) { return (global_id >> 24) & 0xFFFFFF; }
 inline std::int64_t TidOf(std::int64_t global_id) { return global_id & 0xFFFFFF; }
 
+// " ORDER BY start", or "" when `table` is already stored in start order: nsys writes its
+// tables that way, and a check that reads one column costs far less than SQLite's sort.
+[[nodiscard]] Result<std::string> OrderByStart(const ParseContext& ctx, std::string_view table);
+
 // One query over one table, ordered by start (its column 0), tagged for the row handler.
 struct OrderedSource {
   Statement stmt;

@@ -66,8 +66,9 @@ void WriteSchemaV3(TestDb& db) {
   db.Exec(fmt::format(R"sql(
     INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (2100, 2500, 0, {0}, 1, 1, 0), (3000, 3400, 0, {1}, 1, 1, 0),
       (6000, 6100, 0, {0}, 2, 5, 0), (7000, 7300, 0, {1}, 2, 1, 0);
-    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (4000, 9000, 0, 1, 7, 1, {2}, 2, 3, NULL, 64, 32),
-      (5000, 8000, 1, 1, 13, 1, {3}, 2, 3, NULL, 64, 32), (9500, 12000, 1, 1, 13, 2, {3}, 6, 6, NULL, 2, 96);
+    -- Stored out of start order: the reader must sort.
+    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (9500, 12000, 1, 1, 13, 2, {3}, 6, 6, NULL, 2, 96),
+      (4000, 9000, 0, 1, 7, 1, {2}, 2, 3, NULL, 64, 32), (5000, 8000, 1, 1, 13, 1, {3}, 2, 3, NULL, 64, 32);
     INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (6500, 6900, 0, 1, 7, 2, {2}, 4096, 1, 0, 2);
     INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (9100, 9200, 0, 1, 7, 0, {2}, 0, 512, 2);
     INSERT INTO NVTX_EVENTS VALUES
