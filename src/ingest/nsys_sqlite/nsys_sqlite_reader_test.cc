@@ -129,6 +129,14 @@ model::Trace ReadOk(const std::string& path) {
   return std::move(*trace);
 }
 
+// A fresh schema-3 file named `name`, read.
+model::Trace ReadSchemaV3(std::string_view name) {
+  TestDb db(name);
+  WriteSchemaV3(db);
+  db.Close();
+  return ReadOk(db.path());
+}
+
 std::vector<std::string_view> Names(const model::Trace& t, const std::vector<StringId>& ids) {
   std::vector<std::string_view> out;
   for (auto id : ids) out.push_back(t.Str(id));
@@ -143,10 +151,7 @@ TEST(NsysSqlite, LooksLikeSqliteNeedsTheWholeMagic) {
 }
 
 TEST(NsysSqlite, Schema3KeepsPidOnBothSidesOfTheCorrelation) {
-  TestDb db("schema3.sqlite");
-  WriteSchemaV3(db);
-  db.Close();
-  model::Trace t = ReadOk(db.path());
+  model::Trace t = ReadSchemaV3("schema3.sqlite");
   EXPECT_EQ(t.info.format, "nsys-sqlite");
   EXPECT_EQ(t.info.base_time_ns, kEpochNs);
   ASSERT_EQ(t.gpu.size(), 5u);
@@ -180,10 +185,7 @@ TEST(NsysSqlite, Schema3KeepsPidOnBothSidesOfTheCorrelation) {
 }
 
 TEST(NsysSqlite, Schema3MemoryActivitiesAndNcclKernels) {
-  TestDb db("schema3_mem.sqlite");
-  WriteSchemaV3(db);
-  db.Close();
-  model::Trace t = ReadOk(db.path());
+  model::Trace t = ReadSchemaV3("schema3_mem.sqlite");
   std::map<GpuKind, std::size_t> by_kind;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) by_kind[t.gpu.kind[i]] = i;
   ASSERT_EQ(by_kind.size(), 3u);
@@ -199,10 +201,7 @@ TEST(NsysSqlite, Schema3MemoryActivitiesAndNcclKernels) {
 }
 
 TEST(NsysSqlite, Schema3NvtxNestingOpsAndSteps) {
-  TestDb db("schema3_nvtx.sqlite");
-  WriteSchemaV3(db);
-  db.Close();
-  model::Trace t = ReadOk(db.path());
+  model::Trace t = ReadSchemaV3("schema3_nvtx.sqlite");
   std::map<std::string_view, std::size_t> op;
   for (std::size_t i = 0; i < t.cpu.size(); ++i) op[t.Str(t.cpu.name[i])] = i;
   // Ranges only: the domain-create row is metadata, the mark an instant.
@@ -234,10 +233,7 @@ TEST(NsysSqlite, Schema3NvtxNestingOpsAndSteps) {
 }
 
 TEST(NsysSqlite, Schema3DevicesRankAndHost) {
-  TestDb db("schema3_dev.sqlite");
-  WriteSchemaV3(db);
-  db.Close();
-  model::Trace t = ReadOk(db.path());
+  model::Trace t = ReadSchemaV3("schema3_dev.sqlite");
   ASSERT_EQ(t.devices.size(), 2u);  // the GPUs the processes used, by their CUDA ids
   auto by_id = [&](int id) {
     auto it = std::ranges::find(t.devices, id, &model::DeviceInfo::id);

@@ -107,31 +107,26 @@ Result<Statement> Db::Prepare(std::string_view sql, std::string what) const {
   return Statement(stmt, path_.get(), std::move(what));
 }
 
-Result<std::vector<std::string>> Db::TableNames() const {
-  auto stmt = Prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name",
-                      "the table list");
+Result<std::vector<std::string>> Db::TextColumn(std::string_view sql, std::string what, int col) const {
+  auto stmt = Prepare(sql, std::move(what));
   if (!stmt) return std::unexpected(std::move(stmt.error()));
-  std::vector<std::string> names;
+  std::vector<std::string> values;
   while (true) {
     auto row = stmt->Step();
     if (!row) return std::unexpected(std::move(row.error()));
     if (!*row) break;
-    names.emplace_back(stmt->Text(0));
+    values.emplace_back(stmt->Text(col));
   }
-  return names;
+  return values;
+}
+
+Result<std::vector<std::string>> Db::TableNames() const {
+  return TextColumn("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name", "the table list",
+                    0);
 }
 
 Result<std::vector<std::string>> Db::ColumnNames(const std::string& table) const {
-  auto stmt = Prepare("PRAGMA table_info(" + QuoteIdentifier(table) + ")", "the columns of " + table);
-  if (!stmt) return std::unexpected(std::move(stmt.error()));
-  std::vector<std::string> names;
-  while (true) {
-    auto row = stmt->Step();
-    if (!row) return std::unexpected(std::move(row.error()));
-    if (!*row) break;
-    names.emplace_back(stmt->Text(1));
-  }
-  return names;
+  return TextColumn("PRAGMA table_info(" + QuoteIdentifier(table) + ")", "the columns of " + table, 1);
 }
 
 }  // namespace plasmient::ingest::nsys

@@ -66,6 +66,8 @@ class Db {
 
  private:
   Db(sqlite3* db, std::string path);
+  // Column `col` of every row of `sql`, as text.
+  Result<std::vector<std::string>> TextColumn(std::string_view sql, std::string what, int col) const;
   sqlite3* db_ = nullptr;
   std::unique_ptr<std::string> path_;  // stable address for statements' messages
 };
