@@ -380,6 +380,8 @@ TEST(NsysSqlite, CorruptOrEncryptedPagesAreACleanError) {
   auto t = ReadNsysSqlite(path);
   ASSERT_FALSE(t.has_value());
   EXPECT_EQ(t.error().message.rfind(path, 0), 0u) << t.error().message;
+  EXPECT_TRUE(std::ranges::all_of(t.error().message, [](char c) { return c >= 0x20 && c < 0x7F; }))
+      << "one printable line: " << t.error().message;
 }
 
 TEST(NsysSqlite, ProgressIsReportedPerTable) {

@@ -10,6 +10,16 @@ namespace {
 // How long to wait for a writer's lock before calling the file locked.
 constexpr int kBusyTimeoutMs = 2000;
 
+// SQLite's messages can quote damaged schema text: keep the error one printable line.
+std::string OneLine(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    out += u < 0x20 || u == 0x7F ? ' ' : (u >= 0x80 ? '?' : c);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string QuoteIdentifier(std::string_view identifier) {
@@ -41,7 +51,7 @@ Result<bool> Statement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return Fail("{}: reading {}: {}", *path_, what_, sqlite3_errmsg(sqlite3_db_handle(stmt_)));
+  return Fail("{}: reading {}: {}", *path_, OneLine(what_), OneLine(sqlite3_errmsg(sqlite3_db_handle(stmt_))));
 }
 
 void Statement::BindInt(int index, std::int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
@@ -87,7 +97,7 @@ Result<Db> Db::Open(const std::string& path) {
   int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   Db db(raw, path);  // owns the handle even when opening failed
   if (rc != SQLITE_OK) {
-    return Fail("{}: cannot open as SQLite: {}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc));
+    return Fail("{}: cannot open as SQLite: {}", path, OneLine(raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
   // The first read of the schema is where encrypted, locked and damaged files show.
@@ -102,7 +112,7 @@ Result<Statement> Db::Prepare(std::string_view sql, std::string what) const {
   int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(stmt);
-    return Fail("{}: reading {}: {}", *path_, what, sqlite3_errmsg(db_));
+    return Fail("{}: reading {}: {}", *path_, OneLine(what), OneLine(sqlite3_errmsg(db_)));
   }
   return Statement(stmt, path_.get(), std::move(what));
 }
