@@ -25,6 +25,7 @@ std::string Squash(std::string_view s) {
 struct GroupInfo {
   std::set<std::int64_t> reporters;          // input ranks with an instance of the group
   std::vector<std::int64_t> listed;          // members from group_ranks text, when given
+  std::string listed_text;
   std::int64_t listed_by = -1;
   std::set<std::int32_t> sizes;              // group_size values reported
   std::set<std::int64_t> members;            // the group's ranks present in the input
@@ -47,10 +48,13 @@ std::map<std::string, GroupInfo> DescribeGroups(std::span<const RankCollectives*
       if (g.conflict) continue;
       g.reporters.insert(r->rank);
       if (it.group_size > 0) g.sizes.insert(it.group_size);
+      // Texts of a 1,024-rank group are long: parse one only when it differs from the last seen.
+      if (it.group_ranks.empty() || it.group_ranks == g.listed_text) continue;
       auto listed = ParseGroupRanks(it.group_ranks);
       if (listed.empty()) continue;
       std::sort(listed.begin(), listed.end());
       if (g.listed.empty()) {
+        g.listed_text = it.group_ranks;
         g.listed = std::move(listed);
         g.listed_by = r->rank;
       } else if (listed != g.listed) {
@@ -181,7 +185,9 @@ MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks) {
         key = {it.group, kP2pChannel + directed, n, lo, hi};
         expected = 2;
       } else if (it.seq >= 0) {
-        key = {it.group, kBySeq, it.seq, -1, -1};
+        // One collective may run as several kernels: the k-th with a seq meets the k-th elsewhere.
+        std::int64_t k = ordinals[{it.group, kBySeq, it.seq, -1}]++;
+        key = {it.group, kBySeq, it.seq, k, -1};
       } else {
         std::int64_t n = ordinals[{it.group, static_cast<int>(kind), -1, -1}]++;
         key = {it.group, static_cast<int>(kind), n, -1, -1};

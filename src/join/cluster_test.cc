@@ -194,6 +194,16 @@ TEST(ClusterTest, MatchesBySeqDespiteOrderAndCountsMissingInstances) {
   EXPECT_EQ(result.quality.Get(model::Dq::kCollectiveUnmatched), 1);
 }
 
+TEST(ClusterTest, OneSeqRunAsTwoKernelsMatchesKernelByKernel) {
+  Job job({0, 3 * kMs});
+  job.Collective("0", {0, 1}, 5, "allreduce", {0, 0}, kMs, 0);
+  job.Collective("0", {0, 1}, 5, "allreduce", {4 * kMs, 4 * kMs}, kMs, 0);
+  auto result = AnalyzeCluster(job.ranks, {});
+  EXPECT_EQ(result.matched, 2);
+  EXPECT_EQ(result.unmatched, 0);
+  EXPECT_EQ(result.ranks[1].clock_offset_ns, 3 * kMs);
+}
+
 TEST(ClusterTest, MatchesByOrderPerKindWithoutSeq) {
   Job job({0, 2 * kMs});
   // Rank 1 runs the all-gather before the all-reduce; without seq the k-th of each kind pair up.
