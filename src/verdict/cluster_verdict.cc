@@ -1,6 +1,7 @@
 #include "verdict/cluster_verdict.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -48,6 +49,16 @@ void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
     r->transfer_s = c.transfer_s;
     r->caused_wait_s = c.caused_wait_s;
     r->p2p_wait_s = c.p2p_wait_s;
+  }
+  // The job's extent on the reference rank's clock: rank clocks can be tens of ms apart.
+  bool first = true;
+  for (RankVerdict* r : sources) {
+    if (!r->clock_aligned) continue;
+    auto offset_ns = static_cast<TimeNs>(std::llround(r->clock_offset_s * 1e9));
+    TimeNs start = r->run.start_ns - offset_ns, end = r->run.end_ns - offset_ns;
+    job.job.start_ns = first ? start : std::min(job.job.start_ns, start);
+    job.job.end_ns = first ? end : std::max(job.job.end_ns, end);
+    first = false;
   }
   for (const auto& p : result.pipeline) {
     auto r = std::find_if(sources.begin(), sources.end(), [&](RankVerdict* v) { return v->rank == p.rank; });

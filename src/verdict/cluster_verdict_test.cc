@@ -32,6 +32,7 @@ JobVerdict StragglerJob() {
       c.end_ns = step * 100 * kMs + (step < 9 ? 2 * kMs : 0) + kMs + offset;
       v.collectives.push_back(c);
     }
+    job.job.Add(v.run);
     job.ranks.push_back(std::move(v));
   }
   return job;
@@ -42,6 +43,8 @@ TEST(ClusterVerdictTest, FillsRankFiguresStragglersAndAFixNamingTheRank) {
   job.fixes.push_back({Loss::kHostBoundIdle, 0.5, "use CUDA graphs", {}});
   AddClusterFigures(job, {});
   EXPECT_NEAR(job.ranks[2].clock_offset_s, 0.040, 1e-12);
+  EXPECT_EQ(job.job.start_ns, 0);  // rank 2's window, 40 ms ahead, no longer stretches the job
+  EXPECT_EQ(job.job.end_ns, kNsPerS);
   EXPECT_TRUE(job.ranks[2].clock_aligned);
   EXPECT_NEAR(job.ranks[0].wait_on_peers_s, 0.018, 1e-12);
   EXPECT_NEAR(job.ranks[3].caused_wait_s, 0.054, 1e-12);
