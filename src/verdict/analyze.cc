@@ -86,7 +86,16 @@ Result<const roofline::DeviceSpec*> ChooseDevice(Trace& t, const AnalyzeOptions&
     choice.source = "--gpu " + o.gpu;
     return m->spec;
   }
-  for (const auto& d : t.devices) {
+  // The device the kernels ran on first (deviceProperties lists every GPU of the node).
+  std::unordered_map<std::int32_t, std::int64_t> used;
+  for (std::int32_t d : t.gpu.device) ++used[d];
+  std::vector<const model::DeviceInfo*> order;
+  for (const auto& d : t.devices) order.push_back(&d);
+  std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* b) {
+    return used[a->id] > used[b->id];
+  });
+  for (const model::DeviceInfo* dp : order) {
+    const auto& d = *dp;
     auto m = roofline::MatchDevice(d.name, d.sm_count, d.cc_major, d.cc_minor, d.total_memory_bytes);
     if (m) {
       choice.source = "trace: " + m->reason;
@@ -270,11 +279,12 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
     v.kernels += t.gpu.kind[i] == model::GpuKind::kKernel;
   }
   v.kept_activities = static_cast<std::int64_t>(acts.size());
-  if (acts.empty()) {
+  if (acts.empty() || hi <= lo) {
     v.no_gpu_reason = t.gpu.size() == 0
                           ? "the trace has no GPU activity (no kernels, memcpy or memset): "
                             "it was taken on CPU only, or in a mode that records no timeline"
-                          : "no GPU activity is left after --steps";
+                          : acts.empty() ? "no GPU activity is left after --steps"
+                                         : "no GPU activity: every kernel, memcpy and memset has zero duration";
     if (t.quality.Get(Dq::kCuptiRangeProfilerEvents) > 0) {
       v.no_gpu_reason += " (CUPTI range-profiler mode: counters, no kernel timeline)";
     }
