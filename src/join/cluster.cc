@@ -178,12 +178,13 @@ void Bandwidth(CollectiveFigures& f, bool p2p, const ClusterOptions& o) {
 void FindStragglers(std::span<const RankCollectives* const> ranks, const WaitTally& t,
                     const ClusterOptions& o, ClusterResult& out) {
   if (out.capacity_s <= 0) return;
-  double median = Median(t.caused_s);
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     double caused = t.caused_s[r];
     double fraction = caused / out.capacity_s;
-    bool clear = caused >= o.straggler_median_factor * median && fraction >= o.straggler_floor_fraction;
-    if (caused <= 0 || (fraction < o.straggler_min_fraction && !clear)) continue;
+    if (caused <= 0 || fraction < o.straggler_min_fraction) continue;
+    std::vector<double> others = t.caused_s;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(r));
+    if (caused < o.straggler_median_factor * Median(std::move(others))) continue;
     Straggler s;
     s.rank = ranks[r]->rank;
     s.caused_wait_s = caused;

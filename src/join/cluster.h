@@ -26,9 +26,11 @@ struct ClusterOptions {
   double link_bytes_per_s = 0;            // peak bus bandwidth to judge collectives by; 0 = unknown
   std::size_t worst_n = 10;               // collectives reported
   std::int64_t min_alignment_matches = 3; // fewer matched exits: the rank's clock offset is weak
-  double straggler_min_fraction = 0.01;   // caused wait ≥ this share of job capacity: a straggler
-  double straggler_median_factor = 3;     // or ≥ this × the median rank's caused wait ...
-  double straggler_floor_fraction = 0.001;  // ... and at least this share of capacity
+  // A straggler causes ≥ this share of job capacity in waits ...
+  double straggler_min_fraction = 0.01;
+  // ... and ≥ this × the median of the other ranks' caused wait (jitter makes every rank last
+  // sometimes; a straggler is the one that stands out).
+  double straggler_median_factor = 2;
 };
 
 enum class CollectiveKind : std::uint8_t {
