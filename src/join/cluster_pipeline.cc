@@ -58,7 +58,8 @@ std::vector<PipelineStage> InferPipelines(std::span<const RankCollectives* const
   std::map<std::int32_t, std::set<std::int32_t>> adjacent;
   std::vector<const Match*> pairs;
   for (const auto& m : set.matches) {
-    if (!m.p2p || !m.complete()) continue;
+    // SendRecv kernels with no direction are as often all-to-all pieces as pipeline hops.
+    if (!m.p2p || !m.complete() || m.sender < 0) continue;
     std::int32_t a = m.members[0].rank_index, b = m.members[1].rank_index;
     adjacent[a].insert(b);
     adjacent[b].insert(a);

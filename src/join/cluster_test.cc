@@ -285,6 +285,19 @@ TEST(ClusterTest, PairsSendsWithRecvsAndInfersPipelineShape) {
   }
 }
 
+TEST(ClusterTest, UndirectedSendRecvPairsButShapesNoPipeline) {
+  Job job({0, 6 * kMs});
+  for (int k = 0; k < 4; ++k) job.Send(0, 1, k * 10 * kMs, k * 10 * kMs + 50 * kUs, kMs, k);
+  for (auto& r : job.ranks) {
+    for (auto& c : r.items) c.kind = "ncclKernel_SendRecv";
+  }
+  auto result = AnalyzeCluster(job.ranks, {});
+  EXPECT_EQ(result.matched, 4);
+  EXPECT_EQ(result.ranks[1].clock_offset_ns, 6 * kMs);
+  EXPECT_NEAR(result.ranks[0].p2p_wait_s, 4 * 50e-6, 1e-12);
+  EXPECT_TRUE(result.pipeline.empty());
+}
+
 TEST(ClusterTest, SendRecvWithoutPeerInALargeGroupIsUnpaired) {
   Job job({0, 0, 0});
   job.Send(0, 1, 0, 0, kMs, 0, false, "world");
