@@ -88,7 +88,10 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& in
     }
     std::vector<std::string> found;
     for (const auto& e : fs::directory_iterator(in, ec)) {
-      if (e.is_regular_file() && IsTraceFile(e.path()) && e.path().filename() != "truth.json") {
+      std::string name = e.path().filename().string();
+      // truth.json and Plasmient's own outputs (plasmient-*.json) live beside the traces.
+      bool ours = name == "truth.json" || name.starts_with("plasmient-");
+      if (e.is_regular_file() && IsTraceFile(e.path()) && !ours) {
         found.push_back(e.path().string());
       }
     }
@@ -113,7 +116,7 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
   ranks.reserve(inputs->size());
   for (std::size_t i = 0; i < inputs->size(); ++i) {
     const std::string& path = (*inputs)[i];
-    ingest::ReadOptions ro;
+    ingest::IngestOptions ro;
     ro.progress = progress.Callback(path, i, inputs->size());
     auto trace = ingest::ReadTrace(path, ro);
     progress.Done();
