@@ -1,0 +1,95 @@
+// Every synth scenario through `plasmient analyze`, against the truth.json it came with:
+// achieved fraction, utilization and each loss within half a percentage point, per rank, per
+// step and for the job (docs/verdict.md defines them; docs/synth.md how the truth is made).
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <map>
+
+#include "tests/test_support.h"
+
+namespace plasmient::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using simdjson::dom::element;
+
+constexpr double kTolerance = 0.005;  // half a percentage point
+
+const char* const kLosses[] = {"compute_inefficiency", "memory_bound", "unmodeled_kernels",
+                               "exposed_communication", "pipeline_bubble", "host_bound_idle",
+                               "data_movement"};
+
+struct Scenario {
+  std::string name;   // test name
+  std::string flags;  // synth flags
+  friend void PrintTo(const Scenario& s, std::ostream* os) { *os << s.name; }
+};
+
+// Compares one FIGURES block; `where` names it in failure messages.
+void ExpectFigures(element truth, element got, const std::string& where) {
+  auto near = [&](std::string_view key, double t, double g) {
+    EXPECT_NEAR(g, t, kTolerance) << where << " " << key << ": expected " << t << ", got " << g;
+  };
+  near("achieved_fraction", truth["achieved_fraction"].get_double(), got["achieved_fraction"].get_double());
+  near("utilization", truth["utilization"].get_double(), got["utilization"].get_double());
+  for (const char* loss : kLosses) {
+    near(loss, truth["losses"][loss].get_double(), got["losses"][loss].get_double());
+  }
+}
+
+class SynthAccuracy : public ::testing::TestWithParam<Scenario> {};
+
+TEST_P(SynthAccuracy, VerdictMatchesTruthWithinHalfAPoint) {
+  fs::path dir = TempDir("accuracy");
+  CommandResult s = RunCommand(PlasmientBinary() + " synth -o " + dir.string() + " " + GetParam().flags);
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  fs::path out = dir / "plasmient-verdict.json";
+  CommandResult a = RunCommand(PlasmientBinary() + " analyze " + dir.string() + " -q --json " + out.string());
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+
+  simdjson::dom::parser truth_parser, got_parser;
+  element truth, got;
+  ASSERT_EQ(truth_parser.load((dir / "truth.json").string()).get(truth), simdjson::SUCCESS);
+  ASSERT_EQ(got_parser.load(out.string()).get(got), simdjson::SUCCESS);
+
+  std::map<std::int64_t, element> got_ranks;
+  for (element r : got["per_rank"].get_array()) got_ranks[r["rank"].get_int64()] = r;
+  std::map<std::pair<std::int64_t, std::int64_t>, element> got_steps;
+  for (element st : got["per_step"].get_array()) {
+    got_steps[{st["rank"].get_int64(), st["step"].get_int64()}] = st;
+  }
+  std::size_t ranks = 0;
+  for (element r : truth["ranks"].get_array()) {
+    std::int64_t rank = r["rank"].get_int64();
+    ASSERT_TRUE(got_ranks.count(rank)) << "rank " << rank << " missing from the verdict";
+    ExpectFigures(r, got_ranks[rank], "rank " + std::to_string(rank));
+    for (element st : r["steps"].get_array()) {
+      std::int64_t step = st["step"].get_int64();
+      ASSERT_TRUE(got_steps.count({rank, step})) << "rank " << rank << " step " << step << " missing";
+      ExpectFigures(st, got_steps[{rank, step}], "rank " + std::to_string(rank) + " step " + std::to_string(step));
+    }
+    ++ranks;
+  }
+  EXPECT_EQ(ranks, got_ranks.size());
+  ExpectFigures(truth["job"], got, "job");
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scenarios, SynthAccuracy,
+    ::testing::Values(
+        Scenario{"ddp", "--scenario ddp --ranks 4 --steps 3 --seed 11"},
+        Scenario{"ddp_a100_gzip", "--scenario ddp --ranks 2 --steps 2 --gpu a100_sxm_80gb --gzip --seed 12"},
+        Scenario{"straggler", "--scenario straggler --ranks 4 --steps 3 --seed 13"},
+        Scenario{"pipeline", "--scenario pipeline --ranks 4 --microbatches 8 --steps 2 --seed 14"},
+        Scenario{"decode_batch1", "--scenario decode --ranks 1 --steps 4 --batch 1 --seed 15"},
+        Scenario{"decode_batch64", "--scenario decode --ranks 1 --steps 4 --batch 64 --seed 16"},
+        Scenario{"hostbound", "--scenario hostbound --ranks 2 --steps 3 --seed 17"},
+        Scenario{"moe", "--scenario moe --ranks 4 --steps 2 --seed 18"},
+        Scenario{"clock_offset", "--scenario clock-offset --ranks 4 --steps 3 --clock-offset-ms 30 --seed 19"},
+        Scenario{"h200", "--scenario ddp --ranks 2 --steps 2 --gpu h200_sxm --seed 20"}),
+    [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace plasmient::testing
