@@ -31,6 +31,8 @@ void AddVerdictOptions(CLI::App& app, AnalyzeArgs& a) {
   app.add_option("--price-per-gpu-hour", a.price, "price of one GPU-hour in dollars (default: per-GPU table)");
   app.add_option("--target-mfu", a.options.target_fraction, "target achieved fraction for the bill's addressable share")
       ->check(CLI::Range(0.01, 1.0));
+  app.add_option("--link-bandwidth-gbps", a.link_bandwidth_gbps,
+                 "GPU-to-GPU link bandwidth in GB/s for collective bandwidth (default: device table)");
   app.add_option("--top", a.options.top_n, "how many kernels and ops to list")->check(CLI::Range(1, 1000));
 }
 
@@ -59,6 +61,7 @@ bool FinishVerdictOptions(AnalyzeArgs& a) {
   if (a.peak_bandwidth_gbps > 0) o.memory_bandwidth_bytes_per_s = a.peak_bandwidth_gbps * 1e9;
   if (a.model_flops_per_step > 0) o.model_flops_per_step = a.model_flops_per_step;
   if (a.price >= 0) o.price_per_gpu_hour = a.price;
+  if (a.link_bandwidth_gbps > 0) o.link_bandwidth_bytes_per_s = a.link_bandwidth_gbps * 1e9;
   o.fp32_math = a.fp32_math == "tf32"   ? roofline::Fp32MathOption::kTf32
                 : a.fp32_math == "fp32" ? roofline::Fp32MathOption::kIeee
                                         : roofline::Fp32MathOption::kAuto;
@@ -70,7 +73,7 @@ namespace {
 bool IsTraceFile(const fs::path& p) {
   std::string name = p.filename().string();
   auto ends = [&](std::string_view s) { return name.ends_with(s); };
-  return ends(".json") || ends(".json.gz") || ends(".sqlite") || ends(".plasmient") ||
+  return ends(".json") || ends(".json.gz") || ends(".sqlite") || ends(".pltrace") ||
          ends(".pt.trace.json") || ends(".pt.trace.json.gz");
 }
 
@@ -96,7 +99,7 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& in
       }
     }
     if (ec) return Fail("{}: cannot list the folder: {}", in, ec.message());
-    if (found.empty()) return Fail("{}: the folder holds no trace files (.json, .json.gz, .sqlite, .plasmient)", in);
+    if (found.empty()) return Fail("{}: the folder holds no trace files (.json, .json.gz, .sqlite, .pltrace)", in);
     std::sort(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }

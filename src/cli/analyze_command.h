@@ -23,7 +23,7 @@ struct AnalyzeArgs {
   OutputOptions output;
   // Raw flag values, validated after parsing.
   std::string steps, fp32_math = "auto";
-  double peak_tflops = 0, peak_bandwidth_gbps = 0, model_flops_per_step = 0, price = -1;
+  double peak_tflops = 0, peak_bandwidth_gbps = 0, link_bandwidth_gbps = 0, model_flops_per_step = 0, price = -1;
 };
 
 // Registers the verdict options shared by analyze, demo and run.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/analyze_command.h"
+#include "collect/agent/run_command.h"
 #include "roofline/device_table.h"
 #include "synth/synth_command.h"
 
@@ -59,6 +60,43 @@ int RunDemo(DemoArgs& d) {
   return rc;
 }
 
+struct RunArgs {
+  collect::RunOptions run;
+  bool no_analyze = false;
+  std::vector<std::string> argv;
+  AnalyzeArgs analyze;
+};
+
+bool HasTraces(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".pltrace") return true;
+  }
+  return false;
+}
+
+int RunRun(RunArgs& r) {
+  namespace fs = std::filesystem;
+  if (r.run.out_dir.empty()) r.run.out_dir = "plasmient-run";
+  r.run.quiet = r.analyze.output.quiet;
+  int status = collect::RunCommand(r.run, r.argv);
+  if (r.no_analyze) return status;
+  if (!HasTraces(r.run.out_dir)) {
+    if (!r.run.quiet) {
+      fmt::print(stderr, "plasmient: no traces were written to {} (no CUDA activity, or no driver): "
+                         "nothing to analyze\n", r.run.out_dir);
+    }
+    return status;
+  }
+  if (!FinishVerdictOptions(r.analyze)) return status != 0 ? status : 2;
+  r.analyze.inputs = {r.run.out_dir};
+  if (r.analyze.output.json_path.empty()) {
+    r.analyze.output.json_path = (fs::path(r.run.out_dir) / "plasmient-verdict.json").string();
+  }
+  int rc = RunAnalyze(r.analyze, fmt::format("run of {}", r.argv.front()));
+  return status != 0 ? status : rc;  // the command's own status comes first
+}
+
 }  // namespace
 
 std::vector<CommandHook> RegisterCommands(CLI::App& app) {
@@ -78,6 +116,19 @@ std::vector<CommandHook> RegisterCommands(CLI::App& app) {
   d->add_option("--seed", demo->seed, "generator seed");
   AddOutputOptions(*d, demo->analyze.output);
   hooks.push_back({d, [demo] { return RunDemo(*demo); }});
+
+  auto run = std::make_shared<RunArgs>();
+  auto* r = app.add_subcommand("run", "run a command with the live agent attached, then analyze what it did");
+  r->add_option("-o,--out", run->run.out_dir, "folder for the traces (default ./plasmient-run)");
+  r->add_flag("--no-analyze", run->no_analyze, "only collect: write the traces, print no verdict");
+  r->add_option("--agent", run->run.agent_path, "the agent library (default: next to plasmient)");
+  r->add_option("--job-id", run->run.job_id, "job id recorded in the traces");
+  r->add_option("--nvml-period-ms", run->run.nvml_period_ms, "NVML sampling period (default 100)");
+  r->add_flag("!--no-gemm-shapes", run->run.gemm_shapes, "do not preload the cuBLAS interposer");
+  r->add_option("command", run->argv, "the command and its arguments, after --")->required();
+  AddVerdictOptions(*r, run->analyze);
+  AddOutputOptions(*r, run->analyze.output);
+  hooks.push_back({r, [run] { return RunRun(*run); }});
   return hooks;
 }
 
