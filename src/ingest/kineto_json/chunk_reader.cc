@@ -1,0 +1,143 @@
+#include "ingest/kineto_json/chunk_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace plasmient::ingest {
+
+bool LooksLikeGzip(std::string_view first_bytes) {
+  return first_bytes.size() >= 2 && static_cast<unsigned char>(first_bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(first_bytes[1]) == 0x8b;
+}
+
+// ---- file ----
+
+FileChunkReader::FileChunkReader(int fd, std::string path, std::int64_t total, std::size_t chunk_bytes)
+    : fd_(fd), path_(std::move(path)), total_(total), buffer_(std::max<std::size_t>(chunk_bytes, 1)) {}
+
+FileChunkReader::~FileChunkReader() { ::close(fd_); }
+
+Result<std::unique_ptr<FileChunkReader>> FileChunkReader::Open(const std::string& path,
+                                                               std::size_t chunk_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Fail("{}: cannot open: {} at byte 0", path, std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return Fail("{}: not a regular file at byte 0", path);
+  }
+#ifdef POSIX_FADV_SEQUENTIAL
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+  return std::unique_ptr<FileChunkReader>(new FileChunkReader(fd, path, st.st_size, chunk_bytes));
+}
+
+Result<std::string_view> FileChunkReader::Next() {
+  std::size_t filled = 0;
+  while (filled < buffer_.size()) {
+    ssize_t n = ::read(fd_, buffer_.data() + filled, buffer_.size() - filled);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Fail("{}: read failed: {} at byte {}", path_, std::strerror(errno), done_ + filled);
+    }
+    if (n == 0) break;
+    filled += static_cast<std::size_t>(n);
+  }
+  done_ += static_cast<std::int64_t>(filled);
+  return std::string_view(buffer_.data(), filled);
+}
+
+// ---- memory ----
+
+Result<std::string_view> MemoryChunkReader::Next() {
+  std::size_t n = std::min(chunk_bytes_, bytes_.size() - pos_);
+  std::string_view out = bytes_.substr(pos_, n);
+  pos_ += n;
+  return out;
+}
+
+// ---- gzip ----
+
+GzipChunkReader::GzipChunkReader(std::unique_ptr<ChunkReader> compressed, std::string name,
+                                 std::size_t chunk_bytes)
+    : compressed_(std::move(compressed)), name_(std::move(name)),
+      out_(std::max<std::size_t>(chunk_bytes, 1)) {
+  zs_ready_ = inflateInit2(&zs_, 15 + 16) == Z_OK;
+}
+
+GzipChunkReader::~GzipChunkReader() {
+  if (zs_ready_) inflateEnd(&zs_);
+}
+
+Result<std::string_view> GzipChunkReader::Next() {
+  if (!zs_ready_) return Fail("{}: cannot start gzip decoder at byte 0", name_);
+  zs_.next_out = reinterpret_cast<Bytef*>(out_.data());
+  zs_.avail_out = static_cast<uInt>(out_.size());
+  while (zs_.avail_out > 0) {
+    if (zs_.avail_in == 0 && !input_done_) {
+      auto chunk = compressed_->Next();
+      if (!chunk) return std::unexpected(chunk.error());
+      if (chunk->empty()) {
+        input_done_ = true;
+      } else {
+        zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(chunk->data()));
+        zs_.avail_in = static_cast<uInt>(chunk->size());
+        in_offset_ = compressed_->raw_bytes_done() - static_cast<std::int64_t>(chunk->size());
+      }
+    }
+    if (zs_.avail_in == 0 && input_done_) {
+      if (!member_done_) {
+        return Fail("{}: truncated gzip stream at byte {}", name_, compressed_->raw_bytes_done());
+      }
+      break;
+    }
+    if (member_done_) {
+      // Another gzip member follows the last one (concatenated gzip).
+      inflateReset(&zs_);
+      member_done_ = false;
+    }
+    const Bytef* before = zs_.next_in;
+    int rc = inflate(&zs_, Z_NO_FLUSH);
+    in_offset_ += zs_.next_in - before;
+    if (rc == Z_STREAM_END) {
+      member_done_ = true;
+    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      return Fail("{}: corrupt gzip data ({}) at byte {}", name_, zs_.msg ? zs_.msg : "inflate error",
+                  in_offset_);
+    }
+  }
+  return std::string_view(out_.data(), out_.size() - zs_.avail_out);
+}
+
+// ---- factories ----
+
+Result<std::unique_ptr<ChunkReader>> OpenChunkReader(const std::string& path, std::size_t chunk_bytes,
+                                                     bool* is_gzip) {
+  char magic[2] = {0, 0};
+  {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Fail("{}: cannot open: {} at byte 0", path, std::strerror(errno));
+    ssize_t n = ::read(fd, magic, sizeof magic);
+    ::close(fd);
+    *is_gzip = n == 2 && LooksLikeGzip(std::string_view(magic, 2));
+  }
+  auto file = FileChunkReader::Open(path, *is_gzip ? std::min<std::size_t>(chunk_bytes, 1u << 20) : chunk_bytes);
+  if (!file) return std::unexpected(file.error());
+  if (!*is_gzip) return std::unique_ptr<ChunkReader>(std::move(*file));
+  return std::unique_ptr<ChunkReader>(std::make_unique<GzipChunkReader>(std::move(*file), path, chunk_bytes));
+}
+
+std::unique_ptr<ChunkReader> MemoryChunkReaderFor(std::string_view bytes, const std::string& name,
+                                                  std::size_t chunk_bytes, bool* is_gzip) {
+  *is_gzip = LooksLikeGzip(bytes.substr(0, 2));
+  auto memory = std::make_unique<MemoryChunkReader>(bytes, chunk_bytes);
+  if (!*is_gzip) return memory;
+  return std::make_unique<GzipChunkReader>(std::move(memory), name, chunk_bytes);
+}
+
+}  // namespace plasmient::ingest

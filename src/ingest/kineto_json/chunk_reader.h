@@ -1,0 +1,93 @@
+// Chunk readers: turn a file (plain or gzip) or a memory buffer into a sequence of
+// uncompressed chunks, never holding the whole input.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <zlib.h>
+
+#include "base/result.h"
+
+namespace plasmient::ingest {
+
+inline constexpr std::size_t kDefaultChunkBytes = 8u << 20;
+
+// True when the bytes start with the gzip magic (1f 8b).
+bool LooksLikeGzip(std::string_view first_bytes);
+
+// A source of uncompressed bytes, delivered in chunks.
+class ChunkReader {
+ public:
+  virtual ~ChunkReader() = default;
+  // The next chunk; empty at the end of input. The view stays valid until the next call.
+  virtual Result<std::string_view> Next() = 0;
+  // Raw (possibly compressed) input bytes consumed so far, and in all (for progress).
+  virtual std::int64_t raw_bytes_done() const = 0;
+  virtual std::int64_t raw_bytes_total() const = 0;
+};
+
+// Reads a file with large reads; `chunk_bytes` is the read size.
+class FileChunkReader final : public ChunkReader {
+ public:
+  static Result<std::unique_ptr<FileChunkReader>> Open(const std::string& path, std::size_t chunk_bytes);
+  ~FileChunkReader() override;
+  Result<std::string_view> Next() override;
+  std::int64_t raw_bytes_done() const override { return done_; }
+  std::int64_t raw_bytes_total() const override { return total_; }
+
+ private:
+  FileChunkReader(int fd, std::string path, std::int64_t total, std::size_t chunk_bytes);
+  int fd_;
+  std::string path_;
+  std::int64_t total_;
+  std::int64_t done_ = 0;
+  std::vector<char> buffer_;
+};
+
+// Hands out slices of a buffer the caller keeps alive.
+class MemoryChunkReader final : public ChunkReader {
+ public:
+  MemoryChunkReader(std::string_view bytes, std::size_t chunk_bytes)
+      : bytes_(bytes), chunk_bytes_(chunk_bytes == 0 ? 1 : chunk_bytes) {}
+  Result<std::string_view> Next() override;
+  std::int64_t raw_bytes_done() const override { return static_cast<std::int64_t>(pos_); }
+  std::int64_t raw_bytes_total() const override { return static_cast<std::int64_t>(bytes_.size()); }
+
+ private:
+  std::string_view bytes_;
+  std::size_t chunk_bytes_;
+  std::size_t pos_ = 0;
+};
+
+// Streams gzip (including concatenated members) from another reader with zlib's inflate.
+class GzipChunkReader final : public ChunkReader {
+ public:
+  GzipChunkReader(std::unique_ptr<ChunkReader> compressed, std::string name, std::size_t chunk_bytes);
+  ~GzipChunkReader() override;
+  Result<std::string_view> Next() override;
+  std::int64_t raw_bytes_done() const override { return compressed_->raw_bytes_done(); }
+  std::int64_t raw_bytes_total() const override { return compressed_->raw_bytes_total(); }
+
+ private:
+  std::unique_ptr<ChunkReader> compressed_;
+  std::string name_;
+  std::vector<char> out_;
+  z_stream zs_{};
+  bool zs_ready_ = false;
+  bool input_done_ = false;
+  bool member_done_ = false;   // the last member ended; more input may start another
+  std::int64_t in_offset_ = 0;  // compressed bytes handed to inflate so far
+};
+
+// Opens a file, plain or gzip as its first bytes say (never its name). `*is_gzip` is set.
+Result<std::unique_ptr<ChunkReader>> OpenChunkReader(const std::string& path, std::size_t chunk_bytes,
+                                                     bool* is_gzip);
+// The same over a caller-owned buffer.
+std::unique_ptr<ChunkReader> MemoryChunkReaderFor(std::string_view bytes, const std::string& name,
+                                                  std::size_t chunk_bytes, bool* is_gzip);
+
+}  // namespace plasmient::ingest

@@ -1,0 +1,497 @@
+#include "ingest/kineto_json/event_parser.h"
+
+#include <cstring>
+#include <string_view>
+#include <utility>
+
+#include <simdjson.h>
+
+#include "ingest/kineto_json/json_text.h"
+#include "ingest/kineto_json/time_text.h"
+
+namespace plasmient::ingest {
+
+namespace od = simdjson::ondemand;
+using model::Dq;
+using model::kNoId;
+
+static_assert(kBatchPadding >= simdjson::SIMDJSON_PADDING, "batches must carry simdjson's padding");
+
+struct IdField {
+  std::int64_t value = kNoId;
+  bool present = false;
+  bool numeric = false;
+};
+
+// What one event says, as views into the batch or the parser's string buffer.
+struct EventFields {
+  char ph = 0;
+  std::string_view cat, name;
+  IdField pid, tid;
+  std::string_view ts_text, dur_text;
+  bool has_ts = false, has_dur = false;
+  std::int64_t device = kNoId, stream = kNoId, correlation = kNoId, external_id = kNoId, bytes = 0;
+  std::string_view input_dims, input_types, concrete_inputs;
+  bool has_collective = false;
+  std::string_view coll_name, dtype, pg_name, pg_ranks;
+  std::int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = kNoId;
+};
+
+struct EventParser::Impl {
+  od::parser batch_parser;
+  od::parser single_parser;
+  std::string single;  // one event copied with padding, for the slow path
+  EventFields fields;
+  // Compact copies of raw JSON argument values.
+  std::string dims_text, types_text, concrete_text, ranks_text, pg_text;
+  std::vector<std::pair<std::string_view, double>> counters;
+
+  EventFields& Reset() {
+    fields = EventFields{};
+    counters.clear();
+    return fields;
+  }
+};
+
+namespace {
+
+// The text of a key as written (escapes left in place).
+std::string_view KeyOf(od::field& field) {
+  const char* start = field.key().raw();
+  const char* p = start;
+  while (*p != '"') p += (*p == '\\') ? 2 : 1;
+  return std::string_view(start, static_cast<std::size_t>(p - start));
+}
+
+bool ReadString(od::value& v, std::string_view* out) { return v.get_string().get(*out) == simdjson::SUCCESS; }
+
+// An integer written as a JSON number (int or float) or a numeric string.
+bool ReadInt(od::value& v, std::int64_t* out) {
+  od::json_type type;
+  if (v.type().get(type) != simdjson::SUCCESS) return false;
+  if (type == od::json_type::number) {
+    std::string_view token;
+    token = v.raw_json_token();
+    return ParseNumberAsInteger(token, out);
+  }
+  if (type == od::json_type::string) {
+    std::string_view s;
+    return ReadString(v, &s) && ParseInteger(s, out);
+  }
+  return false;
+}
+
+// pid/tid: a number, a numeric string, or "stream N"; anything else is kept as non-numeric.
+void ReadId(od::value& v, IdField* id) {
+  id->present = true;
+  od::json_type type;
+  if (v.type().get(type) != simdjson::SUCCESS) return;
+  std::int64_t value;
+  if (type == od::json_type::number) {
+    id->numeric = ReadInt(v, &value);
+  } else if (type == od::json_type::string) {
+    std::string_view s;
+    if (!ReadString(v, &s)) return;
+    if (s.starts_with("stream ")) s.remove_prefix(7);
+    id->numeric = ParseInteger(s, &value);
+  }
+  if (id->numeric) id->value = value;
+}
+
+// The compact JSON text of a value (arrays/objects minified; a string gives its content).
+bool ReadRaw(od::value& v, std::string* scratch, std::string_view* out) {
+  od::json_type type;
+  if (v.type().get(type) != simdjson::SUCCESS) return false;
+  std::string_view raw;
+  switch (type) {
+    case od::json_type::array: {
+      od::array a;
+      if (v.get_array().get(a) != simdjson::SUCCESS || a.raw_json().get(raw) != simdjson::SUCCESS) return false;
+      break;
+    }
+    case od::json_type::object: {
+      od::object o;
+      if (v.get_object().get(o) != simdjson::SUCCESS || o.raw_json().get(raw) != simdjson::SUCCESS) return false;
+      break;
+    }
+    case od::json_type::string:
+      return ReadString(v, out);
+    default:
+      raw = v.raw_json_token();
+      break;
+  }
+  *out = MinifyJson(raw, scratch);
+  return true;
+}
+
+simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFields& ev) {
+  for (auto field_result : args) {
+    od::field field;
+    if (auto e = std::move(field_result).get(field)) return e;
+    std::string_view key = KeyOf(field);
+    od::value v = field.value();
+    bool used = true;
+    switch (key.size()) {
+      case 3:
+        if (key == "seq" || key == "Seq") ReadInt(v, &ev.seq);
+        else used = false;
+        break;
+      case 5:
+        if (key == "bytes") ReadInt(v, &ev.bytes);
+        else if (key == "dtype") ReadString(v, &ev.dtype);
+        else used = false;
+        break;
+      case 6:
+        if (key == "device") ReadInt(v, &ev.device);
+        else if (key == "stream") ReadInt(v, &ev.stream);
+        else used = false;
+        break;
+      case 10:
+        if (key == "Input Dims" || key == "Input dims") ReadRaw(v, &impl.dims_text, &ev.input_dims);
+        else if (key == "Input type") ReadRaw(v, &impl.types_text, &ev.input_types);
+        else if (key == "Group size") ReadInt(v, &ev.group_size);
+        else used = false;
+        break;
+      case 11:
+        if (key == "correlation") ReadInt(v, &ev.correlation);
+        else if (key == "External id" || key == "external id") ReadInt(v, &ev.external_id);
+        else used = false;
+        break;
+      case 13:
+        if (key == "In msg nelems") ReadInt(v, &ev.in_nelems);
+        else used = false;
+        break;
+      case 14:
+        if (key == "Out msg nelems") ReadInt(v, &ev.out_nelems);
+        else used = false;
+        break;
+      case 15:
+        if (key == "Concrete Inputs") {
+          ReadRaw(v, &impl.concrete_text, &ev.concrete_inputs);
+        } else if (key == "Collective name") {
+          ev.has_collective = ReadString(v, &ev.coll_name);
+        } else {
+          used = false;
+        }
+        break;
+      case 16:
+        if (key == "Process Group ID" && ev.pg_name.empty()) ReadRaw(v, &impl.pg_text, &ev.pg_name);
+        else used = false;
+        break;
+      case 18:
+        if (key == "Process Group Name") ReadString(v, &ev.pg_name);
+        else used = false;
+        break;
+      case 19:
+        if (key == "Process Group Ranks") ReadRaw(v, &impl.ranks_text, &ev.pg_ranks);
+        else used = false;
+        break;
+      default:
+        used = false;
+    }
+    if (!used && (ev.ph == 'C' || ev.ph == 0)) {
+      double value;
+      if (v.get_double().get(value) == simdjson::SUCCESS) impl.counters.emplace_back(key, value);
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
+simdjson::error_code ReadEvent(od::object& obj, EventParser::Impl& impl, EventFields& ev) {
+  for (auto field_result : obj) {
+    od::field field;
+    if (auto e = std::move(field_result).get(field)) return e;
+    std::string_view key = KeyOf(field);
+    od::value v = field.value();
+    if (key == "ph") {
+      std::string_view ph;
+      if (auto e = v.get_string().get(ph)) return e;
+      ev.ph = ph.size() == 1 ? ph[0] : '?';
+    } else if (key == "cat") {
+      ReadString(v, &ev.cat);
+    } else if (key == "name") {
+      ReadString(v, &ev.name);
+    } else if (key == "pid") {
+      ReadId(v, &ev.pid);
+    } else if (key == "tid") {
+      ReadId(v, &ev.tid);
+    } else if (key == "ts") {
+      ev.ts_text = v.raw_json_token();
+      ev.has_ts = true;
+    } else if (key == "dur") {
+      ev.dur_text = v.raw_json_token();
+      ev.has_dur = true;
+    } else if (key == "args") {
+      od::object args;
+      if (v.get_object().get(args) == simdjson::SUCCESS) {
+        if (auto e = ReadArgs(args, impl, ev)) return e;
+      }
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
+enum class Category : std::uint8_t { kKernel, kMemcpy, kMemset, kApi, kOp, kAnnotation, kPython, kRangeProfiler, kOther };
+
+Category Classify(std::string_view cat) {
+  switch (cat.size()) {
+    case 6:
+      if (cat == "kernel" || cat == "Kernel") return Category::kKernel;
+      if (cat == "cpu_op" || cat == "Memcpy" || cat == "Memset") {
+        return cat[0] == 'c' ? Category::kOp : cat[3] == 'c' ? Category::kMemcpy : Category::kMemset;
+      }
+      break;
+    case 7:
+      if (cat == "Runtime") return Category::kApi;
+      break;
+    case 8:
+      if (cat == "Operator") return Category::kOp;
+      break;
+    case 10:
+      if (cat == "gpu_memcpy") return Category::kMemcpy;
+      if (cat == "gpu_memset") return Category::kMemset;
+      break;
+    case 11:
+      if (cat == "cuda_driver") return Category::kApi;
+      break;
+    case 12:
+      if (cat == "cuda_runtime") return Category::kApi;
+      break;
+    case 15:
+      if (cat == "user_annotation") return Category::kAnnotation;
+      if (cat == "python_function") return Category::kPython;
+      break;
+    case 19:
+      if (cat == "cuda_profiler_range") return Category::kRangeProfiler;
+      break;
+    default:
+      break;
+  }
+  return Category::kOther;
+}
+
+// "ncclKernel_AllReduce_RING_LL_Sum_float(...)" -> "allreduce"; "ncclDevKernel_Generic" -> "".
+std::string NcclKernelCollective(std::string_view name) {
+  std::size_t underscore = name.find('_');
+  if (underscore == std::string_view::npos) return {};
+  std::string_view rest = name.substr(underscore + 1);
+  rest = rest.substr(0, rest.find_first_of("_("));
+  if (rest == "Generic") return {};
+  std::string out(rest);
+  for (char& c : out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return out;
+}
+
+bool ParseStep(std::string_view name, std::int64_t* step) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  return name.starts_with(kPrefix) && ParseInteger(name.substr(kPrefix.size()), step);
+}
+
+}  // namespace
+
+EventParser::EventParser(model::TraceBuilder& builder) : builder_(builder), impl_(std::make_unique<Impl>()) {}
+EventParser::~EventParser() = default;
+
+void EventParser::ParseBatch(const EventBatch& batch) {
+  std::size_t done = 0;
+  od::document doc;
+  od::array events;
+  if (impl_->batch_parser.iterate(batch.json.data(), batch.json.size(), batch.json.capacity()).get(doc) ==
+          simdjson::SUCCESS &&
+      doc.get_array().get(events) == simdjson::SUCCESS) {
+    for (auto element : events) {
+      od::object obj;
+      if (element.get_object().get(obj) != simdjson::SUCCESS) break;
+      EventFields& ev = impl_->Reset();
+      if (ReadEvent(obj, *impl_, ev) != simdjson::SUCCESS) break;
+      Emit(ev);
+      if (++done == batch.events()) break;
+    }
+  }
+  // Slow path: an event the batch could not get through is parsed alone, so one bad event
+  // costs only itself.
+  for (std::size_t i = done; i < batch.events(); ++i) {
+    std::string_view text = batch.Event(i);
+    impl_->single.assign(text);
+    impl_->single.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+    od::document one;
+    od::object obj;
+    EventFields& ev = impl_->Reset();
+    if (impl_->single_parser.iterate(impl_->single.data(), impl_->single.size(), impl_->single.capacity())
+                .get(one) != simdjson::SUCCESS ||
+        one.get_object().get(obj) != simdjson::SUCCESS || ReadEvent(obj, *impl_, ev) != simdjson::SUCCESS) {
+      builder_.quality().Add(Dq::kMalformedEvent);
+      continue;
+    }
+    Emit(ev);
+  }
+}
+
+void EventParser::Emit(const EventFields& ev) {
+  auto& dq = builder_.quality();
+  switch (ev.ph) {
+    case 'X':
+      EmitComplete(ev);
+      return;
+    case 'i':
+    case 'I':
+      dq.Add(Dq::kInstantEventsSkipped);
+      return;
+    case 's':
+    case 'f':
+    case 't':
+      dq.Add(Dq::kFlowEventsSkipped);
+      return;
+    case 'M':
+      return;  // process/thread names and sort order: nothing the verdict needs
+    case 'C': {
+      TimeNs ts_ns;
+      if (!ev.has_ts || !ParseMicrosToNs(ev.ts_text, &ts_ns)) {
+        dq.Add(Dq::kMalformedEvent);
+        return;
+      }
+      dq.Add(Dq::kCounterEvents);
+      auto device = static_cast<std::int32_t>(ev.pid.numeric ? ev.pid.value : 0);
+      for (const auto& [metric, value] : impl_->counters) {
+        builder_.AddSample(model::SampleRow{ts_ns, device, metric, value});
+      }
+      if (min_ts_ns_ == kNoTime || ts_ns < min_ts_ns_) min_ts_ns_ = ts_ns;
+      return;
+    }
+    case 'b':
+    case 'e':
+    case 'n':
+      dq.Add(Dq::kUnknownCategory);
+      return;
+    case 0:
+      dq.Add(Dq::kMalformedEvent);
+      return;
+    default:
+      dq.Add(Dq::kUnknownPhase);
+      return;
+  }
+}
+
+void EventParser::EmitComplete(const EventFields& ev) {
+  auto& dq = builder_.quality();
+  TimeNs start_ns, dur_ns = 0;
+  if (!ev.has_ts || !ParseMicrosToNs(ev.ts_text, &start_ns)) {
+    dq.Add(Dq::kMalformedEvent);
+    return;
+  }
+  if (!ev.has_dur) {
+    dq.Add(Dq::kMissingDuration);
+  } else if (!ParseMicrosToNs(ev.dur_text, &dur_ns)) {
+    dq.Add(Dq::kMalformedEvent);
+    return;
+  } else if (dur_ns < 0) {
+    dq.Add(Dq::kNegativeDuration);
+    dur_ns = 0;
+  }
+  Category category = Classify(ev.cat);
+  if (category == Category::kPython) {
+    dq.Add(Dq::kPythonFunctionsSkipped);
+    return;
+  }
+  if (category == Category::kRangeProfiler) {
+    dq.Add(Dq::kCuptiRangeProfilerEvents);
+    return;
+  }
+  if (category == Category::kOther) {
+    dq.Add(Dq::kUnknownCategory);
+    return;
+  }
+  if (min_ts_ns_ == kNoTime || start_ns < min_ts_ns_) min_ts_ns_ = start_ns;
+  TimeNs end_ns = start_ns + dur_ns;
+  auto id_or_count = [&](const IdField& id) -> std::int64_t {
+    if (id.numeric) return id.value;
+    if (id.present) dq.Add(Dq::kNonNumericId);
+    return kNoId;
+  };
+
+  switch (category) {
+    case Category::kKernel:
+    case Category::kMemcpy:
+    case Category::kMemset: {
+      model::GpuRow row;
+      row.start_ns = start_ns;
+      row.end_ns = end_ns;
+      row.device = static_cast<std::int32_t>(ev.device != kNoId ? ev.device : id_or_count(ev.pid));
+      row.stream = static_cast<std::int32_t>(ev.stream != kNoId ? ev.stream : id_or_count(ev.tid));
+      row.name = ev.name;
+      row.kind = category == Category::kKernel   ? model::GpuKind::kKernel
+                 : category == Category::kMemcpy ? model::GpuKind::kMemcpy
+                                                 : model::GpuKind::kMemset;
+      row.correlation = ev.correlation;
+      row.external_id = ev.external_id;
+      row.bytes = category == Category::kKernel ? 0 : ev.bytes;
+      std::int32_t gpu = builder_.AddGpu(row);
+      if (ev.has_collective) {
+        builder_.AddCollective(model::CollectiveRow{-1, gpu, ev.coll_name, ev.in_nelems, ev.out_nelems, ev.dtype,
+                                                    static_cast<std::int32_t>(ev.group_size), ev.pg_name,
+                                                    ev.pg_ranks, ev.seq, -1});
+      } else if (category == Category::kKernel && ev.name.starts_with("nccl")) {
+        std::string collective = NcclKernelCollective(ev.name);
+        model::CollectiveRow row_c;
+        row_c.gpu = gpu;
+        row_c.name = collective;
+        builder_.AddCollective(row_c);
+      }
+      return;
+    }
+    case Category::kApi: {
+      model::ApiRow row;
+      row.start_ns = start_ns;
+      row.end_ns = end_ns;
+      row.pid = id_or_count(ev.pid);
+      row.tid = id_or_count(ev.tid);
+      row.name = ev.name;
+      row.correlation = ev.correlation;
+      row.external_id = ev.external_id;
+      builder_.AddApi(row);
+      return;
+    }
+    case Category::kOp:
+    case Category::kAnnotation: {
+      model::CpuOpRow row;
+      row.start_ns = start_ns;
+      row.end_ns = end_ns;
+      row.pid = id_or_count(ev.pid);
+      row.tid = id_or_count(ev.tid);
+      row.name = ev.name;
+      row.kind = category == Category::kOp ? model::CpuOpKind::kOp : model::CpuOpKind::kAnnotation;
+      if (ParseStep(ev.name, &row.step)) row.kind = model::CpuOpKind::kStep;
+      row.external_id = ev.external_id;
+      row.input_dims = ev.input_dims;
+      row.input_types = ev.input_types;
+      row.concrete_inputs = ev.concrete_inputs;
+      std::int32_t op = builder_.AddCpuOp(row);
+      if (ev.has_collective) {
+        collectives_from_args_ = true;
+        builder_.AddCollective(model::CollectiveRow{op, -1, ev.coll_name, ev.in_nelems, ev.out_nelems, ev.dtype,
+                                                    static_cast<std::int32_t>(ev.group_size), ev.pg_name,
+                                                    ev.pg_ranks, ev.seq, -1});
+      } else if (ev.name.starts_with("nccl:")) {
+        nccl_op_rows_.push_back(op);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+void EventParser::Finish() {
+  // nccl:* ranges describe the same collective as the record_param_comms around them; they
+  // are the only collective description in traces whose record_param_comms carry no args.
+  if (collectives_from_args_) return;
+  for (std::int32_t op : nccl_op_rows_) {
+    std::string name(builder_.trace().Str(builder_.trace().cpu.name[static_cast<std::size_t>(op)]).substr(5));
+    model::CollectiveRow row;
+    row.cpu_op = op;
+    row.name = name;
+    builder_.AddCollective(row);
+  }
+}
+
+}  // namespace plasmient::ingest

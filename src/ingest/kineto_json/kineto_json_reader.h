@@ -1,0 +1,36 @@
+// Kineto (PyTorch profiler) Chrome-trace JSON ingest: a file or buffer, plain or gzip
+// (detected by content), into one model::Trace.
+//
+// Pipeline: ChunkReader (file/gzip -> chunks) -> EventFramer (events of traceEvents, other
+// top-level values) -> bounded BatchQueue -> EventParser (simdjson) -> model::TraceBuilder.
+// Reading, inflating and framing run on a second thread; parsing and building on the caller's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "ingest/kineto_json/chunk_reader.h"
+#include "model/trace.h"
+
+namespace plasmient::ingest {
+
+struct IngestOptions {
+  // Called on the caller's thread every few MB with raw (file) bytes; may be empty.
+  std::function<void(std::int64_t bytes_done, std::int64_t bytes_total)> progress;
+  std::size_t chunk_bytes = 0;  // read/inflate size; 0 = 8 MiB. Tests use tiny sizes.
+  std::size_t batch_bytes = 0;  // framed JSON per parser batch; 0 = 2 MiB
+  bool threaded = true;         // frame on a second thread (false: all on the caller's thread)
+};
+
+// Reads a Kineto trace file (.json or gzip). Fails, with "<path>: <problem> at byte <offset>",
+// on empty, non-JSON, truncated or corrupt input, or when there is no traceEvents array.
+Result<model::Trace> ReadKinetoJson(const std::string& path, const IngestOptions& options = {});
+
+// The same from memory; `name` is used in error messages and as the trace's path.
+Result<model::Trace> ReadKinetoJsonBuffer(std::string_view bytes, const std::string& name,
+                                          const IngestOptions& options = {});
+
+}  // namespace plasmient::ingest

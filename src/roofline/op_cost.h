@@ -1,0 +1,32 @@
+// FLOP and byte models for PyTorch ops from the profiler's "Input Dims", "Input type"
+// and "Concrete Inputs" texts. Conventions: /docs/verdict.md "FLOP conventions";
+// the models and their assumptions: docs/flop-models.md.
+#pragma once
+
+#include <string_view>
+
+#include "roofline/dtype.h"
+
+namespace plasmient::roofline {
+
+struct OpCost {
+  double flops = -1;  // -1: no FLOP model
+  double bytes = -1;  // -1: no byte model
+  Dtype dtype = Dtype::kUnknown;
+  std::string_view model;         // "mm", "conv", "sdpa_fwd", "elementwise"...; empty = no model
+  bool heavy = false;             // GEMM/conv/attention class: its heavy kernels get the FLOPs
+  bool backward = false;
+  bool conv_assumed_geometry = false;  // stride/padding absent: stride 1, output size = input size
+  bool dtype_assumed = false;          // element type unknown: bytes use the context dtype (or fp32)
+
+  bool modeled() const { return !model.empty(); }
+};
+
+// op_name as traced ("aten::mm", "aten::_scaled_dot_product_flash_attention"...).
+// context_dtype is used for tensors whose element type the trace does not give (TensorList
+// arguments, traces without "Input type"); kUnknown means fp32 widths are assumed.
+// An op without a model returns model empty and flops = bytes = -1. Never fails.
+OpCost EstimateOp(std::string_view op_name, std::string_view input_dims, std::string_view input_types,
+                  std::string_view concrete_inputs, Dtype context_dtype = Dtype::kUnknown);
+
+}  // namespace plasmient::roofline

@@ -1,0 +1,353 @@
+// Every expected value below is computed by hand in the comment beside it.
+#include "roofline/op_cost.h"
+
+#include <gtest/gtest.h>
+
+namespace plasmient::roofline {
+namespace {
+
+constexpr const char* kBf16x3 = R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16"])";
+
+TEST(GemmModel, MmBf16) {
+  OpCost c = EstimateOp("aten::mm", "[[8,512],[512,1024]]", R"(["c10::BFloat16","c10::BFloat16"])", "");
+  EXPECT_EQ(c.model, "mm");
+  EXPECT_TRUE(c.heavy);
+  EXPECT_EQ(c.dtype, Dtype::kBf16);
+  EXPECT_DOUBLE_EQ(c.flops, 8388608);     // 2·8·1024·512
+  EXPECT_DOUBLE_EQ(c.bytes, 1073152);     // (8·512 + 512·1024 + 8·1024)·2
+}
+
+TEST(GemmModel, MmWithOutArgumentCountsOutputOnce) {
+  OpCost c = EstimateOp("aten::mm", "[[32768, 2048], [2048, 2048], [32768, 2048]]", kBf16x3, R"(["","",""])");
+  EXPECT_DOUBLE_EQ(c.flops, 274877906944);  // 2·32768·2048·2048
+  EXPECT_DOUBLE_EQ(c.bytes, 276824064);     // (32768·2048·2 + 2048·2048)·2
+}
+
+TEST(GemmModel, AddmmCountsBiasBytesNotFlops) {
+  OpCost c = EstimateOp("aten::addmm", "[[1024], [8944, 1024], [1024, 1024], [], []]",
+                        R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar"])",
+                        R"(["","","","1","1"])");
+  EXPECT_EQ(c.model, "addmm");
+  EXPECT_DOUBLE_EQ(c.flops, 18756927488);  // 2·8944·1024·1024
+  EXPECT_DOUBLE_EQ(c.bytes, 38733824);     // (1024 + 8944·1024 + 1024·1024 + 8944·1024)·2
+}
+
+TEST(GemmModel, LinearWithThreeDimInput) {
+  OpCost c = EstimateOp("aten::linear", "[[16, 559, 1024], [1024, 1024], [1024]]", kBf16x3, R"(["","",""])");
+  EXPECT_EQ(c.model, "linear");
+  EXPECT_DOUBLE_EQ(c.flops, 18756927488);  // M = 16·559 = 8944: 2·8944·1024·1024
+  EXPECT_DOUBLE_EQ(c.bytes, 38733824);     // x + W + out + bias, 2 bytes each
+}
+
+TEST(GemmModel, Bmm) {
+  OpCost c = EstimateOp("aten::bmm", "[[2048, 160, 45], [2048, 45, 20]]", R"(["float","float"])", "");
+  EXPECT_DOUBLE_EQ(c.flops, 589824000);  // 2·2048·160·20·45
+  EXPECT_DOUBLE_EQ(c.bytes, 92569600);   // (2048·160·45 + 2048·45·20 + 2048·160·20)·4
+}
+
+TEST(GemmModel, BaddbmmUsesSecondAndThirdArguments) {
+  OpCost c = EstimateOp("aten::baddbmm", "[[4,8,16],[4,8,32],[4,32,16],[],[]]",
+                        R"(["float","float","float","Scalar","Scalar"])", "");
+  EXPECT_DOUBLE_EQ(c.flops, 32768);  // 2·4·8·16·32
+  EXPECT_DOUBLE_EQ(c.bytes, 16384);  // (self 512 + 1024 + 2048 + out 512)·4
+}
+
+TEST(GemmModel, MatmulBroadcastsBatchDims) {
+  OpCost c = EstimateOp("aten::matmul", "[[4,1,32,64],[3,64,16]]", R"(["float","float"])", "");
+  EXPECT_DOUBLE_EQ(c.flops, 786432);  // batch 4·3 = 12: 2·12·32·16·64
+}
+
+TEST(GemmModel, MatmulOneDimOperands) {
+  EXPECT_DOUBLE_EQ(EstimateOp("aten::matmul", "[[64],[64,16]]", R"(["float","float"])", "").flops, 2048);  // 2·64·16
+  EXPECT_DOUBLE_EQ(EstimateOp("aten::matmul", "[[32,64],[64]]", R"(["float","float"])", "").flops, 4096);  // 2·32·64
+  EXPECT_DOUBLE_EQ(EstimateOp("aten::matmul", "[[1,32,1],[1,1,559]]", R"(["float","float"])", "").flops,
+                   35776);  // 2·32·559·1
+}
+
+TEST(GemmModel, MismatchedInnerDimensionHasNoModel) {
+  OpCost c = EstimateOp("aten::mm", "[[8,512],[256,1024]]", R"(["float","float"])", "");
+  EXPECT_FALSE(c.modeled());
+  EXPECT_EQ(c.flops, -1);
+}
+
+TEST(ConvModel, StrideAndPaddingFromConcreteInputs) {
+  // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+  OpCost c = EstimateOp(
+      "aten::convolution", "[[10, 256, 14, 14], [512, 256, 3, 3], [], [], [], [], [], [], []]",
+      R"(["c10::BFloat16","c10::BFloat16","","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar"])",
+      R"(["","","","[2, 2]","[1, 1]","[1, 1]","False","[0, 0]","1"])");
+  EXPECT_EQ(c.model, "conv");
+  EXPECT_FALSE(c.conv_assumed_geometry);
+  EXPECT_DOUBLE_EQ(c.flops, 1156055040);  // out (14+2-3)/2+1 = 7: 2·10·512·256·9·49
+  EXPECT_DOUBLE_EQ(c.bytes, 3864576);     // (10·256·196 + 512·256·9 + 10·512·49)·2
+}
+
+TEST(ConvModel, MiopenArgumentOrderPaddingBeforeStride) {
+  OpCost c = EstimateOp(
+      "aten::miopen_convolution", "[[10, 256, 14, 14], [512, 256, 3, 3], [], [], [], [], [], [], []]",
+      R"(["c10::BFloat16","c10::BFloat16","","ScalarList","ScalarList","ScalarList","Scalar","Scalar","Scalar"])",
+      R"(["","","","[1, 1]","[2, 2]","[1, 1]","1","False","False"])");
+  EXPECT_DOUBLE_EQ(c.flops, 1156055040);  // same geometry as above
+}
+
+TEST(ConvModel, GroupsAndDilation) {
+  // conv2d(input, weight, bias, stride, padding, dilation, groups): groups 4 → w[1] = 32/4 = 8.
+  OpCost c = EstimateOp("aten::conv2d", "[[2, 32, 20, 20], [64, 8, 3, 3], [], [], [], [], []]",
+                        R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar"])",
+                        R"(["","","","[1, 1]","[2, 2]","[2, 2]","4"])");
+  // dilated span 2·2+1 = 5; out (20+4-5)/1+1 = 20: 2·2·64·8·9·400
+  EXPECT_DOUBLE_EQ(c.flops, 7372800);
+}
+
+TEST(ConvModel, OneDimensionalWithStride) {
+  OpCost c = EstimateOp("aten::conv1d", "[[4, 16, 100], [32, 16, 5], [], [], [], [], []]",
+                        R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar"])",
+                        R"(["","","","[2]","[0]","[1]","1"])");
+  EXPECT_DOUBLE_EQ(c.flops, 983040);  // out (100-5)/2+1 = 48: 2·4·32·16·5·48
+}
+
+TEST(ConvModel, ThreeDimensional) {
+  OpCost c = EstimateOp("aten::conv3d", "[[2, 4, 8, 16, 16], [8, 4, 3, 3, 3], [], [], [], [], []]",
+                        R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar"])",
+                        R"(["","","","[1, 1, 1]","[1, 1, 1]","[1, 1, 1]","1"])");
+  EXPECT_DOUBLE_EQ(c.flops, 7077888);  // out 8·16·16 = 2048: 2·2·8·4·27·2048
+}
+
+TEST(ConvModel, MissingGeometryAssumesSameSizeAndSaysSo) {
+  // 2021-era trace: no Concrete Inputs at all.
+  OpCost c = EstimateOp("aten::cudnn_convolution", "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+                        R"(["float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool"])", "");
+  EXPECT_TRUE(c.conv_assumed_geometry);
+  EXPECT_DOUBLE_EQ(c.flops, 30211571712);  // out assumed 224·224: 2·32·64·3·49·50176
+  EXPECT_DOUBLE_EQ(c.bytes, 430347008);    // (32·3·224² + 64·3·49 + 32·64·224²)·4
+}
+
+TEST(ConvModel, BackwardIsTwiceForwardWithOutputFromGradOutput) {
+  OpCost c = EstimateOp(
+      "aten::convolution_backward",
+      "[[10, 512, 7, 7], [10, 512, 7, 7], [512, 512, 3, 3], [], [], [], [], [], [], [], []]",
+      R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","ScalarList","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar","ScalarList"])",
+      R"(["","","","[0]","[1, 1]","[1, 1]","[1, 1]","False","[0, 0]","1","[True, True, False]"])");
+  EXPECT_EQ(c.model, "conv_bwd");
+  EXPECT_TRUE(c.backward);
+  EXPECT_DOUBLE_EQ(c.flops, 4624220160);  // 2 × (2·10·512·512·9·49)
+  EXPECT_DOUBLE_EQ(c.bytes, 10942464);    // grad_out 250880·2 + 2·(x 501760 + w 4718592)
+}
+
+TEST(ConvModel, LegacyCudnnBackwardNeedsNoGeometry) {
+  OpCost c = EstimateOp("aten::cudnn_convolution_backward",
+                        "[[32, 512, 7, 7], [32, 2048, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], [], []]",
+                        R"(["float","float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool","GenericList"])",
+                        "");
+  EXPECT_FALSE(c.conv_assumed_geometry);
+  EXPECT_DOUBLE_EQ(c.flops, 6576668672);  // 2 × (2·32·2048·512·1·49)
+}
+
+TEST(ConvModel, LegacyBackwardHalvesAreOneForwardEach) {
+  OpCost in = EstimateOp("aten::cudnn_convolution_backward_input",
+                         "[[], [32, 2048, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], []]",
+                         R"(["GenericList","float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool"])",
+                         "");
+  EXPECT_TRUE(in.backward);
+  EXPECT_DOUBLE_EQ(in.flops, 3288334336);  // 2·32·2048·512·1·49
+  EXPECT_DOUBLE_EQ(in.bytes, 17039360);    // (grad_out 3211264 + w 1048576)·4; grad input size not given
+  // The weight half needs the kernel size, which only Concrete Inputs carry.
+  const char* wdims = "[[], [32, 2048, 7, 7], [32, 512, 7, 7], [], [], [], [], [], [], []]";
+  EXPECT_FALSE(EstimateOp("aten::cudnn_convolution_backward_weight", wdims, "", "").modeled());
+  OpCost w = EstimateOp("aten::cudnn_convolution_backward_weight", wdims, "",
+                        R"(["[2048, 512, 1, 1]","","","[0, 0]","[1, 1]","[1, 1]","1","False","False","True"])");
+  EXPECT_DOUBLE_EQ(w.flops, 3288334336);
+  EXPECT_DOUBLE_EQ(w.bytes, 20250624);  // (grad_out 3211264 + x 802816 + w 1048576)·4
+}
+
+TEST(ConvModel, TransposedCountsInputPositions) {
+  // conv_transpose2d(input[1,16,8,8], weight[16,8,4,4]): 2·1·16·8·16·64
+  OpCost c = EstimateOp("aten::conv_transpose2d", "[[1, 16, 8, 8], [16, 8, 4, 4], [], [], [], [], [], []]",
+                        R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar","ScalarList"])",
+                        R"(["","","","[2, 2]","[1, 1]","[0, 0]","1","[1, 1]"])");
+  EXPECT_DOUBLE_EQ(c.flops, 262144);
+}
+
+TEST(AttentionModel, FlashForwardNonCausal) {
+  OpCost c = EstimateOp("aten::_scaled_dot_product_flash_attention",
+                        "[[8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], [], [], [], []]",
+                        R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar","Scalar"])",
+                        R"(["","","","0.","False","False","0.088388347648318433"])");
+  EXPECT_EQ(c.model, "sdpa_fwd");
+  EXPECT_DOUBLE_EQ(c.flops, 1099511627776);  // 2·8·16·4096·4096·(128+128)
+  EXPECT_DOUBLE_EQ(c.bytes, 536870912);      // (q + k + v + out)·2 = 4·8·16·4096·128·2
+}
+
+TEST(AttentionModel, PublicSdpaCausalHalves) {
+  OpCost c = EstimateOp("aten::scaled_dot_product_attention",
+                        "[[16, 16, 559, 64], [16, 16, 559, 64], [16, 16, 559, 64], [], [], [], [], []]",
+                        R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","Scalar","Scalar","Scalar","Scalar"])",
+                        R"(["","","","","0.","True","0.125","False"])");
+  EXPECT_DOUBLE_EQ(c.flops, 10239377408);  // 2·16·16·559·559·128 / 2
+}
+
+TEST(AttentionModel, FlashForwardKernelLayoutIsBatchSeqHeads) {
+  OpCost c = EstimateOp(
+      "aten::_flash_attention_forward",
+      "[[16, 559, 16, 64], [16, 559, 16, 64], [16, 559, 16, 64], [], [], [], [], [], [], [], [], [], [], [], []]",
+      R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","","Scalar","Scalar","Scalar","Scalar","Scalar","Scalar","","","",""])",
+      R"(["","","","","","559","559","0.","True","False","0.125","","","",""])");
+  EXPECT_DOUBLE_EQ(c.flops, 10239377408);  // same as the public op above
+}
+
+TEST(AttentionModel, CausalWithDifferentLengthsIsNotHalved) {
+  OpCost c = EstimateOp("aten::scaled_dot_product_attention",
+                        "[[1, 8, 1, 64], [1, 8, 100, 64], [1, 8, 100, 64], [], [], [], [], []]",
+                        R"(["c10::Half","c10::Half","c10::Half","","Scalar","Scalar","Scalar","Scalar"])",
+                        R"(["","","","","0.","True","",""])");
+  EXPECT_DOUBLE_EQ(c.flops, 204800);  // 2·1·8·1·100·128, Lq ≠ Lk
+}
+
+TEST(AttentionModel, BackwardCausalAndNot) {
+  const char* dims =
+      "[[8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], "
+      "[8, 16, 4096], [], [], [], [], [], [], [], [], []]";
+  const char* types =
+      R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","float","","","Scalar","Scalar","Scalar","Scalar","","","Scalar"])";
+  OpCost causal = EstimateOp("aten::_scaled_dot_product_flash_attention_backward", dims, types,
+                             R"(["","","","","","","","","4096","4096","0.","True","","","0.088"])");
+  OpCost full = EstimateOp("aten::_scaled_dot_product_flash_attention_backward", dims, types,
+                           R"(["","","","","","","","","4096","4096","0.","False","","","0.088"])");
+  EXPECT_EQ(full.model, "sdpa_bwd");
+  EXPECT_TRUE(full.backward);
+  EXPECT_DOUBLE_EQ(full.flops, 2748779069440);    // 2.5 × 1099511627776
+  EXPECT_DOUBLE_EQ(causal.flops, 1374389534720);  // 2.5 × 1099511627776 / 2
+  EXPECT_DOUBLE_EQ(full.bytes, 1073741824);       // 2·(q+k+v) + 2·out = 8 tensors of 134217728 B
+}
+
+TEST(AttentionModel, PackedVariableLengthHasNoModel) {
+  OpCost c = EstimateOp("aten::_flash_attention_forward", "[[1000, 16, 64], [1000, 16, 64], [1000, 16, 64], [4], [4]]",
+                        R"(["c10::Half","c10::Half","c10::Half","int","int"])", "");
+  EXPECT_FALSE(c.modeled());
+}
+
+TEST(MemoryModel, ElementwiseWithScalar) {
+  OpCost c = EstimateOp("aten::add", "[[16, 559, 1], [], []]", R"(["float","double","Scalar"])", R"(["","","1"])");
+  EXPECT_EQ(c.model, "elementwise");
+  EXPECT_FALSE(c.heavy);
+  EXPECT_DOUBLE_EQ(c.flops, 8944);   // one per output element
+  EXPECT_DOUBLE_EQ(c.bytes, 71552);  // in 8944·4 + out 8944·4
+}
+
+TEST(MemoryModel, ElementwiseBroadcast) {
+  OpCost c = EstimateOp("aten::add", "[[2, 128, 128], [128], []]", R"(["float","float","Scalar"])", "");
+  EXPECT_DOUBLE_EQ(c.flops, 32768);
+  EXPECT_DOUBLE_EQ(c.bytes, 262656);  // (32768 + 128 + 32768)·4
+}
+
+TEST(MemoryModel, ThresholdBackwardIsElementwiseBackward) {
+  OpCost c = EstimateOp("aten::threshold_backward", "[[10, 512, 7, 7], [10, 512, 7, 7], []]",
+                        R"(["c10::BFloat16","c10::BFloat16","Scalar"])", R"(["","","0"])");
+  EXPECT_TRUE(c.backward);
+  EXPECT_DOUBLE_EQ(c.bytes, 1505280);  // 3 · 250880 · 2
+}
+
+TEST(MemoryModel, ReductionOverLastDim) {
+  OpCost c = EstimateOp("aten::mean", "[[16, 559, 1024], [], [], []]", R"(["float","ScalarList","Scalar",""])",
+                        R"(["","[-1]","True",""])");
+  EXPECT_EQ(c.model, "reduction");
+  EXPECT_DOUBLE_EQ(c.flops, 9158656);
+  EXPECT_DOUBLE_EQ(c.bytes, 36670400);  // in 9158656·4 + out 8944·4
+}
+
+TEST(MemoryModel, ReductionOverFirstDimAndFull) {
+  OpCost dim0 = EstimateOp("aten::sum", "[[5, 128], [], [], []]", R"(["float","ScalarList","Scalar",""])",
+                           R"(["","[0]","True",""])");
+  EXPECT_DOUBLE_EQ(dim0.bytes, 3072);  // (640 + 128)·4
+  OpCost all = EstimateOp("aten::mean", "[[5, 128], [], [], [], []]", R"(["float","ScalarList","Scalar","","float"])",
+                          R"(["","[]","False","",""])");
+  EXPECT_DOUBLE_EQ(all.bytes, 2564);  // (640 + 1)·4
+}
+
+TEST(MemoryModel, LayerNormAndBatchNorm) {
+  OpCost ln = EstimateOp("aten::native_layer_norm", "[[4, 128, 768], [], [768], [768], []]",
+                         R"(["c10::BFloat16","ScalarList","c10::BFloat16","c10::BFloat16","Scalar"])", "");
+  EXPECT_EQ(ln.model, "norm");
+  EXPECT_DOUBLE_EQ(ln.bytes, 1575936);  // (393216 + 768 + 768)·2 + out 393216·2
+  OpCost bn = EstimateOp("aten::native_batch_norm", "[[10, 512, 7, 7], [512], [512], [512], [512], [], [], []]",
+                         R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar"])",
+                         R"(["","","","","","True","0.1","1e-05"])");
+  EXPECT_DOUBLE_EQ(bn.bytes, 1007616);  // (250880 + 4·512)·2 + 250880·2
+  OpCost bwd = EstimateOp("aten::native_layer_norm_backward",
+                          "[[4, 128, 768], [4, 128, 768], [], [4, 128, 1], [4, 128, 1], [768], [768], []]",
+                          R"(["float","float","ScalarList","float","float","float","float","ScalarList"])", "");
+  EXPECT_TRUE(bwd.backward);
+  EXPECT_DOUBLE_EQ(bwd.bytes, 4728832);  // (2·393216 + 2·512 + 2·768 + grad_in 393216)·4
+}
+
+TEST(MemoryModel, SoftmaxForwardAndBackward) {
+  OpCost f = EstimateOp("aten::_softmax", "[[8, 16, 128, 128], [], []]", R"(["c10::Half","Scalar","Scalar"])", "");
+  EXPECT_DOUBLE_EQ(f.bytes, 8388608);  // 2·2097152·2
+  OpCost b = EstimateOp("aten::_softmax_backward_data", "[[8, 16, 128, 128], [8, 16, 128, 128], [], []]",
+                        R"(["c10::Half","c10::Half","Scalar","Scalar"])", "");
+  EXPECT_TRUE(b.backward);
+  EXPECT_DOUBLE_EQ(b.bytes, 12582912);  // 3·2097152·2
+}
+
+TEST(MemoryModel, CopiesAtEachSidesWidth) {
+  OpCost copy = EstimateOp("aten::copy_", "[[1, 1, 559], [1, 1, 559], []]", R"(["float","long int","Scalar"])",
+                           R"(["","","False"])");
+  EXPECT_DOUBLE_EQ(copy.bytes, 6708);  // 559·4 + 559·8
+  OpCost cast = EstimateOp("aten::_to_copy", "[[5, 128], [], [], [], [], [], []]",
+                           R"(["float","Scalar","Scalar","","","Scalar",""])", R"(["","15","0","","","False",""])");
+  EXPECT_DOUBLE_EQ(cast.bytes, 3840);  // 640·4 read + 640·2 written (ScalarType 15 = BFloat16)
+  OpCost clone = EstimateOp("aten::clone", "[[16, 16, 559, 64], []]", R"(["c10::BFloat16","Scalar"])", R"(["","0"])");
+  EXPECT_DOUBLE_EQ(clone.bytes, 36634624);  // 2·9158656·2
+}
+
+TEST(MemoryModel, GathersCountRowsTouchedNotTheTable) {
+  OpCost emb = EstimateOp("aten::embedding", "[[151936, 1024], [16, 559], [], [], []]",
+                          R"(["c10::BFloat16","long int","Scalar","Scalar","Scalar"])", R"(["","","-1","False","False"])");
+  EXPECT_EQ(emb.model, "gather");
+  EXPECT_DOUBLE_EQ(emb.bytes, 36706176);  // indices 8944·8 + 2·8944·1024·2
+  OpCost sel = EstimateOp("aten::index_select", "[[151936, 1024], [], [8944]]",
+                          R"(["c10::BFloat16","Scalar","long int"])", R"(["","0",""])");
+  EXPECT_DOUBLE_EQ(sel.bytes, 36706176);
+  OpCost bwd = EstimateOp("aten::embedding_dense_backward", "[[8944, 1024], [8944], [], [], []]",
+                          R"(["float","long int","Scalar","Scalar","Scalar"])", R"(["","","1000","-1","False"])");
+  EXPECT_DOUBLE_EQ(bwd.bytes, 40802176);  // grad 9158656·4 + idx 8944·8 + dense 1000·1024·4
+}
+
+TEST(MemoryModel, CatOfTensorListUsesContextDtype) {
+  OpCost c = EstimateOp("aten::cat", "[[[1, 559, 32], [1, 559, 32]], []]", R"(["TensorList","Scalar"])",
+                        R"(["","-1"])", Dtype::kBf16);
+  EXPECT_EQ(c.model, "cat");
+  EXPECT_TRUE(c.dtype_assumed);
+  EXPECT_DOUBLE_EQ(c.bytes, 143104);  // 2 · (2·17888·2)
+}
+
+TEST(MemoryModel, CatWithoutShapesHasNoModel) {
+  EXPECT_FALSE(EstimateOp("aten::cat", "[[], []]", R"(["TensorList","Scalar"])", "").modeled());
+}
+
+TEST(MemoryModel, ForeachOverLists) {
+  OpCost c = EstimateOp("aten::_foreach_add_", "[[[128, 128], [128]], [[128, 128], [128]], []]",
+                        R"(["TensorList","TensorList","Scalar"])", R"(["","","-0.001"])", Dtype::kFp32);
+  EXPECT_DOUBLE_EQ(c.flops, 16512);
+  EXPECT_DOUBLE_EQ(c.bytes, 198144);  // (2·16512 read + 16512 written)·4
+}
+
+TEST(OpCost, UnknownOpAndBadInputHaveNoModel) {
+  OpCost unknown = EstimateOp("aten::uniform_", "[[5, 128]]", R"(["float"])", "");
+  EXPECT_FALSE(unknown.modeled());
+  EXPECT_EQ(unknown.flops, -1);
+  EXPECT_EQ(unknown.bytes, -1);
+  EXPECT_FALSE(EstimateOp("aten::mm", "[[8,512],[512", "", "").modeled());
+  EXPECT_FALSE(EstimateOp("aten::mm", "", "", "").modeled());
+}
+
+TEST(OpCost, TraceWithoutInputTypesAssumesFp32) {
+  OpCost c = EstimateOp("aten::mm", "[[2,3],[3,4]]", "", "");
+  EXPECT_TRUE(c.dtype_assumed);
+  EXPECT_EQ(c.dtype, Dtype::kFp32);
+  EXPECT_DOUBLE_EQ(c.flops, 48);
+  EXPECT_DOUBLE_EQ(c.bytes, 104);  // (6 + 12 + 8)·4
+}
+
+}  // namespace
+}  // namespace plasmient::roofline

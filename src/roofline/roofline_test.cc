@@ -1,0 +1,52 @@
+#include "roofline/roofline.h"
+
+#include <gtest/gtest.h>
+
+namespace plasmient::roofline {
+namespace {
+
+constexpr double kPeak = 100e12;  // ridge point P / BW = 50 FLOP/B
+constexpr double kBw = 2e12;
+
+TEST(Roofline, MemorySideOfTheRidge) {
+  RooflinePoint p = Evaluate(1e9, 1e9, 1e-3, kPeak, kBw);  // AI 1
+  EXPECT_DOUBLE_EQ(p.ai, 1);
+  EXPECT_TRUE(p.memory_bound);
+  EXPECT_DOUBLE_EQ(p.ceiling_flops_per_s, 2e12);  // AI · BW
+  EXPECT_DOUBLE_EQ(p.achieved_flops_per_s, 1e12);
+  EXPECT_DOUBLE_EQ(p.roofline_fraction, 0.5);
+}
+
+TEST(Roofline, ComputeSideOfTheRidge) {
+  RooflinePoint p = Evaluate(1e12, 1e9, 0.02, kPeak, kBw);  // AI 1000
+  EXPECT_FALSE(p.memory_bound);
+  EXPECT_DOUBLE_EQ(p.ceiling_flops_per_s, kPeak);
+  EXPECT_DOUBLE_EQ(p.achieved_flops_per_s, 50e12);
+  EXPECT_DOUBLE_EQ(p.roofline_fraction, 0.5);
+}
+
+TEST(Roofline, AtTheRidgeIsComputeBound) {
+  RooflinePoint p = Evaluate(50e9, 1e9, 1e-3, kPeak, kBw);
+  EXPECT_FALSE(p.memory_bound);
+  EXPECT_DOUBLE_EQ(p.ceiling_flops_per_s, kPeak);
+}
+
+TEST(Roofline, UnknownBytesAndZeroTime) {
+  RooflinePoint p = Evaluate(1e9, -1, 1e-3, kPeak, kBw);
+  EXPECT_DOUBLE_EQ(p.ceiling_flops_per_s, kPeak);
+  EXPECT_FALSE(p.memory_bound);
+  EXPECT_DOUBLE_EQ(p.roofline_fraction, 0.01);
+  RooflinePoint z = Evaluate(1e9, 1e9, 0, kPeak, kBw);
+  EXPECT_DOUBLE_EQ(z.achieved_flops_per_s, 0);
+  EXPECT_DOUBLE_EQ(z.roofline_fraction, 0);
+}
+
+TEST(Roofline, ByteOnlyModelIsMemoryBound) {
+  RooflinePoint p = Evaluate(0, 1e9, 1e-3, kPeak, kBw);
+  EXPECT_TRUE(p.memory_bound);
+  EXPECT_DOUBLE_EQ(p.ceiling_flops_per_s, 0);
+  EXPECT_DOUBLE_EQ(p.roofline_fraction, 0);
+}
+
+}  // namespace
+}  // namespace plasmient::roofline
