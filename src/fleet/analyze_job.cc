@@ -13,7 +13,7 @@ Result<verdict::JobVerdict> AnalyzeJobFiles(const std::vector<std::filesystem::p
   ranks.reserve(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     std::string path = files[i].string();
-    auto trace = ingest::ReadTrace(path, ingest::ReadOptions{});
+    auto trace = ingest::ReadTrace(path);
     if (!trace) return std::unexpected(trace.error());
     if (trace->info.rank < 0 && files.size() > 1) trace->info.rank = static_cast<std::int64_t>(i);
     auto v = verdict::AnalyzeRank(*trace, options);

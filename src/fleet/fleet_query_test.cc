@@ -16,8 +16,8 @@ namespace {
 TEST(FleetQueryTest, ParseTime) {
   const std::int64_t now = 1'000'000 * 1'000'000'000ll;
   EXPECT_EQ(*ParseTime("1764460800", now), 1764460800ll * 1'000'000'000);
-  EXPECT_EQ(*ParseTime("2026-11-30", now), 1796083200ll * 1'000'000'000);
-  EXPECT_EQ(*ParseTime("2026-11-30T01:00:00Z", now), (1796083200ll + 3600) * 1'000'000'000);
+  EXPECT_EQ(*ParseTime("2026-11-30", now), 1795996800ll * 1'000'000'000);
+  EXPECT_EQ(*ParseTime("2026-11-30T01:00:00Z", now), (1795996800ll + 3600) * 1'000'000'000);
   EXPECT_EQ(*ParseTime("24h", now), now - 86400ll * 1'000'000'000);
   EXPECT_EQ(*ParseTime("7d", now), now - 7 * 86400ll * 1'000'000'000);
   EXPECT_FALSE(ParseTime("yesterday", now));

@@ -9,6 +9,7 @@
 #include <httplib.h>
 
 #include "fleet/analyze_job.h"
+#include "fleet/record.h"
 
 namespace plasmient::fleet {
 namespace fs = std::filesystem;
@@ -18,12 +19,6 @@ namespace {
 std::int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::string HostName() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
 }
 
 }  // namespace
@@ -43,7 +38,7 @@ Result<std::pair<std::string, int>> ParseListen(std::string_view text) {
 
 ServeDaemon::ServeDaemon(ServeOptions options)
     : options_(std::move(options)), metrics_(options_.max_jobs_in_metrics) {
-  if (options_.host.empty()) options_.host = HostName();
+  if (options_.host.empty()) options_.host = LocalHostName();
 }
 
 ServeDaemon::~ServeDaemon() {
