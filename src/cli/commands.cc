@@ -2,12 +2,14 @@
 
 #include <cstdio>
 
+#include "cli/fleet_commands.h"
 #include "roofline/device_table.h"
 
 namespace plasmient::cli {
 
 std::vector<CommandHook> RegisterCommands(CLI::App& app) {
   std::vector<CommandHook> hooks;
+  RegisterFleetCommands(app, hooks);
   return hooks;
 }
 
