@@ -38,6 +38,7 @@ std::string EscapeLabelValue(std::string_view value) {
 
 void MetricsRegistry::RecordJob(const verdict::JobVerdict& job, const JobContext& context) {
   std::lock_guard lock(mu_);
+  dirty_ = true;
   auto it = std::find(job_order_.begin(), job_order_.end(), context.job_id);
   if (it != job_order_.end()) job_order_.erase(it);
   job_order_.push_back(context.job_id);
@@ -69,6 +70,7 @@ void MetricsRegistry::RecordJob(const verdict::JobVerdict& job, const JobContext
 
 void MetricsRegistry::SetLive(const std::string& host, std::vector<LiveSample> samples) {
   std::lock_guard lock(mu_);
+  dirty_ = true;
   live_host_ = host;
   live_ = std::move(samples);
 }
@@ -79,8 +81,28 @@ std::size_t MetricsRegistry::jobs() const {
 }
 
 std::string MetricsRegistry::Render(const std::vector<SelfMetric>& self) const {
-  std::lock_guard lock(mu_);
   std::string out;
+  {
+    std::lock_guard lock(mu_);
+    if (dirty_) {
+      cache_.clear();
+      RenderSeries(cache_);
+      dirty_ = false;
+    }
+    out.reserve(cache_.size() + 256 * (self.size() + 1));
+    out = cache_;
+  }
+  for (const auto& m : self) {
+    Header(out, m.name, m.type, m.help);
+    out += m.name;
+    out += ' ';
+    Value(out, m.value);
+    out += '\n';
+  }
+  return out;
+}
+
+void MetricsRegistry::RenderSeries(std::string& out) const {
   out.reserve(256 + series_.size() * 2048);
   std::vector<std::pair<const Key*, const RankSeries*>> rows;
   rows.reserve(series_.size());
@@ -140,14 +162,6 @@ std::string MetricsRegistry::Render(const std::vector<SelfMetric>& self) const {
       out += '\n';
     }
   }
-  for (const auto& m : self) {
-    Header(out, m.name, m.type, m.help);
-    out += m.name;
-    out += ' ';
-    Value(out, m.value);
-    out += '\n';
-  }
-  return out;
 }
 
 }  // namespace plasmient::fleet

@@ -70,6 +70,11 @@ class MetricsRegistry {
   std::deque<std::string> job_order_;  // least recently analyzed first
   std::string live_host_;
   std::vector<LiveSample> live_;
+  // The series' exposition, rebuilt only after a change: a scrape copies it and appends `self`.
+  mutable std::string cache_;
+  mutable bool dirty_ = true;
+
+  void RenderSeries(std::string& out) const;
 };
 
 // Label value escaping of the exposition format: \\, \" and \n.

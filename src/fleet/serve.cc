@@ -1,5 +1,6 @@
 #include "fleet/serve.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -76,6 +77,14 @@ Status ServeDaemon::Start() {
   http_->Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("plasmient serve: metrics at /metrics\n", "text/plain");
   });
+  // The library listens with a backlog of 5, which drops the SYNs of a burst of scrapers (each
+  // retried a second later): keep the listening socket and raise its backlog after the bind.
+  int listen_fd = -1;
+  http_->set_socket_options([&listen_fd](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_fd = sock;
+  });
   if (options_.listen_port == 0) {
     port_ = http_->bind_to_any_port(options_.listen_host.c_str());
     if (port_ < 0) return plasmient::Fail("--listen {}:0: cannot bind", options_.listen_host);
@@ -86,6 +95,7 @@ Status ServeDaemon::Start() {
     }
     port_ = options_.listen_port;
   }
+  if (listen_fd >= 0) ::listen(listen_fd, 1024);
   http_thread_ = std::thread([this] { http_->listen_after_bind(); });
   if (outbox_) outbox_->Start();
   ingest_thread_ = std::thread([this] { IngestLoop(); });

@@ -37,7 +37,7 @@ struct ServeOptions {
   Labels labels;                         // --label, for every job (a marker's labels win)
   verdict::AnalyzeOptions analyze;
   int poll_ms = 200;
-  std::size_t max_jobs_in_metrics = 200;
+  std::size_t max_jobs_in_metrics = 32;
   int http_threads = 128;
   std::string host;                      // the host label; default gethostname()
   bool delete_done = false;              // delete analyzed traces instead of moving to done/
