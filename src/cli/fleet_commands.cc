@@ -46,7 +46,7 @@ struct ServeArgs {
   std::vector<std::string> labels;
   ClickHouseFlags clickhouse;
   std::int64_t outbox_mb = 256;
-  std::size_t max_jobs = 200;
+  std::size_t max_jobs = 32;
   int poll_ms = 200;
   bool delete_done = false;
 };
