@@ -9,6 +9,7 @@
 # usage: fleet_test.sh PLASMIENT FLEET_SCRAPE_LOAD [short|long]
 #   short (the test suite): 100 traces, 100 scrapers for 5 s.
 #   long (bench/fleet_load.sh): 1,000 traces, 100 scrapers for 30 s, p99 < 50 ms asserted.
+#   FLEET_SCRAPE_INTERVAL_MS (default 100): each scraper's interval; 0 saturates.
 # Exit 77 (skipped) only when prometheus or clickhouse-server is absent and cannot be installed.
 set -euo pipefail
 
@@ -19,6 +20,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 t_start=$SECONDS
 if [[ $mode == long ]]; then burst=1000 load_s=30; else burst=100 load_s=5; fi
+# Each scraper scrapes every this many ms (Prometheus-like, gzip); 0 scrapes back to back.
+scrape_interval_ms=${FLEET_SCRAPE_INTERVAL_MS:-100}
 
 say() { printf '[fleet %3ds] %s\n' $((SECONDS - t_start)) "$*"; }
 fail() { say "FAIL: $*"; exit 1; }
@@ -189,7 +192,7 @@ wait_for 60 "the outbox to drain after the restart" metric_is plasmient_clickhou
 say "ClickHouse restarted: 9 jobs in both stores, overflow $(metric plasmient_clickhouse_overflow_jobs_total)"
 
 # --- kill -9 mid-analysis, restart: nothing lost, nothing twice ----------------------------------
-gen "$work/gen/big.json.gz" --seed 500 --steps 60 --gemms 60
+gen "$work/gen/big.json.gz" --seed 500 --steps 150 --gemms 100
 for i in $(seq 1 12); do drop_file "$work/gen/big.json.gz" "big-$i.json.gz"; done
 wait_for 60 "the first big trace to be analyzed" metric_ge plasmient_serve_traces_analyzed_total 10
 kill -9 "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
@@ -208,7 +211,7 @@ say "after kill -9 and restart: 21 jobs, once each, in SQLite and ClickHouse"
 t0=$(date +%s.%N)
 for i in $(seq 1 "$burst"); do cp "$work/gen/single-3.json.gz" "$spool/.b$i.part"; mv "$spool/.b$i.part" "$spool/burst-$i.json.gz"; done
 rss0=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
-"$load" "$serve_port" 100 "$load_s" "$serve_pid" | tee "$work/load.txt" || fail "scrapers saw errors"
+"$load" "$serve_port" 100 "$load_s" "$serve_pid" "$scrape_interval_ms" | tee "$work/load.txt" || fail "scrapers saw errors"
 want_jobs=$((21 + burst))
 wait_for 600 "$burst burst traces recorded" bash -c "[[ \$(sqlite3 '$db' 'SELECT count(*) FROM jobs') == $want_jobs ]]"
 t1=$(date +%s.%N)

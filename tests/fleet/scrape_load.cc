@@ -1,7 +1,8 @@
 // fleet_scrape_load: N concurrent scrapers GET /metrics for D seconds over keep-alive
 // connections; prints requests, errors, latency percentiles and the server's RSS before
-// and after (from /proc/PID/status). Loopback only.
-//   fleet_scrape_load PORT SCRAPERS SECONDS [SERVER_PID]
+// and after (from /proc/PID/status). Loopback only. Like Prometheus, each scraper asks for gzip
+// and waits INTERVAL_MS between the start of its scrapes (0: back to back, saturating).
+//   fleet_scrape_load PORT SCRAPERS SECONDS [SERVER_PID [INTERVAL_MS]]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -29,13 +30,14 @@ long RssKb(const std::string& pid) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: fleet_scrape_load PORT SCRAPERS SECONDS [SERVER_PID]\n");
+    std::fprintf(stderr, "usage: fleet_scrape_load PORT SCRAPERS SECONDS [SERVER_PID [INTERVAL_MS]]\n");
     return 2;
   }
   int port = std::atoi(argv[1]);
   int scrapers = std::atoi(argv[2]);
   double seconds = std::atof(argv[3]);
   std::string pid = argc > 4 ? argv[4] : "";
+  auto interval = std::chrono::milliseconds(argc > 5 ? std::atoi(argv[5]) : 0);
   long rss_before = pid.empty() ? -1 : RssKb(pid);
   std::atomic<long> errors{0};
   std::mutex mu;
@@ -49,10 +51,11 @@ int main(int argc, char** argv) {
       client.set_keep_alive(true);
       client.set_connection_timeout(5, 0);
       client.set_read_timeout(5, 0);
+      const httplib::Headers headers = {{"Accept-Encoding", "gzip"}};
       std::vector<double> ms;
       while (std::chrono::steady_clock::now() < end) {
         auto t0 = std::chrono::steady_clock::now();
-        auto res = client.Get("/metrics");
+        auto res = client.Get("/metrics", headers);
         auto t1 = std::chrono::steady_clock::now();
         if (!res || res->status != 200 || res->body.find("plasmient_serve_scrapes_total") == std::string::npos) {
           ++errors;
@@ -60,6 +63,7 @@ int main(int argc, char** argv) {
           continue;
         }
         ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        std::this_thread::sleep_until(t0 + interval);
       }
       std::lock_guard lock(mu);
       all_ms.insert(all_ms.end(), ms.begin(), ms.end());
@@ -78,6 +82,7 @@ int main(int argc, char** argv) {
     if (all_ms.empty()) return 0.0;
     return all_ms[std::min(all_ms.size() - 1, static_cast<std::size_t>(p * static_cast<double>(all_ms.size())))];
   };
+  std::printf("interval_ms=%lld ", static_cast<long long>(interval.count()));
   std::printf("scrapers=%d seconds=%.0f requests=%zu errors=%ld rps=%.0f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f "
               "rss_before_kb=%ld rss_peak_kb=%ld rss_after_kb=%ld\n",
               scrapers, seconds, all_ms.size(), errors.load(), static_cast<double>(all_ms.size()) / seconds, pct(0.5),
