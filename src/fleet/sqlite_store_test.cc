@@ -1,5 +1,7 @@
 #include "fleet/sqlite_store.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <gtest/gtest.h>
