@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Plasmient builds and tests with, when they are missing.
+#   scripts/install-deps.sh          the build and test dependencies
+#   scripts/install-deps.sh --fleet  only the optional servers tests/fleet/fleet_test.sh runs
+#                                    against (Prometheus, ClickHouse); never needed to build
 set -euo pipefail
 
 packages=(
@@ -8,6 +11,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
   python3
 )
+if [[ ${1:-} == --fleet ]]; then
+  packages=(prometheus clickhouse-server)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/fleet_commands.h"
 #include "cli/progress.h"
 #include "export/terminal_sink.h"
 #include "export/verdict_json_sink.h"
@@ -41,6 +42,7 @@ void AddOutputOptions(CLI::App& app, OutputOptions& out) {
   app.add_flag("-q,--quiet", out.quiet, "no terminal verdict, no progress");
   app.add_flag("--no-color", out.no_color, "no ANSI colours (NO_COLOR is respected too)");
   app.add_flag("--brief", out.brief, "print only the verdict box");
+  AddRecordOptions(app, out.record);
 }
 
 bool FinishVerdictOptions(AnalyzeArgs& a) {
@@ -136,6 +138,7 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
     ranks.push_back(std::move(*v));
   }
   verdict::JobVerdict job = verdict::CombineRanks(std::move(ranks), args.options);
+  if (int rc = RecordIfAsked(args.output.record, job, args.inputs, *inputs); rc != 0) return rc;
 
   if (!args.output.json_path.empty()) {
     std::string json = exporting::VerdictToJson(job);

@@ -10,11 +10,18 @@
 
 namespace plasmient::cli {
 
+// Where to record the verdict for `plasmient fleet` (src/fleet/record.h).
+struct RecordFlags {
+  std::string db, clickhouse, clickhouse_db = "plasmient", job;
+  std::vector<std::string> labels;
+};
+
 struct OutputOptions {
   std::string json_path;  // --json FILE or "-"
   bool quiet = false;
   bool no_color = false;
   bool brief = false;     // box only
+  RecordFlags record;
 };
 
 struct AnalyzeArgs {

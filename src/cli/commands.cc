@@ -9,6 +9,7 @@
 
 #include "cli/analyze_command.h"
 #include "collect/agent/run_command.h"
+#include "cli/fleet_commands.h"
 #include "roofline/device_table.h"
 #include "synth/synth_command.h"
 
@@ -129,6 +130,7 @@ std::vector<CommandHook> RegisterCommands(CLI::App& app) {
   AddVerdictOptions(*r, run->analyze);
   AddOutputOptions(*r, run->analyze.output);
   hooks.push_back({r, [run] { return RunRun(*run); }});
+  RegisterFleetCommands(app, hooks);
   return hooks;
 }
 

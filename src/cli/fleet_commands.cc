@@ -1,0 +1,280 @@
+#include "cli/fleet_commands.h"
+
+#include "cli/analyze_command.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "fleet/bill.h"
+#include "fleet/clickhouse_store.h"
+#include "fleet/fleet_query.h"
+#include "fleet/record.h"
+#include "fleet/serve.h"
+#include "fleet/sqlite_store.h"
+
+namespace plasmient::cli {
+namespace {
+
+struct ClickHouseFlags {
+  std::string url, database = "plasmient", cluster, shard_database;
+  void Add(CLI::App& app) {
+    app.add_option("--clickhouse", url, "ClickHouse HTTP interface, http://HOST:PORT");
+    app.add_option("--clickhouse-db", database, "ClickHouse database")->capture_default_str();
+    app.add_option("--clickhouse-cluster", cluster, "cluster (remote_servers) for Distributed tables over <table>_local");
+    app.add_option("--clickhouse-shard-db", shard_database,
+                   "database of <table>_local on each shard (default: --clickhouse-db; - for each replica's default_database)");
+  }
+  fleet::ClickHouseOptions Options() const {
+    fleet::ClickHouseOptions o;
+    o.url = url;
+    o.database = database;
+    o.cluster = cluster;
+    o.shard_database = shard_database;
+    return o;
+  }
+};
+
+struct ServeArgs {
+  AnalyzeArgs analyze;
+  std::string spool, db, listen = "127.0.0.1:9464", host;
+  std::vector<std::string> labels;
+  ClickHouseFlags clickhouse;
+  std::int64_t outbox_mb = 256;
+  std::size_t max_jobs = 32;
+  int poll_ms = 200;
+  bool delete_done = false;
+};
+
+bool ParseLabels(const std::vector<std::string>& texts, fleet::Labels& out) {
+  for (const auto& t : texts) {
+    auto l = fleet::ParseLabel(t);
+    if (!l) {
+      fmt::print(stderr, "plasmient: {}\n", l.error().message);
+      return false;
+    }
+    out.push_back(std::move(*l));
+  }
+  return true;
+}
+
+int RunServe(ServeArgs& a) {
+  if (!FinishVerdictOptions(a.analyze)) return 2;
+  fleet::ServeOptions o;
+  o.spool = a.spool;
+  o.db_path = a.db;
+  o.host = a.host;
+  o.analyze = a.analyze.options;
+  o.outbox_max_bytes = a.outbox_mb << 20;
+  o.max_jobs_in_metrics = a.max_jobs;
+  o.poll_ms = a.poll_ms;
+  o.delete_done = a.delete_done;
+  if (!ParseLabels(a.labels, o.labels)) return 2;
+  auto listen = fleet::ParseListen(a.listen);
+  if (!listen) {
+    fmt::print(stderr, "plasmient: {}\n", listen.error().message);
+    return 2;
+  }
+  o.listen_host = listen->first;
+  o.listen_port = listen->second;
+  if (!a.clickhouse.url.empty()) o.clickhouse = a.clickhouse.Options();
+
+  // SIGINT/SIGTERM are taken by this thread alone (sigwait); the daemon's threads inherit the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  fleet::ServeDaemon daemon(std::move(o));
+  if (auto s = daemon.Start(); !s) {
+    fmt::print(stderr, "plasmient: {}\n", s.error().message);
+    return 1;
+  }
+  fmt::print(stderr, "plasmient serve: watching {}, metrics at http://{}:{}/metrics\n", a.spool, listen->first,
+             daemon.port());
+  int sig = 0;
+  sigwait(&signals, &sig);
+  fmt::print(stderr, "plasmient serve: {}, finishing the analysis in progress\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  daemon.Stop();
+  daemon.Wait();
+  const auto& c = daemon.counters();
+  fmt::print(stderr, "plasmient serve: stopped ({} analyzed, {} failed, {} duplicates)\n", c.analyzed.load(),
+             c.failed.load(), c.duplicates.load());
+  return 0;
+}
+
+struct FleetArgs {
+  std::string db, top, by = "wasted-gpu-hours", since, until, job;
+  ClickHouseFlags clickhouse;
+  bool trend = false, stragglers = false, init_schema = false, local_only = false;
+  std::int64_t limit = 20;
+};
+
+int RunFleet(const FleetArgs& a) {
+  std::unique_ptr<fleet::QueryableStore> store;
+  if (!a.clickhouse.url.empty()) {
+    auto ch = fleet::ClickHouseStore::Open(a.clickhouse.Options());
+    if (!ch) {
+      fmt::print(stderr, "plasmient: {}\n", ch.error().message);
+      return 2;
+    }
+    if (a.init_schema) {
+      if (auto s = (*ch)->EnsureSchema(a.local_only); !s) {
+        fmt::print(stderr, "plasmient: {}\n", s.error().message);
+        return 1;
+      }
+      fmt::print(stderr, "plasmient: schema ready in {}\n", a.clickhouse.database);
+    }
+    store = std::move(*ch);
+  } else if (!a.db.empty()) {
+    auto db = fleet::SqliteStore::Open(a.db);
+    if (!db) {
+      fmt::print(stderr, "plasmient: {}\n", db.error().message);
+      return 1;
+    }
+    store = std::move(*db);
+  } else {
+    fmt::print(stderr, "plasmient: fleet needs a store: --db FILE or --clickhouse URL\n");
+    return 2;
+  }
+  fleet::FleetQuery q;
+  q.limit = a.limit;
+  q.job = a.job;
+  q.by_gpu_hours = a.by == "gpu-hours";
+  auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::system_clock::now().time_since_epoch()).count();
+  for (auto [text, out] : {std::pair{&a.since, &q.since_ns}, std::pair{&a.until, &q.until_ns}}) {
+    if (text->empty()) continue;
+    auto t = fleet::ParseTime(*text, now_ns);
+    if (!t) {
+      fmt::print(stderr, "plasmient: {}\n", t.error().message);
+      return 2;
+    }
+    *out = *t;
+  }
+  if (a.trend) {
+    q.question = fleet::FleetQuestion::kTrend;
+  } else if (a.stragglers) {
+    q.question = fleet::FleetQuestion::kStragglers;
+  } else if (a.top == "ops") {
+    q.question = fleet::FleetQuestion::kTopOps;
+  } else if (a.top == "jobs") {
+    q.question = fleet::FleetQuestion::kTopJobs;
+  } else if (a.top == "users") {
+    q.question = fleet::FleetQuestion::kTopUsers;
+  } else if (a.top == "kernels") {
+    q.question = fleet::FleetQuestion::kTopKernels;
+  } else if (a.init_schema) {
+    return 0;
+  } else {
+    fmt::print(stderr, "plasmient: fleet: ask --top kernels|ops|jobs|users, --trend or --stragglers\n");
+    return 2;
+  }
+  auto r = store->Query(fleet::BuildSql(q, *store));
+  if (!r) {
+    fmt::print(stderr, "plasmient: {}\n", r.error().message);
+    return 1;
+  }
+  std::string text = fleet::FormatTable(*r);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+struct BillArgs {
+  double gpus = 0, price = 0, achieved = 0, target = 0.40;
+};
+
+}  // namespace
+
+void AddRecordOptions(CLI::App& app, RecordFlags& f) {
+  app.add_option("--db", f.db, "record the verdict in this SQLite store (for `plasmient fleet`)");
+  app.add_option("--clickhouse", f.clickhouse, "record the verdict in ClickHouse, http://HOST:PORT");
+  app.add_option("--clickhouse-db", f.clickhouse_db, "ClickHouse database")->capture_default_str();
+  app.add_option("--job", f.job, "the job's name in the store (default: the folder's or file's name)");
+  app.add_option("--label", f.labels, "key=value label on the job (user, team, ...); repeatable");
+}
+
+int RecordIfAsked(const RecordFlags& f, const verdict::JobVerdict& job, const std::vector<std::string>& given,
+                  const std::vector<std::string>& files) {
+  if (f.db.empty() && f.clickhouse.empty()) return 0;
+  fleet::RecordOptions o;
+  o.db_path = f.db;
+  o.job_id = f.job;
+  if (!ParseLabels(f.labels, o.labels)) return 2;
+  if (!f.clickhouse.empty()) {
+    fleet::ClickHouseOptions ch;
+    ch.url = f.clickhouse;
+    ch.database = f.clickhouse_db;
+    o.clickhouse = ch;
+  }
+  std::vector<std::filesystem::path> paths(files.begin(), files.end());
+  auto r = fleet::RecordAnalysis(job, given, paths, o);
+  if (!r) {
+    fmt::print(stderr, "plasmient: {}\n", r.error().message);
+    return 1;
+  }
+  return 0;
+}
+
+void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
+  auto serve_args = std::make_shared<ServeArgs>();
+  auto* serve = app.add_subcommand("serve", "analyze traces as they land in a spool folder; Prometheus metrics over HTTP");
+  serve->add_option("--spool", serve_args->spool, "the folder traces are dropped into (see docs/fleet.md)")->required();
+  serve->add_option("--db", serve_args->db, "SQLite store (default: SPOOL/.plasmient/store.sqlite)");
+  serve->add_option("--listen", serve_args->listen, "HOST:PORT for /metrics (loopback unless asked)")->capture_default_str();
+  serve->add_option("--label", serve_args->labels, "key=value label on every job (user, team, ...); repeatable");
+  serve->add_option("--host", serve_args->host, "host label (default: the host name)");
+  serve->add_option("--clickhouse-outbox-mb", serve_args->outbox_mb, "bound of the on-disk ClickHouse outbox")
+      ->capture_default_str();
+  serve->add_option("--max-jobs", serve_args->max_jobs, "jobs kept in the metrics (most recent)")->capture_default_str();
+  serve->add_option("--poll-ms", serve_args->poll_ms, "spool scan interval when idle")->check(CLI::Range(10, 60000));
+  serve->add_flag("--delete-done", serve_args->delete_done, "delete analyzed traces instead of moving them to done/");
+  serve_args->clickhouse.Add(*serve);
+  AddVerdictOptions(*serve, serve_args->analyze);
+  hooks.push_back({serve, [serve_args] { return RunServe(*serve_args); }});
+
+  auto fleet_args = std::make_shared<FleetArgs>();
+  auto* fleet = app.add_subcommand("fleet", "ask the store: top kernels/ops/jobs/users by wasted GPU-hours, trends, stragglers");
+  fleet->add_option("--db", fleet_args->db, "SQLite store");
+  fleet_args->clickhouse.Add(*fleet);
+  fleet->add_option("--top", fleet_args->top, "kernels, ops, jobs or users")
+      ->check(CLI::IsMember({"kernels", "ops", "jobs", "users"}));
+  fleet->add_option("--by", fleet_args->by, "wasted-gpu-hours or gpu-hours")
+      ->check(CLI::IsMember({"wasted-gpu-hours", "gpu-hours"}))
+      ->capture_default_str();
+  fleet->add_option("--since", fleet_args->since, "analyses at or after: Unix seconds, YYYY-MM-DD[THH:MM:SSZ], or 24h/7d ago");
+  fleet->add_option("--until", fleet_args->until, "analyses before (same forms)");
+  fleet->add_option("--job", fleet_args->job, "only this job");
+  fleet->add_flag("--trend", fleet_args->trend, "achieved fraction per analysis of each job, in time order");
+  fleet->add_flag("--stragglers", fleet_args->stragglers, "ranks the others waited for, most waited-for first");
+  fleet->add_option("--limit", fleet_args->limit, "rows")->check(CLI::Range(1, 1000000))->capture_default_str();
+  fleet->add_flag("--init-schema", fleet_args->init_schema, "create the ClickHouse database and tables when missing");
+  fleet->add_flag("--local-only", fleet_args->local_only, "with --init-schema: only the shard tables (<table>_local)");
+  hooks.push_back({fleet, [fleet_args] { return RunFleet(*fleet_args); }});
+
+  auto bill_args = std::make_shared<BillArgs>();
+  auto* bill = app.add_subcommand("bill", "what-if: N GPUs at a price and an achieved fraction, per day and per year");
+  bill->add_option("--gpus", bill_args->gpus, "GPUs")->required();
+  bill->add_option("--price", bill_args->price, "dollars per GPU-hour")->required();
+  bill->add_option("--achieved", bill_args->achieved, "achieved fraction of peak, 0..1")->required();
+  bill->add_option("--target", bill_args->target, "target fraction (MFU) for the addressable share")->capture_default_str();
+  hooks.push_back({bill, [bill_args] {
+                     auto r = fleet::RatesFor(bill_args->gpus, bill_args->price, bill_args->achieved, bill_args->target);
+                     if (!r) {
+                       fmt::print(stderr, "plasmient: {}\n", r.error().message);
+                       return 2;
+                     }
+                     std::string text = fleet::FormatBill(*r);
+                     std::fwrite(text.data(), 1, text.size(), stdout);
+                     return 0;
+                   }});
+}
+
+}  // namespace plasmient::cli

@@ -1,0 +1,48 @@
+#include "fleet/bill.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace plasmient::fleet {
+
+Result<BillRates> RatesFor(double gpus, double price, double achieved, double target) {
+  if (!(gpus >= 0)) return Fail("--gpus {} must be zero or more", gpus);
+  if (!(price >= 0)) return Fail("--price {} must be zero or more", price);
+  if (!(achieved >= 0 && achieved <= 1)) return Fail("--achieved {} must lie in [0, 1]", achieved);
+  if (!(target > 0 && target <= 1)) return Fail("--target {} must lie in (0, 1]", target);
+  BillRates b;
+  b.gpus = gpus;
+  b.price_per_gpu_hour = price;
+  b.achieved = achieved;
+  b.target = target;
+  b.spend_per_hour = gpus * price;
+  b.spend_per_day = b.spend_per_hour * kHoursPerDay;
+  b.spend_per_year = b.spend_per_day * kDaysPerYear;
+  b.computed_per_day = b.spend_per_day * achieved;
+  b.paid_never_computed_per_day = b.spend_per_day - b.computed_per_day;
+  b.paid_never_computed_per_year = b.paid_never_computed_per_day * kDaysPerYear;
+  double addressable_share = std::max(0.0, 1 - achieved / target);
+  b.addressable_per_day = b.spend_per_day * addressable_share;
+  b.addressable_per_year = b.addressable_per_day * kDaysPerYear;
+  b.gpus_at_target = gpus * std::min(1.0, achieved / target);
+  return b;
+}
+
+std::string FormatBill(const BillRates& b) {
+  std::string out;
+  auto line = [&](std::string_view what, double per_day, double per_year) {
+    out += fmt::format("  {:<34} {:>14.2f} {:>16.2f}\n", what, per_day, per_year);
+  };
+  out += fmt::format("{} GPUs at ${:.2f}/GPU-hour, achieved {:.1f}% of peak, target {:.1f}%\n",
+                     b.gpus, b.price_per_gpu_hour, b.achieved * 100, b.target * 100);
+  out += fmt::format("  {:<34} {:>14} {:>16}\n", "", "$ per day", "$ per year");
+  line("spend", b.spend_per_day, b.spend_per_year);
+  line("computed (spend x achieved)", b.computed_per_day, b.computed_per_day * kDaysPerYear);
+  line("paid, never computed", b.paid_never_computed_per_day, b.paid_never_computed_per_year);
+  line("addressable at the target", b.addressable_per_day, b.addressable_per_year);
+  out += fmt::format("  the same useful work at the target needs {:.2f} GPUs\n", b.gpus_at_target);
+  return out;
+}
+
+}  // namespace plasmient::fleet

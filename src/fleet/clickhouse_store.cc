@@ -1,0 +1,197 @@
+#include "fleet/clickhouse_store.h"
+
+#include <charconv>
+#include <set>
+
+#include <httplib.h>
+
+namespace plasmient::fleet {
+namespace {
+
+std::string UrlEncode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string_view ClickHouseType(ColumnType t) {
+  return t == ColumnType::kInt ? "Int64" : t == ColumnType::kFloat ? "Float64" : "String";
+}
+
+std::string Quote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+Result<std::pair<std::string, int>> ParseHttpUrl(std::string_view url) {
+  constexpr std::string_view kScheme = "http://";
+  if (!url.starts_with(kScheme)) return Fail("--clickhouse {}: expected http://HOST[:PORT]", url);
+  std::string_view rest = url.substr(kScheme.size());
+  rest = rest.substr(0, rest.find('/'));
+  auto colon = rest.rfind(':');
+  int port = 8123;
+  std::string_view host = rest;
+  if (colon != std::string_view::npos) {
+    host = rest.substr(0, colon);
+    std::string_view p = rest.substr(colon + 1);
+    auto r = std::from_chars(p.data(), p.data() + p.size(), port);
+    if (r.ec != std::errc() || r.ptr != p.data() + p.size() || port <= 0 || port > 65535) {
+      return Fail("--clickhouse {}: bad port", url);
+    }
+  }
+  if (host.empty()) return Fail("--clickhouse {}: no host", url);
+  return std::pair{std::string(host), port};
+}
+
+ClickHouseStore::ClickHouseStore(ClickHouseOptions options) : options_(std::move(options)) {}
+ClickHouseStore::~ClickHouseStore() = default;
+
+Result<std::unique_ptr<ClickHouseStore>> ClickHouseStore::Open(const ClickHouseOptions& options) {
+  auto hp = ParseHttpUrl(options.url);
+  if (!hp) return std::unexpected(hp.error());
+  std::unique_ptr<ClickHouseStore> s(new ClickHouseStore(options));
+  if (s->options_.shard_database.empty()) s->options_.shard_database = options.database;
+  s->client_ = std::make_unique<httplib::Client>(hp->first, hp->second);
+  auto secs = static_cast<time_t>(options.timeout_s);
+  s->client_->set_connection_timeout(2, 0);
+  s->client_->set_read_timeout(secs, 0);
+  s->client_->set_write_timeout(secs, 0);
+  s->client_->set_keep_alive(true);
+  return s;
+}
+
+Result<std::string> ClickHouseStore::Post(const std::string& url_query, const std::string& body) {
+  auto res = client_->Post(("/?" + url_query).c_str(), body, "text/plain");
+  if (!res) return Fail("{}: ClickHouse unreachable ({})", options_.url, httplib::to_string(res.error()));
+  if (res->status != 200) {
+    std::string msg = res->body.substr(0, 400);
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    return Fail("{}: ClickHouse answered {}: {}", options_.url, res->status, msg);
+  }
+  return std::move(res->body);
+}
+
+Status ClickHouseStore::Execute(const std::string& sql) {
+  auto r = Post("", sql);
+  if (!r) return std::unexpected(r.error());
+  return Ok();
+}
+
+std::string ClickHouseStore::LocalName(TableId id) const {
+  std::string name(Table(id).name);
+  return options_.cluster.empty() ? name : name + "_local";
+}
+
+std::string ClickHouseStore::TableName(TableId id) const {
+  return options_.database + "." + std::string(Table(id).name);
+}
+
+Status ClickHouseStore::EnsureSchema(bool local_only) {
+  PLASMIENT_TRY(Execute("CREATE DATABASE IF NOT EXISTS " + options_.database));
+  for (const auto& t : Tables()) {
+    std::string cols;
+    for (const auto& c : t.columns) {
+      cols += (cols.empty() ? "" : ", ") + std::string(c.name) + " " + std::string(ClickHouseType(c.type));
+    }
+    std::string local = options_.database + "." + LocalName(t.id);
+    PLASMIENT_TRY(Execute("CREATE TABLE IF NOT EXISTS " + local + " (" + cols +
+                          ") ENGINE = MergeTree() ORDER BY (job_key, at_ns)"));
+    if (options_.cluster.empty() || local_only) continue;
+    std::string shard_db = options_.shard_database == "-" ? "''" : options_.shard_database;
+    PLASMIENT_TRY(Execute("CREATE TABLE IF NOT EXISTS " + TableName(t.id) + " (" + cols +
+                          ") ENGINE = Distributed(" + options_.cluster + ", " + shard_db + ", " +
+                          LocalName(t.id) + ", sipHash64(job_key))"));
+  }
+  return Ok();
+}
+
+Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
+  std::size_t inserted = 0;
+  for (const auto& t : Tables()) {
+    const auto& rows = batch[t.id];
+    if (rows.empty()) continue;
+    std::set<std::string> keys;
+    for (const auto& r : rows) keys.insert(std::get<std::string>(r[kJobKeyColumn]));
+    std::string in;
+    for (const auto& k : keys) in += (in.empty() ? "" : ",") + Quote(k);
+    auto present = Query("SELECT DISTINCT job_key FROM " + TableName(t.id) + " WHERE job_key IN (" + in + ")");
+    if (!present) return std::unexpected(present.error());
+    for (const auto& row : present->rows) {
+      if (!row.empty()) keys.erase(row[0]);
+    }
+    std::string body;
+    std::size_t n = 0;
+    for (const auto& r : rows) {
+      if (!keys.contains(std::get<std::string>(r[kJobKeyColumn]))) continue;
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        if (i) body += '\t';
+        AppendTsvCell(body, r[i]);
+      }
+      body += '\n';
+      ++n;
+    }
+    if (n == 0) continue;
+    std::string q = "INSERT INTO " + TableName(t.id) + " FORMAT TabSeparated";
+    std::string params = "query=" + UrlEncode(q);
+    if (!options_.cluster.empty()) params += "&insert_distributed_sync=1";
+    auto r = Post(params, body);
+    if (!r) return std::unexpected(r.error());
+    inserted += n;
+  }
+  return inserted;
+}
+
+Result<QueryResult> ClickHouseStore::Query(const std::string& sql) {
+  auto body = Post("", sql + " FORMAT TabSeparatedWithNames");
+  if (!body) return std::unexpected(body.error());
+  QueryResult out;
+  std::string_view text = *body;
+  bool header = true;
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    std::vector<std::string> cells;
+    std::size_t pos = 0;
+    while (true) {
+      auto tab = line.find('\t', pos);
+      std::string_view f = line.substr(pos, tab == std::string_view::npos ? std::string_view::npos : tab - pos);
+      std::string cell;
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        if (f[i] == '\\' && i + 1 < f.size()) {
+          char n = f[++i];
+          cell += n == 't' ? '\t' : n == 'n' ? '\n' : n;
+        } else {
+          cell += f[i];
+        }
+      }
+      cells.push_back(std::move(cell));
+      if (tab == std::string_view::npos) break;
+      pos = tab + 1;
+    }
+    if (header) {
+      out.columns = std::move(cells);
+      header = false;
+    } else {
+      out.rows.push_back(std::move(cells));
+    }
+  }
+  return out;
+}
+
+}  // namespace plasmient::fleet

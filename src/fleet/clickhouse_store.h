@@ -1,0 +1,55 @@
+// The fleet store: ClickHouse over its HTTP interface. Tables are MergeTree (18.16 syntax: no
+// DateTime64, no LowCardinality; times are Int64 ns); with a cluster, each table is a
+// Distributed table over `<table>_local` on every shard, sharded by job_key so one job's rows
+// stay together. Inserts are idempotent: keys already present in a table are filtered out.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "fleet/store.h"
+
+namespace httplib {
+class Client;
+}
+
+namespace plasmient::fleet {
+
+struct ClickHouseOptions {
+  std::string url = "http://127.0.0.1:8123";  // --clickhouse
+  std::string database = "plasmient";          // --clickhouse-db
+  std::string cluster;                         // --clickhouse-cluster: Distributed tables over it
+  // The database of `<table>_local` on each shard: the same as `database` by default; "-" for
+  // each replica's <default_database> from the cluster's configuration.
+  std::string shard_database;
+  double timeout_s = 10;
+};
+
+class ClickHouseStore final : public QueryableStore {
+ public:
+  static Result<std::unique_ptr<ClickHouseStore>> Open(const ClickHouseOptions& options);
+  ~ClickHouseStore() override;
+
+  // Creates the database and tables when missing; `local_only` creates only the shard tables.
+  Status EnsureSchema(bool local_only = false);
+  // Inserts the rows whose job_key the table does not hold yet. Returns rows inserted.
+  Result<std::size_t> Insert(const Batch& batch);
+
+  std::string TableName(TableId id) const override;
+  Result<QueryResult> Query(const std::string& sql) override;
+  Status Execute(const std::string& sql);
+
+ private:
+  explicit ClickHouseStore(ClickHouseOptions options);
+  Result<std::string> Post(const std::string& url_query, const std::string& body);
+  std::string LocalName(TableId id) const;
+
+  ClickHouseOptions options_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+// "http://host:port[/]" → host and port (http only; 8123 when no port is given).
+Result<std::pair<std::string, int>> ParseHttpUrl(std::string_view url);
+
+}  // namespace plasmient::fleet

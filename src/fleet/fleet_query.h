@@ -1,0 +1,39 @@
+// `plasmient fleet`: the fleet's questions as SQL that runs unchanged on SQLite and ClickHouse.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "fleet/store.h"
+
+namespace plasmient::fleet {
+
+enum class FleetQuestion : std::uint8_t {
+  kTopKernels,  // --top kernels
+  kTopOps,      // --top ops
+  kTopJobs,     // --top jobs
+  kTopUsers,    // --top users
+  kTrend,       // --trend: achieved fraction per analysis of each job, in time order
+  kStragglers,  // --stragglers: ranks others waited for, most waited-for first
+};
+
+struct FleetQuery {
+  FleetQuestion question = FleetQuestion::kTopKernels;
+  bool by_gpu_hours = false;        // --by gpu-hours (default wasted-gpu-hours)
+  std::optional<std::int64_t> since_ns, until_ns;
+  std::string job;                  // --job: only this job
+  std::int64_t limit = 20;
+};
+
+// "1764460800" (Unix seconds), "2026-11-30", "2026-11-30T04:00:00Z", or "24h"/"7d"/"30m"
+// (that long before now_ns).
+Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns);
+
+std::string BuildSql(const FleetQuery& query, const QueryableStore& store);
+
+// A fixed-width table; numbers to 6 significant digits, at_ns as UTC time.
+std::string FormatTable(const QueryResult& result);
+
+}  // namespace plasmient::fleet

@@ -1,0 +1,113 @@
+#include "fleet/fleet_query.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "fleet/job_rows.h"
+#include "fleet/sqlite_store.h"
+#include "fleet/test_job.h"
+
+namespace plasmient::fleet {
+namespace {
+
+TEST(FleetQueryTest, ParseTime) {
+  const std::int64_t now = 1'000'000 * 1'000'000'000ll;
+  EXPECT_EQ(*ParseTime("1764460800", now), 1764460800ll * 1'000'000'000);
+  EXPECT_EQ(*ParseTime("2026-11-30", now), 1795996800ll * 1'000'000'000);
+  EXPECT_EQ(*ParseTime("2026-11-30T01:00:00Z", now), (1795996800ll + 3600) * 1'000'000'000);
+  EXPECT_EQ(*ParseTime("24h", now), now - 86400ll * 1'000'000'000);
+  EXPECT_EQ(*ParseTime("7d", now), now - 7 * 86400ll * 1'000'000'000);
+  EXPECT_FALSE(ParseTime("yesterday", now));
+  EXPECT_FALSE(ParseTime("2026-13-45x", now));
+}
+
+class FleetQueryStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("plasmient_fq_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    store_ = std::move(*SqliteStore::Open((dir_ / "s.sqlite").string()));
+    for (int i = 0; i < 3; ++i) {
+      auto job = testing::MakeJob();
+      // Job i wastes i+1 times as much in its GEMM.
+      for (auto& r : job.ranks) r.top_kernels[0].lost_s = 360.0 * (i + 1);
+      job.ranks[0].top_kernels.push_back(job.ranks[0].top_kernels[0]);
+      job.ranks[0].top_kernels[1].name = "elementwise";
+      job.ranks[0].top_kernels[1].lost_s = 3600;
+      JobContext c;
+      c.job_key = "k" + std::to_string(i);
+      c.job_id = i < 2 ? "trainA" : "trainB";
+      c.at_ns = (i + 1) * 1'000'000'000ll;
+      c.host = "h";
+      c.labels = {{"user", i == 0 ? "ann" : "bob"}};
+      ASSERT_TRUE(store_->Record(BuildRows(job, c), c.job_key));
+    }
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  QueryResult Run(const FleetQuery& q) {
+    auto r = store_->Query(BuildSql(q, *store_));
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
+    return r ? *r : QueryResult{};
+  }
+  std::filesystem::path dir_;
+  std::unique_ptr<SqliteStore> store_;
+};
+
+TEST_F(FleetQueryStoreTest, TopKernelsByWastedGpuHours) {
+  FleetQuery q;
+  auto r = Run(q);
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.columns[0], "kernel");
+  EXPECT_EQ(r.rows[0][0], "elementwise");  // 3 analyses × 1 h
+  EXPECT_DOUBLE_EQ(std::stod(r.rows[0][1]), 3.0);
+  EXPECT_EQ(r.rows[1][0], "sm90_gemm");  // 2 ranks × (0.1 + 0.2 + 0.3) h
+  EXPECT_DOUBLE_EQ(std::stod(r.rows[1][1]), 1.2);
+  EXPECT_EQ(r.rows[1][3], "60");         // calls: 2 ranks × 3 analyses × 10
+  q.by_gpu_hours = true;
+  auto by_time = Run(q);
+  ASSERT_EQ(by_time.rows.size(), 2u);
+  EXPECT_EQ(by_time.rows[0][0], "sm90_gemm");  // 6 × 0.5 s against 3 × 0.5 s
+}
+
+TEST_F(FleetQueryStoreTest, SinceFiltersByAnalysisTime) {
+  FleetQuery q;
+  q.question = FleetQuestion::kTopJobs;
+  q.since_ns = 2'000'000'000;
+  auto r = Run(q);
+  ASSERT_EQ(r.rows.size(), 2u);
+  // Each analysis wastes 2.5 GPU-seconds; trainA keeps one analysis after the cut.
+  EXPECT_DOUBLE_EQ(std::stod(r.rows[0][1]), 2.5 / 3600);
+  EXPECT_EQ(r.rows[0][4], "1");
+}
+
+TEST_F(FleetQueryStoreTest, UsersTrendAndStragglers) {
+  FleetQuery q;
+  q.question = FleetQuestion::kTopUsers;
+  auto users = Run(q);
+  ASSERT_EQ(users.rows.size(), 2u);
+  EXPECT_EQ(users.rows[0][0], "bob");
+  EXPECT_EQ(users.rows[0][4], "2");
+  q.question = FleetQuestion::kTrend;
+  q.job = "trainA";
+  auto trend = Run(q);
+  ASSERT_EQ(trend.rows.size(), 2u);
+  EXPECT_EQ(trend.rows[0][1], "1000000000");
+  EXPECT_DOUBLE_EQ(std::stod(trend.rows[0][2]), 0.375);
+  q.question = FleetQuestion::kStragglers;
+  q.job.clear();
+  auto s = Run(q);
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(s.rows[0][0], "trainA");
+  EXPECT_EQ(s.rows[0][1], "1");  // rank 1 arrives last
+  EXPECT_EQ(s.rows[0][2], "4");  // 2 analyses × 2 collectives
+  std::string table = FormatTable(trend);
+  EXPECT_NE(table.find("1970-01-01T00:00:01Z"), std::string::npos) << table;
+  EXPECT_NE(table.find("0.375"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plasmient::fleet

@@ -1,0 +1,224 @@
+#include "fleet/job_rows.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "fleet/bill.h"
+
+namespace plasmient::fleet {
+namespace {
+
+Row Common(const JobContext& c) {
+  Row r;
+  r.reserve(40);
+  r.emplace_back(c.job_key);
+  r.emplace_back(c.job_id);
+  r.emplace_back(c.at_ns);
+  r.emplace_back(c.host);
+  return r;
+}
+
+void AddFigures(Row& r, const verdict::Figures& f) {
+  r.emplace_back(f.wall_s);
+  r.emplace_back(f.useful_s);
+  r.emplace_back(f.kernel_union_s);
+  r.emplace_back(f.achieved());
+  r.emplace_back(f.utilization());
+}
+
+void AddLosses(Row& r, const verdict::Figures& f) {
+  for (double s : f.loss_s) r.emplace_back(s);
+}
+
+std::string LabelValue(const Labels& labels, std::string_view key) {
+  for (const auto& [k, v] : labels) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+void AddAggregates(std::vector<Row>& out, const JobContext& c, const verdict::RankVerdict& rank,
+                   const std::vector<verdict::KernelAggregate>& list) {
+  for (const auto& k : list) {
+    Row r = Common(c);
+    r.emplace_back(rank.rank);
+    r.emplace_back(rank.device.name);
+    r.emplace_back(k.name);
+    r.emplace_back(k.op);
+    r.emplace_back(k.bound);
+    r.emplace_back(std::string(verdict::LossKey(k.loss)));
+    r.emplace_back(k.calls);
+    r.emplace_back(k.time_s);
+    r.emplace_back(k.share_s);
+    r.emplace_back(k.flops);
+    r.emplace_back(k.bytes);
+    r.emplace_back(k.useful_s);
+    r.emplace_back(k.lost_s);
+    r.emplace_back(k.achieved_fraction());
+    out.push_back(std::move(r));
+  }
+}
+
+std::int64_t GpuRanks(const verdict::JobVerdict& job) {
+  return std::count_if(job.ranks.begin(), job.ranks.end(),
+                       [](const auto& r) { return r.no_gpu_reason.empty(); });
+}
+
+}  // namespace
+
+Result<std::pair<std::string, std::string>> ParseLabel(std::string_view text) {
+  auto eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) return Fail("--label {}: expected key=value", text);
+  std::string_view key = text.substr(0, eq);
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    char c = key[i];
+    bool ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9');
+    if (!ok) return Fail("--label {}: the key must be letters, digits and _ (not starting with a digit)", text);
+  }
+  return std::pair{std::string(key), std::string(text.substr(eq + 1))};
+}
+
+std::vector<Straggler> FindStragglers(const verdict::JobVerdict& job, std::size_t limit) {
+  using Key = std::tuple<std::string, std::string, std::int64_t, bool>;  // group, kind, seq|ordinal, by-order
+  struct Seen {
+    std::int64_t rank;
+    double dur_s;
+  };
+  std::map<Key, std::vector<Seen>> by_key;
+  for (const auto& rank : job.ranks) {
+    std::map<std::pair<std::string, std::string>, std::int64_t> ordinal;
+    for (const auto& c : rank.collectives) {
+      if (c.p2p) continue;
+      bool by_order = c.seq < 0;
+      std::int64_t n = by_order ? ordinal[{c.group, c.kind}]++ : c.seq;
+      by_key[Key{c.group, c.kind, n, by_order}].push_back({rank.rank, NsToSeconds(c.end_ns - c.start_ns)});
+    }
+  }
+  std::vector<Straggler> out;
+  for (const auto& [key, seen] : by_key) {
+    if (seen.size() < 2) continue;
+    auto [lo, hi] = std::minmax_element(seen.begin(), seen.end(),
+                                        [](const Seen& a, const Seen& b) { return a.dur_s < b.dur_s; });
+    Straggler s;
+    s.group = std::get<0>(key);
+    s.kind = std::get<1>(key);
+    s.seq = std::get<3>(key) ? -1 : std::get<2>(key);
+    s.straggler_rank = lo->rank;
+    s.ranks = static_cast<std::int64_t>(seen.size());
+    s.min_dur_s = lo->dur_s;
+    s.max_dur_s = hi->dur_s;
+    for (const auto& x : seen) s.wait_s += x.dur_s - lo->dur_s;
+    if (s.wait_s > 0) out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(), [](const Straggler& a, const Straggler& b) {
+    return a.wait_s != b.wait_s ? a.wait_s > b.wait_s : a.seq < b.seq;
+  });
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
+Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c) {
+  Batch b;
+  {
+    Row r = Common(c);
+    std::string labels, inputs;
+    for (const auto& [k, v] : c.labels) labels += (labels.empty() ? "" : ",") + k + "=" + v;
+    for (const auto& in : c.inputs) inputs += (inputs.empty() ? "" : ",") + in;
+    r.emplace_back(LabelValue(c.labels, "user"));
+    r.emplace_back(LabelValue(c.labels, "team"));
+    r.emplace_back(std::move(labels));
+    r.emplace_back(std::move(inputs));
+    r.emplace_back(GpuRanks(job));
+    r.emplace_back(job.device.name);
+    r.emplace_back(job.device.peak_dtype);
+    AddFigures(r, job.job);
+    AddLosses(r, job.job);
+    r.emplace_back(job.hardware_flops);
+    r.emplace_back(job.capacity_flops);
+    r.emplace_back(job.mfu().value_or(-1.0));
+    b[TableId::kJobs].push_back(std::move(r));
+  }
+  for (const auto& rank : job.ranks) {
+    for (const auto& s : rank.steps) {
+      Row r = Common(c);
+      r.emplace_back(rank.rank);
+      r.emplace_back(rank.device.name);
+      r.emplace_back(s.number);
+      r.emplace_back(s.figures.start_ns);
+      r.emplace_back(s.figures.end_ns);
+      AddFigures(r, s.figures);
+      b[TableId::kSteps].push_back(std::move(r));
+    }
+    Row r = Common(c);
+    r.emplace_back(rank.rank);
+    r.emplace_back(rank.device.name);
+    r.emplace_back(rank.path);
+    r.emplace_back(rank.format);
+    AddFigures(r, rank.run);
+    AddLosses(r, rank.run);
+    r.emplace_back(rank.gpu_busy_s);
+    r.emplace_back(rank.compute_s);
+    r.emplace_back(rank.communication_s);
+    r.emplace_back(rank.communication_overlapped_s);
+    r.emplace_back(rank.hardware_flops);
+    r.emplace_back(rank.kernels);
+    r.emplace_back(rank.no_gpu_reason);
+    b[TableId::kRankVerdicts].push_back(std::move(r));
+    AddAggregates(b[TableId::kKernelAggregates], c, rank, rank.top_kernels);
+    AddAggregates(b[TableId::kOpAggregates], c, rank, rank.top_ops);
+    for (const auto& col : rank.collectives) {
+      Row x = Common(c);
+      x.emplace_back(rank.rank);
+      x.emplace_back(col.group);
+      x.emplace_back(col.seq);
+      x.emplace_back(col.kind);
+      x.emplace_back(col.bytes);
+      x.emplace_back(static_cast<std::int64_t>(col.group_size));
+      x.emplace_back(col.start_ns);
+      x.emplace_back(col.end_ns);
+      x.emplace_back(col.step);
+      x.emplace_back(std::int64_t{col.p2p ? 1 : 0});
+      x.emplace_back(col.kernel);
+      b[TableId::kCollectives].push_back(std::move(x));
+    }
+  }
+  for (const auto& s : FindStragglers(job)) {
+    Row r = Common(c);
+    r.emplace_back(s.group);
+    r.emplace_back(s.seq);
+    r.emplace_back(s.kind);
+    r.emplace_back(s.straggler_rank);
+    r.emplace_back(s.ranks);
+    r.emplace_back(s.wait_s);
+    r.emplace_back(s.min_dur_s);
+    r.emplace_back(s.max_dur_s);
+    b[TableId::kStragglers].push_back(std::move(r));
+  }
+  {
+    const auto& bill = job.bill;
+    std::int64_t gpus = GpuRanks(job);
+    auto rates = RatesFor(static_cast<double>(gpus), bill.price_per_gpu_hour,
+                          std::clamp(job.job.achieved(), 0.0, 1.0),
+                          bill.target_fraction > 0 ? bill.target_fraction : 0.40);
+    BillRates br = rates ? *rates : BillRates{};
+    Row r = Common(c);
+    r.emplace_back(gpus);
+    r.emplace_back(bill.price_per_gpu_hour);
+    r.emplace_back(bill.gpu_hours);
+    r.emplace_back(bill.spend);
+    r.emplace_back(bill.computed);
+    r.emplace_back(bill.paid_never_computed);
+    r.emplace_back(bill.target_fraction);
+    r.emplace_back(bill.addressable);
+    r.emplace_back(br.spend_per_day);
+    r.emplace_back(br.paid_never_computed_per_day);
+    r.emplace_back(br.addressable_per_day);
+    r.emplace_back(br.spend_per_year);
+    r.emplace_back(br.addressable_per_year);
+    b[TableId::kBills].push_back(std::move(r));
+  }
+  return b;
+}
+
+}  // namespace plasmient::fleet

@@ -1,0 +1,108 @@
+#include "fleet/job_rows.h"
+
+#include <gtest/gtest.h>
+
+#include "fleet/test_job.h"
+
+namespace plasmient::fleet {
+namespace {
+
+JobContext Context() {
+  JobContext c;
+  c.job_key = "abc";
+  c.job_id = "train-7";
+  c.at_ns = 1'700'000'000'000'000'000;
+  c.host = "node1";
+  c.labels = {{"user", "alice"}, {"team", "nlp"}, {"run", "x"}};
+  c.inputs = {"rank0.json.gz", "rank1.json.gz"};
+  return c;
+}
+
+TEST(JobRowsTest, EveryRowHasItsTableWidthAndTheCommonColumns) {
+  Batch b = BuildRows(testing::MakeJob(), Context());
+  EXPECT_EQ(b[TableId::kJobs].size(), 1u);
+  EXPECT_EQ(b[TableId::kRankVerdicts].size(), 2u);
+  EXPECT_EQ(b[TableId::kSteps].size(), 4u);
+  EXPECT_EQ(b[TableId::kKernelAggregates].size(), 2u);
+  EXPECT_EQ(b[TableId::kOpAggregates].size(), 2u);
+  EXPECT_EQ(b[TableId::kCollectives].size(), 4u);
+  EXPECT_EQ(b[TableId::kStragglers].size(), 2u);
+  EXPECT_EQ(b[TableId::kBills].size(), 1u);
+  for (const auto& t : Tables()) {
+    for (const auto& row : b[t.id]) {
+      ASSERT_EQ(row.size(), t.columns.size()) << t.name;
+      EXPECT_EQ(std::get<std::string>(row[0]), "abc");
+      EXPECT_EQ(std::get<std::string>(row[1]), "train-7");
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        auto want = t.columns[i].type;
+        bool ok = want == ColumnType::kInt ? std::holds_alternative<std::int64_t>(row[i])
+                  : want == ColumnType::kFloat ? std::holds_alternative<double>(row[i])
+                                               : std::holds_alternative<std::string>(row[i]);
+        EXPECT_TRUE(ok) << t.name << "." << t.columns[i].name;
+      }
+    }
+  }
+  const Row& job = b[TableId::kJobs][0];
+  EXPECT_EQ(std::get<std::string>(job[4]), "alice");
+  EXPECT_EQ(std::get<std::string>(job[5]), "nlp");
+  EXPECT_EQ(std::get<std::string>(job[6]), "user=alice,team=nlp,run=x");
+  EXPECT_EQ(std::get<std::int64_t>(job[8]), 2);
+  EXPECT_DOUBLE_EQ(std::get<double>(job[11]), 4.0);    // wall_s: GPU-seconds over both ranks
+  EXPECT_DOUBLE_EQ(std::get<double>(job[12]), 1.5);    // useful_s
+  EXPECT_DOUBLE_EQ(std::get<double>(job[14]), 0.375);  // achieved
+}
+
+TEST(JobRowsTest, BillRowCarriesTheObservedRate) {
+  Batch b = BuildRows(testing::MakeJob(), Context());
+  const TableSpec& t = Table(TableId::kBills);
+  const Row& row = b[TableId::kBills][0];
+  auto col = [&](std::string_view name) {
+    for (std::size_t i = 0; i < t.columns.size(); ++i) {
+      if (t.columns[i].name == name) return row[i];
+    }
+    ADD_FAILURE() << name;
+    return Cell{};
+  };
+  EXPECT_EQ(std::get<std::int64_t>(col("gpus")), 2);
+  EXPECT_DOUBLE_EQ(std::get<double>(col("spend_per_day")), 2 * 4.0 * 24);
+  // achieved 0.375 against target 0.5: a quarter of the spend is addressable.
+  EXPECT_DOUBLE_EQ(std::get<double>(col("addressable_per_day")), 2 * 4.0 * 24 * 0.25);
+  EXPECT_DOUBLE_EQ(std::get<double>(col("spend_per_year")), 2 * 4.0 * 24 * 365);
+}
+
+TEST(JobRowsTest, StragglerIsTheRankWithTheShortestCollective) {
+  auto s = FindStragglers(testing::MakeJob());
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].straggler_rank, 1);
+  EXPECT_EQ(s[0].ranks, 2);
+  EXPECT_NEAR(s[0].wait_s, 0.2, 1e-9);
+  EXPECT_EQ(s[0].kind, "allreduce");
+  EXPECT_EQ(s[0].seq, 0);
+  EXPECT_EQ(s[1].seq, 1);
+}
+
+TEST(JobRowsTest, CollectivesWithoutSeqMatchByOrder) {
+  auto job = testing::MakeJob();
+  for (auto& r : job.ranks) {
+    for (auto& c : r.collectives) c.seq = -1;
+  }
+  auto s = FindStragglers(job, 1);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].seq, -1);
+  EXPECT_EQ(s[0].straggler_rank, 1);
+}
+
+TEST(JobRowsTest, ParseLabel) {
+  auto l = ParseLabel("team=ml-infra");
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->first, "team");
+  EXPECT_EQ(l->second, "ml-infra");
+  EXPECT_TRUE(ParseLabel("user="));
+  EXPECT_FALSE(ParseLabel("=x"));
+  EXPECT_FALSE(ParseLabel("novalue"));
+  EXPECT_FALSE(ParseLabel("9lives=x"));
+  EXPECT_FALSE(ParseLabel("a b=x"));
+}
+
+}  // namespace
+}  // namespace plasmient::fleet

@@ -1,0 +1,83 @@
+// Prometheus metrics of the analyses a node made, in the text exposition format (0.0.4).
+// Per (host, gpu, job, rank): utilization and achieved fraction (gauges), loss ratios by
+// category, GPU-seconds and wasted GPU-seconds (counters) and step durations (histogram).
+// Memory is bounded: only the `max_jobs` most recently analyzed jobs keep series.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "fleet/job_rows.h"
+#include "verdict/verdict.h"
+
+namespace plasmient::fleet {
+
+inline constexpr std::array<double, 15> kStepBucketsS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                         0.5,   1,      2.5,   5,    10,    30,    60};
+
+// A live sample of one GPU (utilization, SM activity...) from a sampler such as the live
+// agent's NVML reader; exported as plasmient_live_<name>{host,gpu}.
+struct LiveSample {
+  std::string gpu;
+  std::string name;  // e.g. "gpu_utilization_ratio"
+  double value = 0;
+};
+
+// The seam for live sampling: serve polls it on every scan when one is given.
+class LiveSampler {
+ public:
+  virtual ~LiveSampler() = default;
+  virtual std::vector<LiveSample> Poll() = 0;
+};
+
+// One self-metric line the daemon adds: name, type, help, value.
+struct SelfMetric {
+  std::string_view name, type, help;
+  double value;
+};
+
+class MetricsRegistry {
+ public:
+  explicit MetricsRegistry(std::size_t max_jobs = 200) : max_jobs_(max_jobs) {}
+
+  void RecordJob(const verdict::JobVerdict& job, const JobContext& context);
+  void SetLive(const std::string& host, std::vector<LiveSample> samples);
+  // The whole exposition: the analyses' series, then `self` (self-metrics of the daemon).
+  std::string Render(const std::vector<SelfMetric>& self) const;
+  std::size_t jobs() const;
+
+ private:
+  struct RankSeries {
+    std::string host, gpu;
+    double utilization = 0, achieved = 0;
+    std::array<double, verdict::kLossCount> loss{};
+    double gpu_s = 0, wasted_s = 0;
+    std::array<std::uint64_t, kStepBucketsS.size()> buckets{};  // cumulative at render
+    std::uint64_t steps = 0;
+    double steps_sum_s = 0;
+  };
+  using Key = std::pair<std::string, std::int64_t>;  // job, rank
+
+  mutable std::mutex mu_;
+  std::size_t max_jobs_;
+  std::map<Key, RankSeries> series_;
+  std::deque<std::string> job_order_;  // least recently analyzed first
+  std::string live_host_;
+  std::vector<LiveSample> live_;
+  // The series' exposition, rebuilt only after a change: a scrape copies it and appends `self`.
+  mutable std::string cache_;
+  mutable bool dirty_ = true;
+
+  void RenderSeries(std::string& out) const;
+};
+
+// Label value escaping of the exposition format: \\, \" and \n.
+std::string EscapeLabelValue(std::string_view value);
+
+}  // namespace plasmient::fleet

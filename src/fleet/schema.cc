@@ -1,0 +1,154 @@
+#include "fleet/schema.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace plasmient::fleet {
+namespace {
+
+constexpr ColumnType I = ColumnType::kInt, F = ColumnType::kFloat, S = ColumnType::kString;
+
+#define PLASMIENT_FLEET_COMMON {"job_key", S}, {"job_id", S}, {"at_ns", I}, {"host", S}
+#define PLASMIENT_FLEET_FIGURES                                                           \
+  {"wall_s", F}, {"useful_s", F}, {"kernel_union_s", F}, {"achieved", F}, {"utilization", F}
+#define PLASMIENT_FLEET_LOSSES                                                             \
+  {"loss_compute_inefficiency_s", F}, {"loss_memory_bound_s", F},                          \
+      {"loss_unmodeled_kernels_s", F}, {"loss_exposed_communication_s", F},                \
+      {"loss_pipeline_bubble_s", F}, {"loss_host_bound_idle_s", F}, {"loss_data_movement_s", F}
+#define PLASMIENT_FLEET_AGGREGATE                                                         \
+  {"rank", I}, {"gpu", S}, {"name", S}, {"op", S}, {"bound", S}, {"loss", S}, {"calls", I}, \
+      {"time_s", F}, {"share_s", F}, {"flops", F}, {"bytes", F}, {"useful_s", F},         \
+      {"lost_s", F}, {"achieved", F}
+
+constexpr Column kJobs[] = {
+    PLASMIENT_FLEET_COMMON, {"user_label", S}, {"team_label", S}, {"labels", S}, {"inputs", S},
+    {"ranks", I}, {"gpu", S}, {"peak_dtype", S}, PLASMIENT_FLEET_FIGURES, PLASMIENT_FLEET_LOSSES,
+    {"hardware_flops", F}, {"capacity_flops", F}, {"mfu", F}};
+constexpr Column kSteps[] = {PLASMIENT_FLEET_COMMON, {"rank", I}, {"gpu", S}, {"step", I},
+                             {"start_ns", I}, {"end_ns", I}, PLASMIENT_FLEET_FIGURES};
+constexpr Column kRanks[] = {
+    PLASMIENT_FLEET_COMMON, {"rank", I}, {"gpu", S}, {"path", S}, {"format", S},
+    PLASMIENT_FLEET_FIGURES, PLASMIENT_FLEET_LOSSES, {"gpu_busy_s", F}, {"compute_s", F},
+    {"communication_s", F}, {"communication_overlapped_s", F}, {"hardware_flops", F},
+    {"kernels", I}, {"no_gpu_reason", S}};
+constexpr Column kKernels[] = {PLASMIENT_FLEET_COMMON, PLASMIENT_FLEET_AGGREGATE};
+constexpr Column kOps[] = {PLASMIENT_FLEET_COMMON, PLASMIENT_FLEET_AGGREGATE};
+constexpr Column kCollectives[] = {
+    PLASMIENT_FLEET_COMMON, {"rank", I}, {"comm_group", S}, {"seq", I}, {"kind", S},
+    {"bytes", I}, {"group_size", I}, {"start_ns", I}, {"end_ns", I}, {"step", I}, {"p2p", I},
+    {"kernel", S}};
+constexpr Column kStragglers[] = {
+    PLASMIENT_FLEET_COMMON, {"comm_group", S}, {"seq", I}, {"kind", S}, {"straggler_rank", I},
+    {"ranks", I}, {"wait_s", F}, {"min_dur_s", F}, {"max_dur_s", F}};
+constexpr Column kBills[] = {
+    PLASMIENT_FLEET_COMMON, {"gpus", I}, {"price_per_gpu_hour", F}, {"gpu_hours", F},
+    {"spend", F}, {"computed", F}, {"paid_never_computed", F}, {"target_fraction", F},
+    {"addressable", F}, {"spend_per_day", F}, {"paid_never_computed_per_day", F},
+    {"addressable_per_day", F}, {"spend_per_year", F}, {"addressable_per_year", F}};
+
+#undef PLASMIENT_FLEET_COMMON
+#undef PLASMIENT_FLEET_FIGURES
+#undef PLASMIENT_FLEET_LOSSES
+#undef PLASMIENT_FLEET_AGGREGATE
+
+constexpr TableSpec kTables[] = {
+    {TableId::kJobs, "jobs", kJobs},
+    {TableId::kSteps, "steps", kSteps},
+    {TableId::kRankVerdicts, "rank_verdicts", kRanks},
+    {TableId::kKernelAggregates, "kernel_aggregates", kKernels},
+    {TableId::kOpAggregates, "op_aggregates", kOps},
+    {TableId::kCollectives, "collectives", kCollectives},
+    {TableId::kStragglers, "stragglers", kStragglers},
+    {TableId::kBills, "bills", kBills},
+};
+static_assert(std::size(kTables) == kTableCount);
+
+}  // namespace
+
+std::span<const TableSpec> Tables() { return kTables; }
+const TableSpec& Table(TableId id) { return kTables[static_cast<std::size_t>(id)]; }
+
+std::size_t Batch::RowCount() const {
+  std::size_t n = 0;
+  for (const auto& r : rows) n += r.size();
+  return n;
+}
+
+void Batch::Append(Batch&& other) {
+  for (std::size_t t = 0; t < kTableCount; ++t) {
+    auto& dst = rows[t];
+    auto& src = other.rows[t];
+    dst.insert(dst.end(), std::make_move_iterator(src.begin()), std::make_move_iterator(src.end()));
+    src.clear();
+  }
+}
+
+void AppendTsvCell(std::string& out, const Cell& cell) {
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, *i);
+    out.append(buf, r.ptr);
+  } else if (const auto* d = std::get_if<double>(&cell)) {
+    double v = std::isfinite(*d) ? *d : 0.0;  // ClickHouse 18.16 reads nan/inf only in some forms
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+  } else {
+    for (char c : std::get<std::string>(cell)) {
+      switch (c) {
+        case '\t': out += "\\t"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\\': out += "\\\\"; break;
+        case '\0': out += "\\0"; break;
+        default: out += c;
+      }
+    }
+  }
+}
+
+bool ParseTsvRow(std::string_view line, const TableSpec& table, Row& row) {
+  row.clear();
+  std::size_t pos = 0;
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    std::size_t end = line.find('\t', pos);
+    bool last = c + 1 == table.columns.size();
+    if (last != (end == std::string_view::npos)) return false;
+    std::string_view field = line.substr(pos, last ? std::string_view::npos : end - pos);
+    pos = end + 1;
+    switch (table.columns[c].type) {
+      case ColumnType::kInt: {
+        std::int64_t v = 0;
+        auto r = std::from_chars(field.data(), field.data() + field.size(), v);
+        if (r.ec != std::errc() || r.ptr != field.data() + field.size()) return false;
+        row.emplace_back(v);
+        break;
+      }
+      case ColumnType::kFloat: {
+        double v = 0;
+        auto r = std::from_chars(field.data(), field.data() + field.size(), v);
+        if (r.ec != std::errc() || r.ptr != field.data() + field.size()) return false;
+        row.emplace_back(v);
+        break;
+      }
+      case ColumnType::kString: {
+        std::string s;
+        s.reserve(field.size());
+        for (std::size_t i = 0; i < field.size(); ++i) {
+          if (field[i] != '\\' || i + 1 == field.size()) {
+            s += field[i];
+            continue;
+          }
+          char n = field[++i];
+          s += n == 't' ? '\t' : n == 'n' ? '\n' : n == 'r' ? '\r' : n == '0' ? '\0' : n;
+        }
+        row.emplace_back(std::move(s));
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace plasmient::fleet

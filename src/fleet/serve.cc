@@ -1,0 +1,250 @@
+#include "fleet/serve.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include "fleet/analyze_job.h"
+#include "fleet/record.h"
+
+namespace plasmient::fleet {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Result<std::pair<std::string, int>> ParseListen(std::string_view text) {
+  auto colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return Fail("--listen {}: expected HOST:PORT", text);
+  std::string_view host = text.substr(0, colon), port_text = text.substr(colon + 1);
+  if (host.starts_with('[') && host.ends_with(']')) host = host.substr(1, host.size() - 2);
+  int port = -1;
+  auto r = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (r.ec != std::errc() || r.ptr != port_text.data() + port_text.size() || port < 0 || port > 65535) {
+    return Fail("--listen {}: bad port", text);
+  }
+  return std::pair{std::string(host), port};
+}
+
+ServeDaemon::ServeDaemon(ServeOptions options)
+    : options_(std::move(options)), metrics_(options_.max_jobs_in_metrics) {
+  if (options_.host.empty()) options_.host = LocalHostName();
+}
+
+ServeDaemon::~ServeDaemon() {
+  Stop();
+  Wait();
+}
+
+Status ServeDaemon::Start() {
+  std::error_code ec;
+  if (!fs::is_directory(options_.spool, ec)) return plasmient::Fail("--spool {}: no such folder", options_.spool.string());
+  fs::path state = options_.spool / ".plasmient";
+  fs::create_directories(state, ec);
+  if (ec) return plasmient::Fail("{}: cannot create: {}", state.string(), ec.message());
+  std::string db_path = options_.db_path.empty() ? (state / "store.sqlite").string() : options_.db_path;
+  auto db = SqliteStore::Open(db_path);
+  if (!db) return std::unexpected(db.error());
+  db_ = std::move(*db);
+  if (options_.clickhouse) {
+    auto ch = ClickHouseStore::Open(*options_.clickhouse);
+    if (!ch) return std::unexpected(ch.error());
+    outbox_ = std::make_unique<ClickHouseOutbox>(state / "clickhouse-outbox", options_.outbox_max_bytes, std::move(*ch));
+    PLASMIENT_TRY(outbox_->Open());
+  }
+
+  http_ = std::make_unique<httplib::Server>();
+  int threads = options_.http_threads;
+  http_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  http_->set_keep_alive_max_count(10'000);
+  http_->set_keep_alive_timeout(5);
+  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    ++counters_.scrapes;
+    res.set_content(RenderMetrics(), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  http_->Get("/", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("plasmient serve: metrics at /metrics\n", "text/plain");
+  });
+  // The library listens with a backlog of 5, which drops the SYNs of a burst of scrapers (each
+  // retried a second later): keep the listening socket and raise its backlog after the bind.
+  int listen_fd = -1;
+  http_->set_socket_options([&listen_fd](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_fd = sock;
+  });
+  if (options_.listen_port == 0) {
+    port_ = http_->bind_to_any_port(options_.listen_host.c_str());
+    if (port_ < 0) return plasmient::Fail("--listen {}:0: cannot bind", options_.listen_host);
+  } else {
+    if (!http_->bind_to_port(options_.listen_host.c_str(), options_.listen_port)) {
+      return plasmient::Fail("--listen {}:{}: cannot bind (in use, or not an address of this host)",
+                             options_.listen_host, options_.listen_port);
+    }
+    port_ = options_.listen_port;
+  }
+  if (listen_fd >= 0) ::listen(listen_fd, 1024);
+  http_thread_ = std::thread([this] { http_->listen_after_bind(); });
+  if (outbox_) outbox_->Start();
+  ingest_thread_ = std::thread([this] { IngestLoop(); });
+  return Ok();
+}
+
+void ServeDaemon::Stop() {
+  stop_ = true;
+  cv_.notify_all();
+  if (http_) http_->stop();
+}
+
+void ServeDaemon::Wait() {
+  if (ingest_thread_.joinable()) ingest_thread_.join();
+  if (http_thread_.joinable()) http_thread_.join();
+  if (outbox_) outbox_->Stop();
+}
+
+std::string ServeDaemon::RenderMetrics() {
+  std::vector<SelfMetric> self = {
+      {"plasmient_serve_traces_analyzed_total", "counter", "Spool entries analyzed and recorded.",
+       static_cast<double>(counters_.analyzed.load())},
+      {"plasmient_serve_traces_failed_total", "counter", "Spool entries moved to failed/.",
+       static_cast<double>(counters_.failed.load())},
+      {"plasmient_serve_traces_duplicate_total", "counter", "Spool entries already recorded (same content), not counted again.",
+       static_cast<double>(counters_.duplicates.load())},
+      {"plasmient_serve_store_errors_total", "counter", "Failed writes to the stores.",
+       static_cast<double>(counters_.store_errors.load())},
+      {"plasmient_serve_queue_depth", "gauge", "Ready spool entries not analyzed yet.",
+       static_cast<double>(counters_.queue_depth.load())},
+      {"plasmient_serve_analysis_seconds_total", "counter", "Wall time spent analyzing.", counters_.analysis_seconds.load()},
+      {"plasmient_serve_scrapes_total", "counter", "Requests to /metrics.", static_cast<double>(counters_.scrapes.load())},
+      {"plasmient_serve_jobs_in_metrics", "gauge", "Jobs with series in this exposition (bounded).",
+       static_cast<double>(metrics_.jobs())},
+  };
+  if (outbox_) {
+    const auto& c = outbox_->counters();
+    self.push_back({"plasmient_clickhouse_outbox_files", "gauge", "Analyses waiting in the ClickHouse outbox.",
+                    static_cast<double>(c.pending_files.load())});
+    self.push_back({"plasmient_clickhouse_outbox_bytes", "gauge", "Bytes waiting in the ClickHouse outbox.",
+                    static_cast<double>(c.pending_bytes.load())});
+    self.push_back({"plasmient_clickhouse_sent_jobs_total", "counter", "Analyses inserted into ClickHouse.",
+                    static_cast<double>(c.sent_jobs.load())});
+    self.push_back({"plasmient_clickhouse_overflow_jobs_total", "counter", "Analyses dropped because the outbox was full.",
+                    static_cast<double>(c.overflow_jobs.load())});
+    self.push_back({"plasmient_clickhouse_send_failures_total", "counter", "Failed batch inserts (retried).",
+                    static_cast<double>(c.send_failures.load())});
+    self.push_back({"plasmient_clickhouse_up", "gauge", "1 when the last ClickHouse request succeeded.",
+                    c.reachable.load() ? 1.0 : 0.0});
+  }
+  return metrics_.Render(self);
+}
+
+void ServeDaemon::IngestLoop() {
+  while (!stop_) {
+    if (options_.live) metrics_.SetLive(options_.host, options_.live->Poll());
+    std::size_t total = 0;
+    auto entries = ListReady(options_.spool, 64, &total);
+    counters_.queue_depth = static_cast<std::int64_t>(total);
+    if (entries.empty()) {
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, std::chrono::milliseconds(options_.poll_ms), [&] { return stop_.load(); });
+      continue;
+    }
+    for (const auto& e : entries) {
+      if (stop_) break;
+      try {
+        ProcessEntry(e);
+      } catch (const std::exception& ex) {  // a library's exception must not stop the daemon
+        Fail(e, fmt::format("{}: {}", e.path.string(), ex.what()));
+      }
+      --counters_.queue_depth;
+    }
+  }
+}
+
+void ServeDaemon::Fail(const SpoolEntry& entry, std::string_view error) {
+  ++counters_.failed;
+  fmt::print(stderr, "plasmient serve: {} failed: {}\n", entry.name, error);
+  if (auto s = FailEntry(entry, options_.spool, error); !s) {
+    fmt::print(stderr, "plasmient serve: {}\n", s.error().message);
+  }
+}
+
+void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
+  if (!entry.is_folder && !IsTraceFileName(entry.name)) {
+    return Fail(entry, fmt::format("{}: not a trace file (expected .json, .json.gz, .sqlite or .plasmient)", entry.name));
+  }
+  auto key = HashEntry(entry);
+  if (!key) return Fail(entry, key.error().message);
+  auto seen = db_->HasJob(*key);
+  if (!seen) {
+    ++counters_.store_errors;
+    fmt::print(stderr, "plasmient serve: {}\n", seen.error().message);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    return;
+  }
+  if (!*seen) {
+    auto marker_labels = ReadMarkerLabels(entry);
+    if (!marker_labels) return Fail(entry, marker_labels.error().message);
+    JobContext ctx;
+    ctx.job_key = *key;
+    ctx.job_id = JobIdOf(entry);
+    ctx.host = options_.host;
+    ctx.labels = options_.labels;
+    for (auto& [k, v] : *marker_labels) {
+      if (k == "job") {
+        ctx.job_id = v;
+        continue;
+      }
+      std::erase_if(ctx.labels, [&](const auto& l) { return l.first == k; });
+      ctx.labels.emplace_back(k, v);
+    }
+    for (const auto& f : entry.files) ctx.inputs.push_back(f.filename().string());
+    auto t0 = std::chrono::steady_clock::now();
+    auto job = AnalyzeJobFiles(entry.files, options_.analyze);
+    counters_.analysis_seconds =
+        counters_.analysis_seconds.load() + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!job) return Fail(entry, job.error().message);
+    ctx.at_ns = NowNs();
+    Batch batch = BuildRows(*job, ctx);
+    if (outbox_) {
+      auto put = outbox_->Put(ctx.job_key, batch);
+      if (!put) {
+        ++counters_.store_errors;
+        fmt::print(stderr, "plasmient serve: {}\n", put.error().message);
+      }
+    }
+    auto recorded = db_->Record(batch, entry.name);
+    if (!recorded) {
+      ++counters_.store_errors;
+      fmt::print(stderr, "plasmient serve: {}\n", recorded.error().message);
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      return;  // left in the spool: retried, and the outbox file is rewritten under the same key
+    }
+    metrics_.RecordJob(*job, ctx);
+    ++counters_.analyzed;
+  } else {
+    ++counters_.duplicates;
+  }
+  if (options_.delete_done) {
+    std::error_code ec;
+    fs::remove_all(entry.path, ec);
+    if (!entry.marker.empty()) fs::remove(entry.marker, ec);
+    return;
+  }
+  if (auto moved = MoveEntry(entry, options_.spool, "done"); !moved) {
+    fmt::print(stderr, "plasmient serve: {}\n", moved.error().message);
+  }
+}
+
+}  // namespace plasmient::fleet

@@ -1,0 +1,50 @@
+// The spool folder protocol (docs/fleet.md). A top-level entry is ready when:
+//   - it is a trace file (.json, .json.gz, .sqlite, .plasmient) whose name does not start with
+//     '.' and does not end in .part or .tmp: writers create it under such a name and rename it
+//     into place, which is atomic;
+//   - it is a folder (one job, one trace file per rank) holding a `.done` file, or with a
+//     sibling `<folder>.done`: writers create the marker last.
+// A `<entry>.done` marker may hold `key=value` lines: the job's labels. Analyzed entries move
+// to done/, bad ones to failed/ beside a `<entry>.error` file.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "fleet/job_rows.h"
+
+namespace plasmient::fleet {
+
+struct SpoolEntry {
+  std::string name;                          // file or folder name in the spool
+  std::filesystem::path path;
+  bool is_folder = false;
+  std::filesystem::path marker;              // the .done file, when there is one
+  std::vector<std::filesystem::path> files;  // trace files, sorted (the file itself for a file)
+};
+
+bool IsTraceFileName(std::string_view name);
+
+// Ready entries, oldest first (by modification time, then name), at most `limit`; `total` gets
+// how many are ready in all.
+std::vector<SpoolEntry> ListReady(const std::filesystem::path& spool, std::size_t limit, std::size_t* total);
+
+// A 128-bit hash (hex) of the entry's name and its files' names and contents: the job key.
+Result<std::string> HashEntry(const SpoolEntry& entry);
+
+// The labels in the entry's .done marker ("key=value" lines; blank lines and # comments skipped).
+Result<Labels> ReadMarkerLabels(const SpoolEntry& entry);
+
+// The job id: a folder's name, or a file's name without its trace extensions.
+std::string JobIdOf(const SpoolEntry& entry);
+
+// Moves the entry (and its sibling marker) into spool/<to>/, renaming on a clash.
+Result<std::filesystem::path> MoveEntry(const SpoolEntry& entry, const std::filesystem::path& spool,
+                                        std::string_view to);
+// Moves it to failed/ and writes failed/<name>.error with the message.
+Status FailEntry(const SpoolEntry& entry, const std::filesystem::path& spool, std::string_view error);
+
+}  // namespace plasmient::fleet

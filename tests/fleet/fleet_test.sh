@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# Fleet components end to end, on loopback ports only:
+#   plasmient serve <- traces dropped into a spool (rename and .done protocols, a truncated
+#   trace, a half-written one), Prometheus scraping it (PromQL answers the achieved fraction,
+#   promtool checks the exposition), ClickHouse with two shards behind Distributed tables
+#   (`plasmient fleet` answers from it), ClickHouse stopped mid-run and restarted (nothing
+#   lost), kill -9 mid-analysis and restart (nothing lost or counted twice), a burst of
+#   traces, concurrent scrapers, SIGTERM.
+# usage: fleet_test.sh PLASMIENT FLEET_SCRAPE_LOAD [short|long]
+#   short (the test suite): 100 traces, 100 scrapers for 5 s.
+#   long (bench/fleet_load.sh): 1,000 traces, 100 scrapers for 30 s, p99 < 50 ms asserted.
+#   FLEET_SCRAPE_INTERVAL_MS (default 100): each scraper's interval; 0 saturates.
+# Exit 77 (skipped) only when prometheus or clickhouse-server is absent and cannot be installed.
+set -euo pipefail
+
+bin=$(realpath "$1")
+load=$(realpath "$2")
+mode=${3:-short}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+t_start=$SECONDS
+if [[ $mode == long ]]; then burst=1000 load_s=30; else burst=100 load_s=5; fi
+# Each scraper scrapes every this many ms (Prometheus-like, gzip); 0 scrapes back to back.
+scrape_interval_ms=${FLEET_SCRAPE_INTERVAL_MS:-100}
+
+say() { printf '[fleet %3ds] %s\n' $((SECONDS - t_start)) "$*"; }
+fail() { say "FAIL: $*"; exit 1; }
+
+# --- packages -----------------------------------------------------------------------------
+have() { command -v "$1" >/dev/null 2>&1; }
+if ! have prometheus || ! have promtool || ! have clickhouse-server; then
+  if [[ $(id -u) -ne 0 ]] || ! "$root/scripts/install-deps.sh" --fleet; then
+    echo "SKIP: Debian's prometheus and clickhouse-server are not installed and could not be (apt-get as root)"
+    exit 77
+  fi
+fi
+have sqlite3 || fail "sqlite3 (scripts/install-deps.sh) is needed"
+
+# --- helpers ------------------------------------------------------------------------------
+work=$(mktemp -d /tmp/plasmient-fleet.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  if [[ ${KEEP_FLEET_TMP:-0} == 1 ]]; then say "kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+http() {  # http GET|POST URL [BODY]: prints the body; fails on a non-2xx answer
+  python3 - "$@" <<'PY'
+import sys, urllib.request
+method, url = sys.argv[1], sys.argv[2]
+data = sys.argv[3].encode() if len(sys.argv) > 3 else None
+try:
+    with urllib.request.urlopen(urllib.request.Request(url, data=data, method=method), timeout=10) as r:
+        sys.stdout.write(r.read().decode())
+except Exception as e:
+    sys.stderr.write(f"{url}: {e}\n")
+    sys.exit(1)
+PY
+}
+wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
+  local limit=$1 what=$2 t0=$SECONDS
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS - t0 < limit)) || fail "timed out after ${limit}s waiting for: $what"
+    sleep 0.2
+  done
+}
+metric() { http GET "http://127.0.0.1:$serve_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+metric_is() { [[ $(metric "$1") == "$2" ]]; }
+metric_ge() { local v; v=$(metric "$1"); [[ -n $v ]] && python3 -c "import sys; sys.exit(0 if float('$v') >= $2 else 1)"; }
+ch() { http POST "$ch_url/" "$1"; }
+sql() { sqlite3 "$db" "$1"; }
+
+ch_http=$(free_port); ch_tcp=$(free_port); serve_port=$(free_port); prom_port=$(free_port)
+ch_url=http://127.0.0.1:$ch_http
+spool=$work/spool
+db=$work/store.sqlite
+mkdir -p "$spool" "$work/ch" "$work/prom" "$work/gen"
+
+# --- ClickHouse: one server, two shards (databases shard1, shard2) behind Distributed tables --
+sed -e "s|@DIR@|$work/ch|g" -e "s|@HTTP@|$ch_http|g" -e "s|@TCP@|$ch_tcp|g" "$here/clickhouse_config.xml" > "$work/ch/config.xml"
+sed -e "s|@DIR@|$work/ch|g" "$here/clickhouse_users.xml" > "$work/ch/users.xml"
+start_clickhouse() {
+  clickhouse-server --config-file="$work/ch/config.xml" >"$work/ch/stdout" 2>&1 &
+  ch_pid=$!
+  pids+=("$ch_pid")
+  wait_for 60 "ClickHouse on $ch_url" http GET "$ch_url/ping"
+}
+start_clickhouse
+say "ClickHouse $(ch 'SELECT version()') on $ch_url"
+for shard in shard1 shard2; do
+  "$bin" fleet --clickhouse "$ch_url" --clickhouse-db "$shard" --clickhouse-cluster two_shards --init-schema --local-only \
+    || fail "schema for $shard"
+done
+
+# --- plasmient serve ------------------------------------------------------------------------
+serve_args=(serve --spool "$spool" --db "$db" --listen "127.0.0.1:$serve_port" --poll-ms 50 --host node-a
+  --label team=infra --clickhouse "$ch_url" --clickhouse-cluster two_shards --clickhouse-shard-db -)
+start_serve() {
+  "$bin" "${serve_args[@]}" >>"$work/serve.log" 2>&1 &
+  serve_pid=$!
+  pids+=("$serve_pid")
+  wait_for 30 "plasmient serve on port $serve_port" http GET "http://127.0.0.1:$serve_port/healthz"
+}
+start_serve
+say "plasmient serve (pid $serve_pid) on 127.0.0.1:$serve_port"
+
+# --- Prometheus scraping it -------------------------------------------------------------------
+sed -e "s|@TARGET@|127.0.0.1:$serve_port|g" "$here/prometheus.yml" > "$work/prom/prometheus.yml"
+prometheus --config.file="$work/prom/prometheus.yml" --storage.tsdb.path="$work/prom/data" \
+  --web.listen-address="127.0.0.1:$prom_port" >"$work/prom/log" 2>&1 &
+pids+=("$!")
+wait_for 60 "Prometheus on $prom_port" http GET "http://127.0.0.1:$prom_port/-/ready"
+
+# --- traces -------------------------------------------------------------------------------------
+gen() { python3 "$here/make_trace.py" "$@"; }
+drop_file() {  # drop_file SRC NAME: write under a dot name, rename into the spool
+  cp "$1" "$spool/.$2.part"
+  mv "$spool/.$2.part" "$spool/$2"
+}
+for i in 1 2 3; do
+  gen "$work/gen/single-$i.json.gz" --seed "$i"
+  drop_file "$work/gen/single-$i.json.gz" "single-$i.json.gz"
+done
+mkdir "$spool/ddp-a"
+gen "$spool/ddp-a/rank0.json.gz" --seed 7 --world 2 --rank 0 --slow-comm
+gen "$spool/ddp-a/rank1.json.gz" --seed 7 --world 2 --rank 1
+printf 'user=alice\n' > "$spool/ddp-a/.done"
+gen "$work/gen/plain.json" --seed 9
+head -c 1500 "$work/gen/plain.json" > "$work/gen/truncated.json"
+drop_file "$work/gen/truncated.json" truncated.json
+cp "$work/gen/single-1.json.gz" "$spool/.half-written.json.gz"      # never renamed: must stay
+mkdir "$spool/unfinished-job" && cp "$work/gen/single-2.json.gz" "$spool/unfinished-job/rank0.json.gz"  # no marker
+
+wait_for 60 "4 analyses and 1 failure" bash -c "$(declare -f http metric metric_is); serve_port=$serve_port; metric_is plasmient_serve_traces_analyzed_total 4 && metric_is plasmient_serve_traces_failed_total 1"
+say "analyzed 4 entries (3 files, 1 two-rank folder), 1 failed"
+[[ -f $spool/failed/truncated.json && -s $spool/failed/truncated.json.error ]] || fail "truncated trace not moved to failed/ with its .error"
+say "truncated.json.error: $(head -c 160 "$spool/failed/truncated.json.error")"
+[[ -f $spool/.half-written.json.gz && -d $spool/unfinished-job ]] || fail "an incomplete entry was taken"
+[[ -d $spool/done/ddp-a && -f $spool/done/single-3.json.gz ]] || fail "analyzed entries not in done/"
+
+# --- exposition: promtool, Prometheus, PromQL ---------------------------------------------------
+http GET "http://127.0.0.1:$serve_port/metrics" > "$work/metrics.txt"
+promtool check metrics < "$work/metrics.txt" || fail "promtool check metrics"
+say "promtool check metrics: ok ($(wc -l < "$work/metrics.txt") lines)"
+want=$(sql "SELECT achieved FROM rank_verdicts WHERE job_id = 'ddp-a' AND rank = 0")
+[[ -n $want ]] || fail "no rank_verdicts row for ddp-a in SQLite"
+promql='plasmient_achieved_fraction_of_peak_ratio{job="ddp-a",rank="0",host="node-a"}'
+prom_value() {
+  http GET "http://127.0.0.1:$prom_port/api/v1/query?query=$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$promql")" |
+    python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")'
+}
+wait_for 60 "Prometheus to scrape plasmient serve" bash -c "[[ -n \$($(declare -f http prom_value); prom_port=$prom_port; promql='$promql'; prom_value) ]]"
+got=$(prom_value)
+python3 -c "import sys; g,w=float('$got'),float('$want'); sys.exit(0 if abs(g-w) <= 1e-12*max(1,abs(w)) and 0 < w < 1 else 1)" \
+  || fail "PromQL $promql = $got, SQLite says $want"
+say "PromQL $promql = $got (SQLite: $want)"
+
+# --- ClickHouse: the same analyses, sharded; plasmient fleet answers from it ----------------------
+wait_for 60 "the ClickHouse outbox to drain" metric_is plasmient_clickhouse_outbox_files 0
+[[ $(ch "SELECT count() FROM plasmient.jobs") == 4 ]] || fail "ClickHouse holds $(ch 'SELECT count() FROM plasmient.jobs') jobs, want 4"
+s1=$(ch "SELECT count() FROM shard1.kernel_aggregates_local"); s2=$(ch "SELECT count() FROM shard2.kernel_aggregates_local")
+[[ $((s1 + s2)) == $(sql "SELECT count(*) FROM kernel_aggregates") ]] || fail "kernel rows: shards $s1 + $s2, SQLite $(sql 'SELECT count(*) FROM kernel_aggregates')"
+say "ClickHouse: 4 jobs; kernel_aggregates rows on shard1/shard2 = $s1/$s2"
+"$bin" fleet --clickhouse "$ch_url" --top kernels --limit 3 | tee "$work/top_kernels.txt"
+grep -q sm90_xmma_gemm "$work/top_kernels.txt" || fail "fleet --top kernels from ClickHouse"
+"$bin" fleet --clickhouse "$ch_url" --top users | tee "$work/top_users.txt"
+grep -q alice "$work/top_users.txt" || fail "fleet --top users: label user=alice missing"
+"$bin" fleet --clickhouse "$ch_url" --stragglers | tee "$work/stragglers.txt"
+awk 'NR == 2 {exit !($1 == "ddp-a" && $2 == "1")}' "$work/stragglers.txt" || fail "straggler of ddp-a should be rank 1"
+"$bin" fleet --db "$db" --trend --job ddp-a
+cmp <("$bin" fleet --db "$db" --top jobs) <("$bin" fleet --clickhouse "$ch_url" --top jobs) >/dev/null \
+  || say "note: SQLite and ClickHouse print --top jobs differently (float formatting); counts checked below"
+
+# --- ClickHouse down mid-run: rows wait in the outbox, nothing lost ------------------------------
+kill "$ch_pid"; wait "$ch_pid" 2>/dev/null || true
+for i in 1 2 3 4 5; do
+  gen "$work/gen/while-down-$i.json.gz" --seed $((100 + i))
+  drop_file "$work/gen/while-down-$i.json.gz" "while-down-$i.json.gz"
+done
+wait_for 60 "9 analyses" metric_is plasmient_serve_traces_analyzed_total 9
+wait_for 30 "ClickHouse to be seen down" metric_is plasmient_clickhouse_up 0
+pending=$(metric plasmient_clickhouse_outbox_files)
+[[ $pending -ge 1 ]] || fail "nothing waited in the outbox while ClickHouse was down"
+say "ClickHouse stopped: 5 analyses recorded in SQLite, $pending waiting in the outbox"
+start_clickhouse
+wait_for 60 "the outbox to drain after the restart" metric_is plasmient_clickhouse_outbox_files 0
+[[ $(ch "SELECT count() FROM plasmient.jobs") == 9 && $(sql "SELECT count(*) FROM jobs") == 9 ]] \
+  || fail "after the restart: ClickHouse $(ch 'SELECT count() FROM plasmient.jobs') jobs, SQLite $(sql 'SELECT count(*) FROM jobs'), want 9"
+say "ClickHouse restarted: 9 jobs in both stores, overflow $(metric plasmient_clickhouse_overflow_jobs_total)"
+
+# --- kill -9 mid-analysis, restart: nothing lost, nothing twice ----------------------------------
+gen "$work/gen/big.json.gz" --seed 500 --steps 150 --gemms 100
+for i in $(seq 1 12); do drop_file "$work/gen/big.json.gz" "big-$i.json.gz"; done
+wait_for 60 "the first big trace to be analyzed" metric_ge plasmient_serve_traces_analyzed_total 10
+kill -9 "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
+left=$(find "$spool" -maxdepth 1 -name 'big-*.json.gz' | wc -l)
+say "kill -9 with $left of 12 big traces still in the spool"
+start_serve
+wait_for 120 "all 21 entries recorded" bash -c "[[ \$(sqlite3 '$db' 'SELECT count(*) FROM jobs') == 21 ]] && [[ -z \$(find '$spool' -maxdepth 1 -name 'big-*') ]]"
+wait_for 60 "the outbox to drain" metric_is plasmient_clickhouse_outbox_files 0
+[[ $(sql "SELECT count(DISTINCT job_key) FROM jobs") == 21 && $(sql "SELECT count(*) FROM ingest_journal") == 21 ]] || fail "journal or jobs doubled"
+[[ $(ch "SELECT count() FROM plasmient.jobs") == 21 && $(ch "SELECT uniqExact(job_key) FROM plasmient.jobs") == 21 ]] \
+  || fail "ClickHouse after kill -9: $(ch 'SELECT count() FROM plasmient.jobs') jobs, want 21"
+[[ $(ch "SELECT count() FROM plasmient.steps") == $(sql "SELECT count(*) FROM steps") ]] || fail "steps differ between the stores"
+say "after kill -9 and restart: 21 jobs, once each, in SQLite and ClickHouse"
+
+# --- a burst of traces while 100 scrapers scrape --------------------------------------------------
+t0=$(date +%s.%N)
+for i in $(seq 1 "$burst"); do cp "$work/gen/single-3.json.gz" "$spool/.b$i.part"; mv "$spool/.b$i.part" "$spool/burst-$i.json.gz"; done
+rss0=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
+"$load" "$serve_port" 100 "$load_s" "$serve_pid" "$scrape_interval_ms" | tee "$work/load.txt" || fail "scrapers saw errors"
+want_jobs=$((21 + burst))
+wait_for 600 "$burst burst traces recorded" bash -c "[[ \$(sqlite3 '$db' 'SELECT count(*) FROM jobs') == $want_jobs ]]"
+t1=$(date +%s.%N)
+rss1=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
+say "burst: $burst traces analyzed and recorded in $(python3 -c "print(f'{$t1 - $t0:.1f}')") s; serve RSS ${rss0} kB -> ${rss1} kB"
+p99=$(sed -n 's/.*p99_ms=\([0-9.]*\).*/\1/p' "$work/load.txt")
+if [[ $mode == long ]]; then
+  python3 -c "import sys; sys.exit(0 if $p99 < 50 else 1)" || fail "p99 $p99 ms >= 50 ms"
+fi
+wait_for 120 "the outbox to drain" metric_is plasmient_clickhouse_outbox_files 0
+[[ $(ch "SELECT count() FROM plasmient.jobs") == "$want_jobs" ]] || fail "ClickHouse jobs after the burst"
+
+# --- graceful shutdown ------------------------------------------------------------------------------
+kill -TERM "$serve_pid"
+rc=0; wait "$serve_pid" || rc=$?
+[[ $rc == 0 ]] || fail "serve exited $rc on SIGTERM"
+say "SIGTERM: serve exited 0; $(tail -n 1 "$work/serve.log")"
+say "PASS in $((SECONDS - t_start)) s"
