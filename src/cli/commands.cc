@@ -2,12 +2,14 @@
 
 #include <cstdio>
 
+#include "cli/diff_command.h"
 #include "roofline/device_table.h"
 
 namespace plasmient::cli {
 
 std::vector<CommandHook> RegisterCommands(CLI::App& app) {
   std::vector<CommandHook> hooks;
+  hooks.push_back(RegisterDiff(app));
   return hooks;
 }
 
