@@ -99,7 +99,7 @@ std::string TempPath(std::string_view name) {
       .string();
 }
 
-struct Run {
+struct Output {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   PerfettoStats stats;
@@ -107,7 +107,7 @@ struct Run {
 
 // Analyzes the ranks through a sink with `options`, then parses the output.
 void AnalyzeInto(std::vector<model::Trace>& ranks, PerfettoOptions options,
-                 const std::unordered_map<std::int64_t, double>& offsets, Run& run) {
+                 const std::unordered_map<std::int64_t, double>& offsets, Output& run) {
   auto sink = PerfettoSink::Create(options);
   ASSERT_TRUE(sink) << sink.error().message;
   verdict::AnalyzeOptions ao = testing_traces::Options();
@@ -125,7 +125,7 @@ TEST(PerfettoSink, EveryEventIsWellFormedAndKernelsCarryTheirRoofline) {
   std::vector<model::Trace> ranks;
   ranks.push_back(testing_traces::ThreeStepRank(0));
   ranks.push_back(testing_traces::ThreeStepRank(1));
-  Run run;
+  Output run;
   AnalyzeInto(ranks, {.path = TempPath("all")}, {}, run);
   Checked c;
   ASSERT_TRUE(Check(run.doc, c));
@@ -164,7 +164,7 @@ TEST(PerfettoSink, EveryEventIsWellFormedAndKernelsCarryTheirRoofline) {
 TEST(PerfettoSink, CollectivesCarryPeersBytesAndBandwidth) {
   std::vector<model::Trace> ranks;
   ranks.push_back(testing_traces::ThreeStepRank(0));
-  Run run;
+  Output run;
   AnalyzeInto(ranks, {.path = TempPath("coll")}, {}, run);
   int collectives = 0;
   for (simdjson::dom::element e : run.doc["traceEvents"].get_array()) {
@@ -188,7 +188,7 @@ TEST(PerfettoSink, WorstStepsKeepsTheLowestAchievedStepsOnEveryRank) {
   std::vector<model::Trace> ranks;
   ranks.push_back(testing_traces::ThreeStepRank(0));
   ranks.push_back(testing_traces::ThreeStepRank(1));
-  Run run;
+  Output run;
   AnalyzeInto(ranks, {.path = TempPath("worst"), .worst_steps = 1}, {}, run);
   Checked c;
   ASSERT_TRUE(Check(run.doc, c));
@@ -207,7 +207,7 @@ TEST(PerfettoSink, ClockOffsetsShiftEachRankSpooledOrDirect) {
     std::unordered_map<std::int64_t, double> offsets{{1, 250e-6}};
     PerfettoOptions o{.path = TempPath(direct ? "direct" : "spooled")};
     if (direct) o.clock_offset_s = offsets;
-    Run run;
+    Output run;
     AnalyzeInto(ranks, o, direct ? std::unordered_map<std::int64_t, double>{} : offsets, run);
     Checked c;
     ASSERT_TRUE(Check(run.doc, c));

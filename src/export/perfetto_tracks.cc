@@ -311,8 +311,11 @@ RankTracks::RankTracks(const verdict::RankDetail& d, std::int64_t pid, TrackOpti
       for (std::int32_t r = start; r >= 0 && op_step_[r] == kNone; r = j.op_parent[r]) op_step_[r] = step;
     }
   }
-  for (std::size_t r = 0; r < t.cpu.size(); ++r) {  // steps carry their own number
-    if (op_step_[r] != kNone && t.cpu.kind[r] == model::CpuOpKind::kStep) op_step_[r] = t.cpu.step[r];
+  // ProfilerStep ranges are joined by time, not nested: each step that launched a kept activity.
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    if (!d.kept[i] || j.step[i] < 0) continue;
+    const join::Step& s = j.steps[static_cast<std::size_t>(j.step[i])];
+    if (s.cpu_row >= 0) op_step_[s.cpu_row] = s.number;
   }
 }
 
