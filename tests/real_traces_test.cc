@@ -89,6 +89,7 @@ std::map<std::int64_t, RankFigures> PerRank(const std::string& json) {
 struct ReferenceCase {
   std::string reference;
   std::vector<std::string> traces;
+  friend void PrintTo(const ReferenceCase& c, std::ostream* os) { *os << c.reference; }
 };
 
 class PeerReference : public ::testing::TestWithParam<ReferenceCase> {};

@@ -97,7 +97,10 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& in
     }
     std::vector<std::string> found;
     for (const auto& e : fs::directory_iterator(in, ec)) {
-      if (e.is_regular_file() && IsTraceFile(e.path()) && e.path().filename() != "truth.json") {
+      std::string name = e.path().filename().string();
+      // truth.json and Plasmient's own outputs (plasmient-*.json) live beside the traces.
+      bool ours = name == "truth.json" || name.starts_with("plasmient-");
+      if (e.is_regular_file() && IsTraceFile(e.path()) && !ours) {
         found.push_back(e.path().string());
       }
     }

@@ -62,7 +62,7 @@ void BoxLine(std::string& out, std::string_view text, int visible) {
 void Row(std::string& out, const Painter& p, int indent, std::string_view label, std::string value,
          std::string_view note, std::string_view value_color) {
   // "  label ........ 99%   note"
-  constexpr int kLabelCols = 31;
+  constexpr int kLabelCols = 36;
   std::string lab = Truncate(label, kLabelCols - indent - 2);
   int dots = kLabelCols - indent - Columns(lab) - 1;
   std::string left = std::string(indent, ' ') + lab + " " + Repeat(".", dots);
@@ -138,9 +138,10 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
                                    Percent(job.hfu()));
     BoxLine(out, line, Columns(line));
   }
-  if (job.bill.spend > 0) {
-    std::string line = fmt::format("  bill: {} spent, {} paid for never-computed work",
-                                   Money(job.bill.spend), Money(job.bill.paid_never_computed));
+  if (job.bill.price_per_gpu_hour > 0) {
+    double price = job.bill.price_per_gpu_hour;
+    std::string line = fmt::format("  bill: {} of every {} GPU-hour buys no useful work",
+                                   Money(price * (1 - f.achieved())), Money(price));
     BoxLine(out, Truncate(line, kWidth), Columns(Truncate(line, kWidth)));
   }
   Loss worst = Loss::kHostBoundIdle;

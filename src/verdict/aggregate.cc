@@ -22,6 +22,17 @@ std::string_view BoundName(Loss loss, join::ActivityClass cls) {
   }
 }
 
+std::string_view BoundOfLoss(Loss loss) {
+  switch (loss) {
+    case Loss::kMemoryBound: return "memory";
+    case Loss::kUnmodeledKernels: return "unmodeled";
+    case Loss::kExposedCommunication:
+    case Loss::kPipelineBubble: return "communication";
+    case Loss::kDataMovement: return "memory-copy";
+    default: return "compute";
+  }
+}
+
 struct Acc {
   KernelAggregate agg;
   std::unordered_map<std::uint32_t, std::int64_t> op_votes;
@@ -47,7 +58,10 @@ void Accumulate(Acc& a, double dur_s, double share_s, double flops, double bytes
 KernelAggregate Finish(Acc& a, const model::Trace& t) {
   KernelAggregate g = std::move(a.agg);
   auto best = std::max_element(a.lost_by.begin(), a.lost_by.end());
-  if (*best > 0) g.loss = static_cast<Loss>(best - a.lost_by.begin());
+  if (*best > 0) {
+    g.loss = static_cast<Loss>(best - a.lost_by.begin());
+    g.bound = std::string(BoundOfLoss(g.loss));
+  }
   std::uint32_t best_op = 0;
   std::int64_t votes = 0;
   for (auto [op, n] : a.op_votes) {

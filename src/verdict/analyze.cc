@@ -323,23 +323,27 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   }
 
   // FLOPs: hardware (HFU) and model (MFU).
-  double forward_heavy = 0;
-  bool any_backward = false;
+  double forward_heavy = 0, backward_heavy = 0;
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
     if (!kept[k] || costs.flops[k] <= 0) continue;
     v.hardware_flops += costs.flops[k];
-    any_backward |= costs.backward[k] != 0;
-    if (costs.heavy_op[k] && !costs.backward[k]) forward_heavy += costs.flops[k];
+    if (!costs.heavy_op[k]) continue;
+    (costs.backward[k] ? backward_heavy : forward_heavy) += costs.flops[k];
   }
   std::size_t steps_in_window = v.steps.size();
   if (o.model_flops_per_step && steps_in_window > 0) {
     v.model_flops = *o.model_flops_per_step * static_cast<double>(steps_in_window);
     v.model_flops_source = "--model-flops-per-step";
+  } else if (forward_heavy > 0 && backward_heavy == 0) {
+    v.model_flops = forward_heavy;
+    v.model_flops_source = "derived: forward GEMM/attention/conv FLOPs (no backward pass in the trace)";
+  } else if (forward_heavy > 0 && backward_heavy >= 1.5 * forward_heavy) {
+    // A training step costs about 3x its forward pass; fewer modeled backward FLOPs than that
+    // mean unmodeled backward kernels, and 3x forward would overstate MFU beside HFU.
+    v.model_flops = 3 * forward_heavy;
+    v.model_flops_source = "derived: 3 x forward GEMM/attention/conv FLOPs (training step, no recomputation assumed)";
   } else if (forward_heavy > 0) {
-    v.model_flops = any_backward ? 3 * forward_heavy : forward_heavy;
-    v.model_flops_source = any_backward
-        ? "derived: 3 x forward GEMM/attention/conv FLOPs (training step, no recomputation assumed)"
-        : "derived: forward GEMM/attention/conv FLOPs (no backward pass in the trace)";
+    v.model_flops_source = "not derived: backward FLOPs are only partly modeled; pass --model-flops-per-step";
   }
 
   KernelLedger ledger{e.share_ns, e.useful_ns, e.loss,

@@ -56,9 +56,9 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
     job.job.Add(r.run);
     job.hardware_flops += r.hardware_flops;
     job.capacity_flops += r.capacity_flops;
+    if (job.model_flops_source.empty()) job.model_flops_source = r.model_flops_source;
     if (r.model_flops >= 0) {
       model_flops += r.model_flops;
-      if (job.model_flops_source.empty()) job.model_flops_source = r.model_flops_source;
     } else {
       all_model = false;
     }
@@ -68,7 +68,7 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
     if (r.top_kernels.size() > o.top_n) r.top_kernels.resize(o.top_n);
     if (r.top_ops.size() > o.top_n) r.top_ops.resize(o.top_n);
   }
-  if (all_model && !job.model_flops_source.empty()) job.model_flops = model_flops;
+  if (all_model && job.capacity_flops > 0) job.model_flops = model_flops;
   job.top_kernels = MergeAggregates(std::move(kernels), o.top_n);
   job.top_ops = MergeAggregates(std::move(ops), o.top_n);
   job.ranks = std::move(ranks);

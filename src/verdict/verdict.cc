@@ -87,7 +87,11 @@ double KernelAggregate::roofline_fraction() const {
 
 std::optional<double> JobVerdict::mfu() const {
   if (model_flops < 0 || capacity_flops <= 0) return std::nullopt;
-  return model_flops / capacity_flops;
+  double mfu = model_flops / capacity_flops;
+  // Derived model FLOPs are a subset of the hardware FLOPs, whose useful time is clamped at each
+  // kernel's duration: the derived MFU can never honestly exceed HFU.
+  if (model_flops_source.starts_with("derived")) mfu = std::min(mfu, hfu());
+  return mfu;
 }
 
 }  // namespace plasmient::verdict

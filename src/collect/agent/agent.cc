@@ -1,0 +1,178 @@
+#include "collect/agent/agent.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "collect/agent/clock.h"
+
+namespace plasmient::collect {
+namespace {
+
+std::atomic<Agent*> g_agent{nullptr};
+std::atomic<void (*)(Agent&)> g_on_start{nullptr};
+std::once_flag g_once;
+struct sigaction g_previous[2];
+constexpr int kSignals[2] = {SIGINT, SIGTERM};
+
+void AtExit() {
+  if (Agent* a = Agent::Peek()) a->Shutdown();
+}
+
+// SIGINT/SIGTERM: when the previous disposition would end the process, write out what we have
+// first (best effort), then let it. When the application handles the signal itself, leave the
+// trace open: it may carry on, and atexit closes the file later.
+void OnSignal(int sig, siginfo_t* info, void* ucontext) {
+  int i = sig == SIGINT ? 0 : 1;
+  const struct sigaction& prev = g_previous[i];
+  if (prev.sa_flags & SA_SIGINFO) {
+    if (prev.sa_sigaction != nullptr) prev.sa_sigaction(sig, info, ucontext);
+    return;
+  }
+  if (prev.sa_handler == SIG_IGN) return;
+  if (prev.sa_handler != SIG_DFL) {
+    prev.sa_handler(sig);
+    return;
+  }
+  if (Agent* a = Agent::Peek()) a->Shutdown();
+  sigaction(sig, &prev, nullptr);
+  raise(sig);
+}
+
+void InstallSignalHandlers() {
+  for (int i = 0; i < 2; ++i) {
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = OnSignal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(kSignals[i], &sa, &g_previous[i]);
+  }
+}
+
+// getpid() is a system call; GEMM calls ask on every call. Cached, and refreshed in children.
+std::atomic<std::int64_t> g_pid{0};
+
+void RefreshPid() { g_pid.store(static_cast<std::int64_t>(getpid()), std::memory_order_relaxed); }
+
+std::int64_t CurrentPid() {
+  std::int64_t pid = g_pid.load(std::memory_order_relaxed);
+  if (pid != 0) return pid;
+  static std::once_flag once;
+  std::call_once(once, [] { pthread_atfork(nullptr, nullptr, &RefreshPid); });
+  RefreshPid();
+  return g_pid.load(std::memory_order_relaxed);
+}
+
+std::string HostName() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) return "unknown-host";
+  return host;
+}
+
+}  // namespace
+
+Agent* Agent::Get() {
+  std::call_once(g_once, [] {
+    AgentConfig config = ConfigFromEnv([](const char* n) { return std::getenv(n); },
+                                       CurrentPid(), HostName());
+    auto* agent = new Agent(config, SinkOptions{});  // lives until the process ends
+    std::string why = agent->Start();
+    if (!why.empty()) {
+      std::fprintf(stderr, "plasmient agent: %s; not collecting\n", why.c_str());
+      delete agent;
+      return;
+    }
+    g_agent.store(agent, std::memory_order_release);
+    std::atexit(AtExit);
+    InstallSignalHandlers();
+    if (auto on_start = g_on_start.load()) on_start(*agent);
+  });
+  return Peek();
+}
+
+void Agent::SetOnStart(void (*on_start)(Agent&)) { g_on_start.store(on_start); }
+
+// A forked child inherits the parent's agent object but not its writer thread; it must not
+// write into the parent's file. It gets no agent (its own process gets one only via exec).
+Agent* Agent::Peek() {
+  Agent* a = g_agent.load(std::memory_order_acquire);
+  return a != nullptr && a->config_.pid == CurrentPid() ? a : nullptr;
+}
+
+Agent::Agent(const AgentConfig& config, const SinkOptions& sink_options)
+    : config_(config), sink_(sink_options),
+      writer_(sink_, WriterOptions{config.zstd_level, 1 << 20, 200'000'000, 5'000'000'000}) {}
+
+Agent::~Agent() { Shutdown(); }
+
+std::string Agent::Start() {
+  path_ = TraceFilePath(config_);
+  std::string why = writer_.Open(path_);
+  if (!why.empty()) return why;
+  wire::ProcessRecord p{};
+  p.header = wire::HeaderFor<wire::ProcessRecord>(wire::RecordKind::kProcess);
+  p.pid = config_.pid;
+  p.rank = config_.rank;
+  p.local_rank = config_.local_rank;
+  p.world_size = config_.world_size;
+  p.host_id = Intern(config_.host);
+  p.job_id = Intern(config_.job_id);
+  p.command_id = 0;
+  if (FILE* f = std::fopen("/proc/self/comm", "r")) {
+    char comm[64] = {};
+    if (std::fgets(comm, sizeof comm, f) != nullptr) {
+      comm[std::strcspn(comm, "\n")] = '\0';
+      p.command_id = Intern(comm);
+    }
+    std::fclose(f);
+  }
+  p.start_realtime_ns = RealtimeNs();
+  p.start_monotonic_ns = static_cast<std::int64_t>(MonotonicNs());
+  sink_.PushSmall(p);
+  return {};
+}
+
+void Agent::Shutdown() {
+  if (config_.pid != CurrentPid()) return;  // inherited across fork
+  if (shut_down_.exchange(true)) return;
+  std::vector<std::function<void()>> hooks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    hooks.swap(pre_close_hooks_);
+  }
+  for (auto it = hooks.rbegin(); it != hooks.rend(); ++it) (*it)();
+  writer_.Close();
+}
+
+std::uint32_t Agent::Intern(std::string_view text) {
+  if (text.empty()) return 0;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [it, inserted] = interned_.try_emplace(std::string(text), 0);
+  if (inserted) {
+    it->second = sink_.NewStringId();
+    sink_.PushString(it->second, text);
+  }
+  return it->second;
+}
+
+std::uint32_t Agent::InternStable(const char* text) {
+  if (text == nullptr || *text == '\0') return 0;
+  thread_local std::unordered_map<const char*, std::uint32_t> cache;
+  auto it = cache.find(text);
+  if (it != cache.end()) return it->second;
+  std::uint32_t id = Intern(text);
+  cache.emplace(text, id);
+  return id;
+}
+
+void Agent::AddPreCloseHook(std::function<void()> hook) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pre_close_hooks_.push_back(std::move(hook));
+}
+
+}  // namespace plasmient::collect

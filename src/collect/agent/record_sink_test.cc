@@ -1,0 +1,141 @@
+#include "collect/agent/record_sink.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "collect/agent/trace_writer.h"
+#include "wire/chunk_codec.h"
+
+namespace plasmient::collect {
+namespace {
+
+wire::ClockSyncRecord Numbered(std::int64_t i) {
+  return {wire::HeaderFor<wire::ClockSyncRecord>(wire::RecordKind::kClockSync), i, -i};
+}
+
+std::string TempPath(const char* name) {
+  return ::testing::TempDir() + "/" + name + "." + std::to_string(getpid());
+}
+
+struct ReadBack {
+  wire::ScanReport report;
+  std::vector<std::int64_t> numbers;  // realtime_ns of ClockSync records with negative pairs
+  std::vector<std::string> strings;
+  std::int64_t drops[4] = {};
+};
+
+ReadBack Read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+  ReadBack out;
+  out.report = wire::ScanChunks(bytes.data(), bytes.size(),
+                                [&](const wire::ChunkHeader&, const std::uint8_t* raw, std::size_t n) {
+    wire::WalkRecords(raw, n, [&](const wire::RecordHeader& h, const std::uint8_t* p) {
+      if (h.kind == wire::RecordKind::kClockSync) {
+        wire::ClockSyncRecord r;
+        std::memcpy(&r, p, sizeof r);
+        if (r.monotonic_ns == -r.realtime_ns) out.numbers.push_back(r.realtime_ns);
+      } else if (h.kind == wire::RecordKind::kString) {
+        wire::StringRecord s;
+        std::memcpy(&s, p, sizeof s);
+        out.strings.emplace_back(reinterpret_cast<const char*>(p + sizeof s), s.length);
+      } else if (h.kind == wire::RecordKind::kDrops) {
+        wire::DropRecord d;
+        std::memcpy(&d, p, sizeof d);
+        out.drops[d.source] = std::max(out.drops[d.source], d.cumulative);
+      }
+    });
+  });
+  return out;
+}
+
+TEST(RecordSink, FullPoolDropsAndCounts) {
+  // 2 blocks of 256 bytes: 10 ClockSync records (24 bytes) fit per block.
+  RecordSink sink(SinkOptions{256, 2, 4});
+  BlockProducer producer(sink);
+  int accepted = 0;
+  for (int i = 0; i < 50; ++i) accepted += producer.Append(Numbered(i)) ? 1 : 0;
+  EXPECT_EQ(accepted, 20);
+  EXPECT_EQ(sink.Drops(wire::DropSource::kHandOff), 30);
+  // The ring holds 4 slots.
+  int pushed = 0;
+  for (int i = 0; i < 6; ++i) pushed += sink.PushSmall(Numbered(i)) ? 1 : 0;
+  EXPECT_EQ(pushed, 4);
+  EXPECT_EQ(sink.Drops(wire::DropSource::kEventRing), 2);
+  // Returning drained blocks makes room again.
+  producer.Flush();
+  Block* b = nullptr;
+  ASSERT_TRUE(sink.PopFullBlock(b));
+  EXPECT_EQ(b->records, 10u);
+  sink.ReleaseBlock(b);
+  EXPECT_TRUE(producer.Append(Numbered(99)));
+}
+
+TEST(RecordSink, StringsArePaddedAndCut) {
+  std::uint8_t buf[64];
+  std::size_t n = EncodeStringRecord(5, "abc", sizeof buf, buf);
+  EXPECT_EQ(n, 24u);
+  wire::StringRecord s;
+  std::memcpy(&s, buf, sizeof s);
+  EXPECT_EQ(s.header.size_bytes, 24);
+  EXPECT_EQ(s.length, 3u);
+  EXPECT_EQ(buf[16 + 3], 0);
+  std::string long_text(100, 'x');
+  n = EncodeStringRecord(6, long_text, sizeof buf, buf);
+  EXPECT_EQ(n, 64u);
+  std::memcpy(&s, buf, sizeof s);
+  EXPECT_EQ(s.length, 48u);
+}
+
+TEST(TraceWriter, ManyProducersEveryRecordOnDiskOrCounted) {
+  std::string path = TempPath("writer");
+  RecordSink sink(SinkOptions{4096, 8, 256});
+  {
+    TraceWriter writer(sink, WriterOptions{1, 8192, 1'000'000, 5'000'000'000});
+    ASSERT_EQ(writer.Open(path), "");
+    constexpr int kThreads = 4, kEach = 20000;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&sink, t] {
+        for (int i = 0; i < kEach; ++i) sink.PushSmall(Numbered(t * kEach + i + 1));
+      });
+    }
+    {
+      BlockProducer producer(sink);
+      EXPECT_TRUE(producer.AppendString(sink.NewStringId(), "kernel_name"));
+      for (int i = 0; i < kEach; ++i) producer.Append(Numbered(kThreads * kEach + i + 1));
+    }
+    for (auto& t : threads) t.join();
+    writer.Close();
+  }
+  ReadBack r = Read(path);
+  EXPECT_TRUE(r.report.error.empty());
+  EXPECT_FALSE(r.report.truncated) << r.report.first_problem;
+  EXPECT_EQ(r.report.corrupt_chunks, 0);
+  std::int64_t dropped = r.drops[1] + r.drops[2];
+  EXPECT_EQ(static_cast<std::int64_t>(r.numbers.size()) + dropped, 5 * 20000);
+  std::sort(r.numbers.begin(), r.numbers.end());
+  EXPECT_TRUE(std::adjacent_find(r.numbers.begin(), r.numbers.end()) == r.numbers.end())
+      << "no record written twice";
+  EXPECT_NE(std::find(r.strings.begin(), r.strings.end(), "kernel_name"), r.strings.end());
+  std::remove(path.c_str());
+}
+
+TEST(TraceWriter, UnwritableFolderIsReported) {
+  RecordSink sink;
+  TraceWriter writer(sink, WriterOptions{});
+  std::string why = writer.Open("/nonexistent-dir/x.pltrace");
+  EXPECT_NE(why.find("/nonexistent-dir/x.pltrace"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plasmient::collect

@@ -1,0 +1,165 @@
+#include "collect/agent/run_command.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+extern char** environ;
+
+namespace plasmient::collect {
+namespace {
+
+std::atomic<pid_t> g_child{0};
+
+void Forward(int sig) {
+  pid_t child = g_child.load();
+  if (child > 0) kill(child, sig);
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return !path.empty() && stat(path.c_str(), &st) == 0;
+}
+
+std::string ExecutableDir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  std::string path(buf, static_cast<std::size_t>(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+bool HaveCudaDriver() {
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (lib == nullptr) return false;
+  dlclose(lib);
+  return true;
+}
+
+void MakeDirs(const std::string& dir) {
+  for (std::size_t pos = 1; pos <= dir.size(); ++pos) {
+    if (pos == dir.size() || dir[pos] == '/') mkdir(dir.substr(0, pos).c_str(), 0755);
+  }
+}
+
+void Set(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  std::string prefix = name + "=";
+  for (auto& e : env) {
+    if (e.compare(0, prefix.size(), prefix) == 0) {
+      e = prefix + value;
+      return;
+    }
+  }
+  env.push_back(prefix + value);
+}
+
+std::string Get(const std::vector<std::string>& env, const std::string& name) {
+  std::string prefix = name + "=";
+  for (const auto& e : env) {
+    if (e.compare(0, prefix.size(), prefix) == 0) return e.substr(prefix.size());
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string FindAgentLibrary(const RunOptions& options) {
+  if (!options.agent_path.empty()) return Exists(options.agent_path) ? options.agent_path : "";
+  std::string beside = ExecutableDir() + "/libplasmient_agent.so";
+  if (Exists(beside)) return beside;
+#ifdef PLASMIENT_AGENT_BUILD_PATH
+  if (Exists(PLASMIENT_AGENT_BUILD_PATH)) return PLASMIENT_AGENT_BUILD_PATH;
+#endif
+  return {};
+}
+
+std::vector<std::string> AgentEnvironment(const std::vector<std::string>& base,
+                                          const RunOptions& options,
+                                          const std::string& agent_path) {
+  std::vector<std::string> env = base;
+  if (!options.out_dir.empty()) Set(env, "PLASMIENT_OUT_DIR", options.out_dir);
+  if (!options.job_id.empty()) Set(env, "PLASMIENT_JOB_ID", options.job_id);
+  if (options.nvml_period_ms >= 0) {
+    Set(env, "PLASMIENT_NVML_PERIOD_MS", std::to_string(options.nvml_period_ms));
+  }
+  if (agent_path.empty()) return env;
+  Set(env, "CUDA_INJECTION64_PATH", agent_path);
+  if (options.nccl_plugin) Set(env, "NCCL_PROFILER_PLUGIN", agent_path);
+#ifdef PLASMIENT_CUPTI_LIBRARY_PATH
+  if (Get(env, "NVTX_INJECTION64_PATH").empty() && Exists(PLASMIENT_CUPTI_LIBRARY_PATH)) {
+    Set(env, "NVTX_INJECTION64_PATH", PLASMIENT_CUPTI_LIBRARY_PATH);
+  }
+#endif
+  if (options.gemm_shapes) {
+    std::string preload = Get(env, "LD_PRELOAD");
+    Set(env, "LD_PRELOAD", preload.empty() ? agent_path : agent_path + ":" + preload);
+  }
+  return env;
+}
+
+int RunCommand(const RunOptions& options, const std::vector<std::string>& argv) {
+  if (argv.empty()) return 127;
+  std::string agent = FindAgentLibrary(options);
+  if (agent.empty()) {
+    if (!options.quiet) {
+      std::fprintf(stderr, "plasmient: live agent library not found; running %s without it\n",
+                   argv[0].c_str());
+    }
+  } else if (!HaveCudaDriver()) {
+    if (!options.quiet) {
+      std::fprintf(stderr, "plasmient: no CUDA driver on this machine; running %s without the agent\n",
+                   argv[0].c_str());
+    }
+    agent.clear();
+  }
+  if (!options.out_dir.empty()) MakeDirs(options.out_dir);
+
+  std::vector<std::string> base;
+  for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
+  std::vector<std::string> env = AgentEnvironment(base, options, agent);
+  std::vector<char*> envp, args;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& a : argv_copy) args.push_back(a.data());
+  args.push_back(nullptr);
+
+  // Forward SIGINT/SIGTERM to CMD while it runs; restore our dispositions afterwards.
+  struct sigaction forward, old_int, old_term;
+  memset(&forward, 0, sizeof forward);
+  forward.sa_handler = Forward;
+  sigemptyset(&forward.sa_mask);
+  forward.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &forward, &old_int);
+  sigaction(SIGTERM, &forward, &old_term);
+
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), envp.data());
+  int status = 0;
+  int result = 127;
+  if (rc != 0) {
+    std::fprintf(stderr, "plasmient: cannot start %s: %s\n", argv[0].c_str(), strerror(rc));
+  } else {
+    g_child.store(pid);
+    while (waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) break;
+    }
+    g_child.store(0);
+    if (WIFEXITED(status)) result = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) result = 128 + WTERMSIG(status);
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  return result;
+}
+
+}  // namespace plasmient::collect

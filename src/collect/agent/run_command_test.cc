@@ -1,0 +1,85 @@
+#include "collect/agent/run_command.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace plasmient::collect {
+namespace {
+
+RunOptions Quiet() {
+  RunOptions o;
+  o.quiet = true;
+  o.agent_path = "/nonexistent/libplasmient_agent.so";  // plain commands: no agent
+  return o;
+}
+
+TEST(RunCommand, ReturnsExitCode) {
+  EXPECT_EQ(RunCommand(Quiet(), {"sh", "-c", "exit 3"}), 3);
+  EXPECT_EQ(RunCommand(Quiet(), {"true"}), 0);
+}
+
+TEST(RunCommand, SignalDeathIs128PlusSignal) {
+  EXPECT_EQ(RunCommand(Quiet(), {"sh", "-c", "kill -TERM $$"}), 128 + SIGTERM);
+  EXPECT_EQ(RunCommand(Quiet(), {"sh", "-c", "kill -KILL $$"}), 128 + SIGKILL);
+}
+
+TEST(RunCommand, MissingCommandIs127) {
+  EXPECT_EQ(RunCommand(Quiet(), {"/nonexistent/plasmient-no-such-command"}), 127);
+}
+
+TEST(RunCommand, ForwardsSigtermToTheCommand) {
+  // The command sleeps; we send ourselves SIGTERM shortly after it starts; RunCommand forwards
+  // it and reports the command's death by that signal.
+  pid_t self = getpid();
+  pid_t killer = fork();
+  if (killer == 0) {
+    usleep(300'000);
+    kill(self, SIGTERM);
+    _exit(0);
+  }
+  int rc = RunCommand(Quiet(), {"sleep", "5"});
+  EXPECT_EQ(rc, 128 + SIGTERM);
+  int status;
+  waitpid(killer, &status, 0);
+}
+
+TEST(RunCommand, PassesOutDirToTheCommand) {
+  RunOptions o = Quiet();
+  o.out_dir = ::testing::TempDir() + "/run_out_" + std::to_string(getpid());
+  EXPECT_EQ(RunCommand(o, {"sh", "-c", "test \"$PLASMIENT_OUT_DIR\" = \"" + o.out_dir +
+                                           "\" && test -d \"$PLASMIENT_OUT_DIR\""}),
+            0);
+}
+
+TEST(AgentEnvironment, SetsInjectionPluginAndPreload) {
+  RunOptions o;
+  o.out_dir = "/o";
+  o.job_id = "j1";
+  o.nvml_period_ms = 50;
+  auto env = AgentEnvironment({"PATH=/bin", "LD_PRELOAD=/x.so", "PLASMIENT_OUT_DIR=/old"}, o,
+                              "/lib/libplasmient_agent.so");
+  auto has = [&](const std::string& e) { return std::find(env.begin(), env.end(), e) != env.end(); };
+  EXPECT_TRUE(has("PATH=/bin"));
+  EXPECT_TRUE(has("PLASMIENT_OUT_DIR=/o"));
+  EXPECT_FALSE(has("PLASMIENT_OUT_DIR=/old"));
+  EXPECT_TRUE(has("PLASMIENT_JOB_ID=j1"));
+  EXPECT_TRUE(has("PLASMIENT_NVML_PERIOD_MS=50"));
+  EXPECT_TRUE(has("CUDA_INJECTION64_PATH=/lib/libplasmient_agent.so"));
+  EXPECT_TRUE(has("NCCL_PROFILER_PLUGIN=/lib/libplasmient_agent.so"));
+  EXPECT_TRUE(has("LD_PRELOAD=/lib/libplasmient_agent.so:/x.so"));
+  // No agent: only the output folder.
+  auto plain = AgentEnvironment({"PATH=/bin"}, o, "");
+  EXPECT_EQ(std::count_if(plain.begin(), plain.end(),
+                          [](const std::string& e) { return e.rfind("CUDA_INJECTION64_PATH", 0) == 0; }),
+            0);
+}
+
+}  // namespace
+}  // namespace plasmient::collect

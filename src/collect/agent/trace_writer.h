@@ -1,0 +1,72 @@
+// TraceWriter: the one thread that drains a RecordSink, frames records into chunks, compresses
+// and writes them. Application threads never wait on it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collect/agent/record_sink.h"
+#include "wire/chunk_codec.h"
+
+namespace plasmient::collect {
+
+struct WriterOptions {
+  int zstd_level = -3;                      // 0: store chunks uncompressed
+  std::size_t chunk_raw_bytes = 1 << 20;    // write a chunk when this much is pending
+  std::uint64_t flush_interval_ns = 200'000'000;  // ... or when the oldest record is this old
+  std::uint64_t clock_sync_interval_ns = 5'000'000'000;
+};
+
+class TraceWriter {
+ public:
+  TraceWriter(RecordSink& sink, const WriterOptions& options);
+  ~TraceWriter();
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  // Creates the file, writes its header, starts the thread (unless `start_thread` is false:
+  // then the caller drives Drain/WriteChunk itself). Empty string on success, else why.
+  std::string Open(const std::string& path, bool start_thread = true);
+  // Called on the writer thread about every 100 ms (e.g. cuptiActivityFlushAll(0)).
+  void SetTick(std::function<void()> tick) { tick_ = std::move(tick); }
+  // Stops the thread, drains everything, writes drop counts and the closing chunk, closes.
+  void Close();
+
+  // One pass of drain-and-maybe-write; the thread loops on it. Public for tests and benches.
+  // Returns the number of records moved into the pending chunk.
+  std::size_t Drain();
+  void WriteChunk(std::uint32_t flags);
+
+  std::uint64_t records_written() const { return records_written_; }
+  std::uint64_t bytes_written() const { return bytes_written_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  void Run();
+  void AppendDropsAndClock(bool force_clock);
+  bool WriteAll(const std::uint8_t* data, std::size_t size);
+
+  RecordSink& sink_;
+  WriterOptions options_;
+  wire::ChunkEncoder encoder_;
+  std::string path_;
+  int fd_ = -1;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::function<void()> tick_;
+  std::vector<std::uint8_t> pending_;
+  std::vector<std::uint8_t> out_;
+  std::uint32_t pending_records_ = 0;
+  std::uint64_t oldest_pending_ns_ = 0;
+  std::uint64_t last_clock_sync_ns_ = 0;
+  std::int64_t drops_reported_[static_cast<std::size_t>(wire::DropSource::kCount)] = {};
+  std::uint64_t records_written_ = 0;
+  std::uint64_t bytes_written_ = 0;
+  bool write_failed_ = false;
+};
+
+}  // namespace plasmient::collect

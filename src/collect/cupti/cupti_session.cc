@@ -1,0 +1,188 @@
+#include "collect/cupti/cupti_session.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "collect/agent/agent.h"
+#include "collect/agent/bounded_queue.h"
+#include "collect/agent/clock.h"
+#include "collect/cublas/gemm_scope.h"
+#include "collect/cupti/activity_converter.h"
+
+namespace plasmient::collect {
+namespace {
+
+constexpr std::size_t kBufferBytes = 2 << 20;
+constexpr std::size_t kMaxBuffers = 64;  // 128 MiB at most, allocated on demand
+
+struct Session {
+  Agent* agent = nullptr;
+  std::unique_ptr<ActivityConverter> converter;
+  BoundedQueue<std::uint8_t*> free_buffers{kMaxBuffers};
+  std::atomic<std::size_t> allocated{0};
+  CUpti_SubscriberHandle subscriber = nullptr;
+};
+
+Session* g_session = nullptr;
+thread_local bool t_in_runtime_launch = false;
+
+std::uint64_t Timestamp() { return MonotonicNs(); }
+
+const char* ApiName(wire::ApiDomain domain, std::uint32_t cbid) {
+  const char* name = nullptr;
+  auto d = domain == wire::ApiDomain::kRuntime ? CUPTI_CB_DOMAIN_RUNTIME_API
+                                               : CUPTI_CB_DOMAIN_DRIVER_API;
+  return cuptiGetCallbackName(d, cbid, &name) == CUPTI_SUCCESS ? name : nullptr;
+}
+
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;
+  *size = kBufferBytes;
+  *buffer = nullptr;
+  if (g_session->free_buffers.TryPop(*buffer)) return;
+  if (g_session->allocated.fetch_add(1) < kMaxBuffers) {
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+    if (*buffer != nullptr) std::memset(*buffer, 0, kBufferBytes);
+  }
+  // nullptr: CUPTI drops records and counts them; we read the count at completion.
+}
+
+void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size,
+                              size_t valid) {
+  Session& s = *g_session;
+  if (buffer != nullptr && valid > 0) s.converter->ConvertBuffer(buffer, valid);
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+    s.agent->sink().CountDrops(wire::DropSource::kCuptiBuffers, static_cast<std::int64_t>(dropped));
+  }
+  if (buffer == nullptr) return;
+  std::memset(buffer, 0, valid);  // we asked CUPTI for pre-zeroed buffers
+  if (!s.free_buffers.TryPush(buffer)) std::free(buffer);
+}
+
+bool IsRuntimeLaunch(CUpti_CallbackId cbid) {
+  switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
+    case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
+    case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
+      return true;
+    default:
+      return false;
+  }
+}
+
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel};
+constexpr CUpti_CallbackId kRuntimeLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
+
+// Launch callbacks: report the launch's correlation id to a cuBLAS call in progress on this
+// thread. A driver launch made inside a runtime launch is the same kernel: counted once.
+void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                         const void* data) {
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && IsRuntimeLaunch(cbid)) {
+    t_in_runtime_launch = cb->callbackSite == CUPTI_API_ENTER;
+    if (cb->callbackSite == CUPTI_API_ENTER) NoteKernelLaunch(cb->correlationId);
+  } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER &&
+             !t_in_runtime_launch) {
+    NoteKernelLaunch(cb->correlationId);
+  }
+}
+
+void FlushCupti(bool forced) {
+  cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+// libcupti's own path, for NVTX injection (NVTX reads NVTX_INJECTION64_PATH at its first call).
+void PointNvtxAtCupti() {
+  if (std::getenv("NVTX_INJECTION64_PATH") != nullptr) return;
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) != 0 && info.dli_fname != nullptr) {
+    setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
+  }
+}
+
+}  // namespace
+
+std::string StartCuptiSession(Agent& agent) {
+  uint32_t version = 0;
+  if (cuptiGetVersion(&version) != CUPTI_SUCCESS || version != CUPTI_API_VERSION) {
+    return "libcupti reports API version " + std::to_string(version) + ", built for " +
+           std::to_string(CUPTI_API_VERSION) + " (record layouts differ)";
+  }
+  auto* s = new Session();  // lives until the process ends: CUPTI may call back during exit
+  s->agent = &agent;
+  s->converter = std::make_unique<ActivityConverter>(agent.sink(), &cuptiActivityGetNextRecord,
+                                                     &ApiName);
+  g_session = s;
+
+  char old_name[128] = {};
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = "Plasmient";
+  params.oldSubscriberName = old_name;
+  params.oldSubscriberSize = sizeof old_name;
+  if (cuptiSubscribe_v2(&s->subscriber, &OnCallback, nullptr, &params) != CUPTI_SUCCESS) {
+    return std::string("another CUPTI client is attached (") +
+           (old_name[0] != '\0' ? old_name : "unknown") + ")";
+  }
+  for (CUpti_CallbackId id : kRuntimeLaunches) {
+    cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  }
+  for (CUpti_CallbackId id : kDriverLaunches) {
+    cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+  }
+  uint8_t zeroed = 1;
+  size_t one = sizeof zeroed;
+  cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &one, &zeroed);
+  if (cuptiActivityRegisterTimestampCallback(&Timestamp) != CUPTI_SUCCESS) {
+    return "cuptiActivityRegisterTimestampCallback failed";
+  }
+  if (cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted) != CUPTI_SUCCESS) {
+    return "cuptiActivityRegisterCallbacks failed";
+  }
+  PointNvtxAtCupti();
+  const CUpti_ActivityKind kinds[] = {
+      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+      CUPTI_ACTIVITY_KIND_MEMCPY2,           CUPTI_ACTIVITY_KIND_MEMSET,
+      CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_DRIVER,
+      CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_OVERHEAD,
+      CUPTI_ACTIVITY_KIND_MARKER,            CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+      CUPTI_ACTIVITY_KIND_DEVICE,
+  };
+  for (CUpti_ActivityKind kind : kinds) {
+    CUptiResult rc = cuptiActivityEnable(kind);
+    if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_NOT_COMPATIBLE) {
+      const char* text = nullptr;
+      cuptiGetResultString(rc, &text);
+      return "cuptiActivityEnable(" + std::to_string(kind) + "): " + (text ? text : "error");
+    }
+  }
+  agent.SetWriterTick([] { FlushCupti(false); });
+  agent.AddPreCloseHook([s] {
+    FlushCupti(true);
+    s->converter->Flush();
+  });
+  return {};
+}
+
+}  // namespace plasmient::collect

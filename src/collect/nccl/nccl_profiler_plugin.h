@@ -1,0 +1,28 @@
+// The NCCL profiler plugin: records collectives and p2p operations (comm hash, rank, nranks,
+// seq, count, bytes, dtype, algo, proto) on the agent's clock. Exported from the agent .so as
+// `ncclProfiler_v5`.
+//
+// Timing: start = the Coll/P2p startEvent (NCCL enqueues the operation on the calling thread);
+// end = the last stop of a child event (KernelCh stop or ProxyOp stop, on NCCL's proxy thread)
+// or the operation's own stop when it had no children. Both are host times on CLOCK_MONOTONIC.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "collect/nccl/nccl_profiler_abi.h"
+
+namespace plasmient::collect {
+class Agent;
+}
+
+namespace plasmient::collect::nccl {
+
+// Bytes per element of an NCCL datatype string ("ncclBfloat16" -> 2); 0 when unknown.
+std::size_t DatatypeBytes(std::string_view datatype);
+
+// The plugin's function table, recording into `agent` (Agent::Get() when null).
+const ProfilerV5& PluginV5();
+void SetPluginAgentForTest(Agent* agent);
+
+}  // namespace plasmient::collect::nccl

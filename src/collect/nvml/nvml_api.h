@@ -1,0 +1,80 @@
+// The few NVML calls the sampler uses, declared here (the toolkit has no nvml.h) and resolved
+// with dlopen("libnvidia-ml.so.1"). A table of function pointers is the seam: tests fill it
+// with fakes. Layouts per gpu-apis.md section 8.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace plasmient::collect::nvml {
+
+typedef struct NvmlDeviceOpaque* NvmlDevice;
+typedef struct NvmlGpmSampleOpaque* NvmlGpmSample;
+typedef int NvmlReturn;  // NVML_SUCCESS = 0
+inline constexpr NvmlReturn kNvmlSuccess = 0;
+
+struct NvmlUtilization {
+  unsigned int gpu;
+  unsigned int memory;
+};
+static_assert(sizeof(NvmlUtilization) == 8);
+
+struct NvmlMemory {  // nvmlMemory_t (v1)
+  unsigned long long total, free, used;
+};
+
+struct NvmlGpmSupport {
+  unsigned int version;  // 1
+  unsigned int is_supported_device;
+};
+
+struct NvmlGpmMetric {
+  unsigned int metric_id;
+  NvmlReturn nvml_return;
+  double value;
+  struct {
+    char* short_name;
+    char* long_name;
+    char* unit;
+  } info;
+};
+static_assert(sizeof(NvmlGpmMetric) == 40);
+
+// nvmlGpmMetricsGet_t with a small metrics array: NVML reads only num_metrics entries.
+inline constexpr unsigned kGpmMaxMetrics = 16;
+struct NvmlGpmMetricsGet {
+  unsigned int version;  // 1
+  unsigned int num_metrics;
+  NvmlGpmSample sample1;
+  NvmlGpmSample sample2;
+  NvmlGpmMetric metrics[kGpmMaxMetrics];
+};
+static_assert(offsetof(NvmlGpmMetricsGet, metrics) == 24);
+
+inline constexpr int kNvmlClockSm = 1;
+inline constexpr int kNvmlClockMem = 2;
+
+struct NvmlApi {
+  NvmlReturn (*init)() = nullptr;  // nvmlInit_v2
+  NvmlReturn (*shutdown)() = nullptr;
+  NvmlReturn (*device_count)(unsigned int*) = nullptr;                 // nvmlDeviceGetCount_v2
+  NvmlReturn (*device_by_index)(unsigned int, NvmlDevice*) = nullptr;  // ..._HandleByIndex_v2
+  NvmlReturn (*utilization)(NvmlDevice, NvmlUtilization*) = nullptr;
+  NvmlReturn (*clock_info)(NvmlDevice, int, unsigned int*) = nullptr;
+  NvmlReturn (*power_usage)(NvmlDevice, unsigned int*) = nullptr;      // mW
+  NvmlReturn (*clock_reasons)(NvmlDevice, unsigned long long*) = nullptr;
+  NvmlReturn (*memory_info)(NvmlDevice, NvmlMemory*) = nullptr;
+  // GPM (Hopper and newer); all null when the driver lacks them.
+  NvmlReturn (*gpm_query_support)(NvmlDevice, NvmlGpmSupport*) = nullptr;
+  NvmlReturn (*gpm_sample_alloc)(NvmlGpmSample*) = nullptr;
+  NvmlReturn (*gpm_sample_free)(NvmlGpmSample) = nullptr;
+  NvmlReturn (*gpm_sample_get)(NvmlDevice, NvmlGpmSample) = nullptr;
+  NvmlReturn (*gpm_metrics_get)(NvmlGpmMetricsGet*) = nullptr;
+};
+
+// dlopens libnvidia-ml.so.1 and fills `api`. False with the reason when the library or one of
+// the required calls is missing (GPM calls are optional).
+bool LoadNvml(NvmlApi& api, std::string& why);
+
+}  // namespace plasmient::collect::nvml

@@ -1,0 +1,129 @@
+#include "collect/nvml/nvml_sampler.h"
+
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace plasmient::collect::nvml {
+namespace {
+
+// A fake NVML: two devices; device 1 supports GPM.
+int g_inits = 0, g_shutdowns = 0, g_gpm_gets = 0;
+NvmlReturn Init() { ++g_inits; return kNvmlSuccess; }
+NvmlReturn Shutdown() { ++g_shutdowns; return kNvmlSuccess; }
+NvmlReturn Count(unsigned* n) { *n = 2; return kNvmlSuccess; }
+NvmlReturn ByIndex(unsigned i, NvmlDevice* d) {
+  *d = reinterpret_cast<NvmlDevice>(static_cast<std::uintptr_t>(i + 1));
+  return kNvmlSuccess;
+}
+unsigned Index(NvmlDevice d) { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(d)) - 1; }
+NvmlReturn Util(NvmlDevice d, NvmlUtilization* u) {
+  *u = {90 + Index(d), 40};
+  return kNvmlSuccess;
+}
+NvmlReturn Clock(NvmlDevice, int type, unsigned* mhz) {
+  *mhz = type == kNvmlClockSm ? 1980 : 2619;
+  return kNvmlSuccess;
+}
+NvmlReturn Power(NvmlDevice d, unsigned*) { return 3; /* NOT_SUPPORTED */ }
+NvmlReturn Reasons(NvmlDevice, unsigned long long* r) { *r = 0x4; return kNvmlSuccess; }
+NvmlReturn GpmSupport(NvmlDevice d, NvmlGpmSupport* s) {
+  s->is_supported_device = Index(d) == 1;
+  return kNvmlSuccess;
+}
+int g_samples[4];
+NvmlReturn GpmAlloc(NvmlGpmSample* s) {
+  static int next = 0;
+  *s = reinterpret_cast<NvmlGpmSample>(&g_samples[next++ % 4]);
+  return kNvmlSuccess;
+}
+NvmlReturn GpmFree(NvmlGpmSample) { return kNvmlSuccess; }
+NvmlReturn GpmGet(NvmlDevice, NvmlGpmSample) { ++g_gpm_gets; return kNvmlSuccess; }
+NvmlReturn GpmMetrics(NvmlGpmMetricsGet* m) {
+  if (m->version != 1 || m->sample1 == m->sample2) return 2;
+  for (unsigned i = 0; i < m->num_metrics; ++i) {
+    m->metrics[i].nvml_return = m->metrics[i].metric_id == 12 ? 3 : kNvmlSuccess;
+    m->metrics[i].value = m->metrics[i].metric_id * 1.5;
+  }
+  return kNvmlSuccess;
+}
+
+NvmlApi FakeApi() {
+  NvmlApi api;
+  api.init = Init;
+  api.shutdown = Shutdown;
+  api.device_count = Count;
+  api.device_by_index = ByIndex;
+  api.utilization = Util;
+  api.clock_info = Clock;
+  api.power_usage = Power;
+  api.clock_reasons = Reasons;
+  api.gpm_query_support = GpmSupport;
+  api.gpm_sample_alloc = GpmAlloc;
+  api.gpm_sample_free = GpmFree;
+  api.gpm_sample_get = GpmGet;
+  api.gpm_metrics_get = GpmMetrics;
+  return api;
+}
+
+std::map<std::pair<std::uint32_t, std::uint16_t>, std::vector<double>> Drain(RecordSink& sink) {
+  std::map<std::pair<std::uint32_t, std::uint16_t>, std::vector<double>> out;
+  Slot slot;
+  while (sink.PopSmall(slot)) {
+    wire::NvmlSampleRecord r;
+    EXPECT_EQ(slot.bytes, sizeof r);
+    std::memcpy(&r, slot.data, sizeof r);
+    EXPECT_EQ(r.header.kind, wire::RecordKind::kNvmlSample);
+    out[{r.device, r.metric}].push_back(r.value);
+  }
+  return out;
+}
+
+TEST(NvmlSampler, PollsEveryDeviceAndGpmFromTheSecondPoll) {
+  RecordSink sink;
+  NvmlSampler sampler(sink, FakeApi(), 100);
+  std::string why;
+  ASSERT_TRUE(sampler.Init(why)) << why;
+  EXPECT_EQ(sampler.devices(), 2u);
+  sampler.SampleOnce(1'000);
+  auto first = Drain(sink);
+  using M = wire::NvmlMetric;
+  auto key = [](std::uint32_t d, M m) { return std::make_pair(d, static_cast<std::uint16_t>(m)); };
+  EXPECT_EQ(first[key(0, M::kGpuUtilPct)], std::vector<double>{90});
+  EXPECT_EQ(first[key(1, M::kGpuUtilPct)], std::vector<double>{91});
+  EXPECT_EQ(first[key(0, M::kSmClockMhz)], std::vector<double>{1980});
+  EXPECT_EQ(first[key(1, M::kMemClockMhz)], std::vector<double>{2619});
+  EXPECT_EQ(first[key(0, M::kThrottleReasons)], std::vector<double>{4});
+  EXPECT_EQ(first.count(key(0, M::kPowerMw)), 0u);  // not supported: no sample
+  EXPECT_EQ(first.count(key(1, M::kGpmSmUtilPct)), 0u);  // one GPM sample is not a window
+  sampler.SampleOnce(101'000'000);
+  auto second = Drain(sink);
+  EXPECT_EQ(second[key(1, M::kGpmSmUtilPct)], std::vector<double>{3.0});
+  EXPECT_EQ(second[key(1, M::kGpmDramBwUtilPct)], std::vector<double>{15.0});
+  EXPECT_EQ(second.count(key(1, M::kGpmFp32UtilPct)), 0u);  // per-metric error
+  EXPECT_EQ(second.count(key(0, M::kGpmSmUtilPct)), 0u);    // device 0 has no GPM
+  EXPECT_EQ(g_gpm_gets, 2);
+  sampler.SampleOnce(150'000'000);  // 49 ms later: too short a GPM window, skipped
+  auto third = Drain(sink);
+  EXPECT_EQ(third.count(key(1, M::kGpmSmUtilPct)), 0u);
+  EXPECT_EQ(third[key(1, M::kSmClockMhz)], std::vector<double>{1980});
+  EXPECT_EQ(g_gpm_gets, 2);
+  sampler.Stop();
+  EXPECT_EQ(g_inits, 1);
+  EXPECT_EQ(g_shutdowns, 1);
+}
+
+TEST(NvmlSampler, InitFailureIsReported) {
+  RecordSink sink;
+  NvmlApi api = FakeApi();
+  api.init = [] { return NvmlReturn{1}; };
+  NvmlSampler sampler(sink, api, 100);
+  std::string why;
+  EXPECT_FALSE(sampler.Init(why));
+  EXPECT_NE(why.find("nvmlInit"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plasmient::collect::nvml

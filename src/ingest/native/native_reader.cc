@@ -1,0 +1,395 @@
+#include "ingest/native/native_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "ingest/native/native_names.h"
+#include "model/trace_builder.h"
+#include "wire/chunk_codec.h"
+
+namespace plasmient::ingest::native {
+namespace {
+
+using model::Dq;
+using wire::RecordKind;
+
+template <typename T>
+T Load(const std::uint8_t* p) {
+  T r;
+  std::memcpy(&r, p, sizeof r);
+  return r;
+}
+
+// All records of a file, by kind, before they become rows (strings may come later than users).
+struct Records {
+  std::unordered_map<std::uint32_t, std::string> strings;
+  std::vector<wire::ProcessRecord> processes;
+  std::vector<wire::DeviceRecord> devices;
+  std::vector<wire::KernelRecord> kernels;
+  std::vector<wire::MemcpyRecord> memcpys;
+  std::vector<wire::MemsetRecord> memsets;
+  std::vector<wire::ApiRecord> apis;
+  std::vector<wire::MarkerRecord> markers;
+  std::vector<wire::CpuRangeRecord> ranges;
+  std::vector<wire::CollectiveRecord> collectives;
+  std::vector<wire::GemmRecord> gemms;
+  std::vector<wire::NvmlSampleRecord> samples;
+  std::unordered_map<std::uint32_t, std::int64_t> external_ids;  // correlation -> external id
+  std::int64_t drops[static_cast<std::size_t>(wire::DropSource::kCount)] = {};
+  std::int64_t events = 0;
+  std::int64_t malformed = 0;
+};
+
+template <typename T>
+void Keep(std::vector<T>& out, const wire::RecordHeader& h, const std::uint8_t* p, Records& all) {
+  if (h.size_bytes < sizeof(T)) {
+    ++all.malformed;
+    return;
+  }
+  out.push_back(Load<T>(p));
+}
+
+void Collect(const wire::RecordHeader& h, const std::uint8_t* p, Records& r) {
+  ++r.events;
+  switch (h.kind) {
+    case RecordKind::kString: {
+      auto s = Load<wire::StringRecord>(p);
+      if (h.size_bytes < sizeof s || s.length > h.size_bytes - sizeof s) {
+        ++r.malformed;
+        return;
+      }
+      r.strings[s.id].assign(reinterpret_cast<const char*>(p + sizeof s), s.length);
+      return;
+    }
+    case RecordKind::kProcess: return Keep(r.processes, h, p, r);
+    case RecordKind::kDevice: return Keep(r.devices, h, p, r);
+    case RecordKind::kKernel: return Keep(r.kernels, h, p, r);
+    case RecordKind::kMemcpy: return Keep(r.memcpys, h, p, r);
+    case RecordKind::kMemset: return Keep(r.memsets, h, p, r);
+    case RecordKind::kApi: return Keep(r.apis, h, p, r);
+    case RecordKind::kMarker: return Keep(r.markers, h, p, r);
+    case RecordKind::kCpuRange: return Keep(r.ranges, h, p, r);
+    case RecordKind::kCollective: return Keep(r.collectives, h, p, r);
+    case RecordKind::kGemm: return Keep(r.gemms, h, p, r);
+    case RecordKind::kNvmlSample: return Keep(r.samples, h, p, r);
+    case RecordKind::kExternalCorrelation: {
+      auto e = Load<wire::ExternalCorrelationRecord>(p);
+      r.external_ids[e.correlation] = static_cast<std::int64_t>(e.external_id);
+      return;
+    }
+    case RecordKind::kDrops: {
+      auto d = Load<wire::DropRecord>(p);
+      if (d.source < std::size(r.drops)) {
+        r.drops[d.source] = std::max(r.drops[d.source], d.cumulative);
+      }
+      return;
+    }
+    default:
+      return;  // clock sync, sync, overhead and future kinds: not rows in the model
+  }
+}
+
+class RowMaker {
+ public:
+  RowMaker(Records& r, model::TraceBuilder& b) : r_(r), b_(b) {}
+
+  std::string_view Str(std::uint32_t id) {
+    auto it = r_.strings.find(id);
+    return it == r_.strings.end() ? std::string_view() : std::string_view(it->second);
+  }
+
+  const std::string& KernelName(std::uint32_t id) {
+    auto [it, inserted] = demangled_.try_emplace(id);
+    if (inserted) {
+      it->second = id == 0 ? std::string("<unknown kernel>") : Demangle(Str(id));
+      if (it->second.empty()) it->second = fmt::format("<lost string {}>", id);
+    }
+    return it->second;
+  }
+
+  std::int64_t External(std::uint32_t correlation) {
+    auto it = r_.external_ids.find(correlation);
+    return it == r_.external_ids.end() ? model::kNoId : it->second;
+  }
+
+  void Process() {
+    for (const auto& p : r_.processes) {
+      auto& info = b_.info();
+      info.rank = p.rank;
+      info.world_size = p.world_size;
+      info.hostname = std::string(Str(p.host_id));
+      info.job_id = std::string(Str(p.job_id));
+    }
+    for (const auto& d : r_.devices) {
+      model::DeviceInfo dev;
+      dev.id = static_cast<std::int32_t>(d.device);
+      dev.name = std::string(Str(d.name_id));
+      dev.sm_count = static_cast<std::int32_t>(d.sm_count);
+      dev.cc_major = static_cast<std::int32_t>(d.cc_major);
+      dev.cc_minor = static_cast<std::int32_t>(d.cc_minor);
+      dev.total_memory_bytes = static_cast<std::int64_t>(d.global_memory_bytes);
+      dev.sm_clock_mhz = d.core_clock_khz / 1000;
+      dev.memory_bandwidth_bytes_per_s = static_cast<std::int64_t>(d.memory_bandwidth_kbps) * 1000;
+      b_.AddDevice(std::move(dev));
+    }
+  }
+
+  void Gpu() {
+    for (const auto& k : r_.kernels) {
+      model::GpuRow row;
+      row.start_ns = static_cast<TimeNs>(k.start_ns);
+      row.end_ns = static_cast<TimeNs>(k.end_ns);
+      row.device = static_cast<std::int32_t>(k.device);
+      row.stream = static_cast<std::int32_t>(k.stream);
+      row.name = KernelName(k.name_id);
+      row.kind = model::GpuKind::kKernel;
+      row.correlation = k.correlation;
+      row.external_id = External(k.correlation);
+      b_.AddGpu(row);
+    }
+    for (const auto& m : r_.memcpys) {
+      std::string name = MemcpyName(m.copy_kind, m.src_kind, m.dst_kind);
+      // Join with runtime API rows: the runtime correlation id when CUPTI gave one.
+      std::uint32_t corr = m.runtime_correlation != 0 ? m.runtime_correlation : m.correlation;
+      model::GpuRow row{static_cast<TimeNs>(m.start_ns), static_cast<TimeNs>(m.end_ns),
+                        static_cast<std::int32_t>(m.device), static_cast<std::int32_t>(m.stream),
+                        name, model::GpuKind::kMemcpy, corr, External(corr),
+                        static_cast<std::int64_t>(m.bytes)};
+      b_.AddGpu(row);
+    }
+    for (const auto& m : r_.memsets) {
+      std::string name = MemsetName(m.memory_kind);
+      model::GpuRow row{static_cast<TimeNs>(m.start_ns), static_cast<TimeNs>(m.end_ns),
+                        static_cast<std::int32_t>(m.device), static_cast<std::int32_t>(m.stream),
+                        name, model::GpuKind::kMemset, m.correlation, External(m.correlation),
+                        static_cast<std::int64_t>(m.bytes)};
+      b_.AddGpu(row);
+    }
+  }
+
+  void Api() {
+    for (const auto& a : r_.apis) {
+      std::string_view name = StripApiVersion(Str(a.name_id));
+      std::string fallback;
+      if (name.empty()) {
+        fallback = fmt::format("{}_cbid_{}", a.domain == 1 ? "cudaRuntime" : "cuDriver", a.cbid);
+        name = fallback;
+      }
+      b_.AddApi({static_cast<TimeNs>(a.start_ns), static_cast<TimeNs>(a.end_ns), a.pid, a.tid,
+                 name, a.correlation, External(a.correlation)});
+    }
+  }
+
+  // NVTX: a START and an END with the same id make one annotation range.
+  void Markers() {
+    std::unordered_map<std::uint32_t, const wire::MarkerRecord*> open;
+    for (const auto& m : r_.markers) {
+      if (m.flags & wire::kMarkerStart) {
+        open[m.id] = &m;
+      } else if (m.flags & wire::kMarkerEnd) {
+        auto it = open.find(m.id);
+        if (it == open.end()) continue;
+        const auto& s = *it->second;
+        model::CpuOpRow row;
+        row.start_ns = static_cast<TimeNs>(s.timestamp_ns);
+        row.end_ns = static_cast<TimeNs>(m.timestamp_ns);
+        row.pid = s.pid;
+        row.tid = s.tid;
+        row.name = Str(s.name_id);
+        row.kind = model::CpuOpKind::kAnnotation;
+        b_.AddCpuOp(row);
+        open.erase(it);
+      }
+    }
+    for (const auto& c : r_.ranges) {
+      model::CpuOpRow row;
+      row.start_ns = static_cast<TimeNs>(c.start_ns);
+      row.end_ns = static_cast<TimeNs>(c.end_ns);
+      row.pid = c.pid;
+      row.tid = c.tid;
+      row.name = Str(c.name_id);
+      row.kind = model::CpuOpKind::kAnnotation;
+      b_.AddCpuOp(row);
+    }
+  }
+
+  // cuBLAS calls become kOp rows with aten::mm/bmm-style shapes so the mm FLOP model applies.
+  void Gemms(std::int64_t next_external_id) {
+    for (const auto& g : r_.gemms) {
+      std::string dims, types;
+      std::string_view a = CudaDtypeName(g.a_type), b = CudaDtypeName(g.b_type);
+      if (g.batch > 1) {
+        dims = fmt::format("[[{},{},{}],[{},{},{}]]", g.batch, g.m, g.k, g.batch, g.k, g.n);
+      } else {
+        dims = fmt::format("[[{},{}],[{},{}]]", g.m, g.k, g.k, g.n);
+      }
+      types = fmt::format("[\"{}\",\"{}\"]", a, b);
+      std::int64_t ext = next_external_id++;
+      model::CpuOpRow row;
+      row.start_ns = static_cast<TimeNs>(g.start_ns);
+      row.end_ns = static_cast<TimeNs>(g.end_ns);
+      row.pid = g.pid;
+      row.tid = g.tid;
+      row.name = kGemmOpName;
+      row.kind = model::CpuOpKind::kOp;
+      row.external_id = ext;
+      row.input_dims = dims;
+      row.input_types = types;
+      b_.AddCpuOp(row);
+      if (g.first_correlation != 0) gemm_launches_.push_back({g.first_correlation, g.launches, g.tid, ext});
+    }
+  }
+
+  // Kernels launched inside a cuBLAS call carry the call's external id, like Kineto's
+  // External id that ties kernels to their op.
+  void TieGemmKernels(model::Trace& t) {
+    if (gemm_launches_.empty()) return;
+    std::unordered_map<std::int64_t, std::int64_t> ext_by_corr;
+    for (std::size_t i = 0; i < t.api.size(); ++i) {
+      for (const auto& g : gemm_launches_) {
+        std::int64_t c = t.api.correlation[i];
+        if (t.api.tid[i] == g.tid && c >= g.first && c < g.first + std::max<std::int64_t>(g.count, 1)) {
+          t.api.external_id[i] = g.external_id;
+          ext_by_corr[c] = g.external_id;
+        }
+      }
+    }
+    for (const auto& g : gemm_launches_) {
+      if (g.count == 1) ext_by_corr.emplace(g.first, g.external_id);
+    }
+    for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+      auto it = ext_by_corr.find(t.gpu.correlation[i]);
+      if (it != ext_by_corr.end()) t.gpu.external_id[i] = it->second;
+    }
+  }
+
+  void Collectives() {
+    for (const auto& c : r_.collectives) {
+      std::string name = NcclCollectiveName(Str(c.func_id));
+      model::CpuOpRow op;
+      op.start_ns = static_cast<TimeNs>(c.start_ns);
+      op.end_ns = static_cast<TimeNs>(c.end_ns);
+      op.pid = c.pid;
+      op.tid = c.tid;
+      std::string op_name = "nccl:" + name;
+      op.name = op_name;
+      op.kind = model::CpuOpKind::kOp;
+      std::int32_t op_row = b_.AddCpuOp(op);
+      std::string comm = fmt::format("{:016x}", c.comm_hash);
+      model::CollectiveRow row;
+      row.cpu_op = op_row;
+      row.name = name;
+      row.in_nelems = static_cast<std::int64_t>(c.count);
+      row.out_nelems = static_cast<std::int64_t>(c.count);
+      row.dtype = NcclDtypeName(Str(c.dtype_id));
+      row.group_size = c.nranks;
+      row.pg_name = comm;
+      row.seq = c.kind == static_cast<std::uint8_t>(wire::CollectiveKind::kP2p)
+                    ? model::kNoId
+                    : static_cast<std::int64_t>(c.seq);
+      row.bytes = c.bytes > 0 ? static_cast<std::int64_t>(c.bytes) : -1;
+      b_.AddCollective(row);
+    }
+  }
+
+  void Samples() {
+    for (const auto& s : r_.samples) {
+      b_.AddSample({static_cast<TimeNs>(s.ts_ns), static_cast<std::int32_t>(s.device),
+                    MetricName(s.metric), s.value});
+    }
+  }
+
+  static std::string_view MetricName(std::uint16_t metric) {
+    using M = wire::NvmlMetric;
+    switch (static_cast<M>(metric)) {
+      case M::kGpuUtilPct: return "nvml.gpu_util_pct";
+      case M::kMemoryUtilPct: return "nvml.memory_util_pct";
+      case M::kSmClockMhz: return "nvml.sm_clock_mhz";
+      case M::kMemClockMhz: return "nvml.mem_clock_mhz";
+      case M::kPowerMw: return "nvml.power_mw";
+      case M::kThrottleReasons: return "nvml.clock_event_reasons";
+      case M::kMemoryUsedBytes: return "nvml.memory_used_bytes";
+      case M::kMemoryTotalBytes: return "nvml.memory_total_bytes";
+      case M::kGpmSmUtilPct: return "gpm.sm_util_pct";
+      case M::kGpmSmOccupancyPct: return "gpm.sm_occupancy_pct";
+      case M::kGpmTensorUtilPct: return "gpm.tensor_util_pct";
+      case M::kGpmDramBwUtilPct: return "gpm.dram_bw_util_pct";
+      case M::kGpmFp16UtilPct: return "gpm.fp16_util_pct";
+      case M::kGpmFp32UtilPct: return "gpm.fp32_util_pct";
+    }
+    return "nvml.unknown";
+  }
+
+ private:
+  struct GemmLaunch {
+    std::int64_t first, count, tid, external_id;
+  };
+  Records& r_;
+  model::TraceBuilder& b_;
+  std::unordered_map<std::uint32_t, std::string> demangled_;
+  std::vector<GemmLaunch> gemm_launches_;
+};
+
+}  // namespace
+
+Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size,
+                                     const std::string& path) {
+  Records records;
+  std::int64_t bad_payloads = 0;
+  wire::ScanReport scan = wire::ScanChunks(
+      data, size, [&](const wire::ChunkHeader&, const std::uint8_t* raw, std::size_t n) {
+        if (!wire::WalkRecords(raw, n, [&](const wire::RecordHeader& h, const std::uint8_t* p) {
+              Collect(h, p, records);
+            })) {
+          ++bad_payloads;
+        }
+      });
+  if (!scan.error.empty()) return Fail("{}: {}", path, scan.error);
+
+  model::TraceInfo info;
+  info.path = path;
+  info.format = "plasmient-native";
+  info.input_bytes = static_cast<std::int64_t>(size);
+  model::TraceBuilder builder(std::move(info));
+  auto& q = builder.quality();
+  if (scan.truncated) q.Add(Dq::kTruncatedNativeFile);
+  q.Add(Dq::kCorruptChunk, scan.corrupt_chunks + scan.unsupported_chunks + bad_payloads);
+  std::int64_t drops = 0;
+  for (std::int64_t d : records.drops) drops += d;
+  q.Add(Dq::kDroppedRecords, drops);
+  q.Add(Dq::kMalformedEvent, records.malformed);
+
+  RowMaker rows(records, builder);
+  rows.Process();
+  rows.Gpu();
+  rows.Api();
+  rows.Markers();
+  std::int64_t next_external = 1;
+  for (const auto& [corr, ext] : records.external_ids) next_external = std::max(next_external, ext + 1);
+  rows.Gemms(next_external);
+  rows.Collectives();
+  rows.Samples();
+  builder.info().events = records.events;
+  // Monotonic ns -> epoch ns, so ranks on different hosts share a time axis.
+  TimeNs base = scan.header.start_realtime_ns - scan.header.start_monotonic_ns;
+  builder.ShiftTime(base);
+  model::Trace trace = std::move(builder).Finish();
+  rows.TieGemmKernels(trace);
+  return trace;
+}
+
+Result<model::Trace> ReadNative(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Fail("{}: cannot open native trace", path);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+  if (in.bad()) return Fail("{}: read error", path);
+  return ReadNativeBytes(bytes.data(), bytes.size(), path);
+}
+
+}  // namespace plasmient::ingest::native

@@ -1,0 +1,23 @@
+// Reads a Plasmient native trace (written by the live agent) into the model, through
+// TraceBuilder, so the rows match what the Kineto path gives for the same run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "model/trace.h"
+
+namespace plasmient::ingest::native {
+
+inline constexpr std::string_view kGemmOpName = "cublas::gemm";
+
+// Fatal only when the file cannot be opened or is not a native trace at all. A cut-off file,
+// corrupt chunks and agent drops are counted (kTruncatedNativeFile, kCorruptChunk,
+// kDroppedRecords) and everything readable is returned.
+Result<model::Trace> ReadNative(const std::string& path);
+Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size,
+                                     const std::string& path);
+
+}  // namespace plasmient::ingest::native

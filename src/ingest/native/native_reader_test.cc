@@ -1,0 +1,298 @@
+#include "ingest/native/native_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "wire/chunk_codec.h"
+
+namespace plasmient::ingest::native {
+namespace {
+
+using model::Dq;
+using wire::HeaderFor;
+using wire::RecordKind;
+
+constexpr std::int64_t kRealtime = 1'700'000'000'000'000'000;
+constexpr std::int64_t kMonotonic = 1'000'000;
+
+// Builds a native file record by record, one chunk per Cut().
+class FileMaker {
+ public:
+  FileMaker() {
+    auto h = wire::MakeFileHeader(kRealtime, kMonotonic);
+    Bytes(&h, sizeof h, file_);
+  }
+  template <typename T>
+  void Add(const T& r) {
+    Bytes(&r, sizeof r, chunk_);
+    ++records_;
+  }
+  void String(std::uint32_t id, const std::string& text) {
+    wire::StringRecord s{};
+    std::size_t padded = (text.size() + 7) & ~std::size_t{7};
+    s.header = {RecordKind::kString, static_cast<std::uint16_t>(sizeof s + padded), 0};
+    s.id = id;
+    s.length = static_cast<std::uint32_t>(text.size());
+    Bytes(&s, sizeof s, chunk_);
+    std::string padded_text = text;
+    padded_text.resize(padded, '\0');
+    Bytes(padded_text.data(), padded, chunk_);
+    ++records_;
+  }
+  void Cut(bool last = false) {
+    encoder_->Encode(chunk_.data(), chunk_.size(), records_, last ? std::uint32_t{wire::kChunkLast} : 0u,
+                    file_);
+    chunk_.clear();
+    records_ = 0;
+  }
+  const std::vector<std::uint8_t>& file() const { return file_; }
+
+ private:
+  static void Bytes(const void* p, std::size_t n, std::vector<std::uint8_t>& out) {
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    out.insert(out.end(), b, b + n);
+  }
+  std::unique_ptr<wire::ChunkEncoder> encoder_ = std::make_unique<wire::ChunkEncoder>(1);
+  std::vector<std::uint8_t> file_, chunk_;
+  std::uint32_t records_ = 0;
+};
+
+wire::KernelRecord Kernel(std::uint64_t start, std::uint64_t end, std::uint32_t corr,
+                          std::uint32_t name) {
+  wire::KernelRecord k{};
+  k.header = HeaderFor<wire::KernelRecord>(RecordKind::kKernel);
+  k.start_ns = start;
+  k.end_ns = end;
+  k.device = 0;
+  k.stream = 7;
+  k.correlation = corr;
+  k.name_id = name;
+  return k;
+}
+
+wire::ApiRecord Launch(std::uint64_t start, std::uint32_t corr, std::uint32_t tid) {
+  wire::ApiRecord a{};
+  a.header = HeaderFor<wire::ApiRecord>(RecordKind::kApi);
+  a.start_ns = start;
+  a.end_ns = start + 5'000;
+  a.pid = 100;
+  a.tid = tid;
+  a.correlation = corr;
+  a.cbid = 211;
+  a.name_id = 2;
+  a.domain = 1;
+  return a;
+}
+
+FileMaker RichFile() {
+  FileMaker f;
+  f.String(1, "_Z6vecAddPfS_S_i");
+  f.String(2, "cudaLaunchKernel_v7000");
+  f.String(3, "forward");
+  f.String(4, "host-a");
+  f.String(5, "job-42");
+  f.String(6, "AllReduce");
+  f.String(7, "ncclBfloat16");
+  f.String(8, "NVIDIA H200");
+  wire::ProcessRecord p{};
+  p.header = HeaderFor<wire::ProcessRecord>(RecordKind::kProcess);
+  p.pid = 100;
+  p.rank = 3;
+  p.world_size = 8;
+  p.host_id = 4;
+  p.job_id = 5;
+  f.Add(p);
+  wire::DeviceRecord d{};
+  d.header = HeaderFor<wire::DeviceRecord>(RecordKind::kDevice);
+  d.name_id = 8;
+  d.sm_count = 132;
+  d.cc_major = 9;
+  d.core_clock_khz = 1'980'000;
+  d.global_memory_bytes = 141ull << 30;
+  d.memory_bandwidth_kbps = 4'800'000'000;
+  f.Add(d);
+  f.Cut();
+  f.Add(Launch(2'000'000, 11, 9));
+  f.Add(Kernel(2'010'000, 2'030'000, 11, 1));
+  wire::MemcpyRecord m{};
+  m.header = HeaderFor<wire::MemcpyRecord>(RecordKind::kMemcpy);
+  m.start_ns = 2'100'000;
+  m.end_ns = 2'200'000;
+  m.bytes = 1 << 20;
+  m.stream = 7;
+  m.correlation = 900;
+  m.runtime_correlation = 12;
+  m.copy_kind = 1;
+  m.src_kind = 2;
+  m.dst_kind = 3;
+  f.Add(m);
+  wire::MarkerRecord start{}, end{};
+  start.header = end.header = HeaderFor<wire::MarkerRecord>(RecordKind::kMarker);
+  start.id = end.id = 77;
+  start.flags = wire::kMarkerStart;
+  end.flags = wire::kMarkerEnd;
+  start.timestamp_ns = 1'900'000;
+  end.timestamp_ns = 2'500'000;
+  start.tid = 9;
+  start.name_id = 3;
+  f.Add(start);
+  f.Add(end);
+  f.Cut();
+  wire::GemmRecord g{};
+  g.header = HeaderFor<wire::GemmRecord>(RecordKind::kGemm);
+  g.start_ns = 3'000'000;
+  g.end_ns = 3'010'000;
+  g.m = 4096;
+  g.n = 1024;
+  g.k = 512;
+  g.batch = 1;
+  g.tid = 9;
+  g.first_correlation = 20;
+  g.launches = 1;
+  g.a_type = g.b_type = g.c_type = 14;
+  f.Add(g);
+  f.Add(Launch(3'001'000, 20, 9));
+  f.Add(Kernel(3'002'000, 3'900'000, 20, 1));
+  wire::CollectiveRecord c{};
+  c.header = HeaderFor<wire::CollectiveRecord>(RecordKind::kCollective);
+  c.start_ns = 4'000'000;
+  c.end_ns = 4'500'000;
+  c.comm_hash = 0xabcdef;
+  c.seq = 5;
+  c.count = 1000;
+  c.bytes = 2000;
+  c.rank = 3;
+  c.nranks = 8;
+  c.func_id = 6;
+  c.dtype_id = 7;
+  f.Add(c);
+  wire::NvmlSampleRecord s{};
+  s.header = HeaderFor<wire::NvmlSampleRecord>(RecordKind::kNvmlSample);
+  s.ts_ns = 4'000'000;
+  s.metric = static_cast<std::uint16_t>(wire::NvmlMetric::kSmClockMhz);
+  s.value = 1980;
+  f.Add(s);
+  wire::DropRecord drop{};
+  drop.header = HeaderFor<wire::DropRecord>(RecordKind::kDrops);
+  drop.source = 1;
+  drop.cumulative = 4;
+  f.Add(drop);
+  drop.cumulative = 9;  // cumulative: the reader keeps the largest
+  f.Add(drop);
+  f.Cut(/*last=*/true);
+  return f;
+}
+
+TEST(NativeReader, RowsFieldByField) {
+  auto f = RichFile();
+  auto t = ReadNativeBytes(f.file().data(), f.file().size(), "rich.pltrace");
+  ASSERT_TRUE(t) << t.error().message;
+  const TimeNs base = kRealtime - kMonotonic;
+  EXPECT_EQ(t->info.format, "plasmient-native");
+  EXPECT_EQ(t->info.rank, 3);
+  EXPECT_EQ(t->info.world_size, 8);
+  EXPECT_EQ(t->info.hostname, "host-a");
+  EXPECT_EQ(t->info.job_id, "job-42");
+  EXPECT_EQ(t->info.base_time_ns, base);
+  ASSERT_EQ(t->devices.size(), 1u);
+  EXPECT_EQ(t->devices[0].name, "NVIDIA H200");
+  EXPECT_EQ(t->devices[0].sm_count, 132);
+  EXPECT_EQ(t->devices[0].sm_clock_mhz, 1980);
+  EXPECT_EQ(t->devices[0].memory_bandwidth_bytes_per_s, 4'800'000'000'000);
+
+  ASSERT_EQ(t->gpu.size(), 3u);  // two kernels, one memcpy
+  EXPECT_EQ(t->Str(t->gpu.name[0]), "vecAdd(float*, float*, float*, int)");
+  EXPECT_EQ(t->gpu.start_ns[0], base + 2'010'000);
+  EXPECT_EQ(t->gpu.end_ns[0], base + 2'030'000);
+  EXPECT_EQ(t->gpu.stream[0], 7);
+  EXPECT_EQ(t->gpu.correlation[0], 11);
+  EXPECT_EQ(t->gpu.external_id[0], model::kNoId);
+  EXPECT_EQ(t->Str(t->gpu.name[2]), "Memcpy HtoD (Pinned -> Device)");
+  EXPECT_EQ(t->gpu.kind[2], model::GpuKind::kMemcpy);
+  EXPECT_EQ(t->gpu.bytes[2], 1 << 20);
+  EXPECT_EQ(t->gpu.correlation[2], 12);  // runtime correlation
+
+  ASSERT_EQ(t->api.size(), 2u);
+  EXPECT_EQ(t->Str(t->api.name[0]), "cudaLaunchKernel");
+  EXPECT_EQ(t->api.tid[0], 9);
+
+  ASSERT_EQ(t->cpu.size(), 3u);  // NVTX range, cuBLAS op, nccl op
+  EXPECT_EQ(t->Str(t->cpu.name[0]), "forward");
+  EXPECT_EQ(t->cpu.kind[0], model::CpuOpKind::kAnnotation);
+  EXPECT_EQ(t->cpu.end_ns[0] - t->cpu.start_ns[0], 600'000);
+  EXPECT_EQ(t->Str(t->cpu.name[1]), kGemmOpName);
+  EXPECT_EQ(t->cpu.kind[1], model::CpuOpKind::kOp);
+  EXPECT_EQ(t->Str(t->cpu.input_dims[1]), "[[4096,512],[512,1024]]");
+  EXPECT_EQ(t->Str(t->cpu.input_types[1]), "[\"c10::BFloat16\",\"c10::BFloat16\"]");
+  // The GEMM's kernel and launch carry the op's external id.
+  EXPECT_NE(t->cpu.external_id[1], model::kNoId);
+  EXPECT_EQ(t->gpu.external_id[1], t->cpu.external_id[1]);
+  EXPECT_EQ(t->api.external_id[1], t->cpu.external_id[1]);
+  EXPECT_EQ(t->Str(t->cpu.name[2]), "nccl:allreduce");
+
+  ASSERT_EQ(t->collectives.size(), 1u);
+  EXPECT_EQ(t->Str(t->collectives.name[0]), "allreduce");
+  EXPECT_EQ(t->Str(t->collectives.dtype[0]), "BFloat16");
+  EXPECT_EQ(t->collectives.seq[0], 5);
+  EXPECT_EQ(t->collectives.group_size[0], 8);
+  EXPECT_EQ(t->collectives.bytes[0], 2000);
+  EXPECT_EQ(t->collectives.cpu_op[0], 2);
+  EXPECT_EQ(t->Str(t->collectives.pg_name[0]), "0000000000abcdef");
+
+  ASSERT_EQ(t->samples.size(), 1u);
+  EXPECT_EQ(t->Str(t->samples.metric[0]), "nvml.sm_clock_mhz");
+  EXPECT_EQ(t->samples.value[0], 1980);
+
+  EXPECT_EQ(t->quality.Get(Dq::kDroppedRecords), 9);
+  EXPECT_EQ(t->quality.Get(Dq::kTruncatedNativeFile), 0);
+  EXPECT_EQ(t->quality.Get(Dq::kCorruptChunk), 0);
+}
+
+TEST(NativeReader, RandomCutsReadWhatIsComplete) {
+  auto f = RichFile();
+  const auto& bytes = f.file();
+  std::mt19937 rng(7);
+  std::size_t previous_gpu = 0;
+  std::vector<std::size_t> cuts;
+  for (int i = 0; i < 200; ++i) cuts.push_back(rng() % bytes.size());
+  std::sort(cuts.begin(), cuts.end());
+  for (std::size_t cut : cuts) {
+    auto t = ReadNativeBytes(bytes.data(), cut, "cut.pltrace");
+    ASSERT_TRUE(t) << "cut " << cut << ": " << t.error().message;
+    EXPECT_EQ(t->quality.Get(Dq::kTruncatedNativeFile), 1) << "cut " << cut;
+    EXPECT_EQ(t->quality.Get(Dq::kCorruptChunk), 0) << "cut " << cut;
+    EXPECT_GE(t->gpu.size(), previous_gpu) << "rows only grow with the cut";
+    EXPECT_LE(t->gpu.size(), 3u);
+    previous_gpu = t->gpu.size();
+  }
+}
+
+TEST(NativeReader, CorruptChunkCountedOthersRead) {
+  auto f = RichFile();
+  auto bytes = f.file();
+  bytes[sizeof(wire::FileHeader) + sizeof(wire::ChunkHeader) + 3] ^= 0xff;  // first payload
+  auto t = ReadNativeBytes(bytes.data(), bytes.size(), "bad.pltrace");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->quality.Get(Dq::kCorruptChunk), 1);
+  EXPECT_EQ(t->gpu.size(), 3u);          // later chunks intact
+  EXPECT_TRUE(t->devices.empty());       // lost with the first chunk
+  EXPECT_EQ(t->Str(t->gpu.name[0]), "<lost string 1>");
+}
+
+TEST(NativeReader, NotANativeFileFailsWithPath) {
+  std::vector<std::uint8_t> junk(64, 'j');
+  auto t = ReadNativeBytes(junk.data(), junk.size(), "junk.bin");
+  ASSERT_FALSE(t);
+  EXPECT_NE(t.error().message.find("junk.bin"), std::string::npos);
+  EXPECT_NE(t.error().message.find("offset 0"), std::string::npos);
+  EXPECT_FALSE(ReadNative("/nonexistent/x.pltrace"));
+}
+
+}  // namespace
+}  // namespace plasmient::ingest::native

@@ -1,0 +1,45 @@
+#include "ingest/read_trace.h"
+
+#include "ingest/native/native_reader.h"
+#include "wire/file_format.h"
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+
+namespace plasmient::ingest {
+namespace {
+
+constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
+constexpr std::string_view kNativeMagic{wire::kFileMagic, sizeof wire::kFileMagic};
+
+}  // namespace
+
+Result<Format> DetectFormat(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) return Fail("{}: cannot open: {}", path, std::strerror(errno));
+  char head[16] = {};
+  std::size_t n = std::fread(head, 1, sizeof head, f.get());
+  std::string_view first(head, n);
+  if (n == 0) return Fail("{}: empty file at byte 0", path);
+  if (first.starts_with(kSqliteMagic)) return Format::kNsysSqlite;
+  if (first.starts_with(kNativeMagic)) return Format::kNative;
+  // Kineto JSON, plain or gzip: its reader checks the content itself.
+  return Format::kKinetoJson;
+}
+
+Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& options) {
+  auto format = DetectFormat(path);
+  if (!format) return std::unexpected(format.error());
+  switch (*format) {
+    case Format::kKinetoJson: return ReadKinetoJson(path, options);
+    case Format::kNsysSqlite:
+      return Fail("{}: Nsight Systems SQLite input is not built into this plasmient", path);
+    case Format::kNative: return ReadNative(path);
+    case Format::kUnknown: break;
+  }
+  return Fail("{}: unknown trace format at byte 0", path);
+}
+
+}  // namespace plasmient::ingest

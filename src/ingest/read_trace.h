@@ -1,0 +1,20 @@
+// The one entry point for reading a trace: the format is detected from the content
+// (Kineto JSON plain or gzip, Nsight Systems SQLite, Plasmient native), never the name.
+#pragma once
+
+#include <string>
+
+#include "base/result.h"
+#include "ingest/kineto_json/kineto_json_reader.h"
+#include "model/trace.h"
+
+namespace plasmient::ingest {
+
+enum class Format { kKinetoJson, kNsysSqlite, kNative, kUnknown };
+
+// Reads the first bytes of `path` and names its format; fails when the file cannot be read.
+Result<Format> DetectFormat(const std::string& path);
+
+Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& options = {});
+
+}  // namespace plasmient::ingest

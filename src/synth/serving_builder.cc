@@ -1,0 +1,63 @@
+// Decode serving (one ProfilerStep per generated token) and a host-bound training loop.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "synth/program_builder.h"
+
+namespace plasmient::synth {
+
+void BuildDecode(ProgramBuilder& b, int step_index) {
+  const SynthConfig& c = b.config();
+  const std::int64_t h = c.hidden;
+  const std::int64_t batch = c.batch;
+  const std::int64_t kv_len = static_cast<std::int64_t>(c.context) + step_index;
+  b.SetCpuRange(5, 9);
+  for (int layer = 0; layer < c.layers; ++layer) {
+    b.Pointwise(OpKind::kLayerNorm, batch, h, b.Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer)));
+    b.Linear(batch, 3 * h, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer)));
+    b.Pointwise(OpKind::kCopy, batch, 2 * h, -1);  // append this token's k, v to the cache
+    b.Sdpa(false, batch, c.heads, 1, kv_len, h / c.heads, false,
+           b.Module(fmt::format("nn.Module: SelfAttention_{}", layer)));
+    b.Linear(batch, h, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 1)));
+    b.Pointwise(OpKind::kAdd, batch, h, -1);
+    b.Pointwise(OpKind::kLayerNorm, batch, h,
+                b.Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer + 1)));
+    b.Linear(batch, 4 * h, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 2)));
+    b.Pointwise(OpKind::kGelu, batch, 4 * h, b.Module(fmt::format("nn.Module: GELU_{}", layer)));
+    b.Linear(batch, h, 4 * h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 3)));
+    b.Pointwise(OpKind::kAdd, batch, h, -1);
+  }
+  b.Pointwise(OpKind::kLayerNorm, batch, h, b.Module(fmt::format("nn.Module: LayerNorm_{}", 2 * c.layers)));
+  b.Linear(batch, c.vocab, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * c.layers)));
+  b.Pointwise(OpKind::kArgmax, batch, c.vocab, -1);
+  b.Copy(OpKind::kMemcpyD2H, batch * 8);  // next tokens to the host
+  b.Plain(OpKind::kSync);
+  b.Plain(OpKind::kHostStall, static_cast<TimeNs>(b.rng().Uniform(60, 140) * 1e3));  // scheduler
+}
+
+void BuildHostbound(ProgramBuilder& b, int step_index) {
+  const SynthConfig& c = b.config();
+  const std::int64_t batch = 64;
+  const std::int64_t width = std::min<std::int64_t>(c.hidden, 1024);
+  // A data loader that cannot keep up: the GPU idles while the host decodes a batch.
+  b.Plain(OpKind::kHostStall, static_cast<TimeNs>(b.rng().Uniform(3, 8) * 1e6));
+  b.Copy(OpKind::kMemcpyH2D, batch * 3 * 224 * 224 * 4);
+  b.SetCpuRange(25, 45);  // eager Python between tiny ops
+  for (int i = 0; i < 120; ++i) {
+    switch (i % 6) {
+      case 0: b.Linear(batch, width, width, b.Module(fmt::format("nn.Module: Linear_{}", i / 6))); break;
+      case 1: b.Pointwise(OpKind::kAdd, batch, width, -1); break;
+      case 2: b.Pointwise(OpKind::kGelu, batch, width, -1); break;
+      case 3: b.Pointwise(OpKind::kLayerNorm, batch, width, -1); break;
+      case 4: b.Plain(OpKind::kTritonNoOp, static_cast<TimeNs>(b.rng().Uniform(2, 6) * 1e3)); break;
+      default: b.Pointwise(OpKind::kAdd, batch, width, -1); break;
+    }
+  }
+  b.SetCpuRange(6, 12);
+  b.Copy(OpKind::kMemcpyD2H, 4);
+  b.Plain(OpKind::kSync);
+  (void)step_index;
+}
+
+}  // namespace plasmient::synth

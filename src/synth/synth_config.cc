@@ -1,0 +1,79 @@
+#include "synth/synth_config.h"
+
+#include <array>
+#include <utility>
+
+#include "synth/gpu_table.h"
+
+namespace plasmient::synth {
+namespace {
+
+constexpr std::array<std::pair<Scenario, std::string_view>, 7> kNames = {{
+    {Scenario::kDdp, "ddp"},
+    {Scenario::kStraggler, "straggler"},
+    {Scenario::kPipeline, "pipeline"},
+    {Scenario::kDecode, "decode"},
+    {Scenario::kHostbound, "hostbound"},
+    {Scenario::kMoe, "moe"},
+    {Scenario::kClockOffset, "clock-offset"},
+}};
+
+}  // namespace
+
+std::string_view ScenarioName(Scenario scenario) {
+  for (const auto& [s, name] : kNames) {
+    if (s == scenario) return name;
+  }
+  return "ddp";
+}
+
+Result<Scenario> ParseScenario(std::string_view name) {
+  for (const auto& [s, n] : kNames) {
+    if (n == name) return s;
+  }
+  return Fail("synth: unknown scenario '{}' (ddp, straggler, pipeline, decode, hostbound, moe, "
+              "clock-offset)", name);
+}
+
+Status Validate(const SynthConfig& c) {
+  if (FindGpu(c.gpu) == nullptr) {
+    return Fail("synth: unknown --gpu '{}' (h100_sxm, a100_sxm_80gb, h200_sxm)", c.gpu);
+  }
+  if (c.ranks < 1 || c.ranks > 65536) return Fail("synth: --ranks {} out of 1..65536", c.ranks);
+  if (c.steps < 1 || c.steps > 100000) return Fail("synth: --steps {} out of 1..100000", c.steps);
+  if (c.layers < 1 || c.layers > 512) return Fail("synth: --layers {} out of 1..512", c.layers);
+  if (c.hidden < 64 || c.hidden % 64 != 0) {
+    return Fail("synth: --hidden {} must be a multiple of 64, at least 64", c.hidden);
+  }
+  if (c.heads < 1 || c.hidden % c.heads != 0) {
+    return Fail("synth: --heads {} must divide --hidden {}", c.heads, c.hidden);
+  }
+  if (c.seq_len < 16) return Fail("synth: --seq-len {} below 16", c.seq_len);
+  if (c.micro_batch < 1) return Fail("synth: --micro-batch {} below 1", c.micro_batch);
+  if (c.buckets < 1) return Fail("synth: --buckets {} below 1", c.buckets);
+  if (c.straggler_factor < 1.0) {
+    return Fail("synth: --straggler-factor {} below 1 (kernels would beat the peak)",
+                c.straggler_factor);
+  }
+  if (c.straggler_rank >= c.ranks) {
+    return Fail("synth: --straggler-rank {} not below --ranks {}", c.straggler_rank, c.ranks);
+  }
+  if (c.scenario == Scenario::kPipeline) {
+    if (c.ranks < 2) return Fail("synth: pipeline needs --ranks >= 2 (one rank per stage)");
+    if (c.microbatches < 1) return Fail("synth: --microbatches {} below 1", c.microbatches);
+    if (c.layers < c.ranks) {
+      return Fail("synth: pipeline needs --layers ({}) >= --ranks ({})", c.layers, c.ranks);
+    }
+  }
+  if (c.batch < 1 || c.batch > 4096) return Fail("synth: --batch {} out of 1..4096", c.batch);
+  if (c.context < 1) return Fail("synth: --context {} below 1", c.context);
+  if (c.experts < 1) return Fail("synth: --experts {} below 1", c.experts);
+  if (c.expert_token_fraction <= 0 || c.expert_token_fraction > 1) {
+    return Fail("synth: --expert-token-fraction {} out of (0, 1]", c.expert_token_fraction);
+  }
+  if (c.clock_offset_ms < 0) return Fail("synth: --clock-offset-ms {} negative", c.clock_offset_ms);
+  if (c.gzip_level < 1 || c.gzip_level > 9) return Fail("synth: gzip level {} out of 1..9", c.gzip_level);
+  return Ok();
+}
+
+}  // namespace plasmient::synth

@@ -1,0 +1,66 @@
+// What to generate: a scenario, the device, the job's shape and the seed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace plasmient::synth {
+
+enum class Scenario : std::uint8_t {
+  kDdp,          // data-parallel training, bucketed all-reduce overlapped with backward
+  kStraggler,    // ddp with one rank's compute slower by straggler_factor
+  kPipeline,     // 1F1B, one rank per stage, P2P send/recv
+  kDecode,       // memory-bound LLM decode serving
+  kHostbound,    // launch gaps, tiny kernels, a data-loader stall
+  kMoe,          // expert GEMMs on a few % of tokens, all-to-all
+  kClockOffset,  // ddp with every rank's clock shifted by a known amount
+};
+
+std::string_view ScenarioName(Scenario scenario);
+Result<Scenario> ParseScenario(std::string_view name);
+
+struct SynthConfig {
+  Scenario scenario = Scenario::kDdp;
+  std::string gpu = "h100_sxm";  // key in gpu_table (docs/gpu-peaks.md csv keys)
+  int ranks = 2;
+  int steps = 3;
+  std::uint64_t seed = 1;
+  bool gzip = false;
+  int gzip_level = 1;
+  int first_step_number = 3;  // ProfilerStep#N of the first profiled step
+
+  // Transformer sizes (training scenarios).
+  int layers = 4;
+  int hidden = 2048;
+  int heads = 16;
+  int seq_len = 2048;
+  int micro_batch = 2;
+  int buckets = 4;  // ddp gradient buckets per step (at most one per layer)
+
+  // straggler
+  double straggler_factor = 1.5;
+  int straggler_rank = -1;  // -1: the last rank
+
+  // pipeline: stages = ranks
+  int microbatches = 8;
+
+  // decode
+  int batch = 8;
+  int context = 2048;
+  int vocab = 32000;
+
+  // moe
+  int experts = 8;
+  double expert_token_fraction = 0.015;
+
+  // clocks: rank r's trace clock = true clock + offset_r, |offset_r| <= clock_offset_ms
+  double clock_offset_ms = 0;
+};
+
+// Checks ranges and combinations; one line naming the bad field.
+Status Validate(const SynthConfig& config);
+
+}  // namespace plasmient::synth

@@ -1,0 +1,193 @@
+#include "synth/truth_calculator.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+namespace plasmient::synth {
+
+double LossSeconds::Total() const {
+  return compute_inefficiency + memory_bound + unmodeled_kernels + exposed_communication +
+         pipeline_bubble + host_bound_idle + data_movement;
+}
+
+void LossSeconds::Add(const LossSeconds& o) {
+  compute_inefficiency += o.compute_inefficiency;
+  memory_bound += o.memory_bound;
+  unmodeled_kernels += o.unmodeled_kernels;
+  exposed_communication += o.exposed_communication;
+  pipeline_bubble += o.pipeline_bubble;
+  host_bound_idle += o.host_bound_idle;
+  data_movement += o.data_movement;
+}
+
+LossCategory ClassifyLoss(const TruthActivity& a, const DeviceModel& device) {
+  if (a.cls != ActivityClass::kCompute) return LossCategory::kNone;
+  if (!a.flop_model && !a.byte_model) return LossCategory::kUnmodeled;
+  if (!a.byte_model) return LossCategory::kComputeInefficiency;  // bytes unknown
+  if (a.bytes <= 0) return LossCategory::kComputeInefficiency;
+  const double flops = a.flop_model ? a.flops : 0.0;
+  const double intensity = flops / a.bytes;
+  const double ridge = device.peak_flops_per_s / device.mem_bytes_per_s;
+  return intensity < ridge ? LossCategory::kMemoryBound : LossCategory::kComputeInefficiency;
+}
+
+Dtype DominantDtype(std::span<const TruthActivity> activities) {
+  std::array<double, 4> flops_by_dtype{};
+  for (const TruthActivity& a : activities) {
+    if (a.cls == ActivityClass::kCompute && a.flop_model && a.flops > 0) {
+      flops_by_dtype[static_cast<std::size_t>(a.dtype)] += a.flops;
+    }
+  }
+  std::size_t best = static_cast<std::size_t>(Dtype::kBf16);
+  for (std::size_t i = 0; i < flops_by_dtype.size(); ++i) {
+    if (flops_by_dtype[i] > flops_by_dtype[best]) best = i;
+  }
+  return static_cast<Dtype>(best);
+}
+
+namespace {
+
+struct Edge {
+  TimeNs t;
+  bool is_start;
+  std::uint32_t index;
+};
+
+}  // namespace
+
+WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs start_ns,
+                          TimeNs end_ns, const DeviceModel& device,
+                          std::vector<KernelTruth>* per_kernel) {
+  WindowTruth w;
+  w.start_ns = start_ns;
+  w.end_ns = end_ns;
+  w.span_s = NsToSeconds(end_ns - start_ns);
+  std::vector<Edge> edges;
+  for (std::uint32_t i = 0; i < activities.size(); ++i) {
+    const TruthActivity& a = activities[i];
+    const TimeNs s = std::max(a.start_ns, start_ns);
+    const TimeNs e = std::min(a.end_ns, end_ns);
+    if (e <= s) continue;
+    edges.push_back({s, true, i});
+    edges.push_back({e, false, i});
+  }
+  // Ends before starts at equal times: an interval [s, e) is not resident at e.
+  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
+    if (x.t != y.t) return x.t < y.t;
+    return x.is_start < y.is_start;
+  });
+
+  std::vector<double> share_ns(activities.size(), 0.0);
+  std::vector<std::uint32_t> resident_compute;
+  std::array<int, 4> resident{};
+  TimeNs cursor = start_ns;
+  double idle_ns = 0;
+  auto account = [&](TimeNs until) {
+    const TimeNs d = until - cursor;
+    if (d <= 0) return;
+    const double dd = static_cast<double>(d);
+    const int compute = resident[static_cast<int>(ActivityClass::kCompute)];
+    const int coll = resident[static_cast<int>(ActivityClass::kCollective)];
+    const int p2p = resident[static_cast<int>(ActivityClass::kP2p)];
+    const int mem = resident[static_cast<int>(ActivityClass::kMemory)];
+    if (compute > 0) {
+      for (std::uint32_t k : resident_compute) share_ns[k] += dd / compute;
+    } else if (coll > 0) {
+      w.losses.exposed_communication += dd;
+    } else if (p2p > 0) {
+      w.losses.pipeline_bubble += dd;
+    } else if (mem > 0) {
+      w.losses.data_movement += dd;
+    } else {
+      idle_ns += dd;
+    }
+    if (compute + coll + p2p > 0) w.kernel_union_s += dd;
+    if (compute + coll + p2p + mem > 0) w.gpu_busy_s += dd;
+    if (compute > 0) w.compute_s += dd;
+    if (coll + p2p > 0) w.communication_s += dd;
+    if (compute > 0 && coll + p2p > 0) w.communication_overlapped_s += dd;
+  };
+  for (const Edge& edge : edges) {
+    account(edge.t);
+    cursor = std::max(cursor, edge.t);
+    const TruthActivity& a = activities[edge.index];
+    const int cls = static_cast<int>(a.cls);
+    if (edge.is_start) {
+      ++resident[cls];
+      if (a.cls == ActivityClass::kCompute) resident_compute.push_back(edge.index);
+    } else {
+      --resident[cls];
+      if (a.cls == ActivityClass::kCompute) {
+        auto it = std::find(resident_compute.begin(), resident_compute.end(), edge.index);
+        *it = resident_compute.back();
+        resident_compute.pop_back();
+      }
+    }
+  }
+  account(end_ns);
+  w.losses.host_bound_idle += idle_ns;
+
+  if (per_kernel != nullptr) per_kernel->assign(activities.size(), KernelTruth{});
+  double useful_ns = 0;
+  const double peak_per_ns = device.peak_flops_per_s * 1e-9;
+  for (std::uint32_t i = 0; i < activities.size(); ++i) {
+    const TruthActivity& a = activities[i];
+    if (a.cls != ActivityClass::kCompute || share_ns[i] <= 0) continue;
+    const TimeNs s = std::max(a.start_ns, start_ns);
+    const TimeNs e = std::min(a.end_ns, end_ns);
+    const double inside = static_cast<double>(e - s) / static_cast<double>(a.end_ns - a.start_ns);
+    const double flops = a.flop_model ? a.flops * inside : 0.0;
+    const double useful = std::min(flops / peak_per_ns, share_ns[i]);
+    const double loss = share_ns[i] - useful;
+    useful_ns += useful;
+    const LossCategory category = ClassifyLoss(a, device);
+    switch (category) {
+      case LossCategory::kUnmodeled: w.losses.unmodeled_kernels += loss; break;
+      case LossCategory::kMemoryBound: w.losses.memory_bound += loss; break;
+      case LossCategory::kComputeInefficiency:
+      case LossCategory::kNone: w.losses.compute_inefficiency += loss; break;
+    }
+    if (per_kernel != nullptr) {
+      (*per_kernel)[i] = {share_ns[i] * 1e-9, useful * 1e-9, category};
+    }
+  }
+  w.useful_s = useful_ns * 1e-9;
+  // Slice sums were kept in ns; convert once.
+  w.losses.compute_inefficiency *= 1e-9;
+  w.losses.memory_bound *= 1e-9;
+  w.losses.unmodeled_kernels *= 1e-9;
+  w.losses.exposed_communication *= 1e-9;
+  w.losses.pipeline_bubble *= 1e-9;
+  w.losses.host_bound_idle *= 1e-9;
+  w.losses.data_movement *= 1e-9;
+  w.kernel_union_s *= 1e-9;
+  w.gpu_busy_s *= 1e-9;
+  w.compute_s *= 1e-9;
+  w.communication_s *= 1e-9;
+  w.communication_overlapped_s *= 1e-9;
+  return w;
+}
+
+RankTruth ComputeRankTruth(std::span<const TruthActivity> activities, const DeviceModel& device) {
+  RankTruth truth;
+  if (activities.empty()) return truth;
+  TimeNs first = activities.front().start_ns;
+  TimeNs last = activities.front().end_ns;
+  std::map<int, TimeNs> step_first_start;
+  for (const TruthActivity& a : activities) {
+    first = std::min(first, a.start_ns);
+    last = std::max(last, a.end_ns);
+    auto [it, inserted] = step_first_start.try_emplace(a.step, a.start_ns);
+    if (!inserted) it->second = std::min(it->second, a.start_ns);
+  }
+  truth.run = ComputeWindow(activities, first, last, device, &truth.kernels);
+  for (auto it = step_first_start.begin(); it != step_first_start.end(); ++it) {
+    auto next = std::next(it);
+    const TimeNs end = next == step_first_start.end() ? last : next->second;
+    truth.steps.push_back({it->first, ComputeWindow(activities, it->second, end, device)});
+  }
+  return truth;
+}
+
+}  // namespace plasmient::synth

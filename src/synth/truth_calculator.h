@@ -1,0 +1,99 @@
+// An independent implementation of docs/verdict.md over GPU activity intervals that synth
+// generated itself. It never reads a trace: its input is the ground-truth timeline.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "base/time_units.h"
+#include "synth/gpu_table.h"
+
+namespace plasmient::synth {
+
+enum class ActivityClass : std::uint8_t { kCompute, kCollective, kP2p, kMemory };
+
+// Where a compute kernel's loss goes (verdict.md "Compute: useful time and its losses").
+enum class LossCategory : std::uint8_t { kNone, kComputeInefficiency, kMemoryBound, kUnmodeled };
+
+struct TruthActivity {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  ActivityClass cls = ActivityClass::kCompute;
+  Dtype dtype = Dtype::kBf16;
+  bool flop_model = false;  // the launching op has a FLOP model
+  bool byte_model = false;  // the launching op has a byte model
+  double flops = 0;
+  double bytes = 0;
+  int step = 0;            // index of the ProfilerStep that launched it
+  std::uint32_t name = 0;  // caller's kernel-name index (per-name aggregates)
+};
+
+struct LossSeconds {
+  double compute_inefficiency = 0;
+  double memory_bound = 0;
+  double unmodeled_kernels = 0;
+  double exposed_communication = 0;
+  double pipeline_bubble = 0;
+  double host_bound_idle = 0;
+  double data_movement = 0;
+
+  double Total() const;
+  void Add(const LossSeconds& other);
+};
+
+struct WindowTruth {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  double span_s = 0;  // T
+  double useful_s = 0;
+  LossSeconds losses;
+  double kernel_union_s = 0;  // utilization = kernel_union_s / span_s
+  double gpu_busy_s = 0;
+  double compute_s = 0;
+  double communication_s = 0;
+  double communication_overlapped_s = 0;
+
+  double AchievedFraction() const { return span_s > 0 ? useful_s / span_s : 0; }
+  double Utilization() const { return span_s > 0 ? kernel_union_s / span_s : 0; }
+};
+
+struct KernelTruth {  // per activity, for the run window
+  double share_s = 0;
+  double useful_s = 0;
+  LossCategory category = LossCategory::kNone;
+};
+
+struct DeviceModel {
+  double peak_flops_per_s = 0;  // P for the rank's dominant dtype
+  double mem_bytes_per_s = 0;   // BW
+};
+
+LossCategory ClassifyLoss(const TruthActivity& a, const DeviceModel& device);
+
+// The dtype whose kernels carry the most modeled FLOPs; bf16 when nothing is modeled.
+Dtype DominantDtype(std::span<const TruthActivity> activities);
+
+// The sweep over [start_ns, end_ns): activities are clipped to the window; a clipped
+// kernel keeps the share of its FLOPs proportional to the part of it inside.
+// per_kernel (optional) receives one entry per activity (zeros outside the window).
+WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs start_ns,
+                          TimeNs end_ns, const DeviceModel& device,
+                          std::vector<KernelTruth>* per_kernel = nullptr);
+
+struct StepTruth {
+  int step = 0;
+  WindowTruth window;
+};
+
+struct RankTruth {
+  WindowTruth run;
+  std::vector<StepTruth> steps;  // ascending step index, windows tile the run window
+  std::vector<KernelTruth> kernels;
+};
+
+// Run window W = [first start, last end); step N's window from the earliest start of
+// its activities to the earliest start of step N+1's (the last ends at W's end).
+RankTruth ComputeRankTruth(std::span<const TruthActivity> activities, const DeviceModel& device);
+
+}  // namespace plasmient::synth
