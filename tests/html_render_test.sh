@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Renders the HTML report of a generated two-rank job in headless Chromium, with networking
+# Renders the HTML report of `plasmient demo` (an 8-rank job with a straggler) in headless Chromium, with networking
 # disabled, and checks that the page draws (the screenshot is not blank), that the verdict,
 # roofline and waterfall are in the rendered DOM, and that the page references nothing outside.
 # Usage: html_render_test.sh PLASMIENT_BIN [OUT_DIR]   (exit 77: skipped, no Chromium)
@@ -16,8 +16,8 @@ if [[ -z $chromium ]]; then
   exit 77
 fi
 
-python3 "$here/make_kineto_job.py" "$out/job" 8
-"$bin" analyze "$out/job" --html "$out/report.html" --perfetto "$out/report.trace.json" -q
+rm -rf "$out/demo"
+"$bin" demo -o "$out/demo" --html "$out/report.html" --perfetto "$out/report.trace.json" -q
 
 # Nothing outside the file: no external URLs, scripts, stylesheets or fonts.
 if grep -Eq 'https?://|<script|<link|@import|url\(' "$out/report.html"; then
