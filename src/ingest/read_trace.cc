@@ -36,7 +36,7 @@ Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& opt
     case Format::kKinetoJson: return ReadKinetoJson(path, options);
     case Format::kNsysSqlite:
       return Fail("{}: Nsight Systems SQLite input is not built into this plasmient", path);
-    case Format::kNative: return ReadNative(path);
+    case Format::kNative: return native::ReadNative(path);
     case Format::kUnknown: break;
   }
   return Fail("{}: unknown trace format at byte 0", path);

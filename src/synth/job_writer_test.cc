@@ -109,7 +109,9 @@ RankCheck CheckRankTrace(const fs::path& path, const SynthConfig& config, int ra
       gpu.push_back({args["correlation"].get_int64().value(), ts});
       std::int64_t ext = 0;
       if (cat == "kernel" && !args["External id"].get(ext)) kernel_ext.emplace_back(ext, std::string(name));
-      if (cat == "kernel" && !name.starts_with("triton_")) EXPECT_GT(ext, 0) << name;
+      if (cat == "kernel" && !name.starts_with("triton_")) {
+        EXPECT_GT(ext, 0) << name;
+      }
       std::string_view coll;
       if (!args["Collective name"].get(coll) && coll != "send" && coll != "recv") {
         const std::string pg(args["Process Group Name"].get_string().value());
@@ -121,7 +123,9 @@ RankCheck CheckRankTrace(const fs::path& path, const SynthConfig& config, int ra
   for (const Gpu& g : gpu) {
     auto it = launch_ns.find(g.correlation);
     EXPECT_NE(it, launch_ns.end()) << "correlation " << g.correlation;
-    if (it != launch_ns.end()) EXPECT_LT(it->second, g.start);
+    if (it != launch_ns.end()) {
+      EXPECT_LT(it->second, g.start);
+    }
   }
   // Steps follow each other and every launch lies inside one.
   EXPECT_EQ(steps.size(), static_cast<std::size_t>(config.steps));

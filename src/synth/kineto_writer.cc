@@ -249,6 +249,7 @@ std::uint32_t KinetoRankWriter::NameIndex(std::string_view name) {
 
 void KinetoRankWriter::CloseModule() {
   if (module_ < 0) return;
+  tid_ = pid_;
   CpuRange("user_annotation", module_name_, module_start_ns_, module_end_ns_, nullptr, -1, nullptr);
   module_ = -1;
 }
@@ -266,6 +267,8 @@ void KinetoRankWriter::OnItem(const SimEvent& ev) {
     }
   }
   if (module_ >= 0) module_end_ns_ = ev.item_end_ns;
+  // Backward ops run on the autograd engine's thread, as in real traces.
+  tid_ = item.autograd_fn != nullptr ? pid_ + 1 : pid_;
 
   switch (item.kind) {
     case OpKind::kStepBegin:
@@ -346,6 +349,7 @@ void KinetoRankWriter::OnItem(const SimEvent& ev) {
 void KinetoRankWriter::OnProgramEnd(const Program& program, TimeNs cpu_ns) {
   if (!status_) return;
   CloseModule();
+  tid_ = pid_;
   CpuRange("user_annotation", fmt::format("ProfilerStep#{}", program.step), step_start_ns_, cpu_ns, nullptr, -1,
            nullptr);
   status_ = file_.MaybeFlush();
@@ -363,7 +367,9 @@ Status KinetoRankWriter::Finish() {
   };
   meta("process_name", pid_, 0, "\"name\": \"python3\"");
   meta("process_labels", pid_, 0, "\"labels\": \"CPU\"");
-  meta("thread_name", pid_, tid_, fmt::format("\"name\": \"thread {} (python3)\"", tid_));
+  tid_ = pid_;
+  meta("thread_name", pid_, pid_, fmt::format("\"name\": \"thread {} (python3)\"", pid_));
+  meta("thread_name", pid_, pid_ + 1, fmt::format("\"name\": \"thread {} (pt_autograd_0)\"", pid_ + 1));
   meta("process_name", device_, 0, "\"name\": \"python3\"");
   meta("process_labels", device_, 0, fmt::format("\"labels\": \"GPU {}\"", device_));
   for (int slot = 0; slot < kStreamSlots; ++slot) {

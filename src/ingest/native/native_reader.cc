@@ -156,18 +156,28 @@ class RowMaker {
       std::string name = MemcpyName(m.copy_kind, m.src_kind, m.dst_kind);
       // Join with runtime API rows: the runtime correlation id when CUPTI gave one.
       std::uint32_t corr = m.runtime_correlation != 0 ? m.runtime_correlation : m.correlation;
-      model::GpuRow row{static_cast<TimeNs>(m.start_ns), static_cast<TimeNs>(m.end_ns),
-                        static_cast<std::int32_t>(m.device), static_cast<std::int32_t>(m.stream),
-                        name, model::GpuKind::kMemcpy, corr, External(corr),
-                        static_cast<std::int64_t>(m.bytes)};
+      model::GpuRow row{.start_ns = static_cast<TimeNs>(m.start_ns),
+                        .end_ns = static_cast<TimeNs>(m.end_ns),
+                        .device = static_cast<std::int32_t>(m.device),
+                        .stream = static_cast<std::int32_t>(m.stream),
+                        .name = name,
+                        .kind = model::GpuKind::kMemcpy,
+                        .correlation = corr,
+                        .external_id = External(corr),
+                        .bytes = static_cast<std::int64_t>(m.bytes)};
       b_.AddGpu(row);
     }
     for (const auto& m : r_.memsets) {
       std::string name = MemsetName(m.memory_kind);
-      model::GpuRow row{static_cast<TimeNs>(m.start_ns), static_cast<TimeNs>(m.end_ns),
-                        static_cast<std::int32_t>(m.device), static_cast<std::int32_t>(m.stream),
-                        name, model::GpuKind::kMemset, m.correlation, External(m.correlation),
-                        static_cast<std::int64_t>(m.bytes)};
+      model::GpuRow row{.start_ns = static_cast<TimeNs>(m.start_ns),
+                        .end_ns = static_cast<TimeNs>(m.end_ns),
+                        .device = static_cast<std::int32_t>(m.device),
+                        .stream = static_cast<std::int32_t>(m.stream),
+                        .name = name,
+                        .kind = model::GpuKind::kMemset,
+                        .correlation = m.correlation,
+                        .external_id = External(m.correlation),
+                        .bytes = static_cast<std::int64_t>(m.bytes)};
       b_.AddGpu(row);
     }
   }
