@@ -39,7 +39,7 @@ std::string DecadeLabel(int k, std::string_view unit) {
 }  // namespace
 
 std::string WaterfallSvg(const verdict::Figures& f) {
-  constexpr double kW = 760, kLabel = 230, kBarW = 440, kRowH = 30;
+  constexpr double kW = 540, kLabel = 190, kBarW = 290, kRowH = 30;
   std::vector<std::pair<double, Loss>> losses;
   for (std::size_t i = 0; i < verdict::kLossCount; ++i) {
     auto l = static_cast<Loss>(i);
@@ -82,7 +82,7 @@ std::string WaterfallSvg(const verdict::Figures& f) {
 
 std::string RooflineSvg(const verdict::DeviceChoice& dev, const std::vector<verdict::KernelAggregate>& kernels,
                         int* skipped) {
-  constexpr double kW = 560, kH = 400, kL = 64, kR = 16, kT = 16, kB = 46;
+  constexpr double kW = 560, kH = 400, kL = 92, kR = 16, kT = 16, kB = 46;
   const double peak = dev.peak_flops_per_s, bw = dev.memory_bandwidth_bytes_per_s;
   const double ridge = bw > 0 ? peak / bw : 1;
   struct Point {
@@ -147,11 +147,14 @@ std::string RooflineSvg(const verdict::DeviceChoice& dev, const std::vector<verd
                        "stroke=\"var(--card)\" stroke-width=\"1\"><title>{}</title></circle>",
                        px(p.ai), py(p.perf), r, LossColorVar(verdict::LossKey(p.k->loss)), HtmlEscape(tip));
   }
-  for (std::size_t i = 0; i < std::min<std::size_t>(pts.size(), 5); ++i) {
+  std::vector<double> label_ys;  // the largest points get a name, moved down until none overlap
+  for (std::size_t i = 0; i < std::min<std::size_t>(pts.size(), 4); ++i) {
     double r = 3.5 + 15 * std::sqrt(pts[i].time_s / max_time);
-    bool left = px(pts[i].ai) > kW * 0.7;
-    out += Text(px(pts[i].ai) + (left ? -r - 4 : r + 4), py(pts[i].perf) + 4, ShortName(pts[i].k->name, 30),
-                left ? "end" : "start");
+    bool left = px(pts[i].ai) > kW * 0.6;
+    double y = py(pts[i].perf) + 4;
+    while (std::any_of(label_ys.begin(), label_ys.end(), [&](double o) { return std::fabs(o - y) < 14; })) y += 14;
+    label_ys.push_back(y);
+    out += Text(px(pts[i].ai) + (left ? -r - 4 : r + 4), y, ShortName(pts[i].k->name, 34), left ? "end" : "start");
   }
   out += "</svg>";
   return out;
@@ -159,11 +162,19 @@ std::string RooflineSvg(const verdict::DeviceChoice& dev, const std::vector<verd
 
 std::string HeatmapSvg(const std::vector<verdict::RankVerdict>& ranks, std::size_t max_ranks, std::size_t max_steps,
                        bool* clipped) {
+  // Shaded from the lowest to the highest cell, so a slow rank or step stands out even when all
+  // cells are close; when they are all within a point, from 0 instead.
   std::set<std::int64_t> numbers;
-  double top = 0;
+  double top = 0, bottom = 1;
   for (const auto& r : ranks) {
-    for (const auto& s : r.steps) numbers.insert(s.number), top = std::max(top, s.figures.achieved());
+    for (const auto& s : r.steps) {
+      numbers.insert(s.number);
+      top = std::max(top, s.figures.achieved());
+      bottom = std::min(bottom, s.figures.achieved());
+    }
   }
+  if (top - bottom < 0.01) bottom = 0;
+  auto shade = [&](double a) { return top > bottom ? 0.1 + 0.9 * (a - bottom) / (top - bottom) : 0.1; };
   std::vector<std::int64_t> cols(numbers.begin(), numbers.end());
   std::size_t rows = std::min(ranks.size(), max_ranks);
   *clipped = cols.size() > max_steps || ranks.size() > max_ranks;
@@ -191,7 +202,7 @@ std::string HeatmapSvg(const std::vector<verdict::RankVerdict>& ranks, std::size
       auto it = col_of.find(s.number);
       if (it == col_of.end()) continue;
       double a = s.figures.achieved();
-      double opacity = top > 0 ? 0.08 + 0.92 * a / top : 0.08;
+      double opacity = shade(a);
       out += fmt::format(
           "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"var(--achieved)\" "
           "fill-opacity=\"{:.3f}\"><title>rank {} · step {}: achieved {}, utilization {}, {}</title></rect>",
@@ -203,9 +214,9 @@ std::string HeatmapSvg(const std::vector<verdict::RankVerdict>& ranks, std::size
   for (int i = 0; i < 10; ++i) {
     out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"16\" height=\"10\" fill=\"var(--achieved)\" "
                        "fill-opacity=\"{:.2f}\"/>",
-                       label_w + 16.0 * i, ly, 0.08 + 0.92 * i / 9.0);
+                       label_w + 16.0 * i, ly, 0.1 + 0.9 * i / 9.0);
   }
-  out += Text(label_w - 6, ly + 9, "0%", "end", "muted");
+  out += Text(label_w - 6, ly + 9, Percent(bottom), "end", "muted");
   out += Text(label_w + 166, ly + 9, fmt::format("{} achieved (darker is better)", Percent(top)), "start", "muted");
   out += "</svg>";
   return out;

@@ -20,6 +20,14 @@ std::string Kpi(std::string_view value, std::string_view label, std::string_view
                      HtmlEscape(value), HtmlEscape(label));
 }
 
+// Templated kernel names run to hundreds of characters: keep the head, mark the cut.
+std::string ShortKernelName(std::string_view name, std::size_t max) {
+  if (name.size() <= max) return std::string(name);
+  std::size_t cut = max - 1;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 boundary
+  return std::string(name.substr(0, cut)) + "…";
+}
+
 std::string Chip(std::string_view loss_key) {
   return fmt::format("<span class=\"chip\" style=\"background:{}\"></span>", LossColorVar(loss_key));
 }
@@ -60,7 +68,7 @@ void FixesSection(std::string& out, const verdict::JobVerdict& job) {
                        Percent(fx.fraction), HtmlEscape(verdict::LossLabel(fx.loss)), HtmlEscape(fx.action));
     if (!fx.culprits.empty()) {
       std::string names;
-      for (const auto& c : fx.culprits) names += (names.empty() ? "" : " · ") + c;
+      for (const auto& c : fx.culprits) names += (names.empty() ? "" : " · ") + ShortKernelName(c, 110);
       out += "<div class=\"culprits\">" + HtmlEscape(names) + "</div>";
     }
     out += "</li>";
@@ -77,9 +85,9 @@ void AggregateTable(std::string& out, std::string_view id, std::string_view titl
   for (const auto& k : rows) {
     std::string sub = k.op.empty() || k.op == k.name ? "" : "<br><span class=\"note\">" + HtmlEscape(k.op) + "</span>";
     out += fmt::format(
-        "<tr><td class=\"name\">{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<tr><td class=\"name\" title=\"{}\">{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}{}</td></tr>",
-        HtmlEscape(k.name), sub, Seconds(k.lost_s), Seconds(k.time_s), k.calls, Percent(k.achieved_fraction()),
+        HtmlEscape(k.name), HtmlEscape(ShortKernelName(k.name, 160)), sub, Seconds(k.lost_s), Seconds(k.time_s), k.calls, Percent(k.achieved_fraction()),
         Percent(k.roofline_fraction()), k.bytes > 0 && k.flops > 0 ? fmt::format("{:.1f}", k.arithmetic_intensity()) : "–",
         Chip(verdict::LossKey(k.loss)), HtmlEscape(verdict::LossLabel(k.loss)));
   }
