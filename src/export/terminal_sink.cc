@@ -192,6 +192,10 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
       if (!header) out += "\n data quality\n", header = true;
       out += fmt::format(" {:>8}  {}\n", count, Truncate(info.meaning, 68));
     }
+    if (!job.job_problems.empty()) {
+      out += "\n not one job? (docs/cluster.md)\n";
+      for (const auto& p : job.job_problems) out += "  " + p + "\n";
+    }
   }
   return out;
 }

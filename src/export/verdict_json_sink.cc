@@ -63,7 +63,54 @@ void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.Field("start_ns", r.run.start_ns).Field("end_ns", r.run.end_ns);
   w.Field("kernels", r.kernels).Field("hardware_flops", r.hardware_flops);
   w.Field("peak_flops_per_s", r.device.peak_flops_per_s).Field("peak_dtype", r.device.peak_dtype);
+  w.Field("clock_offset_s", r.clock_offset_s).Field("clock_aligned", r.clock_aligned);
+  w.Field("wait_on_peers_s", r.wait_on_peers_s).Field("transfer_s", r.transfer_s);
+  w.Field("caused_wait_s", r.caused_wait_s).Field("p2p_wait_s", r.p2p_wait_s);
   w.EndObject();
+}
+
+void WriteInts(JsonWriter& w, std::string_view key, const std::vector<std::int64_t>& v) {
+  w.Key(key).BeginArray();
+  for (auto x : v) w.Int(x);
+  w.EndArray();
+}
+
+void WriteCluster(JsonWriter& w, const verdict::JobVerdict& job) {
+  w.Key("stragglers").BeginArray();
+  for (const auto& s : job.stragglers) {
+    w.BeginObject().Field("rank", s.rank).Field("caused_wait_s", s.caused_wait_s);
+    w.Field("capacity_fraction", s.capacity_fraction).Field("collective", s.kind);
+    WriteInts(w, "late_steps", s.late_steps);
+    w.Field("steps", s.steps).Field("late_collectives", s.late_collectives);
+    w.Field("collectives", s.collectives).Field("mean_late_s", s.mean_late_s).EndObject();
+  }
+  w.EndArray();
+  w.Key("collectives").BeginArray();
+  for (const auto& c : job.collectives) {
+    w.BeginObject().Field("group", c.group).Field("kind", join::CollectiveKindName(c.kind));
+    w.Field("seq", c.seq).Field("ordinal", c.ordinal).Field("step", c.step).Field("ranks", c.ranks);
+    w.Field("bytes", c.bytes).Field("last_rank", c.last_rank).Field("first_arrival_ns", c.first_arrival_ns);
+    w.Field("arrival_spread_s", c.arrival_spread_s).Field("transfer_s", c.transfer_s);
+    w.Field("algorithm_bytes_per_s", c.algorithm_bytes_per_s).Field("bus_bytes_per_s", c.bus_bytes_per_s);
+    w.Field("link_fraction", c.link_fraction).Field("excess_s", c.excess_s).EndObject();
+  }
+  w.EndArray();
+  w.Key("pipeline").BeginArray();
+  for (const auto& p : job.pipeline) {
+    w.BeginObject().Field("rank", p.shape.rank).Field("pipeline", p.shape.pipeline);
+    w.Field("stage", p.shape.stage).Field("stages", p.shape.stages);
+    w.Field("microbatches", p.shape.microbatches);
+    if (p.shape.ideal_bubble >= 0) {
+      w.Field("ideal_bubble", p.shape.ideal_bubble);
+    } else {
+      w.Key("ideal_bubble").Null();
+    }
+    w.Field("measured_bubble", p.measured_bubble).EndObject();
+  }
+  w.EndArray();
+  w.Key("job_problems").BeginArray();
+  for (const auto& p : job.job_problems) w.String(p);
+  w.EndArray();
 }
 
 }  // namespace
@@ -112,6 +159,7 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
   }
   w.EndArray();
 
+  WriteCluster(w, job);
   WriteAggregates(w, "top_kernels", job.top_kernels);
   WriteAggregates(w, "top_ops", job.top_ops);
 

@@ -1,6 +1,7 @@
 #include "ingest/read_trace.h"
 
 #include "ingest/native/native_reader.h"
+#include "ingest/nsys_sqlite/nsys_sqlite_reader.h"
 #include "wire/file_format.h"
 
 #include <cstdio>
@@ -34,8 +35,10 @@ Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& opt
   if (!format) return std::unexpected(format.error());
   switch (*format) {
     case Format::kKinetoJson: return ReadKinetoJson(path, options);
-    case Format::kNsysSqlite:
-      return Fail("{}: Nsight Systems SQLite input is not built into this plasmient", path);
+    case Format::kNsysSqlite: {
+      nsys::NsysReadOptions no;
+      return nsys::ReadNsysSqlite(path, no);
+    }
     case Format::kNative: return native::ReadNative(path);
     case Format::kUnknown: break;
   }

@@ -19,6 +19,7 @@ struct CollectiveInstance {
   TimeNs launch_ns = kNoTime;       // its launch call
   std::int64_t step = -1;           // ProfilerStep number
   bool p2p = false;
+  std::int64_t peer = -1;           // the other rank of a send/recv when the source says (NCCL plugin)
   std::string kernel;               // kernel name
 };
 

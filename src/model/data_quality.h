@@ -27,6 +27,9 @@ enum class Dq : std::uint16_t {
   kCuptiRangeProfilerEvents,  // cuda_profiler_range events (counter mode, no kernels)
   kAmbiguousTimebase,       // baseTimeNanoseconds present but ts looks absolute
   kNonNumericId,            // pid/tid/correlation that is neither number nor known string form
+  kMissingTable,            // a table the reader expects (kernels, launches, strings, devices) is absent
+  kMissingColumn,           // a column the reader uses is absent from a table that exists
+  kDuplicateApiRow,         // API rows repeated by the exporter (nsys 2022.x): deduplicated
   // join
   kKernelNoLaunch,          // GPU activity whose correlation matches no runtime launch
   kLaunchNoKernel,          // launch API with a correlation id that matched no GPU activity

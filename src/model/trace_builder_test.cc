@@ -15,6 +15,7 @@ TEST(TraceBuilder, InternsNamesAndClampsNegativeDurations) {
   EXPECT_EQ(t.gpu.name[0], t.gpu.name[1]);
   EXPECT_EQ(t.Str(t.gpu.name[0]), "k");
   EXPECT_EQ(t.gpu.correlation[1], kNoId);
+  EXPECT_EQ(t.gpu.pid[1], kNoId);
 }
 
 TEST(TraceBuilder, ShiftTimeMovesEveryTable) {

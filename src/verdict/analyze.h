@@ -49,6 +49,7 @@ struct AnalyzeOptions {
   std::optional<double> price_per_gpu_hour;
   double target_fraction = 0.40;           // --target-mfu
   std::size_t top_n = 15;
+  double link_bandwidth_bytes_per_s = 0;   // --link-bandwidth-gbps × 1e9: collectives judged by it
   RankObserver* observer = nullptr;        // sees each rank's per-activity detail
 };
 

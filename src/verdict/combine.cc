@@ -2,6 +2,7 @@
 
 #include "verdict/aggregate.h"
 #include "verdict/analyze.h"
+#include "verdict/cluster_verdict.h"
 
 namespace plasmient::verdict {
 namespace {
@@ -73,6 +74,7 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
   job.top_ops = MergeAggregates(std::move(ops), o.top_n);
   job.ranks = std::move(ranks);
   job.fixes = BuildFixes(job);
+  AddClusterFigures(job, o);  // needs job.ranks sorted by rank; adds straggler fixes
   job.bill = BuildBill(job, o);
   return job;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/time_units.h"
+#include "join/cluster.h"
 #include "join/collective_instance.h"
 #include "model/data_quality.h"
 
@@ -101,6 +102,11 @@ struct RankVerdict {
   std::int64_t kernels = 0, kept_activities = 0;
   std::vector<KernelAggregate> top_kernels, top_ops;  // by lost time, bounded
   std::vector<CollectiveInstance> collectives;        // kept communication kernels, by start
+  // Cluster figures (docs/cluster.md), set by CombineRanks when the job has two ranks or more.
+  double clock_offset_s = 0;        // its clock minus the lowest rank's
+  bool clock_aligned = false;
+  double wait_on_peers_s = 0, transfer_s = 0, caused_wait_s = 0;  // collectives
+  double p2p_wait_s = 0;            // send/recv time spent waiting on the neighbour
   model::DataQuality quality;
   std::string no_gpu_reason;        // non-empty when the trace has no GPU activity
 };
@@ -122,6 +128,12 @@ struct Bill {
   double addressable = 0;          // spend × max(0, 1 − achieved / target)
 };
 
+// A pipeline stage: the shape inferred from send/recv beside the bubble the sweep measured.
+struct PipelineStageVerdict {
+  join::PipelineStage shape;
+  double measured_bubble = 0;  // the rank's pipeline_bubble loss over its run
+};
+
 struct JobVerdict {
   std::vector<RankVerdict> ranks;
   Figures job;
@@ -134,6 +146,11 @@ struct JobVerdict {
   std::vector<Fix> fixes;
   Bill bill;
   model::DataQuality quality;
+  // Cluster layer (docs/cluster.md): empty for one rank.
+  std::vector<join::Straggler> stragglers;
+  std::vector<join::CollectiveFigures> collectives;  // the costliest matched collectives
+  std::vector<PipelineStageVerdict> pipeline;
+  std::vector<std::string> job_problems;              // why the inputs may not be one job
 
   double hfu() const { return job.achieved(); }
   std::optional<double> mfu() const;

@@ -2,6 +2,16 @@
 
 namespace plasmient::ingest {
 
+static_assert(kBatchPadding >= simdjson::SIMDJSON_PADDING, "batches must carry simdjson's padding");
+
+void EventBatch::Seal() {
+  if (json.empty()) json.push_back('[');
+  json.push_back(']');
+  json.reserve(json.size() + kBatchPadding);
+  if (!parser) parser = std::make_unique<simdjson::ondemand::parser>();
+  indexed = parser->iterate(json.data(), json.size(), json.capacity()).get(doc) == simdjson::SUCCESS;
+}
+
 bool BatchQueue::Push(EventBatch&& batch) {
   std::unique_lock lock(mutex_);
   not_full_.wait(lock, [&] { return ready_.size() < capacity_ || cancelled_; });

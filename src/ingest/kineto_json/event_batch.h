@@ -5,10 +5,13 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <simdjson.h>
 
 namespace plasmient::ingest {
 
@@ -19,6 +22,11 @@ struct EventBatch {
   std::string json;                  // "[" event "," event ... "]"
   std::vector<std::uint32_t> begin;  // each event's [begin, end) within json
   std::vector<std::uint32_t> end;
+  // simdjson's stage 1 (the structural index), run by Seal() on the framing thread so the
+  // parsing thread only walks the document. `indexed` is false when stage 1 failed.
+  std::unique_ptr<simdjson::ondemand::parser> parser;
+  simdjson::ondemand::document doc;
+  bool indexed = false;
 
   std::size_t events() const { return begin.size(); }
   std::string_view Event(std::size_t i) const {
@@ -28,6 +36,8 @@ struct EventBatch {
     json.clear();
     begin.clear();
     end.clear();
+    doc = simdjson::ondemand::document{};
+    indexed = false;
   }
   // Appends one event's text, which may arrive in two parts (carried over a chunk boundary).
   void Add(std::string_view head, std::string_view tail) {
@@ -37,12 +47,8 @@ struct EventBatch {
     json.append(tail);
     end.push_back(static_cast<std::uint32_t>(json.size()));
   }
-  // Closes the array and makes sure the padding is there.
-  void Seal() {
-    if (json.empty()) json.push_back('[');
-    json.push_back(']');
-    json.reserve(json.size() + kBatchPadding);
-  }
+  // Closes the array, makes sure the padding is there and indexes the text.
+  void Seal();
 };
 
 // A bounded single-producer/single-consumer queue of batches, with a free list so batch

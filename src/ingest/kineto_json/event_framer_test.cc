@@ -80,6 +80,25 @@ TEST(EventFramerTest, FramesEventsAtEveryChunkSize) {
   }
 }
 
+TEST(EventFramerTest, BracketsAndEscapesAtEveryBlockOffset) {
+  // Strings full of brackets, with an escaped quote or backslash moved across the 64-byte
+  // blocks the scanner works in, inside nested args.
+  for (std::size_t at = 0; at < 140; ++at) {
+    std::string filler(at, '}');
+    for (std::size_t k = 0; k < filler.size(); k += 3) filler[k] = '[';
+    std::string name = filler + (at % 2 ? "\\\"" : "\\\\") + "{]" + std::string(70, 'x');
+    std::string event = R"j({"ph": "X", "name": ")j" + name + R"j(", "args": {"a": [[1, 2], {"b": "}"}]}})j";
+    std::string text = R"j({"traceEvents": [)j" + event + "," + event + "]}";
+    for (std::size_t chunk : {std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{100}, text.size()}) {
+      Framed f = Frame(text, chunk, 1 << 20);
+      ASSERT_EQ(f.error, "") << at << " " << chunk;
+      ASSERT_EQ(f.events.size(), 2u) << at << " " << chunk;
+      ASSERT_EQ(f.events[0], event) << at << " " << chunk;
+      ASSERT_EQ(f.events[1], event) << at << " " << chunk;
+    }
+  }
+}
+
 TEST(EventFramerTest, BareArrayOfEventsIsAccepted) {
   Framed f = Frame(R"j([{"ph":"X"}, {"ph":"M"}])j", 3);
   EXPECT_EQ(f.error, "");

@@ -15,7 +15,6 @@ namespace od = simdjson::ondemand;
 using model::Dq;
 using model::kNoId;
 
-static_assert(kBatchPadding >= simdjson::SIMDJSON_PADDING, "batches must carry simdjson's padding");
 
 struct IdField {
   std::int64_t value = kNoId;
@@ -38,7 +37,6 @@ struct EventFields {
 };
 
 struct EventParser::Impl {
-  od::parser batch_parser;
   od::parser single_parser;
   std::string single;  // one event copied with padding, for the slow path
   EventFields fields;
@@ -292,13 +290,10 @@ bool ParseStep(std::string_view name, std::int64_t* step) {
 EventParser::EventParser(model::TraceBuilder& builder) : builder_(builder), impl_(std::make_unique<Impl>()) {}
 EventParser::~EventParser() = default;
 
-void EventParser::ParseBatch(const EventBatch& batch) {
+void EventParser::ParseBatch(EventBatch& batch) {
   std::size_t done = 0;
-  od::document doc;
   od::array events;
-  if (impl_->batch_parser.iterate(batch.json.data(), batch.json.size(), batch.json.capacity()).get(doc) ==
-          simdjson::SUCCESS &&
-      doc.get_array().get(events) == simdjson::SUCCESS) {
+  if (batch.indexed && batch.doc.get_array().get(events) == simdjson::SUCCESS) {
     for (auto element : events) {
       od::object obj;
       if (element.get_object().get(obj) != simdjson::SUCCESS) break;

@@ -21,7 +21,8 @@ class EventParser {
   EventParser(const EventParser&) = delete;
   EventParser& operator=(const EventParser&) = delete;
 
-  void ParseBatch(const EventBatch& batch);
+  // Walks a sealed (indexed) batch; events it cannot get through are parsed one by one.
+  void ParseBatch(EventBatch& batch);
   // After the last batch: rows that depend on the whole trace (nccl:* collectives).
   void Finish();
 

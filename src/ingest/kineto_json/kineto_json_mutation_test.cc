@@ -3,6 +3,7 @@
 // naming the input and a byte offset — never a crash, never a partial result for a cut file.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 
 #include "ingest/kineto_json/chunk_reader.h"
@@ -67,9 +68,13 @@ TEST(KinetoJsonMutationTest, EveryTruncationIsAnError) {
 
 TEST(KinetoJsonMutationTest, RandomMutationsNeverCrash) {
   std::string seed = Seed();
-  std::mt19937_64 rng(20261130);
   const char kInteresting[] = "{}[]\",:\\0123456789.-eE \n\x1f\x8b\xff";
-  for (int round = 0; round < 3000; ++round) {
+  // PLASMIENT_MUTATION_ROUNDS raises the count for a long sanitizer run (no libFuzzer here).
+  const char* env = std::getenv("PLASMIENT_MUTATION_ROUNDS");
+  const int rounds = env != nullptr ? std::atoi(env) : 3000;
+  const char* seed_env = std::getenv("PLASMIENT_MUTATION_SEED");
+  std::mt19937_64 rng(seed_env != nullptr ? std::strtoull(seed_env, nullptr, 10) : 20261130);
+  for (int round = 0; round < rounds; ++round) {
     std::string m = seed;
     int edits = 1 + static_cast<int>(rng() % 8);
     for (int e = 0; e < edits && !m.empty(); ++e) {

@@ -12,7 +12,7 @@
 namespace plasmient::ingest {
 namespace {
 
-constexpr std::size_t kDefaultBatchBytes = 2u << 20;
+constexpr std::size_t kDefaultBatchBytes = 1u << 20;
 constexpr std::size_t kQueueBatches = 4;
 constexpr std::int64_t kProgressStepBytes = 4 << 20;
 // Relative timestamps (baseTimeNanoseconds traces) are days; absolute epoch ones are decades.

@@ -2,8 +2,9 @@
 // (detected by content), into one model::Trace.
 //
 // Pipeline: ChunkReader (file/gzip -> chunks) -> EventFramer (events of traceEvents, other
-// top-level values) -> bounded BatchQueue -> EventParser (simdjson) -> model::TraceBuilder.
-// Reading, inflating and framing run on a second thread; parsing and building on the caller's.
+// top-level values; simdjson stage 1 per batch) -> bounded BatchQueue -> EventParser (simdjson
+// On-Demand walk) -> model::TraceBuilder. Reading, inflating, framing and indexing run on a
+// second thread; walking and building on the caller's.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,7 @@ struct IngestOptions {
   // Called on the caller's thread every few MB with raw (file) bytes; may be empty.
   std::function<void(std::int64_t bytes_done, std::int64_t bytes_total)> progress;
   std::size_t chunk_bytes = 0;  // read/inflate size; 0 = 8 MiB. Tests use tiny sizes.
-  std::size_t batch_bytes = 0;  // framed JSON per parser batch; 0 = 2 MiB
+  std::size_t batch_bytes = 0;  // framed JSON per parser batch; 0 = 1 MiB
   bool threaded = true;         // frame on a second thread (false: all on the caller's thread)
 };
 

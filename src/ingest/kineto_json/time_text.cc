@@ -14,16 +14,19 @@ std::string_view TrimRight(std::string_view s) {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// Drops trailing whitespace and a leading '-'; true when the '-' was there.
+bool TrimAndTakeSign(std::string_view& text) {
+  text = TrimRight(text);
+  bool negative = !text.empty() && text.front() == '-';
+  if (negative) text.remove_prefix(1);
+  return negative;
+}
+
 }  // namespace
 
 bool ParseMicrosToNs(std::string_view text, std::int64_t* ns) {
-  text = TrimRight(text);
+  bool negative = TrimAndTakeSign(text);
   std::size_t i = 0, n = text.size();
-  bool negative = false;
-  if (i < n && text[i] == '-') {
-    negative = true;
-    ++i;
-  }
   // Collect mantissa digits (without the point) and where the point sits.
   constexpr int kMaxDigits = 40;
   char digits[kMaxDigits];
@@ -80,13 +83,8 @@ bool ParseMicrosToNs(std::string_view text, std::int64_t* ns) {
 }
 
 bool ParseInteger(std::string_view text, std::int64_t* value) {
-  text = TrimRight(text);
+  bool negative = TrimAndTakeSign(text);
   std::size_t i = 0, n = text.size();
-  bool negative = false;
-  if (i < n && text[i] == '-') {
-    negative = true;
-    ++i;
-  }
   if (i >= n || !IsDigit(text[i])) return false;
   std::uint64_t v = 0;
   for (; i < n && IsDigit(text[i]); ++i) {

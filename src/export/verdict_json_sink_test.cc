@@ -1,0 +1,61 @@
+#include "export/verdict_json_sink.h"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+namespace plasmient::exporting {
+namespace {
+
+verdict::JobVerdict ClusterJob() {
+  verdict::JobVerdict job;
+  for (int r = 0; r < 2; ++r) {
+    verdict::RankVerdict v;
+    v.rank = r;
+    v.clock_offset_s = r * 0.025;
+    v.clock_aligned = true;
+    v.wait_on_peers_s = r == 0 ? 0.018 : 0;
+    v.caused_wait_s = r == 1 ? 0.018 : 0;
+    job.ranks.push_back(std::move(v));
+  }
+  join::Straggler s;
+  s.rank = 1;
+  s.caused_wait_s = 0.018;
+  s.capacity_fraction = 0.009;
+  s.kind = "all_reduce";
+  s.late_steps = {3, 4};
+  job.stragglers.push_back(s);
+  join::CollectiveFigures c;
+  c.kind = join::CollectiveKind::kAllGather;
+  c.bus_bytes_per_s = 75e9;
+  job.collectives.push_back(c);
+  job.pipeline.push_back({join::PipelineStage{.rank = 0, .stage = 0, .stages = 4, .microbatches = 0}, 0.2});
+  job.job_problems.push_back("rank 1 given more than once: later inputs ignored");
+  return job;
+}
+
+TEST(VerdictJsonSink, WritesTheClusterFigures) {
+  std::string out = VerdictToJson(ClusterJob());
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(out).get(doc), simdjson::SUCCESS) << out;
+  double offset = 0, wait = 0, caused = 0, bus = 0, measured = 0;
+  ASSERT_EQ(doc["per_rank"].at(1)["clock_offset_s"].get(offset), simdjson::SUCCESS);
+  EXPECT_DOUBLE_EQ(offset, 0.025);
+  ASSERT_EQ(doc["per_rank"].at(0)["wait_on_peers_s"].get(wait), simdjson::SUCCESS);
+  EXPECT_DOUBLE_EQ(wait, 0.018);
+  ASSERT_EQ(doc["stragglers"].at(0)["caused_wait_s"].get(caused), simdjson::SUCCESS);
+  EXPECT_DOUBLE_EQ(caused, 0.018);
+  EXPECT_EQ(doc["stragglers"].at(0)["late_steps"].get_array().size(), 2u);
+  std::string_view kind;
+  ASSERT_EQ(doc["collectives"].at(0)["kind"].get(kind), simdjson::SUCCESS);
+  EXPECT_EQ(kind, "all_gather");
+  ASSERT_EQ(doc["collectives"].at(0)["bus_bytes_per_s"].get(bus), simdjson::SUCCESS);
+  EXPECT_DOUBLE_EQ(bus, 75e9);
+  EXPECT_TRUE(doc["pipeline"].at(0)["ideal_bubble"].is_null());  // M unknown
+  ASSERT_EQ(doc["pipeline"].at(0)["measured_bubble"].get(measured), simdjson::SUCCESS);
+  EXPECT_DOUBLE_EQ(measured, 0.2);
+  EXPECT_EQ(doc["job_problems"].get_array().size(), 1u);
+}
+
+}  // namespace
+}  // namespace plasmient::exporting

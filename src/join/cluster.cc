@@ -1,0 +1,301 @@
+#include "join/cluster.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "join/cluster_match.h"
+#include "join/cluster_pipeline.h"
+
+namespace plasmient::join {
+namespace {
+
+using model::Dq;
+
+template <typename T>
+double Median(std::vector<T> v) {
+  if (v.empty()) return 0;
+  std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  double upper = static_cast<double>(v[mid]);
+  if (v.size() % 2 == 1) return upper;
+  double lower = static_cast<double>(*std::max_element(v.begin(), v.begin() + mid));
+  return (lower + upper) / 2;
+}
+
+// Lowest rank first; a rank given twice is reported and its later inputs dropped.
+std::vector<const RankCollectives*> UniqueRanks(std::span<const RankCollectives> ranks, ClusterResult& out) {
+  std::vector<const RankCollectives*> sorted;
+  for (const auto& r : ranks) sorted.push_back(&r);
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->rank < b->rank; });
+  std::vector<const RankCollectives*> unique;
+  for (const auto* r : sorted) {
+    if (!unique.empty() && unique.back()->rank == r->rank) {
+      out.quality.Add(Dq::kDuplicateRank);
+      out.problems.push_back(fmt::format("rank {} given more than once: later inputs ignored", r->rank));
+      continue;
+    }
+    unique.push_back(r);
+  }
+  return unique;
+}
+
+// Each rank's offset from the reference (index 0): the median, over matched collectives it shares
+// with already aligned ranks, of its exit minus those ranks' median exit on the reference clock.
+// Ranks that share nothing with the reference are reached through chains of such medians.
+void AlignClocks(std::span<const RankCollectives* const> ranks, const MatchSet& set,
+                 std::vector<std::optional<TimeNs>>& offset, std::vector<std::int64_t>& matches) {
+  offset.assign(ranks.size(), std::nullopt);
+  matches.assign(ranks.size(), 0);
+  if (ranks.empty()) return;
+  offset[0] = 0;
+  for (const auto& m : set.matches) {
+    if (m.members.size() >= 2 && m.members.front().rank_index == 0) ++matches[0];
+  }
+  bool changed = true;
+  std::vector<std::vector<TimeNs>> diffs(ranks.size());
+  while (changed) {
+    changed = false;
+    for (auto& d : diffs) d.clear();
+    std::vector<TimeNs> anchors;
+    for (const auto& m : set.matches) {
+      anchors.clear();
+      bool missing = false;
+      for (const auto& mm : m.members) {
+        TimeNs end = ranks[mm.rank_index]->items[mm.item].end_ns;
+        if (auto o = offset[mm.rank_index]) {
+          anchors.push_back(end - *o);
+        } else {
+          missing = true;
+        }
+      }
+      if (anchors.empty() || !missing) continue;
+      auto exit_ns = static_cast<TimeNs>(Median(anchors));
+      for (const auto& mm : m.members) {
+        if (offset[mm.rank_index]) continue;
+        diffs[mm.rank_index].push_back(ranks[mm.rank_index]->items[mm.item].end_ns - exit_ns);
+      }
+    }
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      if (diffs[r].empty()) continue;
+      matches[r] = static_cast<std::int64_t>(diffs[r].size());
+      offset[r] = static_cast<TimeNs>(Median(diffs[r]));
+      changed = true;
+    }
+  }
+}
+
+struct WaitTally {
+  std::vector<double> caused_s;                            // by rank index
+  std::map<std::int64_t, std::vector<double>> step_caused;  // step → caused by rank index
+  std::vector<std::int64_t> late, collectives;
+  std::vector<double> late_by_s;                           // Σ arrival − others' median arrival
+  std::vector<std::map<CollectiveKind, std::int64_t>> late_kinds;
+  std::vector<std::set<std::int64_t>> steps;
+};
+
+double Seconds(double ns) { return ns * 1e-9; }
+
+// Arrival = kernel start on the reference clock; wait = clip(last arrival − start, 0, duration).
+CollectiveFigures Settle(std::span<const RankCollectives* const> ranks, const Match& m,
+                         const std::vector<std::optional<TimeNs>>& offset, ClusterResult& out, WaitTally& t) {
+  CollectiveFigures f;
+  f.group = m.group;
+  f.kind = m.kind;
+  f.seq = m.seq;
+  f.ordinal = m.ordinal;
+  f.ranks = static_cast<std::int64_t>(m.members.size());
+  std::vector<TimeNs> arrival;
+  TimeNs last = std::numeric_limits<TimeNs>::min();
+  std::size_t last_i = 0;
+  for (std::size_t i = 0; i < m.members.size(); ++i) {
+    const auto& mm = m.members[i];
+    const auto& it = ranks[mm.rank_index]->items[mm.item];
+    arrival.push_back(it.start_ns - *offset[mm.rank_index]);
+    if (arrival.back() > last) last = arrival.back(), last_i = i;
+    f.bytes = std::max(f.bytes, it.bytes);
+    if (f.step < 0) f.step = it.step;
+  }
+  f.last_rank = ranks[m.members[last_i].rank_index]->rank;
+  f.first_arrival_ns = *std::min_element(arrival.begin(), arrival.end());
+  f.arrival_spread_s = Seconds(static_cast<double>(last - f.first_arrival_ns));
+  std::vector<TimeNs> transfer;
+  double caused = 0;
+  for (std::size_t i = 0; i < m.members.size(); ++i) {
+    const auto& mm = m.members[i];
+    const auto& it = ranks[mm.rank_index]->items[mm.item];
+    TimeNs dur = std::max<TimeNs>(0, it.end_ns - it.start_ns);
+    TimeNs wait = std::clamp<TimeNs>(last - arrival[i], 0, dur);
+    transfer.push_back(dur - wait);
+    auto& rf = out.ranks[mm.rank_index];
+    if (m.p2p) {
+      rf.p2p_wait_s += Seconds(static_cast<double>(wait));
+      rf.p2p_transfer_s += Seconds(static_cast<double>(dur - wait));
+    } else {
+      rf.wait_on_peers_s += Seconds(static_cast<double>(wait));
+      rf.transfer_s += Seconds(static_cast<double>(dur - wait));
+      caused += Seconds(static_cast<double>(wait));
+      ++t.collectives[mm.rank_index];
+      if (it.step >= 0) t.steps[mm.rank_index].insert(it.step);
+    }
+  }
+  f.transfer_s = Seconds(Median(transfer));
+  if (m.p2p || caused <= 0) return f;
+  std::int32_t late = m.members[last_i].rank_index;
+  t.caused_s[late] += caused;
+  ++out.ranks[late].last_arrivals;
+  ++t.late[late];
+  ++t.late_kinds[late][m.kind];
+  std::vector<TimeNs> others;
+  for (std::size_t i = 0; i < arrival.size(); ++i) {
+    if (i != last_i) others.push_back(arrival[i]);
+  }
+  t.late_by_s[late] += Seconds(static_cast<double>(last) - Median(others));
+  if (f.step >= 0) {
+    auto& v = t.step_caused[f.step];
+    v.resize(ranks.size());
+    v[late] += caused;
+  }
+  return f;
+}
+
+void Bandwidth(CollectiveFigures& f, bool p2p, const ClusterOptions& o) {
+  if (f.bytes <= 0 || f.transfer_s <= 0) return;
+  double factor = p2p ? 1.0 : BusBandwidthFactor(f.kind, f.ranks);
+  double bytes = p2p ? static_cast<double>(f.bytes) : AlgorithmBytes(f.kind, f.bytes, f.ranks);
+  f.algorithm_bytes_per_s = bytes / f.transfer_s;
+  f.bus_bytes_per_s = f.algorithm_bytes_per_s * factor;
+  if (o.link_bytes_per_s > 0) {
+    f.link_fraction = f.bus_bytes_per_s / o.link_bytes_per_s;
+    f.excess_s = std::max(0.0, f.transfer_s - bytes * factor / o.link_bytes_per_s);
+  }
+}
+
+void FindStragglers(std::span<const RankCollectives* const> ranks, const WaitTally& t,
+                    const ClusterOptions& o, ClusterResult& out) {
+  if (out.capacity_s <= 0) return;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    double caused = t.caused_s[r];
+    double fraction = caused / out.capacity_s;
+    if (caused <= 0 || fraction < o.straggler_min_fraction) continue;
+    std::vector<double> others = t.caused_s;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(r));
+    if (caused < o.straggler_median_factor * Median(std::move(others))) continue;
+    Straggler s;
+    s.rank = ranks[r]->rank;
+    s.caused_wait_s = caused;
+    s.capacity_fraction = fraction;
+    s.late_collectives = t.late[r];
+    s.collectives = t.collectives[r];
+    s.steps = static_cast<std::int64_t>(t.steps[r].size());
+    s.mean_late_s = t.late[r] > 0 ? t.late_by_s[r] / static_cast<double>(t.late[r]) : 0;
+    auto top = std::max_element(t.late_kinds[r].begin(), t.late_kinds[r].end(),
+                                [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (top != t.late_kinds[r].end()) s.kind = CollectiveKindName(top->first);
+    for (const auto& [step, by_rank] : t.step_caused) {
+      auto worst = std::max_element(by_rank.begin(), by_rank.end());
+      if (*worst > 0 && static_cast<std::size_t>(worst - by_rank.begin()) == r) s.late_steps.push_back(step);
+    }
+    out.stragglers.push_back(std::move(s));
+  }
+  std::sort(out.stragglers.begin(), out.stragglers.end(),
+            [](const Straggler& a, const Straggler& b) { return a.caused_wait_s > b.caused_wait_s; });
+}
+
+void ReportAlignment(std::span<const RankCollectives* const> ranks, const std::vector<std::optional<TimeNs>>& offset,
+                     const std::vector<std::int64_t>& matches, const ClusterOptions& o, ClusterResult& out) {
+  std::vector<std::int64_t> unreached;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    auto& rf = out.ranks[r];
+    rf.clock_aligned = offset[r].has_value();
+    rf.clock_offset_ns = offset[r].value_or(0);
+    rf.alignment_matches = matches[r];
+    if (!rf.clock_aligned) unreached.push_back(rf.rank);
+    if (matches[r] < o.min_alignment_matches) out.quality.Add(Dq::kClockAlignmentWeak);
+  }
+  if (!unreached.empty()) {
+    out.problems.push_back(fmt::format("ranks {} share no matched collective with rank {}: their clocks "
+                                       "cannot be aligned (not one job?)", unreached, out.reference_rank));
+  }
+}
+
+}  // namespace
+
+double BusBandwidthFactor(CollectiveKind kind, std::int64_t n) {
+  if (n < 1) return 0;
+  double share = static_cast<double>(n - 1) / static_cast<double>(n);
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return 2 * share;
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllToAll: return share;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce:
+    case CollectiveKind::kSend:
+    case CollectiveKind::kRecv: return 1;
+    case CollectiveKind::kOther: break;
+  }
+  return 0;
+}
+
+double AlgorithmBytes(CollectiveKind kind, std::int64_t per_rank_input_bytes, std::int64_t n) {
+  double bytes = static_cast<double>(per_rank_input_bytes);
+  return kind == CollectiveKind::kAllGather ? bytes * static_cast<double>(n) : bytes;
+}
+
+ClusterResult AnalyzeCluster(std::span<const RankCollectives> input, const ClusterOptions& options) {
+  ClusterResult out;
+  auto ranks = UniqueRanks(input, out);
+  if (ranks.empty()) return out;
+  out.reference_rank = ranks.front()->rank;
+  for (const auto* r : ranks) {
+    out.ranks.push_back({.rank = r->rank});
+    out.capacity_s += Seconds(static_cast<double>(std::max<TimeNs>(0, r->window_end_ns - r->window_start_ns)));
+  }
+  MatchSet set = MatchCollectives(ranks);
+  out.problems.insert(out.problems.end(), set.problems.begin(), set.problems.end());
+  out.unmatched = set.unmatched;
+  out.unpaired_p2p = set.unpaired_p2p;
+  out.quality.Add(Dq::kCollectiveUnmatched, set.unmatched + set.unpaired_p2p);
+
+  std::vector<std::optional<TimeNs>> offset;
+  std::vector<std::int64_t> matches;
+  AlignClocks(ranks, set, offset, matches);
+  ReportAlignment(ranks, offset, matches, options, out);
+
+  WaitTally t;
+  t.caused_s.assign(ranks.size(), 0);
+  t.late.assign(ranks.size(), 0);
+  t.collectives.assign(ranks.size(), 0);
+  t.late_by_s.assign(ranks.size(), 0);
+  t.late_kinds.resize(ranks.size());
+  t.steps.resize(ranks.size());
+  std::vector<CollectiveFigures> figures;
+  for (const auto& m : set.matches) {
+    if (!m.complete()) continue;
+    bool aligned = std::all_of(m.members.begin(), m.members.end(),
+                               [&](const MatchMember& mm) { return offset[mm.rank_index].has_value(); });
+    if (!aligned) continue;
+    ++out.matched;
+    figures.push_back(Settle(ranks, m, offset, out, t));
+    Bandwidth(figures.back(), m.p2p, options);
+  }
+  for (std::size_t r = 0; r < ranks.size(); ++r) out.ranks[r].caused_wait_s = t.caused_s[r];
+  FindStragglers(ranks, t, options, out);
+
+  auto costlier = [&](const CollectiveFigures& a, const CollectiveFigures& b) {
+    return options.link_bytes_per_s > 0 ? a.excess_s > b.excess_s : a.transfer_s > b.transfer_s;
+  };
+  std::size_t n = std::min(options.worst_n, figures.size());
+  std::partial_sort(figures.begin(), figures.begin() + static_cast<std::ptrdiff_t>(n), figures.end(), costlier);
+  figures.resize(n);
+  out.worst_collectives = std::move(figures);
+  out.pipeline = InferPipelines(ranks, set, offset);
+  return out;
+}
+
+}  // namespace plasmient::join

@@ -1,0 +1,45 @@
+// Matching for the cluster layer (cluster.h): which instances on which ranks are one collective.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "join/cluster.h"
+
+namespace plasmient::join {
+
+struct MatchMember {
+  std::int32_t rank_index = -1;  // into the ranks given to MatchCollectives
+  std::int32_t item = -1;        // into that rank's items
+};
+
+// One collective (or one send/recv pair) as seen by the ranks that took part.
+struct Match {
+  std::string group;
+  CollectiveKind kind = CollectiveKind::kOther;
+  std::int64_t seq = -1, ordinal = 0;
+  bool p2p = false;
+  std::int64_t sender = -1, receiver = -1;  // ranks of a send/recv pair (-1: direction unknown)
+  std::int64_t expected = 0;                // ranks of its group present in the input
+  std::vector<MatchMember> members;         // by rank_index
+
+  bool complete() const { return expected >= 2 && static_cast<std::int64_t>(members.size()) == expected; }
+};
+
+struct MatchSet {
+  std::vector<Match> matches;
+  std::int64_t unmatched = 0;     // matches missing on some ranks of their group, and repeats
+  std::int64_t unpaired_p2p = 0;  // send/recv whose peer cannot be told
+  std::vector<std::string> problems;
+};
+
+// Members of "[0, 1, 2, 3]" (any separators); empty when the text holds no number.
+std::vector<std::int64_t> ParseGroupRanks(std::string_view text);
+
+// `ranks` sorted by rank, without duplicates. Groups whose definition conflicts across ranks
+// (sizes, member lists, a rank outside its own group) are reported in problems and not matched.
+MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks);
+
+}  // namespace plasmient::join

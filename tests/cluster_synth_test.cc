@@ -1,0 +1,105 @@
+// The cluster layer against `plasmient synth`'s ground truth (docs/cluster.md, docs/synth.md):
+// clock offsets within 50 µs, each rank's caused wait within 1 point of job capacity, the
+// straggler named, pipeline shape exact and the per-stage bubble within 1 point.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <map>
+
+#include "tests/test_support.h"
+
+namespace plasmient::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Job {
+  std::string truth_text, verdict_text;
+  simdjson::dom::parser truth_parser, verdict_parser;
+  simdjson::dom::element truth, verdict;
+  std::map<std::int64_t, simdjson::dom::element> per_rank;  // verdict per_rank by rank
+  double capacity_s = 0;
+};
+
+// Generates a job and analyzes it; fills `job` (gtest ASSERTs need a void function).
+void SynthAndAnalyze(const std::string& synth_flags, Job& job) {
+  fs::path dir = TempDir("cluster");
+  CommandResult s = RunCommand(PlasmientBinary() + " synth -o " + dir.string() + " " + synth_flags);
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  fs::path out = dir / "verdict.json";
+  CommandResult a = RunCommand(PlasmientBinary() + " analyze " + (dir / "rank-*.pt.trace.json").string() +
+                               " -q --json " + out.string());
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  job.truth_text = ReadFile(dir / "truth.json");
+  job.verdict_text = ReadFile(out);
+  ASSERT_EQ(job.truth_parser.parse(job.truth_text).get(job.truth), simdjson::SUCCESS);
+  ASSERT_EQ(job.verdict_parser.parse(job.verdict_text).get(job.verdict), simdjson::SUCCESS);
+  ASSERT_EQ(job.verdict["window"]["gpu_seconds"].get(job.capacity_s), simdjson::SUCCESS);
+  for (auto r : job.verdict["per_rank"].get_array()) job.per_rank[r["rank"].get_int64().value()] = r;
+  ASSERT_EQ(job.verdict["job_problems"].get_array().size(), 0u) << job.verdict_text.substr(0, 2000);
+}
+
+void ExpectOffsetsAndCausedWait(Job& job) {
+  std::int64_t rank = 0;
+  for (auto offset : job.truth["clock_offsets_ns"].get_array()) {
+    double ours = job.per_rank.at(rank)["clock_offset_s"].get_double().value() * 1e9;
+    EXPECT_NEAR(ours, static_cast<double>(offset.get_int64().value()), 50e3) << "rank " << rank;
+    ++rank;
+  }
+  std::map<std::int64_t, double> truth_caused;
+  for (auto s : job.truth["stragglers"].get_array()) {
+    truth_caused[s["rank"].get_int64().value()] = s["caused_wait_s"].get_double().value();
+  }
+  for (auto& [r, v] : job.per_rank) {
+    double caused = v["caused_wait_s"].get_double().value();
+    double expected = truth_caused.contains(r) ? truth_caused[r] : 0.0;
+    EXPECT_NEAR(caused / job.capacity_s, expected / job.capacity_s, 0.01) << "rank " << r;
+  }
+}
+
+TEST(ClusterSynth, StragglerIsNamedWithItsCausedWait) {
+  Job job;
+  ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze("--scenario straggler --ranks 4 --steps 6", job));
+  ExpectOffsetsAndCausedWait(job);
+  auto ours = job.verdict["stragglers"].get_array();
+  ASSERT_EQ(ours.size(), 1u);
+  auto truth_top = job.truth["stragglers"].at(0);
+  EXPECT_EQ(ours.at(0)["rank"].get_int64().value(), truth_top["rank"].get_int64().value());
+  EXPECT_NEAR(ours.at(0)["caused_wait_s"].get_double().value() / job.capacity_s,
+              truth_top["caused_wait_s"].get_double().value() / job.capacity_s, 0.01);
+  bool fix_names_rank = false;
+  for (auto f : job.verdict["fixes"].get_array()) {
+    std::string_view action = f["action"].get_string().value();
+    fix_names_rank = fix_names_rank || action.rfind("rank 3 arrives late", 0) == 0;
+  }
+  EXPECT_TRUE(fix_names_rank);
+}
+
+TEST(ClusterSynth, ClockOffsetsAreRecovered) {
+  Job job;
+  ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze("--scenario clock-offset --ranks 4 --steps 6 --clock-offset-ms 30", job));
+  ExpectOffsetsAndCausedWait(job);
+  EXPECT_EQ(job.verdict["stragglers"].get_array().size(), 0u);  // jitter only: nobody stands out
+}
+
+TEST(ClusterSynth, PipelineShapeAndBubblePerStage) {
+  Job job;
+  ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze("--scenario pipeline --ranks 4 --steps 4", job));
+  ExpectOffsetsAndCausedWait(job);
+  auto truth = job.truth["pipeline"];
+  auto stages = job.verdict["pipeline"].get_array();
+  ASSERT_EQ(stages.size(), 4u);
+  for (auto p : stages) {
+    std::int64_t rank = p["rank"].get_int64().value();
+    EXPECT_EQ(p["stage"].get_int64().value(), rank);
+    EXPECT_EQ(p["stages"].get_int64().value(), truth["stages"].get_int64().value());
+    EXPECT_EQ(p["microbatches"].get_int64().value(), truth["microbatches"].get_int64().value());
+    EXPECT_NEAR(p["ideal_bubble"].get_double().value(), truth["ideal_bubble"].get_double().value(), 1e-9);
+    EXPECT_NEAR(p["measured_bubble"].get_double().value(),
+                truth["per_stage_bubble"].at(static_cast<std::size_t>(rank)).get_double().value(), 0.01);
+  }
+}
+
+}  // namespace
+}  // namespace plasmient::testing
