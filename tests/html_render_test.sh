@@ -37,7 +37,7 @@ timeout 120 "$chromium" "${flags[@]}" --window-size=1280,2000 --screenshot="$out
 timeout 120 "$chromium" "${flags[@]}" --dump-dom "$url" >"$out/dom.html" 2>>"$out/chromium.log" ||
   { echo "FAIL: chromium did not dump the DOM"; exit 1; }
 
-for id in verdict roofline waterfall heatmap; do
+for id in verdict roofline waterfall heatmap stragglers; do
   grep -q "id=\"$id\"" "$out/dom.html" || { echo "FAIL: no id=\"$id\" in the rendered DOM"; exit 1; }
 done
 

@@ -147,7 +147,10 @@ namespace {
 int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, const verdict::JobVerdict& job,
                  const std::string& title) {
   if (perfetto != nullptr) {
-    std::unordered_map<std::int64_t, double> offsets;
+    std::unordered_map<std::int64_t, double> offsets;  // the cluster layer's, by rank (= pid)
+    for (const auto& r : job.ranks) {
+      if (r.clock_aligned) offsets[r.rank] = r.clock_offset_s;
+    }
     auto stats = perfetto->Finish(offsets);
     if (!stats) {
       fmt::print(stderr, "plasmient: {}\n", stats.error().message);

@@ -124,6 +124,23 @@ void RanksSection(std::string& out, const verdict::JobVerdict& job, const HtmlOp
   out += "</tbody></table></section>\n";
 }
 
+void StragglersSection(std::string& out, const verdict::JobVerdict& job) {
+  if (job.stragglers.empty()) return;
+  out += "<section id=\"stragglers\"><h2>Stragglers <small>ranks that arrive last and keep the others waiting</small>"
+         "</h2><table><thead><tr><th>rank</th><th class=\"n\">others' wait caused</th><th class=\"n\">of capacity</th>"
+         "<th class=\"n\">last at</th><th class=\"n\">mean lateness</th><th>mostly at</th><th>worst steps</th></tr>"
+         "</thead><tbody>";
+  for (const auto& s : job.stragglers) {
+    std::string steps;
+    for (std::size_t i = 0; i < s.late_steps.size() && i < 6; ++i) steps += fmt::format("{}{}", i ? ", " : "", s.late_steps[i]);
+    out += fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{} of {}</td>"
+                       "<td class=\"n\">{}</td><td class=\"name\">{}</td><td>{}</td></tr>",
+                       s.rank, Seconds(s.caused_wait_s), Percent(s.capacity_fraction), s.late_collectives, s.collectives,
+                       Seconds(s.mean_late_s), HtmlEscape(s.kind), steps);
+  }
+  out += "</tbody></table></section>\n";
+}
+
 void CollectivesSection(std::string& out, const verdict::JobVerdict& job) {
   struct Acc {
     std::int64_t calls = 0, bytes = 0;
@@ -215,6 +232,7 @@ std::string RenderHtml(const verdict::JobVerdict& job, const HtmlOptions& o) {
   AggregateTable(out, "kernels", "Top kernels", job.top_kernels);
   AggregateTable(out, "ops", "Top ops", job.top_ops);
   RanksSection(out, job, o);
+  StragglersSection(out, job);
   CollectivesSection(out, job);
   QualitySection(out, job, unplaced);
   out += "<footer>Inputs: ";

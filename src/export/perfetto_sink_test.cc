@@ -156,7 +156,9 @@ TEST(PerfettoSink, EveryEventIsWellFormedAndKernelsCarryTheirRoofline) {
       EXPECT_LT(achieved, 100);
       EXPECT_GT(ai, 100);  // over the test device's ridge point
     }
-    if (name.find("elementwise") != std::string_view::npos) EXPECT_EQ(bound, "memory");
+    if (name.find("elementwise") != std::string_view::npos) {
+      EXPECT_EQ(bound, "memory");
+    }
   }
   EXPECT_EQ(gemms, 6);
 }
