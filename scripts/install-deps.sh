@@ -10,6 +10,7 @@ packages=(
   libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
   python3
+  chromium  # tests/html_render_test.sh renders the HTML report headless
 )
 if [[ ${1:-} == --fleet ]]; then
   packages=(prometheus clickhouse-server)

@@ -7,11 +7,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "cli/fleet_commands.h"
 #include "cli/progress.h"
+#include "export/html_sink.h"
+#include "export/perfetto_sink.h"
 #include "export/terminal_sink.h"
 #include "export/verdict_json_sink.h"
 #include "ingest/read_trace.h"
@@ -43,6 +47,11 @@ void AddOutputOptions(CLI::App& app, OutputOptions& out) {
   app.add_flag("--no-color", out.no_color, "no ANSI colours (NO_COLOR is respected too)");
   app.add_flag("--brief", out.brief, "print only the verdict box");
   AddRecordOptions(app, out.record);
+  app.add_option("--perfetto", out.perfetto_path,
+                 "write the vertical trace (Chrome-trace JSON) to FILE, for ui.perfetto.dev or chrome://tracing");
+  app.add_option("--perfetto-worst-steps", out.perfetto_worst_steps,
+                 "keep only the N steps with the lowest achieved fraction in the --perfetto trace");
+  app.add_option("--html", out.html_path, "write the self-contained HTML report to FILE");
 }
 
 bool FinishVerdictOptions(AnalyzeArgs& a) {
@@ -109,36 +118,92 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& in
   return out;
 }
 
-int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
-  auto inputs = ExpandInputs(args.inputs);
-  if (!inputs) {
-    fmt::print(stderr, "plasmient: {}\n", inputs.error().message);
-    return 1;
-  }
+int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOptions& options, bool quiet,
+               verdict::JobVerdict& job) {
   bool tty_err = isatty(STDERR_FILENO) != 0;
-  Progress progress(tty_err && !args.output.quiet);
+  Progress progress(tty_err && !quiet);
   std::vector<verdict::RankVerdict> ranks;
-  ranks.reserve(inputs->size());
-  for (std::size_t i = 0; i < inputs->size(); ++i) {
-    const std::string& path = (*inputs)[i];
+  ranks.reserve(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& path = inputs[i];
     ingest::IngestOptions ro;
-    ro.progress = progress.Callback(path, i, inputs->size());
+    ro.progress = progress.Callback(path, i, inputs.size());
     auto trace = ingest::ReadTrace(path, ro);
     progress.Done();
     if (!trace) {
       fmt::print(stderr, "plasmient: {}\n", trace.error().message);
       return 1;
     }
-    if (trace->info.rank < 0 && inputs->size() > 1) trace->info.rank = static_cast<std::int64_t>(i);
-    auto v = verdict::AnalyzeRank(*trace, args.options);
+    if (trace->info.rank < 0 && inputs.size() > 1) trace->info.rank = static_cast<std::int64_t>(i);
+    auto v = verdict::AnalyzeRank(*trace, options);
     if (!v) {
       fmt::print(stderr, "plasmient: {}\n", v.error().message);
       return 2;
     }
     ranks.push_back(std::move(*v));
   }
-  verdict::JobVerdict job = verdict::CombineRanks(std::move(ranks), args.options);
+  job = verdict::CombineRanks(std::move(ranks), options);
+  return 0;
+}
+
+namespace {
+
+// The report files: --perfetto (completed here, once clock offsets are known) and --html.
+int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, const verdict::JobVerdict& job,
+                 const std::string& title) {
+  if (perfetto != nullptr) {
+    std::unordered_map<std::int64_t, double> offsets;  // the cluster layer's, by rank (= pid)
+    for (const auto& r : job.ranks) {
+      if (r.clock_aligned) offsets[r.rank] = r.clock_offset_s;
+    }
+    auto stats = perfetto->Finish(offsets);
+    if (!stats) {
+      fmt::print(stderr, "plasmient: {}\n", stats.error().message);
+      return 1;
+    }
+    if (!out.quiet) {
+      fmt::print(stderr, "plasmient: wrote {} ({} events, {:.1f} MB){}\n", out.perfetto_path, stats->events,
+                 static_cast<double>(stats->bytes) / 1e6,
+                 stats->dropped > 0 ? fmt::format(", kept the {} worst steps", stats->kept_steps.size()) : "");
+    }
+  }
+  if (!out.html_path.empty()) {
+    std::ofstream f(out.html_path, std::ios::binary);
+    f << exporting::RenderHtml(job, {.title = title});
+    if (!f) {
+      fmt::print(stderr, "plasmient: {}: cannot write the HTML report\n", out.html_path);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
+  auto inputs = ExpandInputs(args.inputs);
+  if (!inputs) {
+    fmt::print(stderr, "plasmient: {}\n", inputs.error().message);
+    return 1;
+  }
+  verdict::AnalyzeOptions options = args.options;
+  std::unique_ptr<exporting::PerfettoSink> perfetto;
+  if (!args.output.perfetto_path.empty()) {
+    auto sink = exporting::PerfettoSink::Create(
+        {.path = args.output.perfetto_path, .worst_steps = args.output.perfetto_worst_steps});
+    if (!sink) {
+      fmt::print(stderr, "plasmient: {}\n", sink.error().message);
+      return 1;
+    }
+    perfetto = std::move(*sink);
+    options.observer = perfetto.get();
+  }
+  verdict::JobVerdict job;
+  if (int rc = AnalyzeJob(*inputs, options, args.output.quiet, job); rc != 0) return rc;
   if (int rc = RecordIfAsked(args.output.record, job, args.inputs, *inputs); rc != 0) return rc;
+  std::string report_title = title.empty() ? fs::path((*inputs)[0]).filename().string() : title;
+  if (inputs->size() > 1 && title.empty()) report_title = fmt::format("{} ranks", inputs->size());
+  if (int rc = WriteReports(args.output, perfetto.get(), job, report_title); rc != 0) return rc;
 
   if (!args.output.json_path.empty()) {
     std::string json = exporting::VerdictToJson(job);
@@ -156,8 +221,7 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
   bool json_on_stdout = args.output.json_path == "-";
   if (!args.output.quiet && !json_on_stdout) {
     exporting::TerminalOptions to;
-    to.title = title.empty() ? fs::path((*inputs)[0]).filename().string() : title;
-    if (inputs->size() > 1 && title.empty()) to.title = fmt::format("{} ranks", inputs->size());
+    to.title = report_title;
     to.color = isatty(STDOUT_FILENO) && !args.output.no_color && std::getenv("NO_COLOR") == nullptr;
     to.details = !args.output.brief;
     std::string text = exporting::RenderTerminal(job, to);

@@ -22,6 +22,9 @@ struct OutputOptions {
   bool no_color = false;
   bool brief = false;     // box only
   RecordFlags record;
+  std::string perfetto_path;          // --perfetto FILE: Chrome-trace JSON for Perfetto UI
+  std::size_t perfetto_worst_steps = 0;  // --perfetto-worst-steps N: only the N worst steps
+  std::string html_path;              // --html FILE: the self-contained report
 };
 
 struct AnalyzeArgs {
@@ -42,6 +45,11 @@ bool FinishVerdictOptions(AnalyzeArgs& args);
 
 // Expands folders into their trace files (sorted), checks every path exists.
 Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& inputs);
+
+// Reads and analyzes every input (one rank each; `options.observer` sees each rank) into `job`.
+// Prints a one-line error and returns the exit code when it fails, else 0.
+int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOptions& options, bool quiet,
+               verdict::JobVerdict& job);
 
 // Reads, analyzes and prints; returns the process exit code.
 int RunAnalyze(const AnalyzeArgs& args, const std::string& title);

@@ -10,6 +10,7 @@
 #include "cli/analyze_command.h"
 #include "collect/agent/run_command.h"
 #include "cli/fleet_commands.h"
+#include "cli/diff_command.h"
 #include "roofline/device_table.h"
 #include "synth/synth_command.h"
 
@@ -102,6 +103,7 @@ int RunRun(RunArgs& r) {
 
 std::vector<CommandHook> RegisterCommands(CLI::App& app) {
   std::vector<CommandHook> hooks;
+  hooks.push_back(RegisterDiff(app));
 
   auto synth_args = std::make_shared<SynthArgs>();
   auto* s = app.add_subcommand("synth", "write a generated job (Kineto traces, one per rank) with its ground truth");

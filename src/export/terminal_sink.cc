@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "export/units_text.h"
+
 namespace plasmient::exporting {
 namespace {
 
@@ -35,27 +37,6 @@ std::string Repeat(std::string_view s, int n) {
   std::string out;
   for (int i = 0; i < n; ++i) out += s;
   return out;
-}
-
-std::string Percent(double f) {
-  if (!std::isfinite(f)) return "n/a";
-  double p = f * 100;
-  if (p > 0 && p < 1) return fmt::format("{:.1f}%", p);
-  return fmt::format("{:.0f}%", p);
-}
-
-std::string Seconds(double s) {
-  if (s >= 100) return fmt::format("{:.0f} s", s);
-  if (s >= 1) return fmt::format("{:.2f} s", s);
-  if (s >= 1e-3) return fmt::format("{:.1f} ms", s * 1e3);
-  return fmt::format("{:.0f} µs", s * 1e6);
-}
-
-std::string Money(double v) {
-  if (v >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
-  if (v >= 1e3) return fmt::format("${:.1f}k", v / 1e3);
-  if (v >= 1) return fmt::format("${:.2f}", v);
-  return fmt::format("${:.4f}", v);
 }
 
 class Painter {

@@ -1,0 +1,24 @@
+// The verdict as one self-contained HTML page: verdict header, capacity waterfall, roofline, what
+// to change, top kernels and ops, rank × step heatmap, ranks and collectives, data quality.
+// Elements carry ids for tests and links: verdict, waterfall, roofline, fixes, kernels, ops,
+// heatmap, ranks, stragglers, collectives, quality.
+#pragma once
+
+#include <string>
+
+#include "verdict/verdict.h"
+
+namespace plasmient::exporting {
+
+struct HtmlOptions {
+  std::string title;          // the trace or job name
+  std::size_t max_heatmap_ranks = 256;
+  std::size_t max_heatmap_steps = 200;
+};
+
+std::string RenderHtml(const verdict::JobVerdict& job, const HtmlOptions& options);
+
+// The verdict's one-line headline ("busy, not useful."), shared with the terminal.
+std::string VerdictHeadline(const verdict::JobVerdict& job);
+
+}  // namespace plasmient::exporting

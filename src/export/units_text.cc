@@ -1,0 +1,49 @@
+#include "export/units_text.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace plasmient::exporting {
+
+std::string Percent(double f) {
+  if (!std::isfinite(f)) return "n/a";
+  double p = f * 100;
+  if (p > 0 && p < 1) return fmt::format("{:.1f}%", p);
+  return fmt::format("{:.0f}%", p);
+}
+
+std::string Seconds(double s) {
+  if (s >= 100) return fmt::format("{:.0f} s", s);
+  if (s >= 1) return fmt::format("{:.2f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.1f} ms", s * 1e3);
+  return fmt::format("{:.0f} µs", s * 1e6);
+}
+
+std::string Money(double v) {
+  if (v >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
+  if (v >= 1e3) return fmt::format("${:.1f}k", v / 1e3);
+  if (v >= 1) return fmt::format("${:.2f}", v);
+  return fmt::format("${:.4f}", v);
+}
+
+std::string SiNumber(double v, std::string_view unit) {
+  static constexpr std::pair<double, const char*> kPrefixes[] = {
+      {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  if (!std::isfinite(v)) return "n/a";
+  for (auto [scale, prefix] : kPrefixes) {
+    if (std::fabs(v) >= scale) {
+      double x = v / scale;
+      return fmt::format("{:.{}f} {}{}", x, x >= 100 ? 0 : x >= 10 ? 1 : 2, prefix, unit);
+    }
+  }
+  return fmt::format("{:.3g} {}", v, unit);
+}
+
+std::string SignedPoints(double d) {
+  double p = d * 100;
+  if (std::fabs(p) < 0.05) return "±0.0 pts";
+  return fmt::format("{}{:.1f} pts", p > 0 ? "+" : "−", std::fabs(p));
+}
+
+}  // namespace plasmient::exporting
