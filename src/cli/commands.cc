@@ -54,10 +54,17 @@ int RunDemo(DemoArgs& d) {
   if (int rc = synth::RunSynthCommand(c, d.out_dir); rc != 0) return rc;
   if (!FinishVerdictOptions(d.analyze)) return 2;
   d.analyze.inputs = {d.out_dir};
-  if (d.analyze.output.json_path.empty()) d.analyze.output.json_path = (fs::path(d.out_dir) / "plasmient-verdict.json").string();
+  auto& out = d.analyze.output;
+  if (out.json_path.empty()) out.json_path = (fs::path(d.out_dir) / "plasmient-verdict.json").string();
+  if (out.html_path.empty()) out.html_path = (fs::path(d.out_dir) / "plasmient-report.html").string();
+  if (out.perfetto_path.empty()) out.perfetto_path = (fs::path(d.out_dir) / "plasmient-trace.json").string();
   int rc = RunAnalyze(d.analyze, fmt::format("demo job, {} ranks", c.ranks));
   if (rc == 0 && !d.analyze.output.quiet) {
-    fmt::print("\nwritten: {} (traces, truth.json), verdict JSON {}\n", d.out_dir, d.analyze.output.json_path);
+    fmt::print("\nwritten to {}:\n  rank-*.pt.trace.json   the generated PyTorch profiler traces (truth.json: the answer key)\n"
+               "  {}   the verdict as JSON\n  {}   the report: open it in a browser\n"
+               "  {}   the vertical trace: open it in ui.perfetto.dev\n",
+               d.out_dir, fs::path(out.json_path).filename().string(), fs::path(out.html_path).filename().string(),
+               fs::path(out.perfetto_path).filename().string());
   }
   return rc;
 }
