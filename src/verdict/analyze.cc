@@ -5,6 +5,9 @@
 #include <cctype>
 #include <cmath>
 #include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
 
 #include "join/join.h"
 #include "roofline/device_table.h"
@@ -185,6 +188,7 @@ std::string Lower(std::string_view s) {
 std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::Joined& j,
                                                     const std::vector<char>& kept) {
   std::vector<CollectiveInstance> out;
+  std::unordered_set<std::string> listed_groups;
   const auto& c = t.collectives;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
     if (!kept[i] || (j.cls[i] != ActivityClass::kCollective && j.cls[i] != ActivityClass::kP2P)) continue;
@@ -198,8 +202,13 @@ std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::
     if (std::int32_t r = j.collective[i]; r >= 0) {
       ci.kind = Lower(t.Str(c.name[r]));
       ci.group = std::string(t.Str(c.pg_name[r]));
-      ci.group_ranks = std::string(t.Str(c.pg_ranks[r]));
-      if (ci.group.empty()) ci.group = ci.group_ranks;
+      // A group's member list can be kilobytes: it travels once per group and rank, not once
+      // per instance (the cluster layer reads it from the first instance that has it).
+      std::string_view ranks = t.Str(c.pg_ranks[r]);
+      if (ci.group.empty() && !ranks.empty()) {
+        ci.group = fmt::format("ranks#{:016x}", std::hash<std::string_view>{}(ranks));
+      }
+      if (listed_groups.insert(ci.group).second) ci.group_ranks = std::string(ranks);
       ci.seq = c.seq[r];
       ci.group_size = c.group_size[r];
       ci.bytes = c.bytes[r];
