@@ -76,10 +76,7 @@ bool Split(ShapeSpan s, Layout layout, Dims& out) {
 }  // namespace
 
 bool EstimateAttention(std::string_view name, const OpArgs& args, OpCost& cost) {
-  const AttentionOp* op = nullptr;
-  for (const AttentionOp& a : kAttentionOps) {
-    if (a.name == name) op = &a;
-  }
+  const AttentionOp* op = FindByName(kAttentionOps, name);
   if (op == nullptr) return false;
   Dims q, k, v;
   if (!Split(args.Shape(op->query), op->layout, q) || !Split(args.Shape(op->query + 1), op->layout, k) ||
