@@ -72,7 +72,7 @@ bool ReadShape(Cursor& c, std::span<std::int64_t> dims, int& dim_count, ShapeRef
   if (c.Eat(']')) return true;
   do {
     auto v = c.Int();
-    if (!v || dim_count == static_cast<int>(dims.size()) || shape.rank == 255) return false;
+    if (!v || *v < 0 || dim_count == static_cast<int>(dims.size()) || shape.rank == 255) return false;
     dims[dim_count++] = *v;
     ++shape.rank;
   } while (c.Eat(','));

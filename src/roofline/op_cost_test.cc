@@ -1,6 +1,8 @@
 // Every expected value below is computed by hand in the comment beside it.
 #include "roofline/op_cost.h"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 namespace plasmient::roofline {
@@ -360,6 +362,22 @@ TEST(OpCost, UnknownOpAndBadInputHaveNoModel) {
   EXPECT_EQ(unknown.bytes, -1);
   EXPECT_FALSE(EstimateOp("aten::mm", "[[8,512],[512", "", "").modeled());
   EXPECT_FALSE(EstimateOp("aten::mm", "", "", "").modeled());
+}
+
+TEST(OpCost, EveryPrefixOfValidInputIsHandled) {
+  // Truncated or mangled argument texts must never crash and never give a negative cost.
+  const char* dims = "[[8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], [], [], [], []]";
+  const char* types = R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar","Scalar"])";
+  const char* concrete = R"(["","","","0.","True","False","0.088"])";
+  const std::string d(dims), t(types), c(concrete);
+  for (const char* op : {"aten::_scaled_dot_product_flash_attention", "aten::convolution", "aten::add", "aten::cat"}) {
+    for (std::size_t n = 0; n <= d.size(); ++n) {
+      OpCost cost = EstimateOp(op, d.substr(0, n), t, c);
+      EXPECT_TRUE(!cost.modeled() || (cost.flops >= 0 && cost.bytes >= 0)) << op << " " << d.substr(0, n);
+    }
+    for (std::size_t n = 0; n <= t.size(); ++n) (void)EstimateOp(op, d, t.substr(0, n), c.substr(0, n));
+  }
+  EXPECT_FALSE(EstimateOp("aten::mm", "[[-8, 512], [512, -2]]", "", "").modeled());
 }
 
 TEST(OpCost, TraceWithoutInputTypesAssumesFp32) {
