@@ -31,7 +31,7 @@ constexpr std::array kAttentionOps = {
     AttentionOp{"_efficient_attention_forward",                 0, Layout::kBlhd, CausalArg::kMaskType,  9, false},
     AttentionOp{"flash_attn::_flash_attn_forward",              0, Layout::kBlhd, CausalArg::kBool,      5, false},
     AttentionOp{"_scaled_dot_product_flash_attention_backward", 1, Layout::kBhld, CausalArg::kBool,     11, true},
-    AttentionOp{"_scaled_dot_product_flash_attention_for_cpu_backward", 1, Layout::kBhld, CausalArg::kBool, 6, true},
+    AttentionOp{"_scaled_dot_product_flash_attention_for_cpu_backward", 1, Layout::kBhld, CausalArg::kBool, 7, true},
     AttentionOp{"_scaled_dot_product_efficient_attention_backward", 1, Layout::kBhld, CausalArg::kBool, 11, true},
     AttentionOp{"_scaled_dot_product_cudnn_attention_backward", 1, Layout::kBhld, CausalArg::kBool,     14, true},
     AttentionOp{"_flash_attention_backward",                    1, Layout::kBlhd, CausalArg::kBool,     11, true},
@@ -76,10 +76,7 @@ bool Split(ShapeSpan s, Layout layout, Dims& out) {
 }  // namespace
 
 bool EstimateAttention(std::string_view name, const OpArgs& args, OpCost& cost) {
-  const AttentionOp* op = nullptr;
-  for (const AttentionOp& a : kAttentionOps) {
-    if (a.name == name) op = &a;
-  }
+  const AttentionOp* op = FindByName(kAttentionOps, name);
   if (op == nullptr) return false;
   Dims q, k, v;
   if (!Split(args.Shape(op->query), op->layout, q) || !Split(args.Shape(op->query + 1), op->layout, k) ||

@@ -126,10 +126,7 @@ bool EstimateConvBackwardHalf(std::string_view name, const OpArgs& args, OpCost&
 
 bool EstimateConv(std::string_view name, const OpArgs& args, OpCost& cost) {
   if (EstimateConvBackwardHalf(name, args, cost)) return true;
-  const ConvLayout* layout = nullptr;
-  for (const ConvLayout& l : kConvLayouts) {
-    if (l.name == name) layout = &l;
-  }
+  const ConvLayout* layout = FindByName(kConvLayouts, name);
   if (layout == nullptr) return false;
   ShapeSpan x = args.Shape(layout->input), w = args.Shape(layout->weight);
   const int rank = static_cast<int>(w.size()) - 2;

@@ -138,7 +138,7 @@ std::string FormatPeakTable() {
   for (const DeviceSpec& d : DeviceTable()) {
     auto t = [&](PeakKind k) {
       double v = d.Peak(k);
-      return v > 0 ? fmt::format("{:.1f}", v / kT) : std::string("-");
+      return v > 0 ? fmt::format("{:.6g}", v / kT) : std::string("-");
     };
     out += fmt::format("{:<15} {:<34} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>6.3f} {:>5} {:>6} {:>6.2f}{}\n",
                        d.key, d.name, t(PeakKind::kFp64), t(PeakKind::kFp64Tensor), t(PeakKind::kFp32),

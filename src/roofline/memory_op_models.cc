@@ -168,10 +168,7 @@ bool Finish(std::string_view model, double flops, double bytes, bool backward, O
 }  // namespace
 
 bool EstimateMemoryOp(std::string_view name, const OpArgs& args, OpCost& cost) {
-  const MemoryOp* op = nullptr;
-  for (const MemoryOp& m : kMemoryOps) {
-    if (m.name == name) op = &m;
-  }
+  const MemoryOp* op = FindByName(kMemoryOps, name);
   const bool foreach = op == nullptr && name.starts_with("_foreach_");
   if (op == nullptr && !foreach) return false;
   SetDtype(args, cost);

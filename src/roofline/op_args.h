@@ -1,6 +1,7 @@
 // Internal to the op cost models: one op's parsed arguments and shape helpers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -35,6 +36,15 @@ struct OpArgs {
 void SetDtype(const OpArgs& args, OpCost& cost);
 // Bytes of one plain tensor argument at its width.
 double ArgBytes(const OpArgs& args, int arg, Dtype op_dtype);
+
+// The row of a constexpr table whose .name is name, or nullptr.
+template <typename Row, std::size_t N>
+const Row* FindByName(const std::array<Row, N>& table, std::string_view name) {
+  for (const Row& row : table) {
+    if (row.name == name) return &row;
+  }
+  return nullptr;
+}
 
 bool EstimateGemm(std::string_view name, const OpArgs& args, OpCost& cost);
 bool EstimateConv(std::string_view name, const OpArgs& args, OpCost& cost);

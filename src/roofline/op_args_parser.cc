@@ -66,6 +66,19 @@ class Cursor {
   std::size_t pos_ = 0;
 };
 
+// The ints of one shape up to its closing ']' (the opening one already eaten).
+bool ReadShape(Cursor& c, std::span<std::int64_t> dims, int& dim_count, ShapeRef& shape) {
+  shape = ShapeRef{static_cast<std::uint16_t>(dim_count), 0};
+  if (c.Eat(']')) return true;
+  do {
+    auto v = c.Int();
+    if (!v || *v < 0 || dim_count == static_cast<int>(dims.size()) || shape.rank == 255) return false;
+    dims[dim_count++] = *v;
+    ++shape.rank;
+  } while (c.Eat(','));
+  return c.Eat(']');
+}
+
 }  // namespace
 
 bool OpDims::Parse(std::string_view text) {
@@ -94,35 +107,14 @@ bool OpDims::Parse(std::string_view text) {
           if (!c.Eat(',')) break;
           continue;
         }
-        if (!c.Eat('[')) return false;
-        ShapeRef& s = shapes_[shape_count_++];
-        s = ShapeRef{static_cast<std::uint16_t>(dim_count_), 0};
-        if (!c.Eat(']')) {
-          do {
-            auto v = c.Int();
-            if (!v || dim_count_ == kMaxDims || s.rank == 255) return false;
-            dims_[dim_count_++] = *v;
-            ++s.rank;
-          } while (c.Eat(','));
-          if (!c.Eat(']')) return false;
-        }
+        if (!c.Eat('[') || !ReadShape(c, dims_, dim_count_, shapes_[shape_count_++])) return false;
         ++arg.shape_count;
         if (!c.Eat(',')) break;
       }
       if (!c.Eat(']')) return false;
     } else {
-      ShapeRef& s = shapes_[shape_count_++];
-      s = ShapeRef{static_cast<std::uint16_t>(dim_count_), 0};
       arg.shape_count = 1;
-      if (!c.Eat(']')) {
-        do {
-          auto v = c.Int();
-          if (!v || dim_count_ == kMaxDims || s.rank == 255) return false;
-          dims_[dim_count_++] = *v;
-          ++s.rank;
-        } while (c.Eat(','));
-        if (!c.Eat(']')) return false;
-      }
+      if (!ReadShape(c, dims_, dim_count_, shapes_[shape_count_++])) return false;
     }
     if (c.Eat(',')) continue;
     return c.Eat(']') && c.AtEnd();

@@ -25,7 +25,7 @@ struct ShapeRef {
 // None and 0-dim tensors); a TensorList argument is a list of shapes.
 class OpDims {
  public:
-  // False when the text is not a list of (lists of) int lists, or a shape exceeds the
+  // False when the text is not a list of (lists of) non-negative int lists, or a shape exceeds the
   // capacity. Arguments or list members past the capacity are skipped: truncated().
   bool Parse(std::string_view text);
   bool truncated() const { return truncated_; }

@@ -41,6 +41,7 @@ TEST(OpDims, EmptyAndMalformed) {
   EXPECT_FALSE(d.Parse("[[8,512]] trailing"));
   EXPECT_FALSE(d.Parse("null"));
   EXPECT_FALSE(d.Parse("[[[[1]]]]"));  // deeper than a list of shapes
+  EXPECT_FALSE(d.Parse("[[-1, 5]]"));  // a size is never negative
 }
 
 TEST(OpDims, ArgumentsPastCapacityAreSkippedAndFlagged) {

@@ -1,6 +1,8 @@
 // Every expected value below is computed by hand in the comment beside it.
 #include "roofline/op_cost.h"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 namespace plasmient::roofline {
@@ -220,6 +222,27 @@ TEST(AttentionModel, BackwardCausalAndNot) {
   EXPECT_DOUBLE_EQ(full.bytes, 1073741824);       // 2·(q+k+v) + 2·out = 8 tensors of 134217728 B
 }
 
+TEST(AttentionModel, GroupedQueryHeadsCountQueryHeads) {
+  // 32 query heads, 8 key/value heads: 2·2·32·128·128·(64+64)
+  OpCost c = EstimateOp("aten::scaled_dot_product_attention",
+                        "[[2, 32, 128, 64], [2, 8, 128, 64], [2, 8, 128, 64], [], [], [], [], []]",
+                        R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","Scalar","Scalar","Scalar","Scalar"])",
+                        R"(["","","","","0.","False","","True"])");
+  EXPECT_DOUBLE_EQ(c.flops, 268435456);
+  EXPECT_DOUBLE_EQ(c.bytes, 2621440);  // q 524288 + k 131072 + v 131072 + out 524288, ·2
+}
+
+TEST(AttentionModel, EfficientAttentionKernelMaskType) {
+  const char* dims = "[[4, 256, 8, 64], [4, 256, 8, 64], [4, 256, 8, 64], [], [], [], [], [], [], [], [], []]";
+  const char* types = R"(["float","float","float","","","","","","Scalar","Scalar","Scalar","Scalar"])";
+  OpCost causal = EstimateOp("aten::_efficient_attention_forward", dims, types,
+                             R"(["","","","","","","","","0.","1","False",""])");
+  OpCost full = EstimateOp("aten::_efficient_attention_forward", dims, types,
+                           R"(["","","","","","","","","0.","0","False",""])");
+  EXPECT_DOUBLE_EQ(full.flops, 536870912);  // 2·4·8·256·256·128
+  EXPECT_DOUBLE_EQ(causal.flops, 268435456);
+}
+
 TEST(AttentionModel, PackedVariableLengthHasNoModel) {
   OpCost c = EstimateOp("aten::_flash_attention_forward", "[[1000, 16, 64], [1000, 16, 64], [1000, 16, 64], [4], [4]]",
                         R"(["c10::Half","c10::Half","c10::Half","int","int"])", "");
@@ -339,6 +362,22 @@ TEST(OpCost, UnknownOpAndBadInputHaveNoModel) {
   EXPECT_EQ(unknown.bytes, -1);
   EXPECT_FALSE(EstimateOp("aten::mm", "[[8,512],[512", "", "").modeled());
   EXPECT_FALSE(EstimateOp("aten::mm", "", "", "").modeled());
+}
+
+TEST(OpCost, EveryPrefixOfValidInputIsHandled) {
+  // Truncated or mangled argument texts must never crash and never give a negative cost.
+  const char* dims = "[[8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], [], [], [], []]";
+  const char* types = R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar","Scalar"])";
+  const char* concrete = R"(["","","","0.","True","False","0.088"])";
+  const std::string d(dims), t(types), c(concrete);
+  for (const char* op : {"aten::_scaled_dot_product_flash_attention", "aten::convolution", "aten::add", "aten::cat"}) {
+    for (std::size_t n = 0; n <= d.size(); ++n) {
+      OpCost cost = EstimateOp(op, d.substr(0, n), t, c);
+      EXPECT_TRUE(!cost.modeled() || (cost.flops >= 0 && cost.bytes >= 0)) << op << " " << d.substr(0, n);
+    }
+    for (std::size_t n = 0; n <= t.size(); ++n) (void)EstimateOp(op, d, t.substr(0, n), c.substr(0, n));
+  }
+  EXPECT_FALSE(EstimateOp("aten::mm", "[[-8, 512], [512, -2]]", "", "").modeled());
 }
 
 TEST(OpCost, TraceWithoutInputTypesAssumesFp32) {

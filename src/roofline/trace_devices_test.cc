@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -87,106 +88,138 @@ const std::map<std::string, std::string_view>& ExpectedDevices() {
   return m;
 }
 
-class SharedTraces : public ::testing::Test {
- protected:
-  void SetUp() override {
-    files_ = JsonTraces();
-    if (files_.empty()) GTEST_SKIP() << "no traces under " << TracesDir() << " (set PLASMIENT_SHARED_TRACES)";
-  }
-  std::vector<TraceFile> files_;
+struct TraceDevice {
+  std::string file, name;
+  int sms = 0, cc_major = 0, cc_minor = 0;
+  std::int64_t memory_bytes = 0;
 };
 
-TEST_F(SharedTraces, EveryDevicePropertiesEntryMatchesTheExpectedRow) {
-  simdjson::dom::parser parser;
-  int matched_files = 0;
-  for (const TraceFile& f : files_) {
-    simdjson::padded_string text(ReadMaybeGzip(f.path));
-    simdjson::dom::element doc;
-    ASSERT_EQ(parser.parse(text).get(doc), simdjson::SUCCESS) << f.rel;
-    simdjson::dom::array devices;
-    if (doc["deviceProperties"].get_array().get(devices) != simdjson::SUCCESS || devices.size() == 0) continue;
-    auto expected = ExpectedDevices().find(f.rel);
+struct TraceOp {
+  std::string file, name, dims, types, concrete;
+  double dur_us = 0;
+};
+
+// Every trace is read and parsed once for the whole suite.
+struct TraceData {
+  int files = 0;
+  std::vector<TraceDevice> devices;
+  std::vector<TraceOp> ops;  // cpu_ops that carry Input Dims
+  std::string error;
+};
+
+void Collect(const TraceFile& f, simdjson::dom::element doc, TraceData& data) {
+  simdjson::dom::array devices;
+  if (doc["deviceProperties"].get_array().get(devices) == simdjson::SUCCESS) {
     for (simdjson::dom::element d : devices) {
-      std::string_view name = StringOr(d, "name");
-      auto m = MatchDevice(name, static_cast<int>(IntOr(d, "numSms")), static_cast<int>(IntOr(d, "computeMajor")),
-                           static_cast<int>(IntOr(d, "computeMinor")), IntOr(d, "totalGlobalMem"));
-      ASSERT_TRUE(m) << f.rel << ": " << m.error().message;
-      ASSERT_NE(expected, ExpectedDevices().end()) << f.rel << " has devices but no expectation: " << m->reason;
-      EXPECT_EQ(m->spec->key, expected->second) << f.rel << ": " << m->reason;
+      data.devices.push_back({f.rel, std::string(StringOr(d, "name")), static_cast<int>(IntOr(d, "numSms")),
+                              static_cast<int>(IntOr(d, "computeMajor")), static_cast<int>(IntOr(d, "computeMinor")),
+                              IntOr(d, "totalGlobalMem")});
     }
-    ++matched_files;
   }
-  EXPECT_EQ(matched_files, static_cast<int>(ExpectedDevices().size()));
+  simdjson::dom::array events;
+  if (doc["traceEvents"].get_array().get(events) != simdjson::SUCCESS) return;
+  for (simdjson::dom::element e : events) {
+    std::string_view cat = StringOr(e, "cat");
+    if (cat != "cpu_op" && cat != "Operator") continue;
+    simdjson::dom::object args;
+    if (e["args"].get_object().get(args) != simdjson::SUCCESS) continue;
+    simdjson::dom::element dims, types, concrete;
+    if (args["Input Dims"].get(dims) != simdjson::SUCCESS && args["Input dims"].get(dims) != simdjson::SUCCESS) continue;
+    TraceOp op{f.rel, std::string(StringOr(e, "name")), simdjson::minify(dims), "", "", 0};
+    if (args["Input type"].get(types) == simdjson::SUCCESS) op.types = simdjson::minify(types);
+    if (args["Concrete Inputs"].get(concrete) == simdjson::SUCCESS) op.concrete = simdjson::minify(concrete);
+    if (e["dur"].get_double().get(op.dur_us) != simdjson::SUCCESS) op.dur_us = 0;
+    data.ops.push_back(std::move(op));
+  }
+}
+
+class SharedTraces : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    data_ = new TraceData();
+    simdjson::dom::parser parser;
+    for (const TraceFile& f : JsonTraces()) {
+      simdjson::padded_string text(ReadMaybeGzip(f.path));
+      simdjson::dom::element doc;
+      if (parser.parse(text).get(doc) != simdjson::SUCCESS) {
+        data_->error = f.rel + ": not JSON";
+        return;
+      }
+      ++data_->files;
+      Collect(f, doc, *data_);
+    }
+  }
+  static void TearDownTestSuite() {
+    delete data_;
+    data_ = nullptr;
+  }
+  void SetUp() override {
+    if (data_->files == 0) GTEST_SKIP() << "no traces under " << TracesDir() << " (set PLASMIENT_SHARED_TRACES)";
+    ASSERT_TRUE(data_->error.empty()) << data_->error;
+  }
+  static TraceData* data_;
+};
+
+TraceData* SharedTraces::data_ = nullptr;
+
+TEST_F(SharedTraces, EveryDevicePropertiesEntryMatchesTheExpectedRow) {
+  std::set<std::string> files;
+  for (const TraceDevice& d : data_->devices) {
+    auto m = MatchDevice(d.name, d.sms, d.cc_major, d.cc_minor, d.memory_bytes);
+    ASSERT_TRUE(m) << d.file << ": " << m.error().message;
+    auto expected = ExpectedDevices().find(d.file);
+    ASSERT_NE(expected, ExpectedDevices().end()) << d.file << " has devices but no expectation: " << m->reason;
+    EXPECT_EQ(m->spec->key, expected->second) << d.file << ": " << m->reason;
+    files.insert(d.file);
+  }
+  EXPECT_EQ(files.size(), ExpectedDevices().size());
 }
 
 TEST_F(SharedTraces, EveryInputDimsParsesAndGemmAttentionConvOpsAreModeled) {
-  simdjson::dom::parser parser;
-  std::int64_t ops_with_dims = 0, parsed = 0, modeled = 0, heavy_named = 0, heavy_modeled = 0;
-  std::map<std::string, std::int64_t> heavy_unmodeled;
+  std::int64_t parsed = 0, modeled = 0, heavy_named = 0, heavy_modeled = 0;
   std::map<std::string, double> unmodeled_us;
-  for (const TraceFile& f : files_) {
-    simdjson::padded_string text(ReadMaybeGzip(f.path));
-    simdjson::dom::element doc;
-    ASSERT_EQ(parser.parse(text).get(doc), simdjson::SUCCESS) << f.rel;
-    simdjson::dom::array events;
-    if (doc["traceEvents"].get_array().get(events) != simdjson::SUCCESS) continue;
-    for (simdjson::dom::element e : events) {
-      std::string_view cat = StringOr(e, "cat");
-      if (cat != "cpu_op" && cat != "Operator") continue;
-      simdjson::dom::object args;
-      if (e["args"].get_object().get(args) != simdjson::SUCCESS) continue;
-      simdjson::dom::element dims;
-      if (args["Input Dims"].get(dims) != simdjson::SUCCESS && args["Input dims"].get(dims) != simdjson::SUCCESS) continue;
-      simdjson::dom::element types, concrete;
-      std::string dims_text = simdjson::minify(dims);
-      std::string types_text = args["Input type"].get(types) == simdjson::SUCCESS ? simdjson::minify(types) : "";
-      std::string concrete_text =
-          args["Concrete Inputs"].get(concrete) == simdjson::SUCCESS ? simdjson::minify(concrete) : "";
-      ++ops_with_dims;
-      OpDims parsed_dims;
-      if (parsed_dims.Parse(dims_text)) {
-        ++parsed;
-      } else {
-        ADD_FAILURE() << f.rel << ": Input Dims did not parse: " << dims_text.substr(0, 300);
-      }
-      std::string_view name = StringOr(e, "name");
-      OpCost c = EstimateOp(name, dims_text, types_text, concrete_text);
-      modeled += c.modeled();
-      if (!c.modeled() && std::getenv("PLASMIENT_DUMP_UNMODELED")) {
-        double dur = 0;
-        if (e["dur"].get_double().get(dur) != simdjson::SUCCESS) dur = 0;
-        unmodeled_us[std::string(name)] += dur;
-      }
-      // JIT graph records list every captured tensor; only a 3-argument linear is a linear.
-      const bool jit_linear = name == "aten::linear" && parsed_dims.arg_count() > 3;
-      const bool heavy_op = !jit_linear && (name == "aten::mm" || name == "aten::addmm" || name == "aten::bmm" ||
-                            name == "aten::linear" || name == "aten::convolution" ||
-                            name == "aten::cudnn_convolution" || name == "aten::miopen_convolution" ||
-                            name == "aten::convolution_backward" || name == "aten::cudnn_convolution_backward" ||
-                            name == "aten::_scaled_dot_product_flash_attention" ||
-                            name == "aten::_flash_attention_forward");
-      if (heavy_op) {
-        ++heavy_named;
-        if (c.modeled() && c.heavy && c.flops > 0) {
-          ++heavy_modeled;
-        } else {
-          ++heavy_unmodeled[std::string(name) + " " + dims_text];
-        }
-      }
+  for (const TraceOp& op : data_->ops) {
+    OpDims dims;
+    if (dims.Parse(op.dims)) {
+      ++parsed;
+    } else {
+      ADD_FAILURE() << op.file << ": Input Dims did not parse: " << op.dims.substr(0, 300);
+    }
+    OpCost c = EstimateOp(op.name, op.dims, op.types, op.concrete);
+    modeled += c.modeled();
+    if (!c.modeled()) unmodeled_us[op.name] += op.dur_us;
+    const std::string_view name = op.name;
+    // JIT graph records list every captured tensor; only a 3-argument linear is a linear.
+    const bool jit_linear = name == "aten::linear" && dims.arg_count() > 3;
+    const bool heavy_op = !jit_linear && (name == "aten::mm" || name == "aten::addmm" || name == "aten::bmm" ||
+                                          name == "aten::linear" || name == "aten::convolution" ||
+                                          name == "aten::cudnn_convolution" || name == "aten::miopen_convolution" ||
+                                          name == "aten::convolution_backward" ||
+                                          name == "aten::cudnn_convolution_backward" ||
+                                          name == "aten::_scaled_dot_product_flash_attention" ||
+                                          name == "aten::_flash_attention_forward");
+    if (!heavy_op) continue;
+    ++heavy_named;
+    if (c.modeled() && c.heavy && c.flops > 0) {
+      ++heavy_modeled;
+    } else {
+      ADD_FAILURE() << op.file << ": unmodeled " << op.name << " " << op.dims;
     }
   }
-  EXPECT_GT(ops_with_dims, 90000);
-  EXPECT_EQ(parsed, ops_with_dims);
+  const auto ops = static_cast<std::int64_t>(data_->ops.size());
+  EXPECT_GT(ops, 90000);
+  EXPECT_EQ(parsed, ops);
   EXPECT_GT(heavy_named, 4000);
   EXPECT_EQ(heavy_modeled, heavy_named);
-  for (const auto& [op, n] : heavy_unmodeled) ADD_FAILURE() << n << "× unmodeled " << op;
-  std::vector<std::pair<double, std::string>> top;
-  for (const auto& [op, us] : unmodeled_us) top.emplace_back(us, op);
-  std::sort(top.rbegin(), top.rend());
-  for (std::size_t i = 0; i < top.size() && i < 60; ++i) std::printf("unmodeled %10.0f us  %s\n", top[i].first, top[i].second.c_str());
   std::printf("cpu_ops with Input Dims: %lld, parsed %lld, modeled %lld; GEMM/conv/attention ops %lld\n",
-              static_cast<long long>(ops_with_dims), static_cast<long long>(parsed),
-              static_cast<long long>(modeled), static_cast<long long>(heavy_named));
+              static_cast<long long>(ops), static_cast<long long>(parsed), static_cast<long long>(modeled),
+              static_cast<long long>(heavy_named));
+  if (std::getenv("PLASMIENT_DUMP_UNMODELED") != nullptr) {  // exploration aid: what to model next
+    std::vector<std::pair<double, std::string>> top;
+    for (const auto& [name, us] : unmodeled_us) top.emplace_back(us, name);
+    std::sort(top.rbegin(), top.rend());
+    for (std::size_t i = 0; i < top.size() && i < 40; ++i) std::printf("unmodeled %10.0f us  %s\n", top[i].first, top[i].second.c_str());
+  }
 }
 
 }  // namespace
