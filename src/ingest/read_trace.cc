@@ -1,6 +1,7 @@
 #include "ingest/read_trace.h"
 
 #include "ingest/native/native_reader.h"
+#include "ingest/nsys_sqlite/nsys_meta.h"
 #include "ingest/nsys_sqlite/nsys_sqlite_reader.h"
 #include "wire/file_format.h"
 
@@ -30,10 +31,10 @@ Result<Format> DetectFormat(const std::string& path) {
   return Format::kKinetoJson;
 }
 
-Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& options) {
-  auto format = DetectFormat(path);
-  if (!format) return std::unexpected(format.error());
-  switch (*format) {
+namespace {
+
+Result<model::Trace> ReadByFormat(const std::string& path, Format format, const IngestOptions& options) {
+  switch (format) {
     case Format::kKinetoJson: return ReadKinetoJson(path, options);
     case Format::kNsysSqlite: {
       nsys::NsysReadOptions no;
@@ -43,6 +44,17 @@ Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& opt
     case Format::kUnknown: break;
   }
   return Fail("{}: unknown trace format at byte 0", path);
+}
+
+}  // namespace
+
+Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& options) {
+  auto format = DetectFormat(path);
+  if (!format) return std::unexpected(format.error());
+  auto trace = ReadByFormat(path, *format, options);
+  // No rank inside the file: "rank-3", "rank_3", "rank3" in its name says which.
+  if (trace && trace->info.rank < 0) trace->info.rank = nsys::RankFromPath(path);
+  return trace;
 }
 
 }  // namespace plasmient::ingest
