@@ -1,5 +1,7 @@
 #include "join/join.h"
 
+#include "base/name_memo.h"
+
 #include <algorithm>
 #include <numeric>
 #include <string_view>
@@ -68,8 +70,8 @@ class LaunchIndex {
 
 // Sweeps each thread's CPU ranges (sorted by start, outer before inner) with a stack, setting
 // every range's parent, then answers "innermost enclosing op/annotation" for each launch.
-void NestCpuOps(const Trace& t, Joined& j, std::vector<std::int32_t>& launch_op,
-                std::vector<std::int32_t>& launch_annotation) {
+void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch,
+                std::vector<std::int32_t>& launch_op, std::vector<std::int32_t>& launch_annotation) {
   const auto& cpu = t.cpu;
   const auto& api = t.api;
   j.op_parent.assign(cpu.size(), -1);
@@ -91,6 +93,7 @@ void NestCpuOps(const Trace& t, Joined& j, std::vector<std::int32_t>& launch_op,
                      static_cast<std::int32_t>(i)});
   }
   for (std::size_t i = 0; i < api.size(); ++i) {
+    if (!is_launch[i]) continue;  // only calls that launched GPU activity need their op
     items.push_back({api.pid[i], api.tid[i], api.start_ns[i], api.end_ns[i], true,
                      static_cast<std::int32_t>(i)});
   }
@@ -178,10 +181,11 @@ bool IsCommKernelName(std::string_view name) {
 // Collective arguments on the kernel itself are trusted; an enclosing record_param_comms or
 // nccl:* op only describes kernels whose names say they communicate (a bucket copy launched
 // inside c10d::allreduce_ is still compute).
-ActivityClass ClassifyKernel(const Trace& t, Joined& j, std::size_t i) {
+template <typename CommName>
+ActivityClass ClassifyKernel(const Trace& t, Joined& j, std::size_t i, CommName& is_comm_name) {
   std::string_view name = t.Str(t.gpu.name[i]);
   if (j.collective[i] < 0) {
-    if (!IsCommKernelName(name)) return ActivityClass::kCompute;
+    if (!is_comm_name(t.gpu.name[i])) return ActivityClass::kCompute;
     j.collective[i] = CollectiveOfOpChain(j, j.op[i]);
   }
   if (j.collective[i] >= 0) {
@@ -221,8 +225,15 @@ Joined Join(Trace& t) {
   LaunchIndex launches(t);
   t.quality.Add(Dq::kDuplicateCorrelation, launches.CountDuplicates());
 
+  for (std::size_t i = 0; i < n; ++i) {
+    if (t.gpu.correlation[i] != kNoId) j.launch[i] = launches.Find(t.gpu.correlation[i], t.gpu.pid[i]);
+  }
+  std::vector<char> is_launch(t.api.size(), 0);
+  for (std::int32_t l : j.launch) {
+    if (l >= 0) is_launch[l] = 1;
+  }
   std::vector<std::int32_t> launch_op, launch_annotation;
-  NestCpuOps(t, j, launch_op, launch_annotation);
+  NestCpuOps(t, j, is_launch, launch_op, launch_annotation);
   CollectSteps(t, j);
 
   for (std::size_t c = 0; c < t.collectives.size(); ++c) {
@@ -234,21 +245,17 @@ Joined Join(Trace& t) {
     }
   }
 
-  std::vector<char> api_used(t.api.size(), 0);
+  NameMemo is_comm_name(t.strings, IsCommKernelName);
   std::int64_t no_launch = 0, before_launch = 0, ext_equals_corr = 0, ext_present = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (t.gpu.external_id[i] != kNoId) {
       ++ext_present;
       ext_equals_corr += t.gpu.external_id[i] == t.gpu.correlation[i];
     }
-    std::int32_t l = t.gpu.correlation[i] == kNoId
-                         ? -1
-                         : launches.Find(t.gpu.correlation[i], t.gpu.pid[i]);
-    j.launch[i] = l;
+    std::int32_t l = j.launch[i];
     if (l < 0) {
       ++no_launch;
     } else {
-      api_used[l] = 1;
       j.op[i] = launch_op[l];
       j.annotation[i] = launch_annotation[l];
       j.step[i] = StepAt(j, t.api.pid[l], t.api.start_ns[l]);
@@ -258,7 +265,7 @@ Joined Join(Trace& t) {
       j.cls[i] = ActivityClass::kMemory;
       continue;
     }
-    j.cls[i] = ClassifyKernel(t, j, i);
+    j.cls[i] = ClassifyKernel(t, j, i, is_comm_name);
   }
   t.quality.Add(Dq::kKernelNoLaunch, no_launch);
   t.quality.Add(Dq::kGpuBeforeLaunch, before_launch);

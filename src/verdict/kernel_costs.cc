@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "base/name_memo.h"
 #include "roofline/kernel_name.h"
 #include "roofline/op_cost.h"
 
@@ -74,6 +75,7 @@ KernelCosts PriceKernels(model::Trace& t, const join::Joined& j, const std::vect
   c.op_ai.assign(n, -1);
 
   OpPricer pricer(t, j);
+  NameMemo is_heavy(t.strings, [](std::string_view name) { return roofline::IsHeavyKernelName(name); });
   // Group the kept compute kernels by the op that prices them.
   struct Group {
     std::vector<std::int32_t> kernels;
@@ -91,7 +93,7 @@ KernelCosts PriceKernels(model::Trace& t, const join::Joined& j, const std::vect
     g.kernels.push_back(static_cast<std::int32_t>(i));
     double dur = static_cast<double>(t.gpu.end_ns[i] - t.gpu.start_ns[i]);
     g.all_ns += dur;
-    if (roofline::IsHeavyKernelName(t.Str(t.gpu.name[i]))) g.heavy_ns += dur;
+    if (is_heavy(t.gpu.name[i])) g.heavy_ns += dur;
   }
   for (auto& [op, g] : groups) {
     const OpPrice& p = pricer.Get(op);
@@ -104,7 +106,7 @@ KernelCosts PriceKernels(model::Trace& t, const join::Joined& j, const std::vect
       c.heavy_op[k] = p.cost.heavy;
       if (p.cost.bytes > 0) c.op_ai[k] = std::max(0.0, p.cost.flops) / p.cost.bytes;
       double dur = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
-      bool receives = !by_heavy || roofline::IsHeavyKernelName(t.Str(t.gpu.name[k]));
+      bool receives = !by_heavy || is_heavy(t.gpu.name[k]);
       // Kernels of a priced op that receive no share carry zero cost, not "unmodeled": the
       // op's model covered its work, and their time is that op's overhead.
       double w = total > 0 ? dur / total : 1.0 / static_cast<double>(g.kernels.size());
