@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Kineto JSON reader, Nsight SQLite reader) with Debian's clang-16
+# and runs each for SECONDS (default 60) on a seed corpus of small real traces.
+#   scripts/fuzz.sh [SECONDS]
+# clang-16 reports __cpp_concepts 201907, which hides libstdc++ 12's <expected>; clang-16 does
+# implement what <expected> needs, so the macro is raised for this build only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+build=${PLASMIENT_FUZZ_BUILD_DIR:-build-fuzz}
+if ! command -v clang++-16 >/dev/null || [[ ! -d /usr/lib/llvm-16/lib/clang/16/lib/linux ]]; then
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq clang-16 libclang-rt-16-dev
+fi
+CC=clang-16 CXX=clang++-16 cmake -S . -B "$build" -G Ninja -DPLASMIENT_BUILD_FUZZ=ON \
+  -DPLASMIENT_BUILD_TESTS=OFF -DPLASMIENT_BUILD_BENCH=OFF -DPLASMIENT_WITH_CUDA=OFF \
+  "-DCMAKE_CXX_FLAGS=-U__cpp_concepts -D__cpp_concepts=202002L -Wno-builtin-macro-redefined" >/dev/null
+cmake --build "$build" --target kineto_json_fuzz nsys_sqlite_reader_fuzz
+
+corpus=$(mktemp -d)
+trap 'rm -rf "$corpus"' EXIT
+mkdir -p "$corpus/kineto" "$corpus/nsys"
+traces=${PLASMIENT_SHARED_TRACES:-../shared/traces}
+if [[ -d $traces ]]; then
+  cp "$traces/kineto/docs/traces/after_fix_trace.json" "$corpus/kineto/" 2>/dev/null || true
+  cp "$traces/hta/triton_example/triton_example.json.gz" "$corpus/kineto/" 2>/dev/null || true
+fi
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1.5,"dur":2,"args":{"correlation":1}}]}' \
+  >"$corpus/kineto/tiny.json"
+"$build/src/ingest/kineto_json_fuzz" "$corpus/kineto" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048
+"$build/src/ingest/nsys_sqlite/nsys_sqlite_reader_fuzz" "$corpus/nsys" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
