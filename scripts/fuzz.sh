@@ -28,5 +28,13 @@ if [[ -d $traces ]]; then
 fi
 printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1.5,"dur":2,"args":{"correlation":1}}]}' \
   >"$corpus/kineto/tiny.json"
+# A minimal Nsight-shaped database, so the SQLite fuzzer starts past the file header.
+sqlite3 "$corpus/nsys/seed.sqlite" "PRAGMA page_size=512;
+  CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES(1,'k'),(2,'cudaLaunchKernel');
+  CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT, globalPid INT, demangledName INT, shortName INT);
+  INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(100,200,0,7,1,16777216,1,1);
+  CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, eventClass INT, globalTid INT, correlationId INT, nameId INT);
+  INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(50,60,0,16777217,1,2);
+  CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT); INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.13.2');"
 "$build/src/ingest/kineto_json_fuzz" "$corpus/kineto" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048
 "$build/src/ingest/nsys_sqlite/nsys_sqlite_reader_fuzz" "$corpus/nsys" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
