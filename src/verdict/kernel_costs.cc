@@ -1,6 +1,7 @@
 #include "verdict/kernel_costs.h"
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 
 #include "base/name_memo.h"
@@ -26,22 +27,22 @@ bool IsBackwardName(std::string_view name) {
 
 class OpPricer {
  public:
-  OpPricer(model::Trace& t, const join::Joined& j) : t_(t), j_(j), prices_(t.cpu.size()) {}
+  OpPricer(model::Trace& t, const join::Joined& j)
+      : t_(t), j_(j), prices_(t.cpu.size()), is_backward_name_(t.strings, IsBackwardName) {}
 
   const OpPrice& Get(std::int32_t row) {
     OpPrice& p = prices_[row];
     if (p.done) return p;
     p.done = true;
     const auto& cpu = t_.cpu;
-    p.cost = roofline::EstimateOp(t_.Str(cpu.name[row]), t_.Str(cpu.input_dims[row]),
-                                  t_.Str(cpu.input_types[row]), t_.Str(cpu.concrete_inputs[row]));
+    p.cost = Estimate(row);
     if (!p.cost.model.empty() && p.cost.flops < 0 && p.cost.bytes < 0) {
       t_.quality.Add(Dq::kOpNoShapes);
     }
     if (p.cost.conv_assumed_geometry) t_.quality.Add(Dq::kConvAssumedGeometry);
     p.backward = p.cost.backward;
     for (std::int32_t a = row; a >= 0 && !p.backward; a = j_.op_parent[a]) {
-      p.backward = IsBackwardName(t_.Str(cpu.name[a]));
+      p.backward = is_backward_name_(cpu.name[a]);
     }
     return p;
   }
@@ -56,9 +57,32 @@ class OpPricer {
   }
 
  private:
+  // Ops repeat with the same name and shapes every step: each distinct one is priced once.
+  roofline::OpCost Estimate(std::int32_t row) {
+    const auto& cpu = t_.cpu;
+    std::array<std::uint32_t, 4> key = {cpu.name[row].value, cpu.input_dims[row].value,
+                                        cpu.input_types[row].value, cpu.concrete_inputs[row].value};
+    auto [it, fresh] = estimates_.try_emplace(key);
+    if (fresh) {
+      it->second = roofline::EstimateOp(t_.Str(cpu.name[row]), t_.Str(cpu.input_dims[row]),
+                                        t_.Str(cpu.input_types[row]), t_.Str(cpu.concrete_inputs[row]));
+    }
+    return it->second;
+  }
+
+  struct KeyHash {
+    std::size_t operator()(const std::array<std::uint32_t, 4>& k) const noexcept {
+      std::uint64_t h = 0x9e3779b97f4a7c15ull;
+      for (std::uint32_t v : k) h = (h ^ v) * 0xff51afd7ed558ccdull;
+      return static_cast<std::size_t>(h ^ (h >> 32));
+    }
+  };
+
   model::Trace& t_;
   const join::Joined& j_;
   std::vector<OpPrice> prices_;
+  NameMemo<bool (*)(std::string_view)> is_backward_name_;
+  std::unordered_map<std::array<std::uint32_t, 4>, roofline::OpCost, KeyHash> estimates_;
 };
 
 }  // namespace
