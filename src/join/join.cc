@@ -6,6 +6,7 @@
 #include <numeric>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 namespace plasmient::join {
 namespace {
@@ -79,38 +80,51 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch,
   launch_annotation.assign(api.size(), -1);
 
   // Items: CPU ranges (is_launch=false) and API calls (is_launch=true), per thread by time.
+  // Threads get dense indices so the sort compares one small integer, not (pid, tid).
   struct Item {
-    std::int64_t pid, tid;
-    TimeNs start, end;
+    std::uint32_t thread;
     bool is_launch;
     std::int32_t row;
+    TimeNs start, end;
+  };
+  std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::uint32_t>> thread_index;
+  auto thread_of = [&](std::int64_t pid, std::int64_t tid) {
+    auto [it, fresh] = thread_index[pid].try_emplace(tid, 0);
+    if (fresh) {
+      std::uint32_t n = 0;
+      for (const auto& [p, tids] : thread_index) n += static_cast<std::uint32_t>(tids.size());
+      it->second = n - 1;
+    }
+    return it->second;
   };
   std::vector<Item> items;
   items.reserve(cpu.size() + api.size());
   for (std::size_t i = 0; i < cpu.size(); ++i) {
     if (cpu.kind[i] == CpuOpKind::kStep) continue;  // steps are joined by time, per process
-    items.push_back({cpu.pid[i], cpu.tid[i], cpu.start_ns[i], cpu.end_ns[i], false,
-                     static_cast<std::int32_t>(i)});
+    items.push_back({thread_of(cpu.pid[i], cpu.tid[i]), false, static_cast<std::int32_t>(i),
+                     cpu.start_ns[i], cpu.end_ns[i]});
   }
   for (std::size_t i = 0; i < api.size(); ++i) {
     if (!is_launch[i]) continue;  // only calls that launched GPU activity need their op
-    items.push_back({api.pid[i], api.tid[i], api.start_ns[i], api.end_ns[i], true,
-                     static_cast<std::int32_t>(i)});
+    items.push_back({thread_of(api.pid[i], api.tid[i]), true, static_cast<std::int32_t>(i),
+                     api.start_ns[i], api.end_ns[i]});
   }
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     // Longer ranges first at equal start so parents precede children; launches after ranges.
-    return std::make_tuple(a.pid, a.tid, a.start, -a.end, a.is_launch, a.row) <
-           std::make_tuple(b.pid, b.tid, b.start, -b.end, b.is_launch, b.row);
+    if (a.thread != b.thread) return a.thread < b.thread;
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end > b.end;
+    if (a.is_launch != b.is_launch) return b.is_launch;
+    return a.row < b.row;
   });
 
   std::vector<std::int32_t> stack;
-  std::int64_t cur_pid = 0, cur_tid = 0;
+  std::uint32_t cur_thread = 0;
   bool first = true;
   for (const Item& it : items) {
-    if (first || it.pid != cur_pid || it.tid != cur_tid) {
+    if (first || it.thread != cur_thread) {
       stack.clear();
-      cur_pid = it.pid;
-      cur_tid = it.tid;
+      cur_thread = it.thread;
       first = false;
     }
     while (!stack.empty() && cpu.end_ns[stack.back()] <= it.start) stack.pop_back();
