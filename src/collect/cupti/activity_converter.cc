@@ -17,6 +17,25 @@ std::size_t HashKey(std::uintptr_t key) {
   return static_cast<std::size_t>(key);
 }
 
+// The fields every CUPTI memcpy record version shares (device-to-device copies add peers).
+template <typename CuptiMemcpy>
+wire::MemcpyRecord MemcpyCommon(const CuptiMemcpy& m) {
+  wire::MemcpyRecord r{};
+  r.header = HeaderFor<wire::MemcpyRecord>(RecordKind::kMemcpy);
+  r.start_ns = m.start;
+  r.end_ns = m.end;
+  r.bytes = m.bytes;
+  r.context = m.contextId;
+  r.stream = m.streamId;
+  r.correlation = m.correlationId;
+  r.copy_kind = m.copyKind;
+  r.src_kind = m.srcKind;
+  r.dst_kind = m.dstKind;
+  r.flags = m.flags;
+  r.graph_id = m.graphId;
+  return r;
+}
+
 }  // namespace
 
 std::uint32_t* ActivityConverter::IdMap::Find(std::uintptr_t key, bool& inserted) {
@@ -129,42 +148,18 @@ void ActivityConverter::Convert(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      wire::MemcpyRecord r{};
-      r.header = HeaderFor<wire::MemcpyRecord>(RecordKind::kMemcpy);
-      r.start_ns = m->start;
-      r.end_ns = m->end;
-      r.bytes = m->bytes;
+      wire::MemcpyRecord r = MemcpyCommon(*m);
       r.device = r.src_device = r.dst_device = m->deviceId;
-      r.context = m->contextId;
-      r.stream = m->streamId;
-      r.correlation = m->correlationId;
       r.runtime_correlation = m->runtimeCorrelationId;
-      r.copy_kind = m->copyKind;
-      r.src_kind = m->srcKind;
-      r.dst_kind = m->dstKind;
-      r.flags = m->flags;
-      r.graph_id = m->graphId;
       producer_.Append(r);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-      wire::MemcpyRecord r{};
-      r.header = HeaderFor<wire::MemcpyRecord>(RecordKind::kMemcpy);
-      r.start_ns = m->start;
-      r.end_ns = m->end;
-      r.bytes = m->bytes;
+      wire::MemcpyRecord r = MemcpyCommon(*m);
       r.device = m->deviceId;
       r.src_device = m->srcDeviceId;
       r.dst_device = m->dstDeviceId;
-      r.context = m->contextId;
-      r.stream = m->streamId;
-      r.correlation = m->correlationId;
-      r.copy_kind = m->copyKind;
-      r.src_kind = m->srcKind;
-      r.dst_kind = m->dstKind;
-      r.flags = m->flags;
-      r.graph_id = m->graphId;
       producer_.Append(r);
       break;
     }
