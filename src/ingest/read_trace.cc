@@ -1,37 +1,18 @@
 #include "ingest/read_trace.h"
 
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
 #include "ingest/native/native_reader.h"
 #include "ingest/nsys_sqlite/nsys_meta.h"
 #include "ingest/nsys_sqlite/nsys_sqlite_reader.h"
 #include "wire/file_format.h"
 
-#include <cstdio>
-#include <cstring>
-#include <memory>
-
-
 namespace plasmient::ingest {
 namespace {
 
-constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
 constexpr std::string_view kNativeMagic{wire::kFileMagic, sizeof wire::kFileMagic};
-
-}  // namespace
-
-Result<Format> DetectFormat(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) return Fail("{}: cannot open: {}", path, std::strerror(errno));
-  char head[16] = {};
-  std::size_t n = std::fread(head, 1, sizeof head, f.get());
-  std::string_view first(head, n);
-  if (n == 0) return Fail("{}: empty file at byte 0", path);
-  if (first.starts_with(kSqliteMagic)) return Format::kNsysSqlite;
-  if (first.starts_with(kNativeMagic)) return Format::kNative;
-  // Kineto JSON, plain or gzip: its reader checks the content itself.
-  return Format::kKinetoJson;
-}
-
-namespace {
 
 Result<model::Trace> ReadByFormat(const std::string& path, Format format, const IngestOptions& options) {
   switch (format) {
@@ -47,6 +28,19 @@ Result<model::Trace> ReadByFormat(const std::string& path, Format format, const 
 }
 
 }  // namespace
+
+Result<Format> DetectFormat(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) return Fail("{}: cannot open: {}", path, std::strerror(errno));
+  char head[16] = {};
+  std::size_t n = std::fread(head, 1, sizeof head, f.get());
+  std::string_view first(head, n);
+  if (n == 0) return Fail("{}: empty file at byte 0", path);
+  if (nsys::LooksLikeSqlite(first)) return Format::kNsysSqlite;
+  if (first.starts_with(kNativeMagic)) return Format::kNative;
+  // Kineto JSON, plain or gzip: its reader checks the content itself.
+  return Format::kKinetoJson;
+}
 
 Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& options) {
   auto format = DetectFormat(path);

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <numeric>
 #include <string_view>
+#include <map>
 #include <tuple>
-#include <unordered_map>
 
 namespace plasmient::join {
 namespace {
@@ -87,15 +87,10 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch,
     std::int32_t row;
     TimeNs start, end;
   };
-  std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::uint32_t>> thread_index;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> thread_index;
   auto thread_of = [&](std::int64_t pid, std::int64_t tid) {
-    auto [it, fresh] = thread_index[pid].try_emplace(tid, 0);
-    if (fresh) {
-      std::uint32_t n = 0;
-      for (const auto& [p, tids] : thread_index) n += static_cast<std::uint32_t>(tids.size());
-      it->second = n - 1;
-    }
-    return it->second;
+    return thread_index.try_emplace({pid, tid}, static_cast<std::uint32_t>(thread_index.size()))
+        .first->second;
   };
   std::vector<Item> items;
   items.reserve(cpu.size() + api.size());

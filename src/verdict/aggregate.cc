@@ -8,20 +8,6 @@ namespace {
 
 constexpr double kNsToS = 1e-9;
 
-std::string_view BoundName(Loss loss, join::ActivityClass cls) {
-  switch (cls) {
-    case join::ActivityClass::kCollective:
-    case join::ActivityClass::kP2P: return "communication";
-    case join::ActivityClass::kMemory: return "memory-copy";
-    case join::ActivityClass::kCompute: break;
-  }
-  switch (loss) {
-    case Loss::kMemoryBound: return "memory";
-    case Loss::kUnmodeledKernels: return "unmodeled";
-    default: return "compute";
-  }
-}
-
 std::string_view BoundOfLoss(Loss loss) {
   switch (loss) {
     case Loss::kMemoryBound: return "memory";
@@ -31,6 +17,17 @@ std::string_view BoundOfLoss(Loss loss) {
     case Loss::kDataMovement: return "memory-copy";
     default: return "compute";
   }
+}
+
+// A kernel's bound before its lost time is known: communication and copies by class.
+std::string_view BoundName(Loss loss, join::ActivityClass cls) {
+  switch (cls) {
+    case join::ActivityClass::kCollective:
+    case join::ActivityClass::kP2P: return "communication";
+    case join::ActivityClass::kMemory: return "memory-copy";
+    case join::ActivityClass::kCompute: break;
+  }
+  return BoundOfLoss(loss);
 }
 
 struct Acc {
