@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cctype>
 #include <cmath>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -326,8 +327,22 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   v.communication_s = run.communication_union_ns * kNsToS;
   v.communication_overlapped_s = run.communication_overlapped_ns * kNsToS;
 
+  // Each step sweeps only the activities that can overlap its window: sorted by start, with a
+  // running maximum of ends, both ends of that range are binary searches (O(S·N) otherwise).
+  std::sort(acts.begin(), acts.end(), [](const SweepActivity& a, const SweepActivity& b) {
+    return a.start_ns < b.start_ns;
+  });
+  std::vector<TimeNs> max_end(acts.size());
+  for (std::size_t i = 0; i < acts.size(); ++i) {
+    max_end[i] = std::max(acts[i].end_ns, i > 0 ? max_end[i - 1] : kNoTime);
+  }
   for (const auto& [s, window] : StepWindows(t, j, kept)) {
-    SweepResult sw = Sweep(acts, window.first, window.second);
+    auto first = std::upper_bound(max_end.begin(), max_end.end(), window.first) - max_end.begin();
+    auto last = std::lower_bound(acts.begin(), acts.end(), window.second,
+                                 [](const SweepActivity& a, TimeNs ts) { return a.start_ns < ts; }) -
+                acts.begin();
+    std::span<const SweepActivity> overlapping(acts.data() + first, std::max<std::ptrdiff_t>(0, last - first));
+    SweepResult sw = Sweep(overlapping, window.first, window.second);
     v.steps.push_back({j.steps[s].number, FiguresOf(sw, e)});
   }
 
