@@ -82,6 +82,9 @@ const std::map<std::string, std::string_view>& ExpectedDevices() {
       {"kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz", "v100_sxm2"},
       {"kineto/docs/traces/after_fix_trace.json", "h100_sxm"},
       {"tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "h100_sxm"},
+      {"tracelens/h100/Falconsai_nsfw_image_detection__1016002.json.gz", "h100_sxm"},
+      {"tracelens/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz", "h100_sxm"},
+      {"tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz", "mi300x"},
       {"tracelens/mi300/resnet_act_checkpoint.json.gz", "mi300x"},
       {"tracelens/torch_compile_triton/trace.json.gz", "mi300x"},
   };
