@@ -37,7 +37,8 @@ const fs::path& GzipTrace() {
     gzFile out = gzopen(p.c_str(), "wb6");
     std::string buffer(1 << 20, '\0');
     std::size_t n;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), in)) > 0) gzwrite(out, buffer.data(), static_cast<unsigned>(n));
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), in)) > 0)
+      gzwrite(out, buffer.data(), static_cast<unsigned>(n));
     gzclose(out);
     std::fclose(in);
     return p;

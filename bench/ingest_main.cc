@@ -33,12 +33,13 @@ int main(int argc, char** argv) {
     }
     const auto& t = *trace;
     fmt::print("{}: {} events, {} bytes ({}), {:.3f} s, {:.1f} MB/s\n", argv[i], t.info.events,
-               t.info.input_bytes, t.info.format, seconds, static_cast<double>(t.info.input_bytes) / 1e6 / seconds);
+               t.info.input_bytes, t.info.format, seconds,
+               static_cast<double>(t.info.input_bytes) / 1e6 / seconds);
     fmt::print("  gpu {} api {} cpu {} collectives {} samples {} devices {} strings {}\n", t.gpu.size(),
                t.api.size(), t.cpu.size(), t.collectives.size(), t.samples.size(), t.devices.size(),
                t.strings.size());
-    fmt::print("  rank {} world {} backend '{}' base_time_ns {}\n", t.info.rank, t.info.world_size, t.info.backend,
-               t.info.base_time_ns);
+    fmt::print("  rank {} world {} backend '{}' base_time_ns {}\n", t.info.rank, t.info.world_size,
+               t.info.backend, t.info.base_time_ns);
     for (const auto& [id, n] : t.quality.NonZero()) {
       fmt::print("  dq {} = {}\n", plasmient::model::Describe(id).name, n);
     }

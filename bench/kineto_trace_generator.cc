@@ -9,27 +9,39 @@
 namespace plasmient::bench {
 namespace {
 
-constexpr std::array<const char*, 8> kOps = {
-    "aten::linear", "aten::addmm", "aten::layer_norm", "aten::gelu",
-    "aten::scaled_dot_product_attention", "aten::add", "autograd::engine::evaluate_function: AddmmBackward0",
-    "aten::copy_"};
+constexpr std::array<const char*, 8> kOps = {"aten::linear",
+                                             "aten::addmm",
+                                             "aten::layer_norm",
+                                             "aten::gelu",
+                                             "aten::scaled_dot_product_attention",
+                                             "aten::add",
+                                             "autograd::engine::evaluate_function: AddmmBackward0",
+                                             "aten::copy_"};
 
 constexpr std::array<const char*, 6> kKernels = {
-    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__"
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
+    "kernel__"
     "5x_cublas",
-    "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+    "void at::native::vectorized_elementwise_kernel<4, "
+    "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
     "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::"
-    "BFloat16)#1}, at::detail::Array<char*, 2> >(int, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+    "BFloat16)#1}, at::detail::Array<char*, 2> >(int, "
+    "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
     "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::"
     "BFloat16)#1}, at::detail::Array<char*, 2>)",
     "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, "
     "c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, c10::BFloat16*)",
-    "pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t, "
-    "Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, true, false, false, true, true, false>"
+    "pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
+    "cutlass::bfloat16_t, "
+    "Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, true, false, false, true, true, "
+    "false>"
     "(pytorch_flash::Flash_fwd_params)",
-    "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<"
-    "c10::BFloat16> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<c10::BFloat16> const&)::{lambda(int)#1}>"
-    "(int, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<c10::BFloat16> >(at::TensorIteratorBase&, "
+    "void at::native::elementwise_kernel<128, 2, "
+    "at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<"
+    "c10::BFloat16> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<c10::BFloat16> "
+    "const&)::{lambda(int)#1}>"
+    "(int, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<c10::BFloat16> "
+    ">(at::TensorIteratorBase&, "
     "at::native::CUDAFunctor_add<c10::BFloat16> const&)::{lambda(int)#1})",
     "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"};
 

@@ -78,7 +78,8 @@ TEST(ClusterSynth, StragglerIsNamedWithItsCausedWait) {
 
 TEST(ClusterSynth, ClockOffsetsAreRecovered) {
   Job job;
-  ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze("--scenario clock-offset --ranks 4 --steps 6 --clock-offset-ms 30", job));
+  ASSERT_NO_FATAL_FAILURE(
+      SynthAndAnalyze("--scenario clock-offset --ranks 4 --steps 6 --clock-offset-ms 30", job));
   ExpectOffsetsAndCausedWait(job);
   EXPECT_EQ(job.verdict["stragglers"].get_array().size(), 0u);  // jitter only: nobody stands out
 }

@@ -14,10 +14,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define REQUIRE_SHARED_TRACES(var)                                                           \
-  auto var = SharedTraces();                                                                 \
-  if (!var) GTEST_SKIP() << "shared traces folder absent (PLASMIENT_SHARED_TRACES): real-trace " \
-                            "tests skipped"
+#define REQUIRE_SHARED_TRACES(var)                                                     \
+  auto var = SharedTraces();                                                           \
+  if (!var)                                                                            \
+  GTEST_SKIP() << "shared traces folder absent (PLASMIENT_SHARED_TRACES): real-trace " \
+                  "tests skipped"
 
 struct Analysis {
   CommandResult run;
@@ -79,9 +80,9 @@ std::map<std::int64_t, RankFigures> PerRank(const std::string& json) {
   for (auto r : doc["per_rank"].get_array()) {
     double span = r["kernel_span_s"].get_double();
     double comm = r["communication_s"].get_double();
-    out[r["rank"].get_int64()] = {
-        100 * r["idle_s"].get_double() / span, 100 * r["compute_s"].get_double() / span,
-        comm > 0 ? 100 * r["communication_overlapped_s"].get_double() / comm : 0};
+    out[r["rank"].get_int64()] = {100 * r["idle_s"].get_double() / span,
+                                  100 * r["compute_s"].get_double() / span,
+                                  comm > 0 ? 100 * r["communication_overlapped_s"].get_double() / comm : 0};
   }
   return out;
 }
@@ -115,12 +116,12 @@ TEST_P(PeerReference, IdleComputeAndOverlapWithinOnePointPerRank) {
 
 INSTANTIATE_TEST_SUITE_P(
     Hta, PeerReference,
-    ::testing::Values(
-        ReferenceCase{"trace_filter",
-                      {"hta/trace_filter/sampled_rank-0.json.gz", "hta/trace_filter/sampled_rank-1.json.gz"}},
-        ReferenceCase{"nccl_parser_config", {"hta/nccl_parser_config/nccl_data.json.gz"}},
-        ReferenceCase{"negative_queue_length_values_check",
-                      {"hta/negative_queue_length_values_check/rank0.json.gz"}}),
+    ::testing::Values(ReferenceCase{"trace_filter",
+                                    {"hta/trace_filter/sampled_rank-0.json.gz",
+                                     "hta/trace_filter/sampled_rank-1.json.gz"}},
+                      ReferenceCase{"nccl_parser_config", {"hta/nccl_parser_config/nccl_data.json.gz"}},
+                      ReferenceCase{"negative_queue_length_values_check",
+                                    {"hta/negative_queue_length_values_check/rank0.json.gz"}}),
     [](const auto& info) { return info.param.reference; });
 
 // Every Kineto file: a verdict whose fractions sum to 1, or the plain no-GPU message.

@@ -16,7 +16,7 @@ using simdjson::dom::element;
 
 constexpr double kTolerance = 0.005;  // half a percentage point
 
-const char* const kLosses[] = {"compute_inefficiency", "memory_bound", "unmodeled_kernels",
+const char* const kLosses[] = {"compute_inefficiency",  "memory_bound",    "unmodeled_kernels",
                                "exposed_communication", "pipeline_bubble", "host_bound_idle",
                                "data_movement"};
 
@@ -67,7 +67,8 @@ TEST_P(SynthAccuracy, VerdictMatchesTruthWithinHalfAPoint) {
     for (element st : r["steps"].get_array()) {
       std::int64_t step = st["step"].get_int64();
       ASSERT_TRUE(got_steps.count({rank, step})) << "rank " << rank << " step " << step << " missing";
-      ExpectFigures(st, got_steps[{rank, step}], "rank " + std::to_string(rank) + " step " + std::to_string(step));
+      ExpectFigures(st, got_steps[{rank, step}],
+                    "rank " + std::to_string(rank) + " step " + std::to_string(step));
     }
     ++ranks;
   }
@@ -87,7 +88,8 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"decode_batch64", "--scenario decode --ranks 1 --steps 4 --batch 64 --seed 16"},
         Scenario{"hostbound", "--scenario hostbound --ranks 2 --steps 3 --seed 17"},
         Scenario{"moe", "--scenario moe --ranks 4 --steps 2 --seed 18"},
-        Scenario{"clock_offset", "--scenario clock-offset --ranks 4 --steps 3 --clock-offset-ms 30 --seed 19"},
+        Scenario{"clock_offset",
+                 "--scenario clock-offset --ranks 4 --steps 3 --clock-offset-ms 30 --seed 19"},
         Scenario{"h200", "--scenario ddp --ranks 2 --steps 2 --gpu h200_sxm --seed 20"}),
     [](const auto& info) { return info.param.name; });
 

@@ -29,17 +29,17 @@ template <typename... Args>
 }  // namespace plasmient
 
 // Evaluates a Result/Status expression; on error returns it from the enclosing function.
-#define PLASMIENT_TRY(expr)                                      \
-  do {                                                           \
-    if (auto _plasmient_status = (expr); !_plasmient_status) {   \
+#define PLASMIENT_TRY(expr)                                         \
+  do {                                                              \
+    if (auto _plasmient_status = (expr); !_plasmient_status) {      \
       return std::unexpected(std::move(_plasmient_status.error())); \
-    }                                                            \
+    }                                                               \
   } while (0)
 
 // Invariants are checked in every build type, not only debug builds.
-#define PLASMIENT_CHECK(cond)                                                      \
-  do {                                                                             \
-    if (!(cond)) ::plasmient::internal::CheckFailed(#cond, __FILE__, __LINE__);     \
+#define PLASMIENT_CHECK(cond)                                                   \
+  do {                                                                          \
+    if (!(cond)) ::plasmient::internal::CheckFailed(#cond, __FILE__, __LINE__); \
   } while (0)
 
 namespace plasmient::internal {

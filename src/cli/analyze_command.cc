@@ -24,17 +24,24 @@ namespace plasmient::cli {
 namespace fs = std::filesystem;
 
 void AddVerdictOptions(CLI::App& app, AnalyzeArgs& a) {
-  app.add_option("--steps", a.steps,
-                 "ProfilerSteps to keep, as a slice A:B (Python rules; ':-1' drops the last, cut-short step)");
-  app.add_option("--gpu", a.options.gpu, "GPU model to judge against (see `plasmient peaks`), overriding the trace");
-  app.add_option("--peak-tflops", a.peak_tflops, "peak TFLOP/s to judge against, overriding the device table");
-  app.add_option("--peak-bandwidth-gbps", a.peak_bandwidth_gbps, "memory bandwidth in GB/s, overriding the table");
+  app.add_option(
+      "--steps", a.steps,
+      "ProfilerSteps to keep, as a slice A:B (Python rules; ':-1' drops the last, cut-short step)");
+  app.add_option("--gpu", a.options.gpu,
+                 "GPU model to judge against (see `plasmient peaks`), overriding the trace");
+  app.add_option("--peak-tflops", a.peak_tflops,
+                 "peak TFLOP/s to judge against, overriding the device table");
+  app.add_option("--peak-bandwidth-gbps", a.peak_bandwidth_gbps,
+                 "memory bandwidth in GB/s, overriding the table");
   app.add_option("--model-flops-per-step", a.model_flops_per_step, "the model's FLOPs per step, for MFU");
-  app.add_option("--fp32-math", a.fp32_math,
-                 "how fp32 matrix work runs: auto (matmul fp32, convolution tf32, kernel names decide), fp32, tf32")
+  app.add_option(
+         "--fp32-math", a.fp32_math,
+         "how fp32 matrix work runs: auto (matmul fp32, convolution tf32, kernel names decide), fp32, tf32")
       ->check(CLI::IsMember({"auto", "fp32", "tf32"}));
-  app.add_option("--price-per-gpu-hour", a.price, "price of one GPU-hour in dollars (default: per-GPU table)");
-  app.add_option("--target-mfu", a.options.target_fraction, "target achieved fraction for the bill's addressable share")
+  app.add_option("--price-per-gpu-hour", a.price,
+                 "price of one GPU-hour in dollars (default: per-GPU table)");
+  app.add_option("--target-mfu", a.options.target_fraction,
+                 "target achieved fraction for the bill's addressable share")
       ->check(CLI::Range(0.01, 1.0));
   app.add_option("--link-bandwidth-gbps", a.link_bandwidth_gbps,
                  "GPU-to-GPU link bandwidth in GB/s for collective bandwidth (default: device table)");
@@ -42,13 +49,15 @@ void AddVerdictOptions(CLI::App& app, AnalyzeArgs& a) {
 }
 
 void AddOutputOptions(CLI::App& app, OutputOptions& out) {
-  app.add_option("--json", out.json_path, "write the verdict as JSON (plasmient.verdict/1) to FILE, or - for stdout");
+  app.add_option("--json", out.json_path,
+                 "write the verdict as JSON (plasmient.verdict/1) to FILE, or - for stdout");
   app.add_flag("-q,--quiet", out.quiet, "no terminal verdict, no progress");
   app.add_flag("--no-color", out.no_color, "no ANSI colours (NO_COLOR is respected too)");
   app.add_flag("--brief", out.brief, "print only the verdict box");
   AddRecordOptions(app, out.record);
-  app.add_option("--perfetto", out.perfetto_path,
-                 "write the vertical trace (Chrome-trace JSON) to FILE, for ui.perfetto.dev or chrome://tracing");
+  app.add_option(
+      "--perfetto", out.perfetto_path,
+      "write the vertical trace (Chrome-trace JSON) to FILE, for ui.perfetto.dev or chrome://tracing");
   app.add_option("--perfetto-worst-steps", out.perfetto_worst_steps,
                  "keep only the N steps with the lowest achieved fraction in the --perfetto trace");
   app.add_option("--html", out.html_path, "write the self-contained HTML report to FILE");
@@ -84,8 +93,8 @@ namespace {
 bool IsTraceFile(const fs::path& p) {
   std::string name = p.filename().string();
   auto ends = [&](std::string_view s) { return name.ends_with(s); };
-  return ends(".json") || ends(".json.gz") || ends(".sqlite") || ends(".pltrace") ||
-         ends(".pt.trace.json") || ends(".pt.trace.json.gz");
+  return ends(".json") || ends(".json.gz") || ends(".sqlite") || ends(".pltrace") || ends(".pt.trace.json") ||
+         ends(".pt.trace.json.gz");
 }
 
 }  // namespace
@@ -110,7 +119,8 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& in
       }
     }
     if (ec) return Fail("{}: cannot list the folder: {}", in, ec.message());
-    if (found.empty()) return Fail("{}: the folder holds no trace files (.json, .json.gz, .sqlite, .pltrace)", in);
+    if (found.empty())
+      return Fail("{}: the folder holds no trace files (.json, .json.gz, .sqlite, .pltrace)", in);
     std::sort(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }
@@ -162,9 +172,10 @@ int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, co
       return 1;
     }
     if (!out.quiet) {
-      fmt::print(stderr, "plasmient: wrote {} ({} events, {:.1f} MB){}\n", out.perfetto_path, stats->events,
-                 static_cast<double>(stats->bytes) / 1e6,
-                 stats->dropped > 0 ? fmt::format(", kept the {} worst steps", stats->kept_steps.size()) : "");
+      fmt::print(
+          stderr, "plasmient: wrote {} ({} events, {:.1f} MB){}\n", out.perfetto_path, stats->events,
+          static_cast<double>(stats->bytes) / 1e6,
+          stats->dropped > 0 ? fmt::format(", kept the {} worst steps", stats->kept_steps.size()) : "");
     }
   }
   if (!out.html_path.empty()) {
@@ -227,8 +238,8 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
     std::string text = exporting::RenderTerminal(job, to);
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
-  bool any_gpu = std::any_of(job.ranks.begin(), job.ranks.end(),
-                             [](const auto& r) { return r.no_gpu_reason.empty(); });
+  bool any_gpu =
+      std::any_of(job.ranks.begin(), job.ranks.end(), [](const auto& r) { return r.no_gpu_reason.empty(); });
   if (!any_gpu) {
     fmt::print(stderr, "plasmient: {}: {}\n", (*inputs)[0],
                job.ranks.empty() ? "no input" : job.ranks.front().no_gpu_reason);

@@ -20,11 +20,11 @@ struct OutputOptions {
   std::string json_path;  // --json FILE or "-"
   bool quiet = false;
   bool no_color = false;
-  bool brief = false;     // box only
+  bool brief = false;  // box only
   RecordFlags record;
-  std::string perfetto_path;          // --perfetto FILE: Chrome-trace JSON for Perfetto UI
+  std::string perfetto_path;             // --perfetto FILE: Chrome-trace JSON for Perfetto UI
   std::size_t perfetto_worst_steps = 0;  // --perfetto-worst-steps N: only the N worst steps
-  std::string html_path;              // --html FILE: the self-contained report
+  std::string html_path;                 // --html FILE: the self-contained report
 };
 
 struct AnalyzeArgs {
@@ -33,7 +33,8 @@ struct AnalyzeArgs {
   OutputOptions output;
   // Raw flag values, validated after parsing.
   std::string steps, fp32_math = "auto";
-  double peak_tflops = 0, peak_bandwidth_gbps = 0, link_bandwidth_gbps = 0, model_flops_per_step = 0, price = -1;
+  double peak_tflops = 0, peak_bandwidth_gbps = 0, link_bandwidth_gbps = 0, model_flops_per_step = 0,
+         price = -1;
 };
 
 // Registers the verdict options shared by analyze, demo and run.

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/analyze_command.h"
-#include "collect/agent/run_command.h"
-#include "cli/fleet_commands.h"
 #include "cli/diff_command.h"
+#include "cli/fleet_commands.h"
+#include "collect/agent/run_command.h"
 #include "roofline/device_table.h"
 #include "synth/synth_command.h"
 
@@ -47,9 +47,10 @@ int RunDemo(DemoArgs& d) {
   c.seed = d.seed;
   c.straggler_factor = 1.3;
   if (!d.analyze.output.quiet) {
-    fmt::print("plasmient demo: a {}-rank data-parallel training job on {} ({} steps; one rank runs "
-               "30% slow), written as PyTorch profiler traces to {}\n\n",
-               c.ranks, c.gpu, c.steps, d.out_dir);
+    fmt::print(
+        "plasmient demo: a {}-rank data-parallel training job on {} ({} steps; one rank runs "
+        "30% slow), written as PyTorch profiler traces to {}\n\n",
+        c.ranks, c.gpu, c.steps, d.out_dir);
   }
   if (int rc = synth::RunSynthCommand(c, d.out_dir); rc != 0) return rc;
   if (!FinishVerdictOptions(d.analyze)) return 2;
@@ -60,11 +61,13 @@ int RunDemo(DemoArgs& d) {
   if (out.perfetto_path.empty()) out.perfetto_path = (fs::path(d.out_dir) / "plasmient-trace.json").string();
   int rc = RunAnalyze(d.analyze, fmt::format("demo job, {} ranks", c.ranks));
   if (rc == 0 && !d.analyze.output.quiet) {
-    fmt::print("\nwritten to {}:\n  rank-*.pt.trace.json   the generated PyTorch profiler traces (truth.json: the answer key)\n"
-               "  {}   the verdict as JSON\n  {}   the report: open it in a browser\n"
-               "  {}   the vertical trace: open it in ui.perfetto.dev\n",
-               d.out_dir, fs::path(out.json_path).filename().string(), fs::path(out.html_path).filename().string(),
-               fs::path(out.perfetto_path).filename().string());
+    fmt::print(
+        "\nwritten to {}:\n  rank-*.pt.trace.json   the generated PyTorch profiler traces (truth.json: the "
+        "answer key)\n"
+        "  {}   the verdict as JSON\n  {}   the report: open it in a browser\n"
+        "  {}   the vertical trace: open it in ui.perfetto.dev\n",
+        d.out_dir, fs::path(out.json_path).filename().string(), fs::path(out.html_path).filename().string(),
+        fs::path(out.perfetto_path).filename().string());
   }
   return rc;
 }
@@ -92,8 +95,10 @@ int RunRun(RunArgs& r) {
   if (r.no_analyze) return status;
   if (!HasTraces(r.run.out_dir)) {
     if (!r.run.quiet) {
-      fmt::print(stderr, "plasmient: no traces were written to {} (no CUDA activity, or no driver): "
-                         "nothing to analyze\n", r.run.out_dir);
+      fmt::print(stderr,
+                 "plasmient: no traces were written to {} (no CUDA activity, or no driver): "
+                 "nothing to analyze\n",
+                 r.run.out_dir);
     }
     return status;
   }
@@ -113,14 +118,19 @@ std::vector<CommandHook> RegisterCommands(CLI::App& app) {
   hooks.push_back(RegisterDiff(app));
 
   auto synth_args = std::make_shared<SynthArgs>();
-  auto* s = app.add_subcommand("synth", "write a generated job (Kineto traces, one per rank) with its ground truth");
+  auto* s = app.add_subcommand("synth",
+                               "write a generated job (Kineto traces, one per rank) with its ground truth");
   synth::AddSynthOptions(*s, synth_args->config, synth_args->out_dir);
-  hooks.push_back({s, [synth_args] { return synth::RunSynthCommand(synth_args->config, synth_args->out_dir); }});
+  hooks.push_back(
+      {s, [synth_args] { return synth::RunSynthCommand(synth_args->config, synth_args->out_dir); }});
 
   auto demo = std::make_shared<DemoArgs>();
-  auto* d = app.add_subcommand("demo", "generate an 8-rank training job and show its verdict (no GPU needed)");
-  d->add_option("-o,--out", demo->out_dir, "folder for the traces and outputs (default: a new temporary folder)");
-  d->add_option("--gpu", demo->gpu, "GPU model of the generated job")->check(CLI::IsMember({"h100_sxm", "h200_sxm", "a100_sxm_80gb"}));
+  auto* d =
+      app.add_subcommand("demo", "generate an 8-rank training job and show its verdict (no GPU needed)");
+  d->add_option("-o,--out", demo->out_dir,
+                "folder for the traces and outputs (default: a new temporary folder)");
+  d->add_option("--gpu", demo->gpu, "GPU model of the generated job")
+      ->check(CLI::IsMember({"h100_sxm", "h200_sxm", "a100_sxm_80gb"}));
   d->add_option("--ranks", demo->ranks, "ranks")->check(CLI::Range(2, 1024));
   d->add_option("--steps", demo->steps, "profiled steps")->check(CLI::Range(1, 100));
   d->add_option("--seed", demo->seed, "generator seed");

@@ -60,8 +60,10 @@ int RunDiff(DiffArgs& a) {
   verdict::VerdictDiff diff = verdict::DiffVerdicts(sides[0], sides[1], a.analyze.options.top_n);
   exporting::DiffLabels labels{Label(a.before), Label(a.after)};
   if (labels.before == labels.after) labels = {a.before, a.after};
-  if (!a.json_path.empty() && !WriteFile(a.json_path, exporting::DiffToJson(diff, labels), "JSON diff")) return 1;
-  if (!a.html_path.empty() && !WriteFile(a.html_path, exporting::RenderDiffHtml(diff, labels), "HTML diff")) return 1;
+  if (!a.json_path.empty() && !WriteFile(a.json_path, exporting::DiffToJson(diff, labels), "JSON diff"))
+    return 1;
+  if (!a.html_path.empty() && !WriteFile(a.html_path, exporting::RenderDiffHtml(diff, labels), "HTML diff"))
+    return 1;
   if (!a.quiet && a.json_path != "-" && a.html_path != "-") {
     bool color = isatty(STDOUT_FILENO) && !a.no_color && std::getenv("NO_COLOR") == nullptr;
     std::string text = exporting::RenderDiffTerminal(diff, labels, color);
@@ -75,10 +77,12 @@ int RunDiff(DiffArgs& a) {
 CommandHook RegisterDiff(CLI::App& app) {
   auto args = std::make_shared<DiffArgs>();
   auto* c = app.add_subcommand("diff", "compare two runs (files or folders, each analyzed like `analyze`)");
-  c->add_option("before", args->before, "the baseline: a trace file or a folder of per-rank traces")->required();
+  c->add_option("before", args->before, "the baseline: a trace file or a folder of per-rank traces")
+      ->required();
   c->add_option("after", args->after, "the run to compare with it")->required();
   AddVerdictOptions(*c, args->analyze);
-  c->add_option("--json", args->json_path, "write the diff as JSON (plasmient.diff/1) to FILE, or - for stdout");
+  c->add_option("--json", args->json_path,
+                "write the diff as JSON (plasmient.diff/1) to FILE, or - for stdout");
   c->add_option("--html", args->html_path, "write the diff as a self-contained HTML page to FILE");
   c->add_flag("-q,--quiet", args->quiet, "no terminal output, no progress");
   c->add_flag("--no-color", args->no_color, "no ANSI colours (NO_COLOR is respected too)");

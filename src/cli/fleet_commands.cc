@@ -26,9 +26,11 @@ struct ClickHouseFlags {
   void Add(CLI::App& app) {
     app.add_option("--clickhouse", url, "ClickHouse HTTP interface, http://HOST:PORT");
     app.add_option("--clickhouse-db", database, "ClickHouse database")->capture_default_str();
-    app.add_option("--clickhouse-cluster", cluster, "cluster (remote_servers) for Distributed tables over <table>_local");
+    app.add_option("--clickhouse-cluster", cluster,
+                   "cluster (remote_servers) for Distributed tables over <table>_local");
     app.add_option("--clickhouse-shard-db", shard_database,
-                   "database of <table>_local on each shard (default: --clickhouse-db; - for each replica's default_database)");
+                   "database of <table>_local on each shard (default: --clickhouse-db; - for each replica's "
+                   "default_database)");
   }
   fleet::ClickHouseOptions Options() const {
     fleet::ClickHouseOptions o;
@@ -97,11 +99,12 @@ int RunServe(ServeArgs& a) {
     fmt::print(stderr, "plasmient: {}\n", s.error().message);
     return 1;
   }
-  fmt::print(stderr, "plasmient serve: watching {}, metrics at http://{}:{}/metrics\n", a.spool, listen->first,
-             daemon.port());
+  fmt::print(stderr, "plasmient serve: watching {}, metrics at http://{}:{}/metrics\n", a.spool,
+             listen->first, daemon.port());
   int sig = 0;
   sigwait(&signals, &sig);
-  fmt::print(stderr, "plasmient serve: {}, finishing the analysis in progress\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  fmt::print(stderr, "plasmient serve: {}, finishing the analysis in progress\n",
+             sig == SIGTERM ? "SIGTERM" : "SIGINT");
   daemon.Stop();
   daemon.Wait();
   const auto& c = daemon.counters();
@@ -149,7 +152,8 @@ int RunFleet(const FleetArgs& a) {
   q.job = a.job;
   q.by_gpu_hours = a.by == "gpu-hours";
   auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                    std::chrono::system_clock::now().time_since_epoch()).count();
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
   for (auto [text, out] : {std::pair{&a.since, &q.since_ns}, std::pair{&a.until, &q.until_ns}}) {
     if (text->empty()) continue;
     auto t = fleet::ParseTime(*text, now_ns);
@@ -225,23 +229,31 @@ int RecordIfAsked(const RecordFlags& f, const verdict::JobVerdict& job, const st
 
 void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
   auto serve_args = std::make_shared<ServeArgs>();
-  auto* serve = app.add_subcommand("serve", "analyze traces as they land in a spool folder; Prometheus metrics over HTTP");
-  serve->add_option("--spool", serve_args->spool, "the folder traces are dropped into (see docs/fleet.md)")->required();
+  auto* serve = app.add_subcommand(
+      "serve", "analyze traces as they land in a spool folder; Prometheus metrics over HTTP");
+  serve->add_option("--spool", serve_args->spool, "the folder traces are dropped into (see docs/fleet.md)")
+      ->required();
   serve->add_option("--db", serve_args->db, "SQLite store (default: SPOOL/.plasmient/store.sqlite)");
-  serve->add_option("--listen", serve_args->listen, "HOST:PORT for /metrics (loopback unless asked)")->capture_default_str();
-  serve->add_option("--label", serve_args->labels, "key=value label on every job (user, team, ...); repeatable");
+  serve->add_option("--listen", serve_args->listen, "HOST:PORT for /metrics (loopback unless asked)")
+      ->capture_default_str();
+  serve->add_option("--label", serve_args->labels,
+                    "key=value label on every job (user, team, ...); repeatable");
   serve->add_option("--host", serve_args->host, "host label (default: the host name)");
   serve->add_option("--clickhouse-outbox-mb", serve_args->outbox_mb, "bound of the on-disk ClickHouse outbox")
       ->capture_default_str();
-  serve->add_option("--max-jobs", serve_args->max_jobs, "jobs kept in the metrics (most recent)")->capture_default_str();
-  serve->add_option("--poll-ms", serve_args->poll_ms, "spool scan interval when idle")->check(CLI::Range(10, 60000));
-  serve->add_flag("--delete-done", serve_args->delete_done, "delete analyzed traces instead of moving them to done/");
+  serve->add_option("--max-jobs", serve_args->max_jobs, "jobs kept in the metrics (most recent)")
+      ->capture_default_str();
+  serve->add_option("--poll-ms", serve_args->poll_ms, "spool scan interval when idle")
+      ->check(CLI::Range(10, 60000));
+  serve->add_flag("--delete-done", serve_args->delete_done,
+                  "delete analyzed traces instead of moving them to done/");
   serve_args->clickhouse.Add(*serve);
   AddVerdictOptions(*serve, serve_args->analyze);
   hooks.push_back({serve, [serve_args] { return RunServe(*serve_args); }});
 
   auto fleet_args = std::make_shared<FleetArgs>();
-  auto* fleet = app.add_subcommand("fleet", "ask the store: top kernels/ops/jobs/users by wasted GPU-hours, trends, stragglers");
+  auto* fleet = app.add_subcommand(
+      "fleet", "ask the store: top kernels/ops/jobs/users by wasted GPU-hours, trends, stragglers");
   fleet->add_option("--db", fleet_args->db, "SQLite store");
   fleet_args->clickhouse.Add(*fleet);
   fleet->add_option("--top", fleet_args->top, "kernels, ops, jobs or users")
@@ -249,24 +261,33 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
   fleet->add_option("--by", fleet_args->by, "wasted-gpu-hours or gpu-hours")
       ->check(CLI::IsMember({"wasted-gpu-hours", "gpu-hours"}))
       ->capture_default_str();
-  fleet->add_option("--since", fleet_args->since, "analyses at or after: Unix seconds, YYYY-MM-DD[THH:MM:SSZ], or 24h/7d ago");
+  fleet->add_option("--since", fleet_args->since,
+                    "analyses at or after: Unix seconds, YYYY-MM-DD[THH:MM:SSZ], or 24h/7d ago");
   fleet->add_option("--until", fleet_args->until, "analyses before (same forms)");
   fleet->add_option("--job", fleet_args->job, "only this job");
   fleet->add_flag("--trend", fleet_args->trend, "achieved fraction per analysis of each job, in time order");
-  fleet->add_flag("--stragglers", fleet_args->stragglers, "ranks the others waited for, most waited-for first");
-  fleet->add_option("--limit", fleet_args->limit, "rows")->check(CLI::Range(1, 1000000))->capture_default_str();
-  fleet->add_flag("--init-schema", fleet_args->init_schema, "create the ClickHouse database and tables when missing");
-  fleet->add_flag("--local-only", fleet_args->local_only, "with --init-schema: only the shard tables (<table>_local)");
+  fleet->add_flag("--stragglers", fleet_args->stragglers,
+                  "ranks the others waited for, most waited-for first");
+  fleet->add_option("--limit", fleet_args->limit, "rows")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  fleet->add_flag("--init-schema", fleet_args->init_schema,
+                  "create the ClickHouse database and tables when missing");
+  fleet->add_flag("--local-only", fleet_args->local_only,
+                  "with --init-schema: only the shard tables (<table>_local)");
   hooks.push_back({fleet, [fleet_args] { return RunFleet(*fleet_args); }});
 
   auto bill_args = std::make_shared<BillArgs>();
-  auto* bill = app.add_subcommand("bill", "what-if: N GPUs at a price and an achieved fraction, per day and per year");
+  auto* bill =
+      app.add_subcommand("bill", "what-if: N GPUs at a price and an achieved fraction, per day and per year");
   bill->add_option("--gpus", bill_args->gpus, "GPUs")->required();
   bill->add_option("--price", bill_args->price, "dollars per GPU-hour")->required();
   bill->add_option("--achieved", bill_args->achieved, "achieved fraction of peak, 0..1")->required();
-  bill->add_option("--target", bill_args->target, "target fraction (MFU) for the addressable share")->capture_default_str();
+  bill->add_option("--target", bill_args->target, "target fraction (MFU) for the addressable share")
+      ->capture_default_str();
   hooks.push_back({bill, [bill_args] {
-                     auto r = fleet::RatesFor(bill_args->gpus, bill_args->price, bill_args->achieved, bill_args->target);
+                     auto r = fleet::RatesFor(bill_args->gpus, bill_args->price, bill_args->achieved,
+                                              bill_args->target);
                      if (!r) {
                        fmt::print(stderr, "plasmient: {}\n", r.error().message);
                        return 2;

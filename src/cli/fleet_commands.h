@@ -15,8 +15,8 @@ struct RecordFlags;
 // --db, --clickhouse, --clickhouse-db, --job, --label on analyze.
 void AddRecordOptions(CLI::App& app, RecordFlags& flags);
 // Records the verdict when --db or --clickhouse was given; returns an exit code (0: fine).
-int RecordIfAsked(const RecordFlags& flags, const verdict::JobVerdict& job, const std::vector<std::string>& given,
-                  const std::vector<std::string>& files);
+int RecordIfAsked(const RecordFlags& flags, const verdict::JobVerdict& job,
+                  const std::vector<std::string>& given, const std::vector<std::string>& files);
 
 void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks);
 

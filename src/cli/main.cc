@@ -1,8 +1,8 @@
 // plasmient: the one main(). Subcommands parse their flags here and call their stage.
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/analyze_command.h"
 #include "cli/commands.h"
@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "plasmient " PLASMIENT_VERSION);
 
   AnalyzeArgs analyze;
-  auto* a = app.add_subcommand("analyze", "analyze PyTorch profiler (Kineto JSON), Nsight Systems SQLite or native traces");
+  auto* a = app.add_subcommand(
+      "analyze", "analyze PyTorch profiler (Kineto JSON), Nsight Systems SQLite or native traces");
   a->add_option("inputs", analyze.inputs, "trace files or folders (one file per rank)")->required();
   AddVerdictOptions(*a, analyze);
   AddOutputOptions(*a, analyze.output);

@@ -7,9 +7,8 @@
 
 namespace plasmient::cli {
 
-std::function<void(std::int64_t, std::int64_t)> Progress::Callback(const std::string& name,
-                                                                    std::size_t index,
-                                                                    std::size_t count) {
+std::function<void(std::int64_t, std::int64_t)> Progress::Callback(const std::string& name, std::size_t index,
+                                                                   std::size_t count) {
   if (!enabled_) return {};
   start_ = std::chrono::steady_clock::now();
   std::string label = std::filesystem::path(name).filename().string();

@@ -23,7 +23,11 @@ void OptionalField(JsonWriter& w, std::string_view key, const std::optional<doub
 }
 
 void WriteChange(JsonWriter& w, const FigureChange& c) {
-  w.BeginObject().Field("key", c.key).Field("label", c.label).Field("before", c.before).Field("after", c.after);
+  w.BeginObject()
+      .Field("key", c.key)
+      .Field("label", c.label)
+      .Field("before", c.before)
+      .Field("after", c.after);
   w.Field("delta", c.delta()).EndObject();
 }
 
@@ -71,8 +75,16 @@ std::string DiffToJson(const verdict::VerdictDiff& d, const DiffLabels& l) {
   OptionalField(w, "before", d.before_step_s);
   OptionalField(w, "after", d.after_step_s);
   w.EndObject();
-  w.Key("gpu_seconds").BeginObject().Field("before", d.before_gpu_s).Field("after", d.after_gpu_s).EndObject();
-  w.Key("headroom").BeginObject().Field("before", d.before_headroom).Field("after", d.after_headroom).EndObject();
+  w.Key("gpu_seconds")
+      .BeginObject()
+      .Field("before", d.before_gpu_s)
+      .Field("after", d.after_gpu_s)
+      .EndObject();
+  w.Key("headroom")
+      .BeginObject()
+      .Field("before", d.before_headroom)
+      .Field("after", d.after_headroom)
+      .EndObject();
   w.Key("device").BeginObject().Field("before", d.before_device).Field("after", d.after_device).EndObject();
   WriteAggregates(w, "kernels", d.kernels);
   WriteAggregates(w, "ops", d.ops);
@@ -96,8 +108,10 @@ std::string RenderDiffTerminal(const verdict::VerdictDiff& d, const DiffLabels& 
     if (c.before < 0.0005 && c.after < 0.0005) continue;
     line(c, -1);
   }
-  out += fmt::format("\n {:<34} {:>9} {:>9}\n", "mean step time", OptSeconds(d.before_step_s), OptSeconds(d.after_step_s));
-  if (d.before_device != d.after_device) out += fmt::format(" device: {} → {}\n", d.before_device, d.after_device);
+  out += fmt::format("\n {:<34} {:>9} {:>9}\n", "mean step time", OptSeconds(d.before_step_s),
+                     OptSeconds(d.after_step_s));
+  if (d.before_device != d.after_device)
+    out += fmt::format(" device: {} → {}\n", d.before_device, d.after_device);
   if (!d.kernels.empty()) {
     out += "\n kernels whose lost time changed most (share of capacity)\n";
     for (std::size_t i = 0; i < std::min<std::size_t>(d.kernels.size(), 10); ++i) {
@@ -112,36 +126,47 @@ std::string RenderDiffTerminal(const verdict::VerdictDiff& d, const DiffLabels& 
 
 std::string RenderDiffHtml(const verdict::VerdictDiff& d, const DiffLabels& l) {
   std::string out = HtmlBegin(fmt::format("plasmient diff · {} → {}", l.before, l.after));
-  out += fmt::format("<header class=\"top\"><h1>plasmient diff</h1><span class=\"sub\">{} → {}</span></header>\n",
-                     HtmlEscape(l.before), HtmlEscape(l.after));
+  out += fmt::format(
+      "<header class=\"top\"><h1>plasmient diff</h1><span class=\"sub\">{} → {}</span></header>\n",
+      HtmlEscape(l.before), HtmlEscape(l.after));
   out += "<section id=\"verdict\"><h2>Verdict</h2><div class=\"kpis\">";
-  out += fmt::format("<div class=\"kpi good\"><div class=\"v\">{} → {}</div><div class=\"l\">achieved fraction of peak "
-                     "({})</div></div>",
-                     Percent(d.achieved.before), Percent(d.achieved.after), SignedPoints(d.achieved.delta()));
-  out += fmt::format("<div class=\"kpi small\"><div class=\"v\">{} → {}</div><div class=\"l\">utilization</div></div>",
-                     Percent(d.utilization.before), Percent(d.utilization.after));
-  out += fmt::format("<div class=\"kpi small\"><div class=\"v\">{} → {}</div><div class=\"l\">mean step time</div></div>",
-                     OptSeconds(d.before_step_s), OptSeconds(d.after_step_s));
+  out += fmt::format(
+      "<div class=\"kpi good\"><div class=\"v\">{} → {}</div><div class=\"l\">achieved fraction of peak "
+      "({})</div></div>",
+      Percent(d.achieved.before), Percent(d.achieved.after), SignedPoints(d.achieved.delta()));
+  out += fmt::format(
+      "<div class=\"kpi small\"><div class=\"v\">{} → {}</div><div class=\"l\">utilization</div></div>",
+      Percent(d.utilization.before), Percent(d.utilization.after));
+  out += fmt::format(
+      "<div class=\"kpi small\"><div class=\"v\">{} → {}</div><div class=\"l\">mean step time</div></div>",
+      OptSeconds(d.before_step_s), OptSeconds(d.after_step_s));
   out += "</div></section>\n";
-  out += "<section id=\"losses\"><h2>Where the time went <small>largest change first</small></h2><table><thead><tr>"
-         "<th>loss</th><th class=\"n\">before</th><th class=\"n\">after</th><th class=\"n\">change</th><th></th></tr></thead><tbody>";
+  out +=
+      "<section id=\"losses\"><h2>Where the time went <small>largest change "
+      "first</small></h2><table><thead><tr>"
+      "<th>loss</th><th class=\"n\">before</th><th class=\"n\">after</th><th "
+      "class=\"n\">change</th><th></th></tr></thead><tbody>";
   for (const auto& c : d.losses) {
-    out += fmt::format("<tr><td><span class=\"chip\" style=\"background:{}\"></span>{}</td><td class=\"n\">{}</td>"
-                       "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-                       LossColorVar(c.key), HtmlEscape(c.label), Percent(c.before), Percent(c.after),
-                       SignedPoints(c.delta()), Arrow(c.delta(), -1, true));
+    out += fmt::format(
+        "<tr><td><span class=\"chip\" style=\"background:{}\"></span>{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+        LossColorVar(c.key), HtmlEscape(c.label), Percent(c.before), Percent(c.after),
+        SignedPoints(c.delta()), Arrow(c.delta(), -1, true));
   }
   out += "</tbody></table></section>\n";
   auto table = [&](std::string_view id, std::string_view title, const std::vector<AggregateChange>& rows) {
     if (rows.empty()) return;
-    out += fmt::format("<section id=\"{}\"><h2>{} <small>lost time as a share of capacity; – = not in that side's top list"
-                       "</small></h2><table><thead><tr><th>name</th><th class=\"n\">before</th><th class=\"n\">after</th>"
-                       "<th class=\"n\">change</th></tr></thead><tbody>",
-                       id, title);
+    out += fmt::format(
+        "<section id=\"{}\"><h2>{} <small>lost time as a share of capacity; – = not in that side's top list"
+        "</small></h2><table><thead><tr><th>name</th><th class=\"n\">before</th><th class=\"n\">after</th>"
+        "<th class=\"n\">change</th></tr></thead><tbody>",
+        id, title);
     for (const auto& k : rows) {
-      out += fmt::format("<tr><td class=\"name\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                         HtmlEscape(k.name), OptPercent(k.before_lost_fraction), OptPercent(k.after_lost_fraction),
-                         SignedPoints(k.delta()));
+      out += fmt::format(
+          "<tr><td class=\"name\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td "
+          "class=\"n\">{}</td></tr>",
+          HtmlEscape(k.name), OptPercent(k.before_lost_fraction), OptPercent(k.after_lost_fraction),
+          SignedPoints(k.delta()));
     }
     out += "</tbody></table></section>\n";
   };

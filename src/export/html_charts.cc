@@ -54,16 +54,18 @@ std::string WaterfallSvg(const verdict::Figures& f) {
       kW, h, kW, h);
   for (int p = 0; p <= 100; p += 25) {  // gridlines every 25%
     double gx = x(p / 100.0);
-    out += fmt::format("<line class=\"gridline\" x1=\"{:.1f}\" y1=\"4\" x2=\"{:.1f}\" y2=\"{:.0f}\"/>", gx, gx, h - 22);
+    out += fmt::format("<line class=\"gridline\" x1=\"{:.1f}\" y1=\"4\" x2=\"{:.1f}\" y2=\"{:.0f}\"/>", gx,
+                       gx, h - 22);
     out += Text(gx, h - 6, fmt::format("{}%", p), "middle", "muted");
   }
   double y = 8, remaining = 1.0;
-  auto row = [&](std::string_view label, double from, double to, std::string_view color, std::string_view value,
-                 std::string_view tip) {
+  auto row = [&](std::string_view label, double from, double to, std::string_view color,
+                 std::string_view value, std::string_view tip) {
     out += Text(kLabel - 10, y + 19, label, "end");
-    out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" rx=\"3\" fill=\"{}\">"
-                       "<title>{}</title></rect>",
-                       x(from), y + 4, std::max(1.0, x(to) - x(from)), kRowH - 8, color, HtmlEscape(tip));
+    out += fmt::format(
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" rx=\"3\" fill=\"{}\">"
+        "<title>{}</title></rect>",
+        x(from), y + 4, std::max(1.0, x(to) - x(from)), kRowH - 8, color, HtmlEscape(tip));
     out += Text(x(to) + 8, y + 19, value);
     y += kRowH;
   };
@@ -80,8 +82,8 @@ std::string WaterfallSvg(const verdict::Figures& f) {
   return out;
 }
 
-std::string RooflineSvg(const verdict::DeviceChoice& dev, const std::vector<verdict::KernelAggregate>& kernels,
-                        int* skipped) {
+std::string RooflineSvg(const verdict::DeviceChoice& dev,
+                        const std::vector<verdict::KernelAggregate>& kernels, int* skipped) {
   constexpr double kW = 560, kH = 400, kL = 92, kR = 16, kT = 16, kB = 46;
   const double peak = dev.peak_flops_per_s, bw = dev.memory_bandwidth_bytes_per_s;
   const double ridge = bw > 0 ? peak / bw : 1;
@@ -99,13 +101,16 @@ std::string RooflineSvg(const verdict::DeviceChoice& dev, const std::vector<verd
     }
   }
   double ai_lo = ridge / 100, ai_hi = ridge * 100, perf_lo = peak / 1e4;
-  for (const auto& p : pts) ai_lo = std::min(ai_lo, p.ai), ai_hi = std::max(ai_hi, p.ai), perf_lo = std::min(perf_lo, p.perf);
-  int x0 = static_cast<int>(std::floor(std::log10(ai_lo))), x1 = static_cast<int>(std::ceil(std::log10(ai_hi)));
+  for (const auto& p : pts)
+    ai_lo = std::min(ai_lo, p.ai), ai_hi = std::max(ai_hi, p.ai), perf_lo = std::min(perf_lo, p.perf);
+  int x0 = static_cast<int>(std::floor(std::log10(ai_lo))),
+      x1 = static_cast<int>(std::ceil(std::log10(ai_hi)));
   int y1 = static_cast<int>(std::ceil(std::log10(std::max(peak, 1.0) * 1.5)));
   int y0 = std::max(static_cast<int>(std::floor(std::log10(std::max(perf_lo, 1.0)))), y1 - 7);
   auto px = [&](double ai) { return kL + (std::log10(ai) - x0) / (x1 - x0) * (kW - kL - kR); };
   auto py = [&](double perf) {
-    double v = std::clamp(std::log10(std::max(perf, 1e-30)), static_cast<double>(y0), static_cast<double>(y1));
+    double v =
+        std::clamp(std::log10(std::max(perf, 1e-30)), static_cast<double>(y0), static_cast<double>(y1));
     return kT + (y1 - v) / (y1 - y0) * (kH - kT - kB);
   };
   std::string out = fmt::format(
@@ -114,26 +119,31 @@ std::string RooflineSvg(const verdict::DeviceChoice& dev, const std::vector<verd
       kW, kH, kW, kH);
   for (int k = x0; k <= x1; ++k) {
     double gx = px(std::pow(10.0, k));
-    out += fmt::format("<line class=\"gridline\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"/>", gx, kT, gx, kH - kB);
+    out += fmt::format("<line class=\"gridline\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"/>", gx, kT,
+                       gx, kH - kB);
     out += Text(gx, kH - kB + 16, DecadeLabel(k, ""), "middle", "muted");
   }
   for (int k = y0; k <= y1; ++k) {
     double gy = py(std::pow(10.0, k));
-    out += fmt::format("<line class=\"gridline\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\"/>", kL, gy, kW - kR, gy);
+    out += fmt::format("<line class=\"gridline\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\"/>", kL, gy,
+                       kW - kR, gy);
     out += Text(kL - 6, gy + 4, DecadeLabel(k, "FLOP/s"), "end", "muted");
   }
   out += Text((kL + kW - kR) / 2, kH - 8, "arithmetic intensity (FLOP per byte moved)", "middle", "muted");
   // The ceilings: bandwidth slope up to the ridge, then the compute roof.
   double slope_start = std::max(std::pow(10.0, x0), std::pow(10.0, y0) / std::max(bw, 1.0));
   out += fmt::format("<polyline class=\"roof\" points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\"/>",
-                     px(slope_start), py(bw * slope_start), px(ridge), py(peak), px(std::pow(10.0, x1)), py(peak));
+                     px(slope_start), py(bw * slope_start), px(ridge), py(peak), px(std::pow(10.0, x1)),
+                     py(peak));
   out += fmt::format("<line class=\"ridge\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{}\"/>", px(ridge),
                      py(peak), px(ridge), kH - kB);
   out += Text(px(ridge) + 4, kH - kB - 6, fmt::format("ridge {:.0f} FLOP/B", ridge), "start", "muted");
   out += Text(kW - kR - 4, py(peak) - 7,
-              fmt::format("peak {} ({})", SiNumber(peak, "FLOP/s"), dev.peak_dtype.empty() ? "dense" : dev.peak_dtype),
+              fmt::format("peak {} ({})", SiNumber(peak, "FLOP/s"),
+                          dev.peak_dtype.empty() ? "dense" : dev.peak_dtype),
               "end");
-  out += Text(px(slope_start) + 6, py(bw * slope_start) - 8, fmt::format("memory {}", SiNumber(bw, "B/s")), "start");
+  out += Text(px(slope_start) + 6, py(bw * slope_start) - 8, fmt::format("memory {}", SiNumber(bw, "B/s")),
+              "start");
   double max_time = 0;
   for (const auto& p : pts) max_time = std::max(max_time, p.time_s);
   std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.time_s > b.time_s; });
@@ -143,25 +153,28 @@ std::string RooflineSvg(const verdict::DeviceChoice& dev, const std::vector<verd
     std::string tip = fmt::format("{}\n{} · AI {:.1f} FLOP/B · {} · {} of peak · {} of its roofline",
                                   p.k->name, Seconds(p.time_s), p.ai, SiNumber(p.perf, "FLOP/s"),
                                   Percent(p.k->achieved_fraction()), Percent(p.k->roofline_fraction()));
-    out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.72\" "
-                       "stroke=\"var(--card)\" stroke-width=\"1\"><title>{}</title></circle>",
-                       px(p.ai), py(p.perf), r, LossColorVar(verdict::LossKey(p.k->loss)), HtmlEscape(tip));
+    out += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.72\" "
+        "stroke=\"var(--card)\" stroke-width=\"1\"><title>{}</title></circle>",
+        px(p.ai), py(p.perf), r, LossColorVar(verdict::LossKey(p.k->loss)), HtmlEscape(tip));
   }
   std::vector<double> label_ys;  // the largest points get a name, moved down until none overlap
   for (std::size_t i = 0; i < std::min<std::size_t>(pts.size(), 4); ++i) {
     double r = 3.5 + 15 * std::sqrt(pts[i].time_s / max_time);
     bool left = px(pts[i].ai) > kW * 0.6;
     double y = py(pts[i].perf) + 4;
-    while (std::any_of(label_ys.begin(), label_ys.end(), [&](double o) { return std::fabs(o - y) < 14; })) y += 14;
+    while (std::any_of(label_ys.begin(), label_ys.end(), [&](double o) { return std::fabs(o - y) < 14; }))
+      y += 14;
     label_ys.push_back(y);
-    out += Text(px(pts[i].ai) + (left ? -r - 4 : r + 4), y, ShortName(pts[i].k->name, 34), left ? "end" : "start");
+    out += Text(px(pts[i].ai) + (left ? -r - 4 : r + 4), y, ShortName(pts[i].k->name, 34),
+                left ? "end" : "start");
   }
   out += "</svg>";
   return out;
 }
 
-std::string HeatmapSvg(const std::vector<verdict::RankVerdict>& ranks, std::size_t max_ranks, std::size_t max_steps,
-                       bool* clipped) {
+std::string HeatmapSvg(const std::vector<verdict::RankVerdict>& ranks, std::size_t max_ranks,
+                       std::size_t max_steps, bool* clipped) {
   // Shaded from the lowest to the highest cell, so a slow rank or step stands out even when all
   // cells are close; when they are all within a point, from 0 instead.
   std::set<std::int64_t> numbers;
@@ -192,12 +205,14 @@ std::string HeatmapSvg(const std::vector<verdict::RankVerdict>& ranks, std::size
       std::max(w, 320.0), h, std::max(w, 320.0), h);
   std::size_t every = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(28 / cell_w)));
   for (std::size_t c = 0; c < cols.size(); c += every) {
-    out += Text(label_w + cell_w * (static_cast<double>(c) + 0.5), head_h - 7, fmt::format("{}", cols[c]), "middle", "muted");
+    out += Text(label_w + cell_w * (static_cast<double>(c) + 0.5), head_h - 7, fmt::format("{}", cols[c]),
+                "middle", "muted");
   }
   std::size_t label_every = cell_h < 12 ? 8 : 1;
   for (std::size_t r = 0; r < rows; ++r) {
     double y = head_h + cell_h * static_cast<double>(r);
-    if (r % label_every == 0) out += Text(label_w - 8, y + cell_h * 0.5 + 4, fmt::format("rank {}", ranks[r].rank), "end", "muted");
+    if (r % label_every == 0)
+      out += Text(label_w - 8, y + cell_h * 0.5 + 4, fmt::format("rank {}", ranks[r].rank), "end", "muted");
     for (const auto& s : ranks[r].steps) {
       auto it = col_of.find(s.number);
       if (it == col_of.end()) continue;
@@ -212,12 +227,14 @@ std::string HeatmapSvg(const std::vector<verdict::RankVerdict>& ranks, std::size
   }
   double ly = head_h + cell_h * static_cast<double>(rows) + 12;
   for (int i = 0; i < 10; ++i) {
-    out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"16\" height=\"10\" fill=\"var(--achieved)\" "
-                       "fill-opacity=\"{:.2f}\"/>",
-                       label_w + 16.0 * i, ly, 0.1 + 0.9 * i / 9.0);
+    out += fmt::format(
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"16\" height=\"10\" fill=\"var(--achieved)\" "
+        "fill-opacity=\"{:.2f}\"/>",
+        label_w + 16.0 * i, ly, 0.1 + 0.9 * i / 9.0);
   }
   out += Text(label_w - 6, ly + 9, Percent(bottom), "end", "muted");
-  out += Text(label_w + 166, ly + 9, fmt::format("{} achieved (darker is better)", Percent(top)), "start", "muted");
+  out += Text(label_w + 166, ly + 9, fmt::format("{} achieved (darker is better)", Percent(top)), "start",
+              "muted");
   out += "</svg>";
   return out;
 }

@@ -15,12 +15,12 @@ std::string WaterfallSvg(const verdict::Figures& figures);
 // Log-log roofline: the memory slope up to the ridge point, the compute roof after it, and each
 // kernel with a FLOP and a byte model as a point (area ∝ its GPU time). `skipped` receives how
 // many kernels could not be placed (no FLOPs or no bytes).
-std::string RooflineSvg(const verdict::DeviceChoice& device, const std::vector<verdict::KernelAggregate>& kernels,
-                        int* skipped);
+std::string RooflineSvg(const verdict::DeviceChoice& device,
+                        const std::vector<verdict::KernelAggregate>& kernels, int* skipped);
 
 // Ranks × steps, each cell coloured by its achieved fraction. At most `max_ranks` rows and
 // `max_steps` columns are drawn; `clipped` is set when some were left out.
-std::string HeatmapSvg(const std::vector<verdict::RankVerdict>& ranks, std::size_t max_ranks, std::size_t max_steps,
-                       bool* clipped);
+std::string HeatmapSvg(const std::vector<verdict::RankVerdict>& ranks, std::size_t max_ranks,
+                       std::size_t max_steps, bool* clipped);
 
 }  // namespace plasmient::exporting

@@ -11,7 +11,7 @@
 namespace plasmient::exporting {
 
 struct HtmlOptions {
-  std::string title;          // the trace or job name
+  std::string title;  // the trace or job name
   std::size_t max_heatmap_ranks = 256;
   std::size_t max_heatmap_steps = 200;
 };

@@ -27,16 +27,20 @@ namespace {
     std::size_t j = i + 1;
     char quote = 0;
     for (; j < s.size() && (quote || s[j] != '>'); ++j) {
-      if (quote && s[j] == quote) quote = 0;
-      else if (!quote && (s[j] == '"' || s[j] == '\'')) quote = s[j];
-      else if (!quote && s[j] == '<') return ::testing::AssertionFailure() << "< inside a tag at " << j;
+      if (quote && s[j] == quote)
+        quote = 0;
+      else if (!quote && (s[j] == '"' || s[j] == '\''))
+        quote = s[j];
+      else if (!quote && s[j] == '<')
+        return ::testing::AssertionFailure() << "< inside a tag at " << j;
     }
     if (j >= s.size()) return ::testing::AssertionFailure() << "unterminated tag at " << i;
     std::string_view tag = s.substr(i + 1, j - i - 1);
     bool closing = tag.starts_with('/'), self = tag.ends_with('/');
     std::string name(tag.substr(closing, tag.find_first_of(" /", closing) - closing));
     if (closing) {
-      if (stack.empty() || stack.back() != name) return ::testing::AssertionFailure() << "mismatched </" << name << ">";
+      if (stack.empty() || stack.back() != name)
+        return ::testing::AssertionFailure() << "mismatched </" << name << ">";
       stack.pop_back();
     } else if (!self) {
       stack.push_back(name);
@@ -72,8 +76,8 @@ verdict::JobVerdict TwoRankJob() {
 TEST(HtmlSink, SelfContainedWithTheChartsAndWellFormedSvg) {
   verdict::JobVerdict job = TwoRankJob();
   std::string html = RenderHtml(job, {.title = "two ranks <test>"});
-  for (const char* id : {"id=\"verdict\"", "id=\"roofline\"", "id=\"waterfall\"", "id=\"heatmap\"", "id=\"kernels\"",
-                         "id=\"ranks\"", "id=\"collectives\""}) {
+  for (const char* id : {"id=\"verdict\"", "id=\"roofline\"", "id=\"waterfall\"", "id=\"heatmap\"",
+                         "id=\"kernels\"", "id=\"ranks\"", "id=\"collectives\""}) {
     EXPECT_NE(html.find(id), std::string::npos) << id;
   }
   EXPECT_EQ(html.find("http://"), std::string::npos);

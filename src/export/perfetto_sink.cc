@@ -41,7 +41,8 @@ std::set<std::int64_t> WorstSteps(std::vector<std::pair<double, std::int64_t>> a
                                   std::size_t n) {
   std::sort(achieved_by_step.begin(), achieved_by_step.end());
   std::set<std::int64_t> keep;
-  for (std::size_t i = 0; i < std::min(n, achieved_by_step.size()); ++i) keep.insert(achieved_by_step[i].second);
+  for (std::size_t i = 0; i < std::min(n, achieved_by_step.size()); ++i)
+    keep.insert(achieved_by_step[i].second);
   return keep;
 }
 
@@ -51,7 +52,8 @@ Result<std::unique_ptr<PerfettoSink>> PerfettoSink::Create(PerfettoOptions optio
   std::unique_ptr<PerfettoSink> sink(new PerfettoSink(std::move(options)));
   const std::string& path = sink->options_.path;
   sink->out_ = std::fopen(path.c_str(), "wb");
-  if (sink->out_ == nullptr) return Fail("{}: cannot write the Perfetto trace: {}", path, std::strerror(errno));
+  if (sink->out_ == nullptr)
+    return Fail("{}: cannot write the Perfetto trace: {}", path, std::strerror(errno));
   if (!sink->options_.clock_offset_s) {
     sink->spool_path_ = path + ".spool";
     sink->spool_ = std::fopen(sink->spool_path_.c_str(), "wb+");
@@ -75,7 +77,8 @@ PerfettoSink::~PerfettoSink() {
 }
 
 void PerfettoSink::Flush(std::FILE* f, std::string& buffer) {
-  if (!buffer.empty() && std::fwrite(buffer.data(), 1, buffer.size(), f) != buffer.size()) write_failed_ = true;
+  if (!buffer.empty() && std::fwrite(buffer.data(), 1, buffer.size(), f) != buffer.size())
+    write_failed_ = true;
   if (f == out_) stats_.bytes += static_cast<std::int64_t>(buffer.size());
   buffer.clear();
 }
@@ -97,11 +100,13 @@ void PerfettoSink::WriteEvent(std::int64_t pid, TimeNs ts_ns, std::string_view r
 
 void PerfettoSink::Emit(const Line& line) {
   if (spool_ != nullptr) {
-    fmt::format_to(std::back_inserter(spool_buffer_), "{} {} {} {}\n", line.pid, line.step, line.ts_ns, line.rest);
+    fmt::format_to(std::back_inserter(spool_buffer_), "{} {} {} {}\n", line.pid, line.step, line.ts_ns,
+                   line.rest);
     if (spool_buffer_.size() >= kFlushBytes) Flush(spool_, spool_buffer_);
     return;
   }
-  TimeNs ts = line.ts_ns == kNoTime ? kNoTime : line.ts_ns - OffsetNs(*options_.clock_offset_s, line.pid) - *origin_ns_;
+  TimeNs ts = line.ts_ns == kNoTime ? kNoTime
+                                    : line.ts_ns - OffsetNs(*options_.clock_offset_s, line.pid) - *origin_ns_;
   WriteEvent(line.pid, ts, line.rest);
 }
 
@@ -148,7 +153,8 @@ Result<PerfettoStats> PerfettoSink::Finish(const std::unordered_map<std::int64_t
     std::set<std::int64_t> keep;
     if (options_.worst_steps > 0) {
       std::vector<std::pair<double, std::int64_t>> by_step;
-      for (auto& [number, f] : step_figures_) by_step.emplace_back(f.second > 0 ? f.first / f.second : 0, number);
+      for (auto& [number, f] : step_figures_)
+        by_step.emplace_back(f.second > 0 ? f.first / f.second : 0, number);
       keep = WorstSteps(std::move(by_step), options_.worst_steps);
       stats_.kept_steps.assign(keep.begin(), keep.end());
     }
@@ -180,7 +186,8 @@ Result<PerfettoStats> PerfettoSink::Finish(const std::unordered_map<std::int64_t
   Flush(out_, out_buffer_);
   bool closed = std::fclose(out_) == 0;
   out_ = nullptr;
-  if (write_failed_ || !closed) return Fail("{}: writing the Perfetto trace failed (disk full?)", options_.path);
+  if (write_failed_ || !closed)
+    return Fail("{}: writing the Perfetto trace failed (disk full?)", options_.path);
   return stats_;
 }
 

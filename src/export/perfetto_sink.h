@@ -40,9 +40,9 @@ struct PerfettoOptions {
 };
 
 struct PerfettoStats {
-  std::int64_t events = 0;   // written to the output
-  std::int64_t dropped = 0;  // left out by worst_steps
-  std::int64_t bytes = 0;    // output size
+  std::int64_t events = 0;               // written to the output
+  std::int64_t dropped = 0;              // left out by worst_steps
+  std::int64_t bytes = 0;                // output size
   std::vector<std::int64_t> kept_steps;  // spooled mode: the steps kept, when worst_steps > 0
 };
 

@@ -16,8 +16,8 @@ namespace {
 // What a Perfetto/Chrome viewer needs of every event, checked on the whole file.
 struct Checked {
   std::int64_t events = 0;
-  std::map<std::string, std::int64_t> by_name;  // slice names (X)
-  std::vector<simdjson::dom::element> kernels;  // X events of cat "kernel"
+  std::map<std::string, std::int64_t> by_name;     // slice names (X)
+  std::vector<simdjson::dom::element> kernels;     // X events of cat "kernel"
   std::map<std::int64_t, double> first_kernel_ts;  // per pid
   std::int64_t flows = 0, counters = 0;
   std::set<std::int64_t> steps;  // "step N" slices
@@ -25,7 +25,8 @@ struct Checked {
 
 ::testing::AssertionResult Check(simdjson::dom::element doc, Checked& c) {
   simdjson::dom::array events;
-  if (doc["traceEvents"].get(events) != simdjson::SUCCESS) return ::testing::AssertionFailure() << "no traceEvents";
+  if (doc["traceEvents"].get(events) != simdjson::SUCCESS)
+    return ::testing::AssertionFailure() << "no traceEvents";
   std::string_view unit;
   if (doc["displayTimeUnit"].get(unit) != simdjson::SUCCESS || unit != "ns") {
     return ::testing::AssertionFailure() << "displayTimeUnit is not ns";
@@ -53,7 +54,8 @@ struct Checked {
     pids.insert(pid);
     if (ph == "X") {
       double dur = -1;
-      if (e["dur"].get(dur) || dur < 0) return ::testing::AssertionFailure() << "X without dur >= 0: " << name;
+      if (e["dur"].get(dur) || dur < 0)
+        return ::testing::AssertionFailure() << "X without dur >= 0: " << name;
       tids.insert({pid, tid});
       ++c.by_name[std::string(name)];
       std::string_view cat;
@@ -74,7 +76,8 @@ struct Checked {
       if (e["args"]["value"].get(value)) return ::testing::AssertionFailure() << "counter without value";
       auto key = std::pair{pid, std::string(name)};
       auto [it, fresh] = counter_ts.try_emplace(key, ts);
-      if (!fresh && ts < it->second) return ::testing::AssertionFailure() << "counter " << name << " goes back in time";
+      if (!fresh && ts < it->second)
+        return ::testing::AssertionFailure() << "counter " << name << " goes back in time";
       it->second = ts;
       ++c.counters;
     } else {
@@ -82,13 +85,16 @@ struct Checked {
     }
   }
   for (auto [id, n] : flow_ends) {
-    if (n.first != 1 || n.second != 1) return ::testing::AssertionFailure() << "flow " << id << " is not one s and one f";
+    if (n.first != 1 || n.second != 1)
+      return ::testing::AssertionFailure() << "flow " << id << " is not one s and one f";
   }
   for (auto pid : pids) {
-    if (!named_pids.contains(pid)) return ::testing::AssertionFailure() << "pid " << pid << " has no process_name";
+    if (!named_pids.contains(pid))
+      return ::testing::AssertionFailure() << "pid " << pid << " has no process_name";
   }
   for (auto t : tids) {
-    if (!named_tids.contains(t)) return ::testing::AssertionFailure() << "tid " << t.second << " has no thread_name";
+    if (!named_tids.contains(t))
+      return ::testing::AssertionFailure() << "tid " << t.second << " has no thread_name";
   }
   return ::testing::AssertionSuccess();
 }
@@ -131,14 +137,15 @@ TEST(PerfettoSink, EveryEventIsWellFormedAndKernelsCarryTheirRoofline) {
   ASSERT_TRUE(Check(run.doc, c));
   EXPECT_EQ(run.stats.events, c.events);
   EXPECT_EQ(c.steps, (std::set<std::int64_t>{0, 1, 2}));
-  EXPECT_EQ(c.by_name["aten::mm"], 6);          // ops track: 3 steps x 2 ranks
-  EXPECT_EQ(c.by_name["ProfilerStep#1"], 2);    // model track
-  EXPECT_EQ(c.flows, 2 * 6 * 2);                // op -> kernel for mm and add, per step and rank
+  EXPECT_EQ(c.by_name["aten::mm"], 6);        // ops track: 3 steps x 2 ranks
+  EXPECT_EQ(c.by_name["ProfilerStep#1"], 2);  // model track
+  EXPECT_EQ(c.flows, 2 * 6 * 2);              // op -> kernel for mm and add, per step and rank
   EXPECT_GT(c.counters, 0);
   ASSERT_FALSE(c.kernels.empty());
   int gemms = 0;
   for (auto k : c.kernels) {
-    for (const char* key : {"flops", "bytes", "arithmetic_intensity", "achieved_pct", "roofline_pct", "bound", "loss"}) {
+    for (const char* key :
+         {"flops", "bytes", "arithmetic_intensity", "achieved_pct", "roofline_pct", "bound", "loss"}) {
       EXPECT_FALSE(k["args"][key].error()) << key;
     }
     std::string_view name, bound, loss;

@@ -17,17 +17,21 @@ using join::ActivityClass;
 using verdict::Loss;
 
 constexpr std::int64_t kTidSteps = 1;
-constexpr std::int64_t kTidClusterBase = 100;    // + stream index
-constexpr std::int64_t kTidModelBase = 10'000;   // + host thread index
-constexpr std::int64_t kTidOpsBase = 20'000;     // + host thread index
+constexpr std::int64_t kTidClusterBase = 100;     // + stream index
+constexpr std::int64_t kTidModelBase = 10'000;    // + host thread index
+constexpr std::int64_t kTidOpsBase = 20'000;      // + host thread index
 constexpr std::int64_t kTidKernelsBase = 30'000;  // + stream index
 
 Loss LossOf(ActivityClass cls, Loss compute_loss) {
   switch (cls) {
-    case ActivityClass::kCollective: return Loss::kExposedCommunication;
-    case ActivityClass::kP2P: return Loss::kPipelineBubble;
-    case ActivityClass::kMemory: return Loss::kDataMovement;
-    case ActivityClass::kCompute: return compute_loss;
+    case ActivityClass::kCollective:
+      return Loss::kExposedCommunication;
+    case ActivityClass::kP2P:
+      return Loss::kPipelineBubble;
+    case ActivityClass::kMemory:
+      return Loss::kDataMovement;
+    case ActivityClass::kCompute:
+      return compute_loss;
   }
   return compute_loss;
 }
@@ -64,9 +68,9 @@ class TrackWriter {
     std::string label = fmt::format("rank {} · {}", pid_, dev.name.empty() ? "GPU" : dev.name);
     Meta(0, "process_name", label);
     emit_(kAnyStep, kNoTime, Rest([&](JsonWriter& w) {
-      w.Field("ph", "M").Field("pid", pid_).Field("tid", 0).Field("name", "process_sort_index");
-      w.Key("args").BeginObject().Field("sort_index", pid_).EndObject();
-    }));
+            w.Field("ph", "M").Field("pid", pid_).Field("tid", 0).Field("name", "process_sort_index");
+            w.Key("args").BeginObject().Field("sort_index", pid_).EndObject();
+          }));
   }
 
   // A track's tid, naming it on first use.
@@ -74,9 +78,9 @@ class TrackWriter {
     if (named_.emplace(tid, true).second) {
       Meta(tid, "thread_name", name);
       emit_(kAnyStep, kNoTime, Rest([&](JsonWriter& w) {
-        w.Field("ph", "M").Field("pid", pid_).Field("tid", tid).Field("name", "thread_sort_index");
-        w.Key("args").BeginObject().Field("sort_index", sort_index).EndObject();
-      }));
+              w.Field("ph", "M").Field("pid", pid_).Field("tid", tid).Field("name", "thread_sort_index");
+              w.Key("args").BeginObject().Field("sort_index", sort_index).EndObject();
+            }));
     }
     return tid;
   }
@@ -87,7 +91,8 @@ class TrackWriter {
     int idx = it->second;
     std::string suffix = devices_ > 1 ? fmt::format(" · GPU {}", key.first) : "";
     if (cluster) {
-      return Track(kTidClusterBase + idx, 100 + idx, fmt::format("cluster · stream {}{}", key.second, suffix));
+      return Track(kTidClusterBase + idx, 100 + idx,
+                   fmt::format("cluster · stream {}{}", key.second, suffix));
     }
     return Track(kTidKernelsBase + idx, 4000 + idx, fmt::format("kernels · stream {}{}", key.second, suffix));
   }
@@ -102,35 +107,35 @@ class TrackWriter {
 
   void Meta(std::int64_t tid, std::string_view what, std::string_view name) {
     emit_(kAnyStep, kNoTime, Rest([&](JsonWriter& w) {
-      w.Field("ph", "M").Field("pid", pid_).Field("tid", tid).Field("name", what);
-      w.Key("args").BeginObject().Field("name", name).EndObject();
-    }));
+            w.Field("ph", "M").Field("pid", pid_).Field("tid", tid).Field("name", what);
+            w.Key("args").BeginObject().Field("name", name).EndObject();
+          }));
   }
 
   void Slice(std::int64_t step, std::int64_t tid, TimeNs start, TimeNs end, std::string_view name,
              std::string_view cat, const std::function<void(JsonWriter&)>& args) {
     emit_(step, start, Rest([&](JsonWriter& w) {
-      w.Field("ph", "X").Field("pid", pid_).Field("tid", tid).Field("name", name).Field("cat", cat);
-      w.Field("dur", static_cast<double>(std::max<TimeNs>(0, end - start)) / 1e3);
-      w.Key("args").BeginObject();
-      args(w);
-      w.EndObject();
-    }));
+            w.Field("ph", "X").Field("pid", pid_).Field("tid", tid).Field("name", name).Field("cat", cat);
+            w.Field("dur", static_cast<double>(std::max<TimeNs>(0, end - start)) / 1e3);
+            w.Key("args").BeginObject();
+            args(w);
+            w.EndObject();
+          }));
   }
 
   void Counter(std::int64_t step, TimeNs ts, std::string_view name, double value) {
     emit_(step, ts, Rest([&](JsonWriter& w) {
-      w.Field("ph", "C").Field("pid", pid_).Field("tid", 0).Field("name", name);
-      w.Key("args").BeginObject().Field("value", value).EndObject();
-    }));
+            w.Field("ph", "C").Field("pid", pid_).Field("tid", 0).Field("name", name);
+            w.Key("args").BeginObject().Field("value", value).EndObject();
+          }));
   }
 
   void Flow(std::int64_t step, std::int64_t id, char ph, std::int64_t tid, TimeNs ts) {
     emit_(step, ts, Rest([&](JsonWriter& w) {
-      w.Field("ph", ph == 's' ? "s" : "f").Field("pid", pid_).Field("tid", tid).Field("name", "launch");
-      w.Field("cat", "launch").Field("id", id);
-      if (ph == 'f') w.Field("bp", "e");
-    }));
+            w.Field("ph", ph == 's' ? "s" : "f").Field("pid", pid_).Field("tid", tid).Field("name", "launch");
+            w.Field("cat", "launch").Field("id", id);
+            if (ph == 'f') w.Field("bp", "e");
+          }));
   }
 
   std::int64_t StepOf(std::size_t i) const {
@@ -140,8 +145,9 @@ class TrackWriter {
   // The step whose GPU window holds ts (windows tile the run), or kNoStep.
   std::int64_t StepAt(TimeNs ts) const {
     const auto& steps = d_.verdict.steps;
-    auto it = std::upper_bound(steps.begin(), steps.end(), ts,
-                               [](TimeNs x, const verdict::StepFigures& s) { return x < s.figures.start_ns; });
+    auto it = std::upper_bound(steps.begin(), steps.end(), ts, [](TimeNs x, const verdict::StepFigures& s) {
+      return x < s.figures.start_ns;
+    });
     if (it == steps.begin()) return kNoStep;
     --it;
     return ts < it->figures.end_ns ? it->number : kNoStep;
@@ -156,7 +162,8 @@ class TrackWriter {
       if (t_.cpu.kind[r] != model::CpuOpKind::kOp) names.push_back(t_.Str(t_.cpu.name[r]));
     }
     std::string path;
-    for (auto it = names.rbegin(); it != names.rend(); ++it) path += (path.empty() ? "" : " / ") + std::string(*it);
+    for (auto it = names.rbegin(); it != names.rend(); ++it)
+      path += (path.empty() ? "" : " / ") + std::string(*it);
     paths_[row] = path;
     return path;
   }
@@ -182,13 +189,24 @@ void KernelArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
   const double flops = d.costs.flops[i], bytes = d.costs.bytes[i];
   const ActivityClass cls = tw.j_.cls[i];
   const Loss loss = LossOf(cls, d.loss[i]);
-  w.Field("class", join::ClassName(cls)).Field("bound", BoundName(cls, loss)).Field("loss", verdict::LossKey(loss));
+  w.Field("class", join::ClassName(cls))
+      .Field("bound", BoundName(cls, loss))
+      .Field("loss", verdict::LossKey(loss));
   w.Field("step", tw.StepOf(i)).Field("stream", t.gpu.stream[i]).Field("correlation", t.gpu.correlation[i]);
-  if (flops >= 0) w.Field("flops", flops); else w.Key("flops").Null();
-  if (bytes >= 0) w.Field("bytes", bytes); else w.Key("bytes").Null();
+  if (flops >= 0)
+    w.Field("flops", flops);
+  else
+    w.Key("flops").Null();
+  if (bytes >= 0)
+    w.Field("bytes", bytes);
+  else
+    w.Key("bytes").Null();
   if (t.gpu.bytes[i] > 0) w.Field("copy_bytes", t.gpu.bytes[i]);
   double ai = flops > 0 && bytes > 0 ? flops / bytes : -1;
-  if (ai >= 0) w.Field("arithmetic_intensity", ai); else w.Key("arithmetic_intensity").Null();
+  if (ai >= 0)
+    w.Field("arithmetic_intensity", ai);
+  else
+    w.Key("arithmetic_intensity").Null();
   double achieved = flops > 0 && dur_s > 0 && peak > 0 ? flops / dur_s / peak : 0;
   double ceiling = ai > 0 && bw > 0 ? std::min(peak, ai * bw) : peak;
   double roofline = flops > 0 && dur_s > 0 && ceiling > 0 ? flops / dur_s / ceiling
@@ -229,8 +247,9 @@ void EmitBuckets(TrackWriter& tw, const TrackOptions& o) {
   const verdict::Figures& run = d.verdict.run;
   if (run.end_ns <= run.start_ns) return;
   const TimeNs span = run.end_ns - run.start_ns;
-  const TimeNs width = std::max<TimeNs>({o.bucket_ns, 1, (span + static_cast<TimeNs>(o.max_buckets) - 1) /
-                                                             static_cast<TimeNs>(std::max<std::size_t>(o.max_buckets, 1))});
+  const TimeNs width = std::max<TimeNs>({o.bucket_ns, 1,
+                                         (span + static_cast<TimeNs>(o.max_buckets) - 1) /
+                                             static_cast<TimeNs>(std::max<std::size_t>(o.max_buckets, 1))});
   const std::size_t n = static_cast<std::size_t>((span + width - 1) / width);
   std::vector<double> busy(n, 0), useful(n, 0);
   auto spread = [&](TimeNs a, TimeNs b, double amount, std::vector<double>& into) {
@@ -280,7 +299,8 @@ void EmitSamples(TrackWriter& tw) {
   const auto& s = tw.t_.samples;
   std::vector<std::size_t> order(s.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.ts_ns[a] < s.ts_ns[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return s.ts_ns[a] < s.ts_ns[b]; });
   std::map<std::pair<std::int32_t, std::uint32_t>, std::string> names;
   for (std::size_t i : order) {
     auto [it, fresh] = names.try_emplace(std::pair{s.device[i], s.metric[i].value});
@@ -338,13 +358,16 @@ void RankTracks::Build(const EmitFn& emit) {
   for (const auto& s : d_.verdict.steps) {
     std::int64_t tid = tw.Track(kTidSteps, 1000, "steps · GPU");
     const auto& f = s.figures;
-    tw.Slice(s.number, tid, f.start_ns, f.end_ns, fmt::format("step {}", s.number), "step", [&](JsonWriter& w) {
-      w.Field("step", s.number).Field("achieved_pct", Pct(f.achieved())).Field("utilization_pct", Pct(f.utilization()));
-      for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
-        auto loss = static_cast<Loss>(l);
-        w.Field(fmt::format("{}_pct", verdict::LossKey(loss)), Pct(f.loss(loss)));
-      }
-    });
+    tw.Slice(s.number, tid, f.start_ns, f.end_ns, fmt::format("step {}", s.number), "step",
+             [&](JsonWriter& w) {
+               w.Field("step", s.number)
+                   .Field("achieved_pct", Pct(f.achieved()))
+                   .Field("utilization_pct", Pct(f.utilization()));
+               for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
+                 auto loss = static_cast<Loss>(l);
+                 w.Field(fmt::format("{}_pct", verdict::LossKey(loss)), Pct(f.loss(loss)));
+               }
+             });
   }
 
   for (std::size_t r = 0; r < op_step_.size(); ++r) {
@@ -352,8 +375,8 @@ void RankTracks::Build(const EmitFn& emit) {
     auto row = static_cast<std::int32_t>(r);
     bool is_op = t.cpu.kind[r] == model::CpuOpKind::kOp;
     std::int64_t tid = tw.HostTrack(row, is_op);
-    tw.Slice(op_step_[r], tid, t.cpu.start_ns[r], t.cpu.end_ns[r], t.Str(t.cpu.name[r]), is_op ? "op" : "model",
-             [&](JsonWriter& w) {
+    tw.Slice(op_step_[r], tid, t.cpu.start_ns[r], t.cpu.end_ns[r], t.Str(t.cpu.name[r]),
+             is_op ? "op" : "model", [&](JsonWriter& w) {
                if (!t.cpu.input_dims[r].empty()) w.Field("input_dims", t.Str(t.cpu.input_dims[r]));
                if (!t.cpu.input_types[r].empty()) w.Field("input_types", t.Str(t.cpu.input_types[r]));
                if (t.cpu.external_id[r] != model::kNoId) w.Field("external_id", t.cpu.external_id[r]);

@@ -134,8 +134,8 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
     Row(out, p, 4, verdict::LossLabel(l), Percent(frac), verdict::LossShortFix(l), "33");
   }
   if (auto mfu = job.mfu()) {
-    std::string line = fmt::format("  MFU {} (model FLOPs) · HFU {} (hardware FLOPs)", Percent(*mfu),
-                                   Percent(job.hfu()));
+    std::string line =
+        fmt::format("  MFU {} (model FLOPs) · HFU {} (hardware FLOPs)", Percent(*mfu), Percent(job.hfu()));
     BoxLine(out, line, Columns(line));
   }
   if (job.bill.price_per_gpu_hour > 0) {
@@ -155,9 +155,8 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
       out += "\n top kernels by lost GPU time          lost    calls  achieved  roofline  bound\n";
       for (std::size_t i = 0; i < std::min<std::size_t>(job.top_kernels.size(), 8); ++i) {
         const auto& k = job.top_kernels[i];
-        out += fmt::format(" {:<36} {:>7} {:>8} {:>9} {:>9}  {}\n", Truncate(k.name, 36),
-                           Seconds(k.lost_s), k.calls, Percent(k.achieved_fraction()),
-                           Percent(k.roofline_fraction()), k.bound);
+        out += fmt::format(" {:<36} {:>7} {:>8} {:>9} {:>9}  {}\n", Truncate(k.name, 36), Seconds(k.lost_s),
+                           k.calls, Percent(k.achieved_fraction()), Percent(k.roofline_fraction()), k.bound);
       }
     }
     if (job.ranks.size() > 1) {

@@ -8,9 +8,9 @@
 namespace plasmient::exporting {
 
 struct TerminalOptions {
-  std::string title;     // the trace or job name
-  bool color = false;    // ANSI colours (only on a TTY, never with NO_COLOR)
-  bool details = true;   // top kernels, per-rank table, fixes, data quality
+  std::string title;    // the trace or job name
+  bool color = false;   // ANSI colours (only on a TTY, never with NO_COLOR)
+  bool details = true;  // top kernels, per-rank table, fixes, data quality
 };
 
 std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions& options);

@@ -23,16 +23,26 @@ struct Builder {
   model::TraceBuilder b;
   std::int64_t corr = 1;
   // op -> launch -> kernel on host thread 1; launches happen at a tenth of the kernel's time.
-  std::int32_t Kernel(std::string_view op, std::string_view dims, std::string_view types, std::string_view kernel,
-                      TimeNs start, TimeNs end, std::int32_t stream = 7) {
+  std::int32_t Kernel(std::string_view op, std::string_view dims, std::string_view types,
+                      std::string_view kernel, TimeNs start, TimeNs end, std::int32_t stream = 7) {
     TimeNs host = start / 10;
     if (!op.empty()) {
-      b.AddCpuOp({.start_ns = host, .end_ns = host + 5, .pid = 1, .tid = 1, .name = op, .input_dims = dims,
+      b.AddCpuOp({.start_ns = host,
+                  .end_ns = host + 5,
+                  .pid = 1,
+                  .tid = 1,
+                  .name = op,
+                  .input_dims = dims,
                   .input_types = types});
     }
-    b.AddApi({.start_ns = host + 1, .end_ns = host + 2, .pid = 1, .tid = 1, .name = "cudaLaunchKernel",
+    b.AddApi({.start_ns = host + 1,
+              .end_ns = host + 2,
+              .pid = 1,
+              .tid = 1,
+              .name = "cudaLaunchKernel",
               .correlation = corr});
-    return b.AddGpu({.start_ns = start, .end_ns = end, .stream = stream, .name = kernel, .correlation = corr++});
+    return b.AddGpu(
+        {.start_ns = start, .end_ns = end, .stream = stream, .name = kernel, .correlation = corr++});
   }
 };
 
@@ -45,16 +55,31 @@ inline model::Trace ThreeStepRank(std::int64_t rank, TimeNs stall_ns = 600'000, 
   t.b.info().path = "rank" + std::to_string(rank) + ".json";
   TimeNs base = 0;
   for (int s = 0; s < 3; ++s) {
-    t.b.AddCpuOp({.start_ns = base / 10, .end_ns = (base + 1'000'000) / 10, .pid = 1, .tid = 1,
-                  .name = "ProfilerStep#" + std::to_string(s), .kind = model::CpuOpKind::kStep, .step = s});
-    t.b.AddCpuOp({.start_ns = base / 10, .end_ns = (base + 900'000) / 10, .pid = 1, .tid = 1,
-                  .name = "model.forward", .kind = model::CpuOpKind::kAnnotation});
+    t.b.AddCpuOp({.start_ns = base / 10,
+                  .end_ns = (base + 1'000'000) / 10,
+                  .pid = 1,
+                  .tid = 1,
+                  .name = "ProfilerStep#" + std::to_string(s),
+                  .kind = model::CpuOpKind::kStep,
+                  .step = s});
+    t.b.AddCpuOp({.start_ns = base / 10,
+                  .end_ns = (base + 900'000) / 10,
+                  .pid = 1,
+                  .tid = 1,
+                  .name = "model.forward",
+                  .kind = model::CpuOpKind::kAnnotation});
     t.Kernel("aten::mm", "[[1024,1024],[1024,1024]]", R"(["c10::BFloat16","c10::BFloat16"])",
              "sm90_xmma_gemm_bf16bf16_bf16f32", base, base + gemm_ns);
-    std::int32_t ar = t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", base + 200'000,
-                               base + 600'000, 9);
-    t.b.AddCollective({.gpu = ar, .name = "allreduce", .dtype = "BFloat16", .group_size = 2, .pg_name = "0",
-                       .pg_ranks = "[0, 1]", .seq = s, .bytes = 64 << 20});
+    std::int32_t ar =
+        t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", base + 200'000, base + 600'000, 9);
+    t.b.AddCollective({.gpu = ar,
+                       .name = "allreduce",
+                       .dtype = "BFloat16",
+                       .group_size = 2,
+                       .pg_name = "0",
+                       .pg_ranks = "[0, 1]",
+                       .seq = s,
+                       .bytes = 64 << 20});
     t.Kernel("aten::add", "[[1048576],[1048576],[]]", R"(["c10::BFloat16","c10::BFloat16","Scalar"])",
              "vectorized_elementwise_kernel", base + 600'000, base + 700'000);
     t.b.AddSample({.ts_ns = base, .metric = "gpu_utilization", .value = 97.0 + s});

@@ -28,8 +28,8 @@ std::string Money(double v) {
 }
 
 std::string SiNumber(double v, std::string_view unit) {
-  static constexpr std::pair<double, const char*> kPrefixes[] = {
-      {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  static constexpr std::pair<double, const char*> kPrefixes[] = {{1e18, "E"}, {1e15, "P"}, {1e12, "T"},
+                                                                 {1e9, "G"},  {1e6, "M"},  {1e3, "k"}};
   if (!std::isfinite(v)) return "n/a";
   for (auto [scale, prefix] : kPrefixes) {
     if (std::fabs(v) >= scale) {

@@ -5,9 +5,9 @@
 
 namespace plasmient::exporting {
 
-std::string Percent(double fraction);      // "42%", "0.4%", "n/a"
-std::string Seconds(double s);             // "1.23 s", "4.5 ms", "12 µs"
-std::string Money(double dollars);         // "$1.2k", "$3.40"
+std::string Percent(double fraction);                   // "42%", "0.4%", "n/a"
+std::string Seconds(double s);                          // "1.23 s", "4.5 ms", "12 µs"
+std::string Money(double dollars);                      // "$1.2k", "$3.40"
 std::string SiNumber(double v, std::string_view unit);  // "989 TFLOP/s", "3.35 TB/s"
 std::string SignedPoints(double fraction_delta);        // "+12.3 pts", "−4.0 pts"
 

@@ -21,9 +21,11 @@ Result<verdict::JobVerdict> AnalyzeJobFiles(const std::vector<std::filesystem::p
     ranks.push_back(std::move(*v));
   }
   verdict::JobVerdict job = verdict::CombineRanks(std::move(ranks), options);
-  bool any_gpu = std::any_of(job.ranks.begin(), job.ranks.end(), [](const auto& r) { return r.no_gpu_reason.empty(); });
+  bool any_gpu =
+      std::any_of(job.ranks.begin(), job.ranks.end(), [](const auto& r) { return r.no_gpu_reason.empty(); });
   if (!any_gpu) {
-    return Fail("{}: {}", files.front().string(), job.ranks.empty() ? "no input" : job.ranks.front().no_gpu_reason);
+    return Fail("{}: {}", files.front().string(),
+                job.ranks.empty() ? "no input" : job.ranks.front().no_gpu_reason);
   }
   return job;
 }

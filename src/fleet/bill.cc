@@ -34,8 +34,8 @@ std::string FormatBill(const BillRates& b) {
   auto line = [&](std::string_view what, double per_day, double per_year) {
     out += fmt::format("  {:<34} {:>14.2f} {:>16.2f}\n", what, per_day, per_year);
   };
-  out += fmt::format("{} GPUs at ${:.2f}/GPU-hour, achieved {:.1f}% of peak, target {:.1f}%\n",
-                     b.gpus, b.price_per_gpu_hour, b.achieved * 100, b.target * 100);
+  out += fmt::format("{} GPUs at ${:.2f}/GPU-hour, achieved {:.1f}% of peak, target {:.1f}%\n", b.gpus,
+                     b.price_per_gpu_hour, b.achieved * 100, b.target * 100);
   out += fmt::format("  {:<34} {:>14} {:>16}\n", "", "$ per day", "$ per year");
   line("spend", b.spend_per_day, b.spend_per_year);
   line("computed (spend x achieved)", b.computed_per_day, b.computed_per_day * kDaysPerYear);

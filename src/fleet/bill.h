@@ -14,14 +14,14 @@ inline constexpr double kDaysPerYear = 365;
 
 struct BillRates {
   double gpus = 0, price_per_gpu_hour = 0, achieved = 0, target = 0.40;
-  double spend_per_hour = 0;                 // gpus × price
+  double spend_per_hour = 0;  // gpus × price
   double spend_per_day = 0, spend_per_year = 0;
-  double computed_per_day = 0;               // spend × achieved
-  double paid_never_computed_per_day = 0;    // spend × (1 − achieved)
+  double computed_per_day = 0;             // spend × achieved
+  double paid_never_computed_per_day = 0;  // spend × (1 − achieved)
   double paid_never_computed_per_year = 0;
-  double addressable_per_day = 0;            // spend × max(0, 1 − achieved / target)
+  double addressable_per_day = 0;  // spend × max(0, 1 − achieved / target)
   double addressable_per_year = 0;
-  double gpus_at_target = 0;                 // GPUs doing the same useful work at the target
+  double gpus_at_target = 0;  // GPUs doing the same useful work at the target
 };
 
 // Fails when an input is out of range (negative GPUs or price, achieved outside [0, 1],

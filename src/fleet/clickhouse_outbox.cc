@@ -53,7 +53,8 @@ std::vector<fs::path> ListPending(const fs::path& dir) {
 
 }  // namespace
 
-ClickHouseOutbox::ClickHouseOutbox(fs::path dir, std::int64_t max_bytes, std::unique_ptr<ClickHouseStore> store)
+ClickHouseOutbox::ClickHouseOutbox(fs::path dir, std::int64_t max_bytes,
+                                   std::unique_ptr<ClickHouseStore> store)
     : dir_(std::move(dir)), max_bytes_(max_bytes), store_(std::move(store)) {}
 
 ClickHouseOutbox::~ClickHouseOutbox() { Stop(); }
@@ -97,7 +98,8 @@ Result<Batch> ClickHouseOutbox::Deserialize(std::string_view text, const std::st
   std::size_t offset = 0;
   while (offset < text.size()) {
     auto nl = text.find('\n', offset);
-    if (nl == std::string_view::npos) return Fail("{}: byte {}: line without an end (cut short)", file, offset);
+    if (nl == std::string_view::npos)
+      return Fail("{}: byte {}: line without an end (cut short)", file, offset);
     std::string_view line = text.substr(offset, nl - offset);
     if (line.starts_with('@')) {
       table = nullptr;
@@ -124,7 +126,8 @@ Result<bool> ClickHouseOutbox::Put(const std::string& job_key, const Batch& batc
     return false;
   }
   auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                    std::chrono::system_clock::now().time_since_epoch()).count();
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
   fs::path path = dir_ / fmt::format("{:020}-{}{}", now_ns, job_key, kSuffix);
   PLASMIENT_TRY(WriteDurably(path, data));
   counters_.pending_bytes += size;
@@ -216,11 +219,14 @@ void ClickHouseOutbox::Run() {
     }
     auto s = SendSome(64);
     if (s) {
-      if (was_failing) fmt::print(stderr, "plasmient serve: ClickHouse reachable again; sending the outbox\n");
+      if (was_failing)
+        fmt::print(stderr, "plasmient serve: ClickHouse reachable again; sending the outbox\n");
       was_failing = false;
       delay = 200ms;
     } else {
-      if (!was_failing) fmt::print(stderr, "plasmient serve: {}; keeping rows in the outbox and retrying\n", s.error().message);
+      if (!was_failing)
+        fmt::print(stderr, "plasmient serve: {}; keeping rows in the outbox and retrying\n",
+                   s.error().message);
       was_failing = true;
       delay = std::min<std::chrono::milliseconds>(delay * 2, 5000ms);
     }

@@ -30,7 +30,7 @@ class ClickHouseOutbox {
   // Queues one job's rows; false when the outbox is full (the job is counted as overflow).
   Result<bool> Put(const std::string& job_key, const Batch& batch);
   void Start();
-  void Stop();   // the sender finishes its current batch; unsent files stay for the next run
+  void Stop();  // the sender finishes its current batch; unsent files stay for the next run
   // Sends everything pending now (used by tests and at shutdown when reachable).
   Status Flush();
 

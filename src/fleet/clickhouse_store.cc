@@ -129,7 +129,8 @@ Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
     for (const auto& r : rows) keys.insert(std::get<std::string>(r[kJobKeyColumn]));
     std::string in;
     for (const auto& k : keys) in += (in.empty() ? "" : ",") + Quote(k);
-    auto present = Query("SELECT DISTINCT job_key FROM " + TableName(t.id) + " WHERE job_key IN (" + in + ")");
+    auto present =
+        Query("SELECT DISTINCT job_key FROM " + TableName(t.id) + " WHERE job_key IN (" + in + ")");
     if (!present) return std::unexpected(present.error());
     for (const auto& row : present->rows) {
       if (!row.empty()) keys.erase(row[0]);
@@ -170,7 +171,8 @@ Result<QueryResult> ClickHouseStore::Query(const std::string& sql) {
     std::size_t pos = 0;
     while (true) {
       auto tab = line.find('\t', pos);
-      std::string_view f = line.substr(pos, tab == std::string_view::npos ? std::string_view::npos : tab - pos);
+      std::string_view f =
+          line.substr(pos, tab == std::string_view::npos ? std::string_view::npos : tab - pos);
       std::string cell;
       for (std::size_t i = 0; i < f.size(); ++i) {
         if (f[i] == '\\' && i + 1 < f.size()) {

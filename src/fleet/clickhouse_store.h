@@ -18,8 +18,8 @@ namespace plasmient::fleet {
 
 struct ClickHouseOptions {
   std::string url = "http://127.0.0.1:8123";  // --clickhouse
-  std::string database = "plasmient";          // --clickhouse-db
-  std::string cluster;                         // --clickhouse-cluster: Distributed tables over it
+  std::string database = "plasmient";         // --clickhouse-db
+  std::string cluster;                        // --clickhouse-cluster: Distributed tables over it
   // The database of `<table>_local` on each shard: the same as `database` by default; "-" for
   // each replica's <default_database> from the cluster's configuration.
   std::string shard_database;

@@ -38,7 +38,8 @@ Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns) {
   if (text.size() >= 2) {
     char unit = text.back();
     std::int64_t per = unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
-    if (per && ParseInt(text.substr(0, text.size() - 1), v) && v >= 0) return now_ns - v * per * 1'000'000'000;
+    if (per && ParseInt(text.substr(0, text.size() - 1), v) && v >= 0)
+      return now_ns - v * per * 1'000'000'000;
   }
   std::tm tm{};
   std::string s(text);
@@ -46,7 +47,8 @@ Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns) {
   if (!end || !(*end == '\0' || (*end == 'Z' && end[1] == '\0'))) {
     tm = {};
     end = strptime(s.c_str(), "%Y-%m-%d", &tm);
-    if (!end || *end != '\0') return Fail("{}: expected Unix seconds, YYYY-MM-DD[THH:MM:SS[Z]] or an age like 24h, 7d", text);
+    if (!end || *end != '\0')
+      return Fail("{}: expected Unix seconds, YYYY-MM-DD[THH:MM:SS[Z]] or an age like 24h, 7d", text);
   }
   return static_cast<std::int64_t>(timegm(&tm)) * 1'000'000'000;
 }
@@ -55,31 +57,40 @@ std::string BuildSql(const FleetQuery& q, const QueryableStore& store) {
   std::string where = Where(q);
   std::string order = q.by_gpu_hours ? "gpu_hours" : "wasted_gpu_hours";
   auto top = [&](TableId table, std::string_view alias) {
-    return fmt::format("SELECT name AS {}, sum(lost_s) / 3600 AS wasted_gpu_hours, sum(time_s) / 3600 AS gpu_hours, "
-                       "sum(calls) AS total_calls, count(DISTINCT job_key) AS analyses FROM {}{} GROUP BY name "
-                       "ORDER BY {} DESC LIMIT {}",
-                       alias, store.TableName(table), where, order, q.limit);
+    return fmt::format(
+        "SELECT name AS {}, sum(lost_s) / 3600 AS wasted_gpu_hours, sum(time_s) / 3600 AS gpu_hours, "
+        "sum(calls) AS total_calls, count(DISTINCT job_key) AS analyses FROM {}{} GROUP BY name "
+        "ORDER BY {} DESC LIMIT {}",
+        alias, store.TableName(table), where, order, q.limit);
   };
   auto jobs = [&](std::string_view key, std::string_view alias) {
-    return fmt::format("SELECT {} AS {}, sum(wall_s - useful_s) / 3600 AS wasted_gpu_hours, sum(wall_s) / 3600 AS gpu_hours, "
-                       "sum(useful_s) / sum(wall_s) AS achieved, count(*) AS analyses FROM {}{} GROUP BY {} "
-                       "ORDER BY {} DESC LIMIT {}",
-                       key, alias, store.TableName(TableId::kJobs), where, key, order, q.limit);
+    return fmt::format(
+        "SELECT {} AS {}, sum(wall_s - useful_s) / 3600 AS wasted_gpu_hours, sum(wall_s) / 3600 AS "
+        "gpu_hours, "
+        "sum(useful_s) / sum(wall_s) AS achieved, count(*) AS analyses FROM {}{} GROUP BY {} "
+        "ORDER BY {} DESC LIMIT {}",
+        key, alias, store.TableName(TableId::kJobs), where, key, order, q.limit);
   };
   switch (q.question) {
-    case FleetQuestion::kTopKernels: return top(TableId::kKernelAggregates, "kernel");
-    case FleetQuestion::kTopOps: return top(TableId::kOpAggregates, "op");
-    case FleetQuestion::kTopJobs: return jobs("job_id", "job");
-    case FleetQuestion::kTopUsers: return jobs("user_label", "user_name");
+    case FleetQuestion::kTopKernels:
+      return top(TableId::kKernelAggregates, "kernel");
+    case FleetQuestion::kTopOps:
+      return top(TableId::kOpAggregates, "op");
+    case FleetQuestion::kTopJobs:
+      return jobs("job_id", "job");
+    case FleetQuestion::kTopUsers:
+      return jobs("user_label", "user_name");
     case FleetQuestion::kTrend:
-      return fmt::format("SELECT job_id AS job, at_ns, achieved, utilization, wall_s AS gpu_seconds, ranks FROM {}{} "
-                         "ORDER BY job_id, at_ns LIMIT {}",
-                         store.TableName(TableId::kJobs), where, q.limit);
+      return fmt::format(
+          "SELECT job_id AS job, at_ns, achieved, utilization, wall_s AS gpu_seconds, ranks FROM {}{} "
+          "ORDER BY job_id, at_ns LIMIT {}",
+          store.TableName(TableId::kJobs), where, q.limit);
     case FleetQuestion::kStragglers:
-      return fmt::format("SELECT job_id AS job, straggler_rank, count(*) AS collectives, sum(wait_s) AS waited_s, "
-                         "max(max_dur_s - min_dur_s) AS worst_s FROM {}{} GROUP BY job_id, straggler_rank "
-                         "ORDER BY waited_s DESC LIMIT {}",
-                         store.TableName(TableId::kStragglers), where, q.limit);
+      return fmt::format(
+          "SELECT job_id AS job, straggler_rank, count(*) AS collectives, sum(wait_s) AS waited_s, "
+          "max(max_dur_s - min_dur_s) AS worst_s FROM {}{} GROUP BY job_id, straggler_rank "
+          "ORDER BY waited_s DESC LIMIT {}",
+          store.TableName(TableId::kStragglers), where, q.limit);
   }
   return "";
 }
@@ -111,7 +122,8 @@ std::string FormatTable(const QueryResult& r) {
   }
   std::vector<std::size_t> width(r.columns.size(), 0);
   for (const auto& row : cells) {
-    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
+      width[i] = std::max(width[i], row[i].size());
   }
   std::string text;
   for (const auto& row : cells) {

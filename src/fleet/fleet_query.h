@@ -21,9 +21,9 @@ enum class FleetQuestion : std::uint8_t {
 
 struct FleetQuery {
   FleetQuestion question = FleetQuestion::kTopKernels;
-  bool by_gpu_hours = false;        // --by gpu-hours (default wasted-gpu-hours)
+  bool by_gpu_hours = false;  // --by gpu-hours (default wasted-gpu-hours)
   std::optional<std::int64_t> since_ns, until_ns;
-  std::string job;                  // --job: only this job
+  std::string job;  // --job: only this job
   std::int64_t limit = 20;
 };
 

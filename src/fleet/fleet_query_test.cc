@@ -66,7 +66,7 @@ TEST_F(FleetQueryStoreTest, TopKernelsByWastedGpuHours) {
   EXPECT_DOUBLE_EQ(std::stod(r.rows[0][1]), 3.0);
   EXPECT_EQ(r.rows[1][0], "sm90_gemm");  // 2 ranks × (0.1 + 0.2 + 0.3) h
   EXPECT_DOUBLE_EQ(std::stod(r.rows[1][1]), 1.2);
-  EXPECT_EQ(r.rows[1][3], "60");         // calls: 2 ranks × 3 analyses × 10
+  EXPECT_EQ(r.rows[1][3], "60");  // calls: 2 ranks × 3 analyses × 10
   q.by_gpu_hours = true;
   auto by_time = Run(q);
   ASSERT_EQ(by_time.rows.size(), 2u);

@@ -74,7 +74,8 @@ Result<std::pair<std::string, std::string>> ParseLabel(std::string_view text) {
   for (std::size_t i = 0; i < key.size(); ++i) {
     char c = key[i];
     bool ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9');
-    if (!ok) return Fail("--label {}: the key must be letters, digits and _ (not starting with a digit)", text);
+    if (!ok)
+      return Fail("--label {}: the key must be letters, digits and _ (not starting with a digit)", text);
   }
   return std::pair{std::string(key), std::string(text.substr(eq + 1))};
 }
@@ -198,9 +199,9 @@ Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c) {
   {
     const auto& bill = job.bill;
     std::int64_t gpus = GpuRanks(job);
-    auto rates = RatesFor(static_cast<double>(gpus), bill.price_per_gpu_hour,
-                          std::clamp(job.job.achieved(), 0.0, 1.0),
-                          bill.target_fraction > 0 ? bill.target_fraction : 0.40);
+    auto rates =
+        RatesFor(static_cast<double>(gpus), bill.price_per_gpu_hour, std::clamp(job.job.achieved(), 0.0, 1.0),
+                 bill.target_fraction > 0 ? bill.target_fraction : 0.40);
     BillRates br = rates ? *rates : BillRates{};
     Row r = Common(c);
     r.emplace_back(gpus);

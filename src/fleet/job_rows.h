@@ -16,11 +16,11 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 
 // Who and what an analysis was: the columns every row starts with, and the job's labels.
 struct JobContext {
-  std::string job_key;   // content hash of the job's traces (HashFiles), hex
-  std::string job_id;    // the job's name: spool folder or file stem, or --job
+  std::string job_key;     // content hash of the job's traces (HashFiles), hex
+  std::string job_id;      // the job's name: spool folder or file stem, or --job
   std::int64_t at_ns = 0;  // when it was analyzed, Unix ns
   std::string host;
-  Labels labels;         // --label key=value; "user" and "team" get their own columns
+  Labels labels;  // --label key=value; "user" and "team" get their own columns
   std::vector<std::string> inputs;
 };
 

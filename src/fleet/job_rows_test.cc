@@ -35,7 +35,7 @@ TEST(JobRowsTest, EveryRowHasItsTableWidthAndTheCommonColumns) {
       EXPECT_EQ(std::get<std::string>(row[1]), "train-7");
       for (std::size_t i = 0; i < row.size(); ++i) {
         auto want = t.columns[i].type;
-        bool ok = want == ColumnType::kInt ? std::holds_alternative<std::int64_t>(row[i])
+        bool ok = want == ColumnType::kInt     ? std::holds_alternative<std::int64_t>(row[i])
                   : want == ColumnType::kFloat ? std::holds_alternative<double>(row[i])
                                                : std::holds_alternative<std::string>(row[i]);
         EXPECT_TRUE(ok) << t.name << "." << t.columns[i].name;

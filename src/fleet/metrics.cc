@@ -28,10 +28,14 @@ std::string EscapeLabelValue(std::string_view value) {
   std::string out;
   out.reserve(value.size());
   for (char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -55,7 +59,8 @@ void MetricsRegistry::RecordJob(const verdict::JobVerdict& job, const JobContext
     s.gpu = rank.device.name;
     s.utilization = rank.run.utilization();
     s.achieved = rank.run.achieved();
-    for (std::size_t i = 0; i < verdict::kLossCount; ++i) s.loss[i] = rank.run.loss(static_cast<verdict::Loss>(i));
+    for (std::size_t i = 0; i < verdict::kLossCount; ++i)
+      s.loss[i] = rank.run.loss(static_cast<verdict::Loss>(i));
     s.gpu_s += rank.run.wall_s;
     s.wasted_s += rank.run.wall_s - rank.run.useful_s;
     for (const auto& step : rank.steps) {
@@ -125,7 +130,8 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
   gauge("plasmient_achieved_fraction_of_peak_ratio", "gauge",
         "Useful FLOP/s over the chip's peak for the dominant dtype, over the trace window.",
         [](const RankSeries& s) { return s.achieved; });
-  Header(out, "plasmient_loss_ratio", "gauge", "Share of the trace window lost, by category (sums with the achieved fraction to 1).");
+  Header(out, "plasmient_loss_ratio", "gauge",
+         "Share of the trace window lost, by category (sums with the achieved fraction to 1).");
   for (const auto& [k, s] : rows) {
     for (std::size_t i = 0; i < verdict::kLossCount; ++i) {
       out += fmt::format("plasmient_loss_ratio{{{},category=\"{}\"}} ", labels(*k, *s),
@@ -136,7 +142,8 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
   }
   gauge("plasmient_gpu_seconds_total", "counter", "GPU-seconds of trace windows analyzed.",
         [](const RankSeries& s) { return s.gpu_s; });
-  gauge("plasmient_wasted_gpu_seconds_total", "counter", "GPU-seconds analyzed that did no useful arithmetic (window minus useful).",
+  gauge("plasmient_wasted_gpu_seconds_total", "counter",
+        "GPU-seconds analyzed that did no useful arithmetic (window minus useful).",
         [](const RankSeries& s) { return s.wasted_s; });
   Header(out, "plasmient_step_seconds", "histogram", "Duration of profiler steps on the GPU timeline.");
   for (const auto& [k, s] : rows) {
@@ -144,7 +151,8 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
     std::uint64_t cumulative = 0;
     for (std::size_t i = 0; i < kStepBucketsS.size(); ++i) {
       cumulative += s->buckets[i];
-      out += fmt::format("plasmient_step_seconds_bucket{{{},le=\"{}\"}} {}\n", l, kStepBucketsS[i], cumulative);
+      out +=
+          fmt::format("plasmient_step_seconds_bucket{{{},le=\"{}\"}} {}\n", l, kStepBucketsS[i], cumulative);
     }
     out += fmt::format("plasmient_step_seconds_bucket{{{},le=\"+Inf\"}} {}\n", l, s->steps);
     out += fmt::format("plasmient_step_seconds_sum{{{}}} ", l);
@@ -157,7 +165,8 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
     std::string metric = "plasmient_live_" + name;
     Header(out, metric, "gauge", "Live sample of the GPU.");
     for (const auto* s : samples) {
-      out += fmt::format("{}{{host=\"{}\",gpu=\"{}\"}} ", metric, EscapeLabelValue(live_host_), EscapeLabelValue(s->gpu));
+      out += fmt::format("{}{{host=\"{}\",gpu=\"{}\"}} ", metric, EscapeLabelValue(live_host_),
+                         EscapeLabelValue(s->gpu));
       Value(out, s->value);
       out += '\n';
     }

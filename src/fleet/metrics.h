@@ -19,7 +19,7 @@
 namespace plasmient::fleet {
 
 inline constexpr std::array<double, 15> kStepBucketsS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                                         0.5,   1,      2.5,   5,    10,    30,    60};
+                                                         0.5,   1,      2.5,   5,    10,    30,   60};
 
 // A live sample of one GPU (utilization, SM activity...) from a sampler such as the live
 // agent's NVML reader; exported as plasmient_live_<name>{host,gpu}.

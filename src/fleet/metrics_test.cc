@@ -14,7 +14,9 @@ JobContext Ctx(const std::string& job) {
   return c;
 }
 
-bool Has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+bool Has(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
 
 TEST(MetricsTest, ExpositionCarriesTheVerdictPerRank) {
   MetricsRegistry m;
@@ -38,7 +40,9 @@ TEST(MetricsTest, CountersAccumulateAcrossAnalysesOfOneJob) {
   m.RecordJob(testing::MakeJob(), Ctx("j1"));
   m.RecordJob(testing::MakeJob(), Ctx("j1"));
   std::string text = m.Render({});
-  EXPECT_TRUE(Has(text, "plasmient_gpu_seconds_total{host=\"node\\\"1\",gpu=\"NVIDIA H100 SXM 80GB\",job=\"j1\",rank=\"1\"} 4\n"));
+  EXPECT_TRUE(Has(text,
+                  "plasmient_gpu_seconds_total{host=\"node\\\"1\",gpu=\"NVIDIA H100 SXM "
+                  "80GB\",job=\"j1\",rank=\"1\"} 4\n"));
   EXPECT_EQ(m.jobs(), 1u);
 }
 

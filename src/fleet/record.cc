@@ -30,7 +30,8 @@ Result<int> RecordAnalysis(const verdict::JobVerdict& job, const std::vector<std
   if (!key) return std::unexpected(key.error());
   ctx.job_key = *key;
   ctx.at_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::system_clock::now().time_since_epoch()).count();
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
   ctx.host = o.host.empty() ? LocalHostName() : o.host;
   ctx.labels = o.labels;
   for (const auto& f : files) ctx.inputs.push_back(f.filename().string());

@@ -18,7 +18,7 @@ struct RecordOptions {
   std::optional<ClickHouseOptions> clickhouse;  // inserted directly (no outbox: the command fails loudly)
   std::string job_id;                           // empty: the input folder's name or the file's stem
   Labels labels;
-  std::string host;                             // empty: the host name
+  std::string host;  // empty: the host name
 };
 
 // Hashes the inputs into the job key, builds the rows and records them (idempotently).

@@ -9,43 +9,73 @@ namespace {
 
 constexpr ColumnType I = ColumnType::kInt, F = ColumnType::kFloat, S = ColumnType::kString;
 
-#define PLASMIENT_FLEET_COMMON {"job_key", S}, {"job_id", S}, {"at_ns", I}, {"host", S}
-#define PLASMIENT_FLEET_FIGURES                                                           \
-  {"wall_s", F}, {"useful_s", F}, {"kernel_union_s", F}, {"achieved", F}, {"utilization", F}
-#define PLASMIENT_FLEET_LOSSES                                                             \
-  {"loss_compute_inefficiency_s", F}, {"loss_memory_bound_s", F},                          \
-      {"loss_unmodeled_kernels_s", F}, {"loss_exposed_communication_s", F},                \
-      {"loss_pipeline_bubble_s", F}, {"loss_host_bound_idle_s", F}, {"loss_data_movement_s", F}
-#define PLASMIENT_FLEET_AGGREGATE                                                         \
-  {"rank", I}, {"gpu", S}, {"name", S}, {"op", S}, {"bound", S}, {"loss", S}, {"calls", I}, \
-      {"time_s", F}, {"share_s", F}, {"flops", F}, {"bytes", F}, {"useful_s", F},         \
-      {"lost_s", F}, {"achieved", F}
+#define PLASMIENT_FLEET_COMMON \
+  {"job_key", S}, {"job_id", S}, {"at_ns", I}, { "host", S }
+#define PLASMIENT_FLEET_FIGURES \
+  {"wall_s", F}, {"useful_s", F}, {"kernel_union_s", F}, {"achieved", F}, { "utilization", F }
+#define PLASMIENT_FLEET_LOSSES                                                                             \
+  {"loss_compute_inefficiency_s", F}, {"loss_memory_bound_s", F}, {"loss_unmodeled_kernels_s", F},         \
+      {"loss_exposed_communication_s", F}, {"loss_pipeline_bubble_s", F}, {"loss_host_bound_idle_s", F}, { \
+    "loss_data_movement_s", F                                                                              \
+  }
+#define PLASMIENT_FLEET_AGGREGATE                                                                          \
+  {"rank", I}, {"gpu", S}, {"name", S}, {"op", S}, {"bound", S}, {"loss", S}, {"calls", I}, {"time_s", F}, \
+      {"share_s", F}, {"flops", F}, {"bytes", F}, {"useful_s", F}, {"lost_s", F}, {                        \
+    "achieved", F                                                                                          \
+  }
 
-constexpr Column kJobs[] = {
-    PLASMIENT_FLEET_COMMON, {"user_label", S}, {"team_label", S}, {"labels", S}, {"inputs", S},
-    {"ranks", I}, {"gpu", S}, {"peak_dtype", S}, PLASMIENT_FLEET_FIGURES, PLASMIENT_FLEET_LOSSES,
-    {"hardware_flops", F}, {"capacity_flops", F}, {"mfu", F}};
-constexpr Column kSteps[] = {PLASMIENT_FLEET_COMMON, {"rank", I}, {"gpu", S}, {"step", I},
-                             {"start_ns", I}, {"end_ns", I}, PLASMIENT_FLEET_FIGURES};
-constexpr Column kRanks[] = {
-    PLASMIENT_FLEET_COMMON, {"rank", I}, {"gpu", S}, {"path", S}, {"format", S},
-    PLASMIENT_FLEET_FIGURES, PLASMIENT_FLEET_LOSSES, {"gpu_busy_s", F}, {"compute_s", F},
-    {"communication_s", F}, {"communication_overlapped_s", F}, {"hardware_flops", F},
-    {"kernels", I}, {"no_gpu_reason", S}};
+constexpr Column kJobs[] = {PLASMIENT_FLEET_COMMON,
+                            {"user_label", S},
+                            {"team_label", S},
+                            {"labels", S},
+                            {"inputs", S},
+                            {"ranks", I},
+                            {"gpu", S},
+                            {"peak_dtype", S},
+                            PLASMIENT_FLEET_FIGURES,
+                            PLASMIENT_FLEET_LOSSES,
+                            {"hardware_flops", F},
+                            {"capacity_flops", F},
+                            {"mfu", F}};
+constexpr Column kSteps[] = {
+    PLASMIENT_FLEET_COMMON, {"rank", I}, {"gpu", S}, {"step", I}, {"start_ns", I}, {"end_ns", I},
+    PLASMIENT_FLEET_FIGURES};
+constexpr Column kRanks[] = {PLASMIENT_FLEET_COMMON,
+                             {"rank", I},
+                             {"gpu", S},
+                             {"path", S},
+                             {"format", S},
+                             PLASMIENT_FLEET_FIGURES,
+                             PLASMIENT_FLEET_LOSSES,
+                             {"gpu_busy_s", F},
+                             {"compute_s", F},
+                             {"communication_s", F},
+                             {"communication_overlapped_s", F},
+                             {"hardware_flops", F},
+                             {"kernels", I},
+                             {"no_gpu_reason", S}};
 constexpr Column kKernels[] = {PLASMIENT_FLEET_COMMON, PLASMIENT_FLEET_AGGREGATE};
 constexpr Column kOps[] = {PLASMIENT_FLEET_COMMON, PLASMIENT_FLEET_AGGREGATE};
 constexpr Column kCollectives[] = {
-    PLASMIENT_FLEET_COMMON, {"rank", I}, {"comm_group", S}, {"seq", I}, {"kind", S},
-    {"bytes", I}, {"group_size", I}, {"start_ns", I}, {"end_ns", I}, {"step", I}, {"p2p", I},
-    {"kernel", S}};
-constexpr Column kStragglers[] = {
-    PLASMIENT_FLEET_COMMON, {"comm_group", S}, {"seq", I}, {"kind", S}, {"straggler_rank", I},
-    {"ranks", I}, {"wait_s", F}, {"min_dur_s", F}, {"max_dur_s", F}};
-constexpr Column kBills[] = {
-    PLASMIENT_FLEET_COMMON, {"gpus", I}, {"price_per_gpu_hour", F}, {"gpu_hours", F},
-    {"spend", F}, {"computed", F}, {"paid_never_computed", F}, {"target_fraction", F},
-    {"addressable", F}, {"spend_per_day", F}, {"paid_never_computed_per_day", F},
-    {"addressable_per_day", F}, {"spend_per_year", F}, {"addressable_per_year", F}};
+    PLASMIENT_FLEET_COMMON, {"rank", I},     {"comm_group", S}, {"seq", I},  {"kind", S}, {"bytes", I},
+    {"group_size", I},      {"start_ns", I}, {"end_ns", I},     {"step", I}, {"p2p", I},  {"kernel", S}};
+constexpr Column kStragglers[] = {PLASMIENT_FLEET_COMMON, {"comm_group", S}, {"seq", I},    {"kind", S},
+                                  {"straggler_rank", I},  {"ranks", I},      {"wait_s", F}, {"min_dur_s", F},
+                                  {"max_dur_s", F}};
+constexpr Column kBills[] = {PLASMIENT_FLEET_COMMON,
+                             {"gpus", I},
+                             {"price_per_gpu_hour", F},
+                             {"gpu_hours", F},
+                             {"spend", F},
+                             {"computed", F},
+                             {"paid_never_computed", F},
+                             {"target_fraction", F},
+                             {"addressable", F},
+                             {"spend_per_day", F},
+                             {"paid_never_computed_per_day", F},
+                             {"addressable_per_day", F},
+                             {"spend_per_year", F},
+                             {"addressable_per_year", F}};
 
 #undef PLASMIENT_FLEET_COMMON
 #undef PLASMIENT_FLEET_FIGURES
@@ -97,12 +127,23 @@ void AppendTsvCell(std::string& out, const Cell& cell) {
   } else {
     for (char c : std::get<std::string>(cell)) {
       switch (c) {
-        case '\t': out += "\\t"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\\': out += "\\\\"; break;
-        case '\0': out += "\\0"; break;
-        default: out += c;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\0':
+          out += "\\0";
+          break;
+        default:
+          out += c;
       }
     }
   }

@@ -34,7 +34,7 @@ inline constexpr std::size_t kTableCount = static_cast<std::size_t>(TableId::kCo
 
 struct TableSpec {
   TableId id;
-  std::string_view name;          // "jobs", "kernel_aggregates", ...
+  std::string_view name;            // "jobs", "kernel_aggregates", ...
   std::span<const Column> columns;  // the first four are always job_key, job_id, at_ns, host
 };
 

@@ -23,9 +23,18 @@ TEST(SchemaTest, EveryTableStartsWithTheCommonColumnsAndNamesAreUnique) {
 
 TEST(SchemaTest, TsvRoundTripKeepsTabsNewlinesAndBackslashes) {
   const TableSpec& t = Table(TableId::kStragglers);
-  Row row = {std::string("k\t1"), std::string("job\nwith\\odd"), std::int64_t{-42}, std::string("h"),
-             std::string("pg\\0"), std::int64_t{7}, std::string(""), std::int64_t{1}, std::int64_t{2},
-             0.1, 1e-300, 12345.678};
+  Row row = {std::string("k\t1"),
+             std::string("job\nwith\\odd"),
+             std::int64_t{-42},
+             std::string("h"),
+             std::string("pg\\0"),
+             std::int64_t{7},
+             std::string(""),
+             std::int64_t{1},
+             std::int64_t{2},
+             0.1,
+             1e-300,
+             12345.678};
   ASSERT_EQ(row.size(), t.columns.size());
   std::string line;
   for (std::size_t i = 0; i < row.size(); ++i) {

@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 namespace {
 
 std::int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -49,7 +50,8 @@ ServeDaemon::~ServeDaemon() {
 
 Status ServeDaemon::Start() {
   std::error_code ec;
-  if (!fs::is_directory(options_.spool, ec)) return plasmient::Fail("--spool {}: no such folder", options_.spool.string());
+  if (!fs::is_directory(options_.spool, ec))
+    return plasmient::Fail("--spool {}: no such folder", options_.spool.string());
   fs::path state = options_.spool / ".plasmient";
   fs::create_directories(state, ec);
   if (ec) return plasmient::Fail("{}: cannot create: {}", state.string(), ec.message());
@@ -60,7 +62,8 @@ Status ServeDaemon::Start() {
   if (options_.clickhouse) {
     auto ch = ClickHouseStore::Open(*options_.clickhouse);
     if (!ch) return std::unexpected(ch.error());
-    outbox_ = std::make_unique<ClickHouseOutbox>(state / "clickhouse-outbox", options_.outbox_max_bytes, std::move(*ch));
+    outbox_ = std::make_unique<ClickHouseOutbox>(state / "clickhouse-outbox", options_.outbox_max_bytes,
+                                                 std::move(*ch));
     PLASMIENT_TRY(outbox_->Open());
   }
 
@@ -73,7 +76,8 @@ Status ServeDaemon::Start() {
     ++counters_.scrapes;
     res.set_content(RenderMetrics(), "text/plain; version=0.0.4; charset=utf-8");
   });
-  http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  http_->Get("/healthz",
+             [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   http_->Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("plasmient serve: metrics at /metrics\n", "text/plain");
   });
@@ -120,26 +124,31 @@ std::string ServeDaemon::RenderMetrics() {
        static_cast<double>(counters_.analyzed.load())},
       {"plasmient_serve_traces_failed_total", "counter", "Spool entries moved to failed/.",
        static_cast<double>(counters_.failed.load())},
-      {"plasmient_serve_traces_duplicate_total", "counter", "Spool entries already recorded (same content), not counted again.",
+      {"plasmient_serve_traces_duplicate_total", "counter",
+       "Spool entries already recorded (same content), not counted again.",
        static_cast<double>(counters_.duplicates.load())},
       {"plasmient_serve_store_errors_total", "counter", "Failed writes to the stores.",
        static_cast<double>(counters_.store_errors.load())},
       {"plasmient_serve_queue_depth", "gauge", "Ready spool entries not analyzed yet.",
        static_cast<double>(counters_.queue_depth.load())},
-      {"plasmient_serve_analysis_seconds_total", "counter", "Wall time spent analyzing.", counters_.analysis_seconds.load()},
-      {"plasmient_serve_scrapes_total", "counter", "Requests to /metrics.", static_cast<double>(counters_.scrapes.load())},
+      {"plasmient_serve_analysis_seconds_total", "counter", "Wall time spent analyzing.",
+       counters_.analysis_seconds.load()},
+      {"plasmient_serve_scrapes_total", "counter", "Requests to /metrics.",
+       static_cast<double>(counters_.scrapes.load())},
       {"plasmient_serve_jobs_in_metrics", "gauge", "Jobs with series in this exposition (bounded).",
        static_cast<double>(metrics_.jobs())},
   };
   if (outbox_) {
     const auto& c = outbox_->counters();
-    self.push_back({"plasmient_clickhouse_outbox_files", "gauge", "Analyses waiting in the ClickHouse outbox.",
+    self.push_back({"plasmient_clickhouse_outbox_files", "gauge",
+                    "Analyses waiting in the ClickHouse outbox.",
                     static_cast<double>(c.pending_files.load())});
     self.push_back({"plasmient_clickhouse_outbox_bytes", "gauge", "Bytes waiting in the ClickHouse outbox.",
                     static_cast<double>(c.pending_bytes.load())});
     self.push_back({"plasmient_clickhouse_sent_jobs_total", "counter", "Analyses inserted into ClickHouse.",
                     static_cast<double>(c.sent_jobs.load())});
-    self.push_back({"plasmient_clickhouse_overflow_jobs_total", "counter", "Analyses dropped because the outbox was full.",
+    self.push_back({"plasmient_clickhouse_overflow_jobs_total", "counter",
+                    "Analyses dropped because the outbox was full.",
                     static_cast<double>(c.overflow_jobs.load())});
     self.push_back({"plasmient_clickhouse_send_failures_total", "counter", "Failed batch inserts (retried).",
                     static_cast<double>(c.send_failures.load())});
@@ -182,7 +191,8 @@ void ServeDaemon::Fail(const SpoolEntry& entry, std::string_view error) {
 
 void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
   if (!entry.is_folder && !IsTraceFileName(entry.name)) {
-    return Fail(entry, fmt::format("{}: not a trace file (expected .json, .json.gz, .sqlite or .plasmient)", entry.name));
+    return Fail(entry, fmt::format("{}: not a trace file (expected .json, .json.gz, .sqlite or .plasmient)",
+                                   entry.name));
   }
   auto key = HashEntry(entry);
   if (!key) return Fail(entry, key.error().message);
@@ -212,8 +222,8 @@ void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
     for (const auto& f : entry.files) ctx.inputs.push_back(f.filename().string());
     auto t0 = std::chrono::steady_clock::now();
     auto job = AnalyzeJobFiles(entry.files, options_.analyze);
-    counters_.analysis_seconds =
-        counters_.analysis_seconds.load() + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    counters_.analysis_seconds = counters_.analysis_seconds.load() +
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!job) return Fail(entry, job.error().message);
     ctx.at_ns = NowNs();
     Batch batch = BuildRows(*job, ctx);

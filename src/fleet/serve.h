@@ -17,8 +17,8 @@
 #include "base/result.h"
 #include "fleet/clickhouse_outbox.h"
 #include "fleet/metrics.h"
-#include "fleet/sqlite_store.h"
 #include "fleet/spool.h"
+#include "fleet/sqlite_store.h"
 #include "verdict/analyze.h"
 
 namespace httplib {
@@ -28,27 +28,28 @@ class Server;
 namespace plasmient::fleet {
 
 struct ServeOptions {
-  std::filesystem::path spool;           // --spool
-  std::string db_path;                   // --db; default <spool>/.plasmient/store.sqlite
+  std::filesystem::path spool;            // --spool
+  std::string db_path;                    // --db; default <spool>/.plasmient/store.sqlite
   std::string listen_host = "127.0.0.1";  // --listen HOST:PORT
-  int listen_port = 9464;                // 0: any free port (tests)
+  int listen_port = 9464;                 // 0: any free port (tests)
   std::optional<ClickHouseOptions> clickhouse;
   std::int64_t outbox_max_bytes = 256ll << 20;  // --clickhouse-outbox-mb
-  Labels labels;                         // --label, for every job (a marker's labels win)
+  Labels labels;                                // --label, for every job (a marker's labels win)
   verdict::AnalyzeOptions analyze;
   int poll_ms = 200;
   std::size_t max_jobs_in_metrics = 32;
   int http_threads = 128;
-  std::string host;                      // the host label; default gethostname()
-  bool delete_done = false;              // delete analyzed traces instead of moving to done/
-  LiveSampler* live = nullptr;           // live GPU sampler (the agent's NVML reader), or none
+  std::string host;             // the host label; default gethostname()
+  bool delete_done = false;     // delete analyzed traces instead of moving to done/
+  LiveSampler* live = nullptr;  // live GPU sampler (the agent's NVML reader), or none
 };
 
 // Parses "HOST:PORT" ("[::1]:9464" for IPv6).
 Result<std::pair<std::string, int>> ParseListen(std::string_view text);
 
 struct ServeCounters {
-  std::atomic<std::int64_t> analyzed{0}, failed{0}, duplicates{0}, store_errors{0}, queue_depth{0}, scrapes{0};
+  std::atomic<std::int64_t> analyzed{0}, failed{0}, duplicates{0}, store_errors{0}, queue_depth{0},
+      scrapes{0};
   std::atomic<double> analysis_seconds{0};
 };
 

@@ -19,7 +19,7 @@
 namespace plasmient::fleet {
 
 struct SpoolEntry {
-  std::string name;                          // file or folder name in the spool
+  std::string name;  // file or folder name in the spool
   std::filesystem::path path;
   bool is_folder = false;
   std::filesystem::path marker;              // the .done file, when there is one

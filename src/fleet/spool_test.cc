@@ -36,7 +36,7 @@ TEST_F(SpoolTest, OnlyCompleteEntriesAreReady) {
   Write(".b.json.gz", "half");
   Write("c.json.part", "half");
   Write("d.json.tmp", "half");
-  Write("jobA/rank0.json", "x");            // no marker yet
+  Write("jobA/rank0.json", "x");  // no marker yet
   Write("jobB/rank0.json", "x");
   Write("jobB/.done", "");
   Write("jobC/rank1.json", "x");

@@ -12,7 +12,9 @@ std::string CreateTableSql(const TableSpec& t) {
   for (std::size_t i = 0; i < t.columns.size(); ++i) {
     const auto& c = t.columns[i];
     sql += (i ? ", " : "") + std::string(c.name) + " " +
-           (c.type == ColumnType::kInt ? "INTEGER" : c.type == ColumnType::kFloat ? "REAL" : "TEXT");
+           (c.type == ColumnType::kInt     ? "INTEGER"
+            : c.type == ColumnType::kFloat ? "REAL"
+                                           : "TEXT");
   }
   sql += ");\nCREATE INDEX IF NOT EXISTS " + std::string(t.name) + "_job_key ON " + std::string(t.name) +
          " (job_key);\nCREATE INDEX IF NOT EXISTS " + std::string(t.name) + "_at_ns ON " +
@@ -29,8 +31,8 @@ struct Statement {
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                           nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &db,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
@@ -66,7 +68,8 @@ Status SqliteStore::EnsureSchema() {
 
 Result<bool> SqliteStore::HasJob(const std::string& job_key) {
   Statement s;
-  if (sqlite3_prepare_v2(db_, "SELECT 1 FROM ingest_journal WHERE job_key = ?", -1, &s.stmt, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_, "SELECT 1 FROM ingest_journal WHERE job_key = ?", -1, &s.stmt, nullptr) !=
+      SQLITE_OK) {
     return Fail("{}: {}", path_, sqlite3_errmsg(db_));
   }
   sqlite3_bind_text(s.stmt, 1, job_key.data(), static_cast<int>(job_key.size()), SQLITE_TRANSIENT);
@@ -96,7 +99,8 @@ Result<std::size_t> SqliteStore::Record(const Batch& batch, const std::string& e
     for (std::size_t i = 0; i < t.columns.size(); ++i) sql += i ? ",?" : "?";
     sql += ")";
     Statement s;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK) return fail(sqlite3_errmsg(db_));
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK)
+      return fail(sqlite3_errmsg(db_));
     for (const auto& row : rows) {
       if (!fresh.contains(std::get<std::string>(row[kJobKeyColumn]))) continue;
       for (std::size_t i = 0; i < row.size(); ++i) {
@@ -118,7 +122,8 @@ Result<std::size_t> SqliteStore::Record(const Batch& batch, const std::string& e
     const auto& key = std::get<std::string>(row[kJobKeyColumn]);
     if (!fresh.contains(key)) continue;
     Statement s;
-    if (sqlite3_prepare_v2(db_, "INSERT INTO ingest_journal VALUES (?, ?, ?)", -1, &s.stmt, nullptr) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db_, "INSERT INTO ingest_journal VALUES (?, ?, ?)", -1, &s.stmt, nullptr) !=
+        SQLITE_OK) {
       return fail(sqlite3_errmsg(db_));
     }
     sqlite3_bind_text(s.stmt, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);

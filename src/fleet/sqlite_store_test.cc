@@ -13,7 +13,8 @@ namespace plasmient::fleet {
 namespace {
 
 std::filesystem::path TempDb(const std::string& tag) {
-  auto dir = std::filesystem::temp_directory_path() / ("plasmient_fleet_" + tag + "_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("plasmient_fleet_" + tag + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir / "store.sqlite";

@@ -16,13 +16,16 @@ constexpr std::string_view kNativeMagic{wire::kFileMagic, sizeof wire::kFileMagi
 
 Result<model::Trace> ReadByFormat(const std::string& path, Format format, const IngestOptions& options) {
   switch (format) {
-    case Format::kKinetoJson: return ReadKinetoJson(path, options);
+    case Format::kKinetoJson:
+      return ReadKinetoJson(path, options);
     case Format::kNsysSqlite: {
       nsys::NsysReadOptions no;
       return nsys::ReadNsysSqlite(path, no);
     }
-    case Format::kNative: return native::ReadNative(path);
-    case Format::kUnknown: break;
+    case Format::kNative:
+      return native::ReadNative(path);
+    case Format::kUnknown:
+      break;
   }
   return Fail("{}: unknown trace format at byte 0", path);
 }

@@ -90,10 +90,10 @@ void AlignClocks(std::span<const RankCollectives* const> ranks, const MatchSet& 
 }
 
 struct WaitTally {
-  std::vector<double> caused_s;                            // by rank index
+  std::vector<double> caused_s;                             // by rank index
   std::map<std::int64_t, std::vector<double>> step_caused;  // step → caused by rank index
   std::vector<std::int64_t> late, collectives;
-  std::vector<double> late_by_s;                           // Σ arrival − others' median arrival
+  std::vector<double> late_by_s;  // Σ arrival − others' median arrival
   std::vector<std::map<CollectiveKind, std::int64_t>> late_kinds;
   std::vector<std::set<std::int64_t>> steps;
 };
@@ -206,7 +206,8 @@ void FindStragglers(std::span<const RankCollectives* const> ranks, const WaitTal
             [](const Straggler& a, const Straggler& b) { return a.caused_wait_s > b.caused_wait_s; });
 }
 
-void ReportAlignment(std::span<const RankCollectives* const> ranks, const std::vector<std::optional<TimeNs>>& offset,
+void ReportAlignment(std::span<const RankCollectives* const> ranks,
+                     const std::vector<std::optional<TimeNs>>& offset,
                      const std::vector<std::int64_t>& matches, const ClusterOptions& o, ClusterResult& out) {
   std::vector<std::int64_t> unreached;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
@@ -218,8 +219,10 @@ void ReportAlignment(std::span<const RankCollectives* const> ranks, const std::v
     if (matches[r] < o.min_alignment_matches) out.quality.Add(Dq::kClockAlignmentWeak);
   }
   if (!unreached.empty()) {
-    out.problems.push_back(fmt::format("ranks {} share no matched collective with rank {}: their clocks "
-                                       "cannot be aligned (not one job?)", unreached, out.reference_rank));
+    out.problems.push_back(
+        fmt::format("ranks {} share no matched collective with rank {}: their clocks "
+                    "cannot be aligned (not one job?)",
+                    unreached, out.reference_rank));
   }
 }
 
@@ -229,15 +232,19 @@ double BusBandwidthFactor(CollectiveKind kind, std::int64_t n) {
   if (n < 1) return 0;
   double share = static_cast<double>(n - 1) / static_cast<double>(n);
   switch (kind) {
-    case CollectiveKind::kAllReduce: return 2 * share;
+    case CollectiveKind::kAllReduce:
+      return 2 * share;
     case CollectiveKind::kAllGather:
     case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kAllToAll: return share;
+    case CollectiveKind::kAllToAll:
+      return share;
     case CollectiveKind::kBroadcast:
     case CollectiveKind::kReduce:
     case CollectiveKind::kSend:
-    case CollectiveKind::kRecv: return 1;
-    case CollectiveKind::kOther: break;
+    case CollectiveKind::kRecv:
+      return 1;
+    case CollectiveKind::kOther:
+      break;
   }
   return 0;
 }
@@ -254,7 +261,8 @@ ClusterResult AnalyzeCluster(std::span<const RankCollectives> input, const Clust
   out.reference_rank = ranks.front()->rank;
   for (const auto* r : ranks) {
     out.ranks.push_back({.rank = r->rank});
-    out.capacity_s += Seconds(static_cast<double>(std::max<TimeNs>(0, r->window_end_ns - r->window_start_ns)));
+    out.capacity_s +=
+        Seconds(static_cast<double>(std::max<TimeNs>(0, r->window_end_ns - r->window_start_ns)));
   }
   MatchSet set = MatchCollectives(ranks);
   out.problems.insert(out.problems.end(), set.problems.begin(), set.problems.end());
@@ -291,7 +299,8 @@ ClusterResult AnalyzeCluster(std::span<const RankCollectives> input, const Clust
     return options.link_bytes_per_s > 0 ? a.excess_s > b.excess_s : a.transfer_s > b.transfer_s;
   };
   std::size_t n = std::min(options.worst_n, figures.size());
-  std::partial_sort(figures.begin(), figures.begin() + static_cast<std::ptrdiff_t>(n), figures.end(), costlier);
+  std::partial_sort(figures.begin(), figures.begin() + static_cast<std::ptrdiff_t>(n), figures.end(),
+                    costlier);
   figures.resize(n);
   out.worst_collectives = std::move(figures);
   out.pipeline = InferPipelines(ranks, set, offset);

@@ -23,12 +23,12 @@ std::string Squash(std::string_view s) {
 }
 
 struct GroupInfo {
-  std::set<std::int64_t> reporters;          // input ranks with an instance of the group
-  std::vector<std::int64_t> listed;          // members from group_ranks text, when given
+  std::set<std::int64_t> reporters;  // input ranks with an instance of the group
+  std::vector<std::int64_t> listed;  // members from group_ranks text, when given
   std::string listed_text;
   std::int64_t listed_by = -1;
-  std::set<std::int32_t> sizes;              // group_size values reported
-  std::set<std::int64_t> members;            // the group's ranks present in the input
+  std::set<std::int32_t> sizes;    // group_size values reported
+  std::set<std::int64_t> members;  // the group's ranks present in the input
   bool conflict = false;
 };
 
@@ -58,8 +58,9 @@ std::map<std::string, GroupInfo> DescribeGroups(std::span<const RankCollectives*
         g.listed = std::move(listed);
         g.listed_by = r->rank;
       } else if (listed != g.listed) {
-        Problem(out, g, fmt::format("group '{}' has members {} on rank {} but {} on rank {}", it.group,
-                                    g.listed, g.listed_by, listed, r->rank));
+        Problem(out, g,
+                fmt::format("group '{}' has members {} on rank {} but {} on rank {}", it.group, g.listed,
+                            g.listed_by, listed, r->rank));
       }
     }
   }
@@ -72,14 +73,15 @@ std::map<std::string, GroupInfo> DescribeGroups(std::span<const RankCollectives*
     if (!g.listed.empty()) {
       for (std::int64_t r : g.reporters) {
         if (!std::binary_search(g.listed.begin(), g.listed.end(), r)) {
-          Problem(out, g, fmt::format("rank {} reports group '{}' whose members {} exclude it", r, name,
-                                      g.listed));
+          Problem(out, g,
+                  fmt::format("rank {} reports group '{}' whose members {} exclude it", r, name, g.listed));
           break;
         }
       }
       if (g.conflict) continue;
       if (!g.sizes.empty() && *g.sizes.begin() != static_cast<std::int64_t>(g.listed.size())) {
-        Problem(out, g, fmt::format("group '{}' has size {} but members {}", name, *g.sizes.begin(), g.listed));
+        Problem(out, g,
+                fmt::format("group '{}' has size {} but members {}", name, *g.sizes.begin(), g.listed));
         continue;
       }
       for (std::int64_t m : g.listed) {
@@ -88,8 +90,9 @@ std::map<std::string, GroupInfo> DescribeGroups(std::span<const RankCollectives*
     } else {
       g.members = g.reporters;
       if (!g.sizes.empty() && static_cast<std::int64_t>(g.reporters.size()) > *g.sizes.begin()) {
-        Problem(out, g, fmt::format("group '{}' has size {} but {} ranks report it", name,
-                                    *g.sizes.begin(), g.reporters.size()));
+        Problem(out, g,
+                fmt::format("group '{}' has size {} but {} ranks report it", name, *g.sizes.begin(),
+                            g.reporters.size()));
       }
     }
   }
@@ -120,15 +123,24 @@ CollectiveKind ParseCollectiveKind(std::string_view kind_or_kernel) {
 
 std::string_view CollectiveKindName(CollectiveKind kind) {
   switch (kind) {
-    case CollectiveKind::kAllReduce: return "all_reduce";
-    case CollectiveKind::kAllGather: return "all_gather";
-    case CollectiveKind::kReduceScatter: return "reduce_scatter";
-    case CollectiveKind::kBroadcast: return "broadcast";
-    case CollectiveKind::kReduce: return "reduce";
-    case CollectiveKind::kAllToAll: return "all_to_all";
-    case CollectiveKind::kSend: return "send";
-    case CollectiveKind::kRecv: return "recv";
-    case CollectiveKind::kOther: break;
+    case CollectiveKind::kAllReduce:
+      return "all_reduce";
+    case CollectiveKind::kAllGather:
+      return "all_gather";
+    case CollectiveKind::kReduceScatter:
+      return "reduce_scatter";
+    case CollectiveKind::kBroadcast:
+      return "broadcast";
+    case CollectiveKind::kReduce:
+      return "reduce";
+    case CollectiveKind::kAllToAll:
+      return "all_to_all";
+    case CollectiveKind::kSend:
+      return "send";
+    case CollectiveKind::kRecv:
+      return "recv";
+    case CollectiveKind::kOther:
+      break;
   }
   return "other";
 }
@@ -168,7 +180,8 @@ MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks) {
       std::int64_t sender = -1, receiver = -1, expected = static_cast<std::int64_t>(g.members.size());
       if (it.p2p) {
         std::int64_t peer = it.peer;
-        if (peer < 0 && g.members.size() == 2) peer = *g.members.begin() == rc.rank ? *g.members.rbegin() : *g.members.begin();
+        if (peer < 0 && g.members.size() == 2)
+          peer = *g.members.begin() == rc.rank ? *g.members.rbegin() : *g.members.begin();
         if (peer < 0 || peer == rc.rank) {
           ++out.unpaired_p2p;
           continue;

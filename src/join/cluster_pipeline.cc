@@ -22,7 +22,8 @@ bool FirstP2pIsSend(const RankCollectives& r) {
 }
 
 // Stage order of one chain: walk a simple path from its first stage, else rank order.
-std::vector<std::int32_t> StageOrder(std::span<const RankCollectives* const> ranks, std::vector<std::int32_t> nodes,
+std::vector<std::int32_t> StageOrder(std::span<const RankCollectives* const> ranks,
+                                     std::vector<std::int32_t> nodes,
                                      const std::map<std::int32_t, std::set<std::int32_t>>& adjacent) {
   std::size_t degree_sum = 0;
   std::vector<std::int32_t> ends;
@@ -84,7 +85,8 @@ std::vector<PipelineStage> InferPipelines(std::span<const RankCollectives* const
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::int64_t> per_link_step;
   for (const Match* m : pairs) {
     if (m->sender < 0) continue;
-    const MatchMember& send = ranks[m->members[0].rank_index]->rank == m->sender ? m->members[0] : m->members[1];
+    const MatchMember& send =
+        ranks[m->members[0].rank_index]->rank == m->sender ? m->members[0] : m->members[1];
     const MatchMember& recv = &send == &m->members[0] ? m->members[1] : m->members[0];
     if (stage[send.rank_index] >= stage[recv.rank_index]) continue;
     std::int64_t step = ranks[send.rank_index]->items[send.item].step;

@@ -10,8 +10,8 @@
 
 namespace plasmient::join {
 
-// Chains are the connected sets of ranks joined by matched send/recv pairs of known direction. In a simple chain the
-// first stage is the end whose first send/recv is a send (activations flow out of it); otherwise
+// Chains are the connected sets of ranks joined by matched send/recv pairs of known direction. In a simple
+// chain the first stage is the end whose first send/recv is a send (activations flow out of it); otherwise
 // stages follow rank order. M is the median, over (forward link, step), of pairs sent on the link.
 std::vector<PipelineStage> InferPipelines(std::span<const RankCollectives* const> ranks, const MatchSet& set,
                                           const std::vector<std::optional<TimeNs>>& offset);

@@ -17,13 +17,15 @@ constexpr TimeNs kMs = kNsPerMs, kUs = kNsPerUs;
 struct Job {
   explicit Job(std::vector<TimeNs> offsets_ns) : offset(std::move(offsets_ns)) {
     for (std::size_t r = 0; r < offset.size(); ++r) {
-      ranks.push_back({.rank = static_cast<std::int64_t>(r), .items = {}, .window_start_ns = offset[r],
+      ranks.push_back({.rank = static_cast<std::int64_t>(r),
+                       .items = {},
+                       .window_start_ns = offset[r],
                        .window_end_ns = offset[r] + kNsPerS});
     }
   }
   // One collective: member i arrives at arrival[i]; all leave at max arrival + transfer (+ noise[i]).
-  void Collective(const std::string& group, std::vector<int> members, std::int64_t seq, const std::string& kind,
-                  std::vector<TimeNs> arrival, TimeNs transfer_ns, std::int64_t step,
+  void Collective(const std::string& group, std::vector<int> members, std::int64_t seq,
+                  const std::string& kind, std::vector<TimeNs> arrival, TimeNs transfer_ns, std::int64_t step,
                   std::vector<TimeNs> exit_noise = {}, std::int64_t bytes = 1 << 20) {
     TimeNs end = *std::max_element(arrival.begin(), arrival.end()) + transfer_ns;
     std::string listed = "[";
@@ -100,8 +102,8 @@ TEST(ClusterTest, RecoversClockOffsetsDespiteJitterAndOutliers) {
   EXPECT_EQ(result.unmatched, 0);
   for (int r = 0; r < 8; ++r) {
     EXPECT_TRUE(result.ranks[r].clock_aligned);
-    EXPECT_NEAR(static_cast<double>(result.ranks[r].clock_offset_ns), static_cast<double>(offsets[r] - offsets[0]),
-                50.0 * kUs)
+    EXPECT_NEAR(static_cast<double>(result.ranks[r].clock_offset_ns),
+                static_cast<double>(offsets[r] - offsets[0]), 50.0 * kUs)
         << "rank " << r;
   }
 }
@@ -162,7 +164,8 @@ TEST(ClusterTest, NoStragglerWhenArrivalsOnlyJitter) {
   for (int step = 0; step < 10; ++step) {
     TimeNs t = step * 100 * kMs;
     job.Collective("0", {0, 1, 2, 3}, step, "allreduce",
-                   {t + noise(5 * kUs), t + noise(5 * kUs), t + noise(5 * kUs), t + noise(5 * kUs)}, kMs, step);
+                   {t + noise(5 * kUs), t + noise(5 * kUs), t + noise(5 * kUs), t + noise(5 * kUs)}, kMs,
+                   step);
   }
   auto result = AnalyzeCluster(job.ranks, {});
   EXPECT_TRUE(result.stragglers.empty());
@@ -190,7 +193,7 @@ TEST(ClusterTest, MatchesBySeqDespiteOrderAndCountsMissingInstances) {
   Job job({0, 0});
   job.Collective("0", {0, 1}, 1, "allreduce", {0, 0}, kMs, 0);
   job.Collective("0", {0, 1}, 2, "allgather", {5 * kMs, 5 * kMs}, kMs, 0);
-  std::swap(job.ranks[1].items[0], job.ranks[1].items[1]);  // rank 1 saw them in the other order
+  std::swap(job.ranks[1].items[0], job.ranks[1].items[1]);      // rank 1 saw them in the other order
   job.Collective("0", {0}, 3, "allreduce", {9 * kMs}, kMs, 0);  // rank 1's copy missing
   job.ranks[0].items.back().group_size = 2;
   job.ranks[0].items.back().group_ranks = "[0, 1]";
@@ -277,7 +280,8 @@ TEST(ClusterTest, PairsSendsWithRecvsAndInfersPipelineShape) {
       EXPECT_EQ(result.pipeline[s].stages, 4);
       EXPECT_EQ(result.pipeline[s].microbatches, 8);
       EXPECT_NEAR(result.pipeline[s].ideal_bubble, 3.0 / 11.0, 1e-12);
-      EXPECT_NEAR(static_cast<double>(result.ranks[s].clock_offset_ns), static_cast<double>(job.offset[s]), 1.0);
+      EXPECT_NEAR(static_cast<double>(result.ranks[s].clock_offset_ns), static_cast<double>(job.offset[s]),
+                  1.0);
     }
     // The receiver of each forward send waited 100 µs: p2p wait, never charged as straggling.
     EXPECT_NEAR(result.ranks[1].p2p_wait_s, 3 * 8 * 100e-6, 1e-9);
@@ -339,7 +343,8 @@ TEST(ClusterTest, BusBandwidthFollowsNcclConventions) {
 TEST(ClusterTest, ParsesKindsFromArgsAndKernelNames) {
   EXPECT_EQ(ParseCollectiveKind("allreduce"), CollectiveKind::kAllReduce);
   EXPECT_EQ(ParseCollectiveKind("ncclKernel_AllReduce_RING_LL_Sum_float"), CollectiveKind::kAllReduce);
-  EXPECT_EQ(ParseCollectiveKind("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL"), CollectiveKind::kReduceScatter);
+  EXPECT_EQ(ParseCollectiveKind("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL"),
+            CollectiveKind::kReduceScatter);
   EXPECT_EQ(ParseCollectiveKind("_reduce_scatter_base"), CollectiveKind::kReduceScatter);
   EXPECT_EQ(ParseCollectiveKind("all_to_all"), CollectiveKind::kAllToAll);
   EXPECT_EQ(ParseCollectiveKind("reduce"), CollectiveKind::kReduce);

@@ -9,18 +9,18 @@
 namespace plasmient::join {
 
 struct CollectiveInstance {
-  std::string group;          // process-group name, or its ranks text; "" when unknown
-  std::string group_ranks;    // raw "[0, 1, 2, 3]" when known
-  std::int64_t seq = -1;      // sequence number within the group, or -1
-  std::string kind;           // "allreduce", "allgather", "send", ... (lower case) or the kernel name
-  std::int64_t bytes = -1;    // message bytes on this rank (input side), -1 when unknown
+  std::string group;        // process-group name, or its ranks text; "" when unknown
+  std::string group_ranks;  // raw "[0, 1, 2, 3]" when known
+  std::int64_t seq = -1;    // sequence number within the group, or -1
+  std::string kind;         // "allreduce", "allgather", "send", ... (lower case) or the kernel name
+  std::int64_t bytes = -1;  // message bytes on this rank (input side), -1 when unknown
   std::int32_t group_size = -1;
   TimeNs start_ns = 0, end_ns = 0;  // the kernel, on this rank's clock
   TimeNs launch_ns = kNoTime;       // its launch call
   std::int64_t step = -1;           // ProfilerStep number
   bool p2p = false;
-  std::int64_t peer = -1;           // the other rank of a send/recv when the source says (NCCL plugin)
-  std::string kernel;               // kernel name
+  std::int64_t peer = -1;  // the other rank of a send/recv when the source says (NCCL plugin)
+  std::string kernel;      // kernel name
 };
 
 }  // namespace plasmient::join

@@ -3,9 +3,9 @@
 #include "base/name_memo.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <string_view>
-#include <map>
 #include <tuple>
 
 namespace plasmient::join {
@@ -18,9 +18,8 @@ using model::kNoId;
 using model::Trace;
 
 bool ContainsNoCase(std::string_view hay, std::string_view needle) {
-  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
-    return (a | 0x20) == (b | 0x20);
-  });
+  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
+                        [](char a, char b) { return (a | 0x20) == (b | 0x20); });
   return it != hay.end();
 }
 
@@ -55,8 +54,7 @@ class LaunchIndex {
   std::int64_t CountDuplicates() const {
     std::int64_t dup = 0;
     for (std::size_t i = 1; i < entries_.size(); ++i) {
-      dup += entries_[i].correlation == entries_[i - 1].correlation &&
-             entries_[i].pid == entries_[i - 1].pid;
+      dup += entries_[i].correlation == entries_[i - 1].correlation && entries_[i].pid == entries_[i - 1].pid;
     }
     return dup;
   }
@@ -96,13 +94,13 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch,
   items.reserve(cpu.size() + api.size());
   for (std::size_t i = 0; i < cpu.size(); ++i) {
     if (cpu.kind[i] == CpuOpKind::kStep) continue;  // steps are joined by time, per process
-    items.push_back({thread_of(cpu.pid[i], cpu.tid[i]), false, static_cast<std::int32_t>(i),
-                     cpu.start_ns[i], cpu.end_ns[i]});
+    items.push_back({thread_of(cpu.pid[i], cpu.tid[i]), false, static_cast<std::int32_t>(i), cpu.start_ns[i],
+                     cpu.end_ns[i]});
   }
   for (std::size_t i = 0; i < api.size(); ++i) {
     if (!is_launch[i]) continue;  // only calls that launched GPU activity need their op
-    items.push_back({thread_of(api.pid[i], api.tid[i]), true, static_cast<std::int32_t>(i),
-                     api.start_ns[i], api.end_ns[i]});
+    items.push_back({thread_of(api.pid[i], api.tid[i]), true, static_cast<std::int32_t>(i), api.start_ns[i],
+                     api.end_ns[i]});
   }
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     // Longer ranges first at equal start so parents precede children; launches after ranges.
@@ -143,8 +141,8 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch,
 void CollectSteps(const Trace& t, Joined& j) {
   for (std::size_t i = 0; i < t.cpu.size(); ++i) {
     if (t.cpu.kind[i] != CpuOpKind::kStep) continue;
-    j.steps.push_back({t.cpu.step[i], static_cast<std::int32_t>(i), t.cpu.pid[i], t.cpu.start_ns[i],
-                       t.cpu.end_ns[i]});
+    j.steps.push_back(
+        {t.cpu.step[i], static_cast<std::int32_t>(i), t.cpu.pid[i], t.cpu.start_ns[i], t.cpu.end_ns[i]});
   }
   std::sort(j.steps.begin(), j.steps.end(),
             [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
@@ -212,10 +210,14 @@ ActivityClass ClassifyKernel(const Trace& t, Joined& j, std::size_t i, CommName&
 
 std::string_view ClassName(ActivityClass c) {
   switch (c) {
-    case ActivityClass::kCompute: return "compute";
-    case ActivityClass::kCollective: return "collective";
-    case ActivityClass::kP2P: return "p2p";
-    case ActivityClass::kMemory: return "memory";
+    case ActivityClass::kCompute:
+      return "compute";
+    case ActivityClass::kCollective:
+      return "collective";
+    case ActivityClass::kP2P:
+      return "p2p";
+    case ActivityClass::kMemory:
+      return "memory";
   }
   return "unknown";
 }

@@ -31,9 +31,9 @@ struct Joined {
   std::vector<ActivityClass> cls;
   std::vector<std::int32_t> collective;  // Collectives row describing this activity, or -1
 
-  std::vector<std::int32_t> op_parent;   // per CpuOps row: enclosing CpuOps row on its thread, or -1
+  std::vector<std::int32_t> op_parent;      // per CpuOps row: enclosing CpuOps row on its thread, or -1
   std::vector<std::int32_t> op_collective;  // per CpuOps row: Collectives row, or -1
-  std::vector<Step> steps;               // ProfilerSteps sorted by start
+  std::vector<Step> steps;                  // ProfilerSteps sorted by start
 
   bool external_id_equals_correlation = false;
 };

@@ -14,25 +14,41 @@ using model::TraceBuilder;
 // A step on thread 1 with linear -> addmm launching a GEMM, and an autograd op on thread 2.
 TraceBuilder TwoThreadTrace(bool external_id_equals_correlation) {
   TraceBuilder b;
-  b.AddCpuOp({.start_ns = 0, .end_ns = 1000, .pid = 10, .tid = 1, .name = "ProfilerStep#7",
-              .kind = CpuOpKind::kStep, .step = 7});
-  b.AddCpuOp({.start_ns = 10, .end_ns = 500, .pid = 10, .tid = 1, .name = "nn.Module: Linear_0",
+  b.AddCpuOp({.start_ns = 0,
+              .end_ns = 1000,
+              .pid = 10,
+              .tid = 1,
+              .name = "ProfilerStep#7",
+              .kind = CpuOpKind::kStep,
+              .step = 7});
+  b.AddCpuOp({.start_ns = 10,
+              .end_ns = 500,
+              .pid = 10,
+              .tid = 1,
+              .name = "nn.Module: Linear_0",
               .kind = CpuOpKind::kAnnotation});
-  b.AddCpuOp({.start_ns = 20, .end_ns = 400, .pid = 10, .tid = 1, .name = "aten::linear",
-              .external_id = 100});
-  b.AddCpuOp({.start_ns = 30, .end_ns = 300, .pid = 10, .tid = 1, .name = "aten::addmm",
-              .external_id = 101});
-  b.AddApi({.start_ns = 40, .end_ns = 60, .pid = 10, .tid = 1, .name = "cudaLaunchKernel",
-            .correlation = 5, .external_id = 101});
+  b.AddCpuOp(
+      {.start_ns = 20, .end_ns = 400, .pid = 10, .tid = 1, .name = "aten::linear", .external_id = 100});
+  b.AddCpuOp({.start_ns = 30, .end_ns = 300, .pid = 10, .tid = 1, .name = "aten::addmm", .external_id = 101});
+  b.AddApi({.start_ns = 40,
+            .end_ns = 60,
+            .pid = 10,
+            .tid = 1,
+            .name = "cudaLaunchKernel",
+            .correlation = 5,
+            .external_id = 101});
   // Thread 2: an op whose time range covers the first launch but lives on another thread.
   b.AddCpuOp({.start_ns = 0, .end_ns = 900, .pid = 10, .tid = 2, .name = "aten::mul"});
-  b.AddApi({.start_ns = 600, .end_ns = 610, .pid = 10, .tid = 2, .name = "cudaLaunchKernel",
-            .correlation = 6});
+  b.AddApi(
+      {.start_ns = 600, .end_ns = 610, .pid = 10, .tid = 2, .name = "cudaLaunchKernel", .correlation = 6});
   std::int64_t ext = external_id_equals_correlation ? 5 : 101;
-  b.AddGpu({.start_ns = 100, .end_ns = 200, .name = "sm90_xmma_gemm_bf16", .correlation = 5,
-            .external_id = ext});
-  b.AddGpu({.start_ns = 700, .end_ns = 800, .name = "vectorized_elementwise_kernel",
-            .correlation = 6, .external_id = external_id_equals_correlation ? 6 : model::kNoId});
+  b.AddGpu(
+      {.start_ns = 100, .end_ns = 200, .name = "sm90_xmma_gemm_bf16", .correlation = 5, .external_id = ext});
+  b.AddGpu({.start_ns = 700,
+            .end_ns = 800,
+            .name = "vectorized_elementwise_kernel",
+            .correlation = 6,
+            .external_id = external_id_equals_correlation ? 6 : model::kNoId});
   b.AddGpu({.start_ns = 900, .end_ns = 950, .name = "orphan", .correlation = 99});
   return b;
 }

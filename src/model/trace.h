@@ -20,7 +20,7 @@ enum class GpuKind : std::uint8_t { kKernel, kMemcpy, kMemset };
 struct GpuActivities {
   std::vector<TimeNs> start_ns, end_ns;
   std::vector<std::int32_t> device, stream;
-  std::vector<std::int64_t> pid;          // launching process when known (Nsight, native), else kNoId
+  std::vector<std::int64_t> pid;  // launching process when known (Nsight, native), else kNoId
   std::vector<StringId> name;
   std::vector<GpuKind> kind;
   std::vector<std::int64_t> correlation;  // kNoId when absent
@@ -52,25 +52,25 @@ struct CpuOps {
   std::vector<StringId> name;
   std::vector<CpuOpKind> kind;
   std::vector<std::int64_t> external_id;
-  std::vector<std::int64_t> step;            // N of ProfilerStep#N, else kNoId
-  std::vector<StringId> input_dims;          // raw JSON text, e.g. "[[8,512],[512,1024]]"
-  std::vector<StringId> input_types;         // raw JSON text, e.g. "[\"c10::BFloat16\",...]"
-  std::vector<StringId> concrete_inputs;     // raw JSON text, e.g. "[\"\",\"\",\"[1, 1]\"]"
+  std::vector<std::int64_t> step;         // N of ProfilerStep#N, else kNoId
+  std::vector<StringId> input_dims;       // raw JSON text, e.g. "[[8,512],[512,1024]]"
+  std::vector<StringId> input_types;      // raw JSON text, e.g. "[\"c10::BFloat16\",...]"
+  std::vector<StringId> concrete_inputs;  // raw JSON text, e.g. "[\"\",\"\",\"[1, 1]\"]"
   std::size_t size() const { return start_ns.size(); }
 };
 
 // Collective metadata, from record_param_comms ops, NCCL kernels' args, or the NCCL profiler.
 struct Collectives {
-  std::vector<std::int32_t> cpu_op;   // owning CpuOps row, or -1
-  std::vector<std::int32_t> gpu;      // owning GpuActivities row, or -1
-  std::vector<StringId> name;         // "allreduce", "all_gather", "send", "recv", ...
+  std::vector<std::int32_t> cpu_op;  // owning CpuOps row, or -1
+  std::vector<std::int32_t> gpu;     // owning GpuActivities row, or -1
+  std::vector<StringId> name;        // "allreduce", "all_gather", "send", "recv", ...
   std::vector<std::int64_t> in_nelems, out_nelems;
-  std::vector<StringId> dtype;        // "Float", "BFloat16", ...
+  std::vector<StringId> dtype;  // "Float", "BFloat16", ...
   std::vector<std::int32_t> group_size;
-  std::vector<StringId> pg_name;      // process group name / communicator hash
-  std::vector<StringId> pg_ranks;     // raw text "[0, 1, 2, 3]"
-  std::vector<std::int64_t> seq;      // sequence number within the group, or kNoId
-  std::vector<std::int64_t> bytes;    // message bytes when known directly, else -1
+  std::vector<StringId> pg_name;    // process group name / communicator hash
+  std::vector<StringId> pg_ranks;   // raw text "[0, 1, 2, 3]"
+  std::vector<std::int64_t> seq;    // sequence number within the group, or kNoId
+  std::vector<std::int64_t> bytes;  // message bytes when known directly, else -1
   std::size_t size() const { return name.size(); }
 };
 
@@ -89,22 +89,22 @@ struct DeviceInfo {
   std::int32_t sm_count = 0;
   std::int32_t cc_major = 0, cc_minor = 0;
   std::int64_t total_memory_bytes = 0;
-  std::int64_t sm_clock_mhz = 0;           // 0 when unknown
+  std::int64_t sm_clock_mhz = 0;                  // 0 when unknown
   std::int64_t memory_bandwidth_bytes_per_s = 0;  // 0 when unknown
 };
 
 struct TraceInfo {
   std::string path;
-  std::string format;          // "kineto-json", "kineto-json.gz", "nsys-sqlite", "plasmient-native"
-  std::int64_t rank = -1;      // -1 when unknown
+  std::string format;      // "kineto-json", "kineto-json.gz", "nsys-sqlite", "plasmient-native"
+  std::int64_t rank = -1;  // -1 when unknown
   std::int64_t world_size = -1;
-  std::string backend;         // "nccl", "gloo", ...
+  std::string backend;  // "nccl", "gloo", ...
   std::string hostname;
   std::string job_id;
   std::int64_t base_time_ns = 0;  // epoch offset that was added to timestamps
-  std::int64_t events = 0;     // events read from the file
+  std::int64_t events = 0;        // events read from the file
   std::int64_t input_bytes = 0;   // bytes read (uncompressed)
-  std::string pg_config;       // raw process-group configuration text, when present
+  std::string pg_config;          // raw process-group configuration text, when present
 };
 
 struct Trace {

@@ -7,7 +7,7 @@
 namespace plasmient::roofline::internal {
 namespace {
 
-enum class Layout : std::uint8_t { kBhld, kBlhd };  // q[B, H, L, D] or q[B, L, H, D]
+enum class Layout : std::uint8_t { kBhld, kBlhd };                // q[B, H, L, D] or q[B, L, H, D]
 enum class CausalArg : std::uint8_t { kNone, kBool, kMaskType };  // mask type 1/2 = causal
 
 struct AttentionOp {
@@ -44,8 +44,10 @@ bool IsCausal(const AttentionOp& op, const OpArgs& args) {
   if (!args.has_concrete) return false;
   std::string_view v = args.Concrete(op.causal_arg);
   switch (op.causal_kind) {
-    case CausalArg::kNone: return false;
-    case CausalArg::kBool: return ParseBool(v).value_or(false);
+    case CausalArg::kNone:
+      return false;
+    case CausalArg::kBool:
+      return ParseBool(v).value_or(false);
     case CausalArg::kMaskType: {
       auto t = ParseInt(v);
       return t && (*t == 1 || *t == 2);

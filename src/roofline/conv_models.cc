@@ -92,8 +92,10 @@ bool OutputSpatial(const ConvLayout& layout, const OpArgs& args, ShapeSpan x, Sh
 // cudnn_convolution_backward_weight(weight_size, grad_output, self, ...): one half of the
 // backward each, so 1 × forward. The sizes of the missing tensor come from Concrete Inputs.
 bool EstimateConvBackwardHalf(std::string_view name, const OpArgs& args, OpCost& cost) {
-  const bool input_half = name == "cudnn_convolution_backward_input" || name == "miopen_convolution_backward_input";
-  const bool weight_half = name == "cudnn_convolution_backward_weight" || name == "miopen_convolution_backward_weight";
+  const bool input_half =
+      name == "cudnn_convolution_backward_input" || name == "miopen_convolution_backward_input";
+  const bool weight_half =
+      name == "cudnn_convolution_backward_weight" || name == "miopen_convolution_backward_weight";
   if (!input_half && !weight_half) return false;
   ShapeSpan gout = args.Shape(1);
   std::array<std::int64_t, kMaxSpatial + 2> size_buf{};

@@ -58,34 +58,44 @@ Result<DeviceMatch> MatchA100(const std::string& n, std::string_view raw, std::i
     forty = Has(n, "pg509_200");  // PG509-200 is the 40 GB SXM4 board (traces report 42.3e9 bytes)
   }
   std::string key = fmt::format("a100_{}_{}", pcie ? "pcie" : "sxm", forty ? "40gb" : "80gb");
-  std::string form = pcie ? "PCIe in the name" : Has(n, "pg509") ? "PG509 is an SXM4 board" : "SXM form factor assumed unless PCIe";
+  std::string form = pcie              ? "PCIe in the name"
+                     : Has(n, "pg509") ? "PG509 is an SXM4 board"
+                                       : "SXM form factor assumed unless PCIe";
   return Found(key, fmt::format("'{}': A100, {}{}", raw, form, why));
 }
 
 Result<DeviceMatch> MatchH100(const std::string& n, std::string_view raw, int sms) {
   if (Has(n, "nvl")) return Found("h100_nvl", fmt::format("'{}': NVL in the name", raw));
   if (Has(n, "pcie")) return Found("h100_pcie", fmt::format("'{}': PCIe in the name", raw));
-  if (Has(n, "sxm") || Has(n, "hbm3")) return Found("h100_sxm", fmt::format("'{}': SXM/HBM3 in the name", raw));
+  if (Has(n, "sxm") || Has(n, "hbm3"))
+    return Found("h100_sxm", fmt::format("'{}': SXM/HBM3 in the name", raw));
   if (sms == 114) return Found("h100_pcie", fmt::format("'{}' with 114 SMs: the PCIe card", raw));
   if (sms == 132 || sms == 0) {
-    return Found("h100_sxm", fmt::format("'{}' with {} SMs: SXM (NVL also has 132 SMs but says NVL)", raw, sms));
+    return Found("h100_sxm",
+                 fmt::format("'{}' with {} SMs: SXM (NVL also has 132 SMs but says NVL)", raw, sms));
   }
   return Fail("'{}' with {} SMs matches no H100 variant (SXM/NVL 132, PCIe 114)", raw, sms);
 }
 
 // ROCm reports gfx90a (MI200) as compute capability 9.0 and gfx942 (MI300) as 9.4; each
 // MI250/MI250X GCD is its own device with 104/110 CUs.
-Result<DeviceMatch> MatchAmd(const std::string& n, std::string_view raw, int cus, int cc_major, int cc_minor) {
+Result<DeviceMatch> MatchAmd(const std::string& n, std::string_view raw, int cus, int cc_major,
+                             int cc_minor) {
   if (Has(n, "mi300x") || (cc_major == 9 && cc_minor == 4 && cus == 304)) {
     return Found("mi300x", fmt::format("'{}' ({} CUs, gfx 9.{}): MI300X", raw, cus, cc_minor));
   }
   const bool mi200 = Has(n, "mi250") || (cc_major == 9 && cc_minor == 0);
-  if (mi200 && cus == 110) return Found("mi250x_gcd", fmt::format("'{}' with 110 CUs: one MI250X GCD (per-GCD peaks)", raw));
-  if (mi200 && cus == 104) return Found("mi250_gcd", fmt::format("'{}' with 104 CUs: one MI250 GCD (per-GCD peaks)", raw));
+  if (mi200 && cus == 110)
+    return Found("mi250x_gcd", fmt::format("'{}' with 110 CUs: one MI250X GCD (per-GCD peaks)", raw));
+  if (mi200 && cus == 104)
+    return Found("mi250_gcd", fmt::format("'{}' with 104 CUs: one MI250 GCD (per-GCD peaks)", raw));
   if (mi200 && cus == 220) return Found("mi250x", fmt::format("'{}' with 220 CUs: a whole MI250X OAM", raw));
-  if (Has(n, "mi250x")) return Found("mi250x_gcd", fmt::format("'{}': MI250X, CU count {} unknown, one GCD assumed", raw, cus));
-  if (Has(n, "mi250")) return Found("mi250_gcd", fmt::format("'{}': MI250, CU count {} unknown, one GCD assumed", raw, cus));
-  return Fail("AMD device '{}' ({} CUs, gfx {}.{}) matches no row of the device table", raw, cus, cc_major, cc_minor);
+  if (Has(n, "mi250x"))
+    return Found("mi250x_gcd", fmt::format("'{}': MI250X, CU count {} unknown, one GCD assumed", raw, cus));
+  if (Has(n, "mi250"))
+    return Found("mi250_gcd", fmt::format("'{}': MI250, CU count {} unknown, one GCD assumed", raw, cus));
+  return Fail("AMD device '{}' ({} CUs, gfx {}.{}) matches no row of the device table", raw, cus, cc_major,
+              cc_minor);
 }
 
 // A device with no usable name: compute capability and SM count alone.
@@ -95,16 +105,17 @@ Result<DeviceMatch> MatchByCapability(std::string_view raw, int sms, int major, 
     std::string_view key;
   };
   constexpr Signature kSignatures[] = {
-      {9, 0, 132, "h100_sxm"}, {9, 0, 114, "h100_pcie"}, {8, 0, 108, "a100_sxm_80gb"}, {7, 0, 80, "v100_sxm2"},
-      {8, 9, 142, "l40s"},     {8, 9, 58, "l4"},         {8, 6, 72, "a10"},            {8, 6, 80, "a10g"},
-      {10, 0, 148, "b200_hgx"},
+      {9, 0, 132, "h100_sxm"}, {9, 0, 114, "h100_pcie"}, {8, 0, 108, "a100_sxm_80gb"},
+      {7, 0, 80, "v100_sxm2"}, {8, 9, 142, "l40s"},      {8, 9, 58, "l4"},
+      {8, 6, 72, "a10"},       {8, 6, 80, "a10g"},       {10, 0, 148, "b200_hgx"},
   };
   for (const Signature& s : kSignatures) {
     if (s.major == major && s.minor == minor && s.sms == sms) {
       return Found(s.key, fmt::format("'{}': compute capability {}.{} with {} SMs", raw, major, minor, sms));
     }
   }
-  return Fail("device '{}' (compute capability {}.{}, {} SMs) matches no row of the device table", raw, major, minor, sms);
+  return Fail("device '{}' (compute capability {}.{}, {} SMs) matches no row of the device table", raw, major,
+              minor, sms);
 }
 
 }  // namespace
@@ -112,9 +123,12 @@ Result<DeviceMatch> MatchByCapability(std::string_view raw, int sms, int major, 
 MathMode ChooseMathMode(Fp32MathOption option, bool is_convolution, std::string_view kernel_name) {
   if (!kernel_name.empty() && IsTf32KernelName(kernel_name)) return MathMode::kTf32;
   switch (option) {
-    case Fp32MathOption::kIeee: return MathMode::kIeeeFp32;
-    case Fp32MathOption::kTf32: return MathMode::kTf32;
-    case Fp32MathOption::kAuto: break;
+    case Fp32MathOption::kIeee:
+      return MathMode::kIeeeFp32;
+    case Fp32MathOption::kTf32:
+      return MathMode::kTf32;
+    case Fp32MathOption::kAuto:
+      break;
   }
   return is_convolution ? MathMode::kTf32 : MathMode::kIeeeFp32;
 }
@@ -134,7 +148,9 @@ Result<DeviceMatch> MatchDevice(std::string_view name, int sm_count, int cc_majo
   if (Has(n, "l40s")) return Found("l40s", fmt::format("'{}': L40S", name));
   if (HasWord(n, "l4")) return Found("l4", fmt::format("'{}': L4", name));
   if (Has(n, "v100")) {
-    std::string_view form = Has(n, "sxm2") ? "SXM2" : Has(n, "dgxs") ? "DGXS (SXM2 module, same clocks)" : "no PCIe row: SXM2 peaks, about 12% above PCIe";
+    std::string_view form = Has(n, "sxm2")   ? "SXM2"
+                            : Has(n, "dgxs") ? "DGXS (SXM2 module, same clocks)"
+                                             : "no PCIe row: SXM2 peaks, about 12% above PCIe";
     return Found("v100_sxm2", fmt::format("'{}': V100, {}", name, form));
   }
   if (cc_major > 0 && sm_count > 0) return MatchByCapability(name, sm_count, cc_major, cc_minor);
@@ -148,16 +164,18 @@ Result<DeviceMatch> FindDeviceByKey(std::string_view key_or_name) {
     std::string_view alias, key;
   };
   constexpr Alias kAliases[] = {
-      {"h100", "h100_sxm"},       {"h100_80gb", "h100_sxm"},     {"h200", "h200_sxm"},
-      {"b200", "b200_hgx"},       {"a100", "a100_sxm_80gb"},     {"a100_80gb", "a100_sxm_80gb"},
+      {"h100", "h100_sxm"},           {"h100_80gb", "h100_sxm"},     {"h200", "h200_sxm"},
+      {"b200", "b200_hgx"},           {"a100", "a100_sxm_80gb"},     {"a100_80gb", "a100_sxm_80gb"},
       {"a100_40gb", "a100_sxm_40gb"}, {"a100_sxm", "a100_sxm_80gb"}, {"a100_pcie", "a100_pcie_80gb"},
-      {"v100", "v100_sxm2"},      {"mi300", "mi300x"},           {"mi250", "mi250_gcd"},
+      {"v100", "v100_sxm2"},          {"mi300", "mi300x"},           {"mi250", "mi250_gcd"},
   };
   for (const Alias& a : kAliases) {
     if (a.alias == k) return Found(a.key, fmt::format("'{}': alias of {}", key_or_name, a.key));
   }
   auto m = MatchDevice(key_or_name, 0, 0, 0);
-  if (!m) return Fail("--gpu '{}' is neither a device-table key nor a known device name (see `plasmient peaks`)", key_or_name);
+  if (!m)
+    return Fail("--gpu '{}' is neither a device-table key nor a known device name (see `plasmient peaks`)",
+                key_or_name);
   return m;
 }
 

@@ -54,8 +54,8 @@ std::array<DeviceSpec, kRowCount> BuildTable() {
     DeviceSpec& d = table[i];
     d.key = r.key;
     d.name = r.name;
-    d.peak_flops_per_s = {r.fp64 * kT, r.fp64_tensor * kT, r.fp32 * kT,  r.fp32_matrix * kT, r.tf32 * kT,
-                          r.bf16 * kT, r.fp16 * kT,        r.fp8 * kT,   r.int8 * kT};
+    d.peak_flops_per_s = {r.fp64 * kT, r.fp64_tensor * kT, r.fp32 * kT, r.fp32_matrix * kT, r.tf32 * kT,
+                          r.bf16 * kT, r.fp16 * kT,        r.fp8 * kT,  r.int8 * kT};
     d.memory_bandwidth_bytes_per_s = r.bandwidth_tbps * kT;
     d.memory_bytes = r.memory_gb * kG;
     d.sm_count = r.sms;
@@ -79,16 +79,26 @@ std::span<const DeviceSpec> DeviceTable() { return Table(); }
 
 std::string_view PeakKindName(PeakKind kind) {
   switch (kind) {
-    case PeakKind::kFp64: return "fp64";
-    case PeakKind::kFp64Tensor: return "fp64_tensor";
-    case PeakKind::kFp32: return "fp32";
-    case PeakKind::kFp32Matrix: return "fp32_matrix";
-    case PeakKind::kTf32: return "tf32";
-    case PeakKind::kBf16: return "bf16";
-    case PeakKind::kFp16: return "fp16";
-    case PeakKind::kFp8: return "fp8";
-    case PeakKind::kInt8: return "int8";
-    case PeakKind::kCount: break;
+    case PeakKind::kFp64:
+      return "fp64";
+    case PeakKind::kFp64Tensor:
+      return "fp64_tensor";
+    case PeakKind::kFp32:
+      return "fp32";
+    case PeakKind::kFp32Matrix:
+      return "fp32_matrix";
+    case PeakKind::kTf32:
+      return "tf32";
+    case PeakKind::kBf16:
+      return "bf16";
+    case PeakKind::kFp16:
+      return "fp16";
+    case PeakKind::kFp8:
+      return "fp8";
+    case PeakKind::kInt8:
+      return "int8";
+    case PeakKind::kCount:
+      break;
   }
   return "?";
 }
@@ -132,23 +142,28 @@ double PeakFlops(const DeviceSpec& d, Dtype dtype, MathMode mode) {
 }
 
 std::string FormatPeakTable() {
-  std::string out = fmt::format("{:<15} {:<34} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>6} {:>5} {:>6} {:>6}\n",
-                                "key", "device", "fp64", "fp64tc", "fp32", "fp32mx", "tf32", "bf16", "fp16", "fp8",
-                                "int8", "TB/s", "SMs", "link", "$/h");
+  std::string out = fmt::format(
+      "{:<15} {:<34} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>6} {:>5} {:>6} {:>6}\n", "key",
+      "device", "fp64", "fp64tc", "fp32", "fp32mx", "tf32", "bf16", "fp16", "fp8", "int8", "TB/s", "SMs",
+      "link", "$/h");
   for (const DeviceSpec& d : DeviceTable()) {
     auto t = [&](PeakKind k) {
       double v = d.Peak(k);
       return v > 0 ? fmt::format("{:.6g}", v / kT) : std::string("-");
     };
-    out += fmt::format("{:<15} {:<34} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>6.3f} {:>5} {:>6} {:>6.2f}{}\n",
-                       d.key, d.name, t(PeakKind::kFp64), t(PeakKind::kFp64Tensor), t(PeakKind::kFp32),
-                       t(PeakKind::kFp32Matrix), t(PeakKind::kTf32), t(PeakKind::kBf16), t(PeakKind::kFp16),
-                       t(PeakKind::kFp8), t(PeakKind::kInt8), d.memory_bandwidth_bytes_per_s / kT,
-                       d.sm_count > 0 ? fmt::format("{}", d.sm_count) : std::string("-"),
-                       d.gpu_link_bytes_per_s > 0 ? fmt::format("{:.0f}", d.gpu_link_bytes_per_s / kG) : std::string("-"),
-                       d.price_per_gpu_hour, d.verified ? "" : " *");
+    out += fmt::format(
+        "{:<15} {:<34} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>6.3f} {:>5} {:>6} "
+        "{:>6.2f}{}\n",
+        d.key, d.name, t(PeakKind::kFp64), t(PeakKind::kFp64Tensor), t(PeakKind::kFp32),
+        t(PeakKind::kFp32Matrix), t(PeakKind::kTf32), t(PeakKind::kBf16), t(PeakKind::kFp16),
+        t(PeakKind::kFp8), t(PeakKind::kInt8), d.memory_bandwidth_bytes_per_s / kT,
+        d.sm_count > 0 ? fmt::format("{}", d.sm_count) : std::string("-"),
+        d.gpu_link_bytes_per_s > 0 ? fmt::format("{:.0f}", d.gpu_link_bytes_per_s / kG) : std::string("-"),
+        d.price_per_gpu_hour, d.verified ? "" : " *");
   }
-  out += "TFLOPS (INT8: TOPS), dense; link: GPU-GPU GB/s bidirectional; $/h: assumed on-demand price; * = some figures unverified or derived\n";
+  out +=
+      "TFLOPS (INT8: TOPS), dense; link: GPU-GPU GB/s bidirectional; $/h: assumed on-demand price; * = some "
+      "figures unverified or derived\n";
   return out;
 }
 

@@ -38,17 +38,17 @@ enum class Fp32MathOption : std::uint8_t { kAuto, kIeee, kTf32 };
 MathMode ChooseMathMode(Fp32MathOption option, bool is_convolution, std::string_view kernel_name);
 
 struct DeviceSpec {
-  std::string_view key;   // "h100_sxm"
-  std::string_view name;  // "NVIDIA H100 SXM 80GB"
+  std::string_view key;                               // "h100_sxm"
+  std::string_view name;                              // "NVIDIA H100 SXM 80GB"
   std::array<double, kPeakKinds> peak_flops_per_s{};  // 0 = no such pipe / not given
   double memory_bandwidth_bytes_per_s = 0;
   double memory_bytes = 0;
-  int sm_count = 0;       // SMs (NVIDIA) or CUs (AMD); 0 = not given
-  double boost_ghz = 0;   // 0 = not given
+  int sm_count = 0;                  // SMs (NVIDIA) or CUs (AMD); 0 = not given
+  double boost_ghz = 0;              // 0 = not given
   double gpu_link_bytes_per_s = 0;   // NVLink / Infinity Fabric, bidirectional aggregate per GPU; 0 = none
   double host_link_bytes_per_s = 0;  // PCIe, bidirectional; 0 = not given
   double price_per_gpu_hour = 0;     // rough on-demand cloud list price, USD (assumption)
-  bool verified = false;  // every figure re-read from a source (false: some recalled or derived)
+  bool verified = false;             // every figure re-read from a source (false: some recalled or derived)
 
   double Peak(PeakKind kind) const { return peak_flops_per_s[static_cast<int>(kind)]; }
 };

@@ -7,7 +7,9 @@
 namespace plasmient::roofline {
 namespace {
 
-std::string_view KeyOf(const Result<DeviceMatch>& m) { return m ? m->spec->key : std::string_view("<error>"); }
+std::string_view KeyOf(const Result<DeviceMatch>& m) {
+  return m ? m->spec->key : std::string_view("<error>");
+}
 
 TEST(DeviceTable, EveryRowHasBandwidthAndATensorOrVectorPeak) {
   std::set<std::string_view> keys;
@@ -49,7 +51,7 @@ TEST(PeakFlops, FallbacksWhereAPipeIsMissing) {
   const DeviceSpec& v100 = *FindDeviceByKey("v100")->spec;
   EXPECT_DOUBLE_EQ(PeakFlops(v100, Dtype::kBf16, MathMode::kIeeeFp32), 15.7e12);  // no BF16 tensor path
   EXPECT_DOUBLE_EQ(PeakFlops(v100, Dtype::kFp16, MathMode::kIeeeFp32), 125e12);
-  EXPECT_DOUBLE_EQ(PeakFlops(v100, Dtype::kFp32, MathMode::kTf32), 15.7e12);    // no TF32
+  EXPECT_DOUBLE_EQ(PeakFlops(v100, Dtype::kFp32, MathMode::kTf32), 15.7e12);  // no TF32
   const DeviceSpec& a100 = *FindDeviceByKey("a100")->spec;
   EXPECT_DOUBLE_EQ(PeakFlops(a100, Dtype::kFp8, MathMode::kIeeeFp32), 312e12);  // no FP8: BF16 pipe
   const DeviceSpec& mi250x = *FindDeviceByKey("mi250x")->spec;
@@ -62,8 +64,9 @@ TEST(MathModeChoice, DefaultsUserAndKernelEvidence) {
   EXPECT_EQ(ChooseMathMode(Fp32MathOption::kAuto, true, "implicit_convolve_sgemm"), MathMode::kTf32);
   EXPECT_EQ(ChooseMathMode(Fp32MathOption::kTf32, false, "ampere_sgemm_128x64_tn"), MathMode::kTf32);
   EXPECT_EQ(ChooseMathMode(Fp32MathOption::kIeee, true, ""), MathMode::kIeeeFp32);
-  EXPECT_EQ(ChooseMathMode(Fp32MathOption::kIeee, false, "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4"),
-            MathMode::kTf32);
+  EXPECT_EQ(
+      ChooseMathMode(Fp32MathOption::kIeee, false, "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4"),
+      MathMode::kTf32);
 }
 
 TEST(MatchDevice, NamesSeenInTraces) {

@@ -64,69 +64,122 @@ Dtype ParseTorchDtype(std::string_view text) {
 
 Dtype DtypeFromScalarTypeCode(int code) {
   switch (code) {
-    case 0: return Dtype::kUint8;
-    case 1: return Dtype::kInt8;
-    case 2: return Dtype::kInt16;
-    case 3: return Dtype::kInt32;
-    case 4: return Dtype::kInt64;
-    case 5: return Dtype::kFp16;
-    case 6: return Dtype::kFp32;
-    case 7: return Dtype::kFp64;
-    case 9: return Dtype::kComplex64;
-    case 10: return Dtype::kComplex128;
-    case 11: return Dtype::kBool;
-    case 15: return Dtype::kBf16;
-    case 23: case 24: case 25: case 26: return Dtype::kFp8;
-    default: return Dtype::kUnknown;
+    case 0:
+      return Dtype::kUint8;
+    case 1:
+      return Dtype::kInt8;
+    case 2:
+      return Dtype::kInt16;
+    case 3:
+      return Dtype::kInt32;
+    case 4:
+      return Dtype::kInt64;
+    case 5:
+      return Dtype::kFp16;
+    case 6:
+      return Dtype::kFp32;
+    case 7:
+      return Dtype::kFp64;
+    case 9:
+      return Dtype::kComplex64;
+    case 10:
+      return Dtype::kComplex128;
+    case 11:
+      return Dtype::kBool;
+    case 15:
+      return Dtype::kBf16;
+    case 23:
+    case 24:
+    case 25:
+    case 26:
+      return Dtype::kFp8;
+    default:
+      return Dtype::kUnknown;
   }
 }
 
 int DtypeBytes(Dtype dtype) {
   switch (dtype) {
-    case Dtype::kUnknown: return 0;
-    case Dtype::kFp64: return 8;
-    case Dtype::kFp32: return 4;
-    case Dtype::kTf32: return 4;
-    case Dtype::kBf16: return 2;
-    case Dtype::kFp16: return 2;
-    case Dtype::kFp8: return 1;
-    case Dtype::kInt8: return 1;
-    case Dtype::kUint8: return 1;
-    case Dtype::kInt16: return 2;
-    case Dtype::kInt32: return 4;
-    case Dtype::kInt64: return 8;
-    case Dtype::kBool: return 1;
-    case Dtype::kComplex64: return 8;
-    case Dtype::kComplex128: return 16;
+    case Dtype::kUnknown:
+      return 0;
+    case Dtype::kFp64:
+      return 8;
+    case Dtype::kFp32:
+      return 4;
+    case Dtype::kTf32:
+      return 4;
+    case Dtype::kBf16:
+      return 2;
+    case Dtype::kFp16:
+      return 2;
+    case Dtype::kFp8:
+      return 1;
+    case Dtype::kInt8:
+      return 1;
+    case Dtype::kUint8:
+      return 1;
+    case Dtype::kInt16:
+      return 2;
+    case Dtype::kInt32:
+      return 4;
+    case Dtype::kInt64:
+      return 8;
+    case Dtype::kBool:
+      return 1;
+    case Dtype::kComplex64:
+      return 8;
+    case Dtype::kComplex128:
+      return 16;
   }
   return 0;
 }
 
 std::string_view DtypeName(Dtype dtype) {
   switch (dtype) {
-    case Dtype::kUnknown: return "unknown";
-    case Dtype::kFp64: return "fp64";
-    case Dtype::kFp32: return "fp32";
-    case Dtype::kTf32: return "tf32";
-    case Dtype::kBf16: return "bf16";
-    case Dtype::kFp16: return "fp16";
-    case Dtype::kFp8: return "fp8";
-    case Dtype::kInt8: return "int8";
-    case Dtype::kUint8: return "uint8";
-    case Dtype::kInt16: return "int16";
-    case Dtype::kInt32: return "int32";
-    case Dtype::kInt64: return "int64";
-    case Dtype::kBool: return "bool";
-    case Dtype::kComplex64: return "complex64";
-    case Dtype::kComplex128: return "complex128";
+    case Dtype::kUnknown:
+      return "unknown";
+    case Dtype::kFp64:
+      return "fp64";
+    case Dtype::kFp32:
+      return "fp32";
+    case Dtype::kTf32:
+      return "tf32";
+    case Dtype::kBf16:
+      return "bf16";
+    case Dtype::kFp16:
+      return "fp16";
+    case Dtype::kFp8:
+      return "fp8";
+    case Dtype::kInt8:
+      return "int8";
+    case Dtype::kUint8:
+      return "uint8";
+    case Dtype::kInt16:
+      return "int16";
+    case Dtype::kInt32:
+      return "int32";
+    case Dtype::kInt64:
+      return "int64";
+    case Dtype::kBool:
+      return "bool";
+    case Dtype::kComplex64:
+      return "complex64";
+    case Dtype::kComplex128:
+      return "complex128";
   }
   return "unknown";
 }
 
 bool IsFloatingPoint(Dtype dtype) {
   switch (dtype) {
-    case Dtype::kFp64: case Dtype::kFp32: case Dtype::kTf32: case Dtype::kBf16:
-    case Dtype::kFp16: case Dtype::kFp8: case Dtype::kComplex64: case Dtype::kComplex128:
+    case Dtype::kFp64:
+    case Dtype::kFp32:
+    case Dtype::kTf32:
+    case Dtype::kBf16:
+    case Dtype::kFp16:
+    case Dtype::kFp8:
+    case Dtype::kComplex64:
+    case Dtype::kComplex128:
       return true;
     default:
       return false;

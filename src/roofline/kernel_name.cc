@@ -12,7 +12,8 @@ class Lower {
  public:
   explicit Lower(std::string_view s) {
     size_ = s.size() < buf_.size() ? s.size() : buf_.size();
-    for (std::size_t i = 0; i < size_; ++i) buf_[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+    for (std::size_t i = 0; i < size_; ++i)
+      buf_[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
   }
   std::string_view view() const { return {buf_.data(), size_}; }
   bool Has(std::string_view needle) const { return view().find(needle) != std::string_view::npos; }
@@ -36,9 +37,9 @@ bool HasConv(std::string_view s) {
 bool IsHeavyKernelName(std::string_view kernel_name) {
   Lower l(kernel_name);
   constexpr std::string_view kTokens[] = {
-      "gemm", "gemv", "cutlass", "xmma", "wgmma", "cublas", "nvjet", "kernel2<",
-      "flash", "fmha", "attention", "attn_fwd", "attn_bwd", "implicit_gemm", "winograd", "fprop",
-      "dgrad", "wgrad", "scudnn", "cijk_", "igemm", "triton_tem_", "mfma",
+      "gemm",  "gemv",  "cutlass",   "xmma",     "wgmma",    "cublas",        "nvjet",    "kernel2<",
+      "flash", "fmha",  "attention", "attn_fwd", "attn_bwd", "implicit_gemm", "winograd", "fprop",
+      "dgrad", "wgrad", "scudnn",    "cijk_",    "igemm",    "triton_tem_",   "mfma",
   };
   for (std::string_view t : kTokens) {
     if (l.Has(t)) return true;
@@ -51,8 +52,8 @@ Dtype DtypeFromKernelName(std::string_view kernel_name) {
   if (l.Has("e4m3") || l.Has("e5m2") || l.Has("fp8") || l.Has("_f8")) return Dtype::kFp8;
   if (l.Has("bf16")) return Dtype::kBf16;
   if (l.Has("tf32") || l.Has("xf32")) return Dtype::kTf32;
-  if (l.Has("fp16") || l.Has("f16") || l.Has("hgemm") || l.Has("h884") || l.Has("h1688") ||
-      l.Has("h16816") || l.Has("half")) {
+  if (l.Has("fp16") || l.Has("f16") || l.Has("hgemm") || l.Has("h884") || l.Has("h1688") || l.Has("h16816") ||
+      l.Has("half")) {
     return Dtype::kFp16;
   }
   if (l.Has("imma") || l.Has("int8") || l.Has("i8i8") || l.Has("s8s8")) return Dtype::kInt8;

@@ -7,10 +7,13 @@ namespace {
 
 TEST(KernelName, HeavyClasses) {
   EXPECT_TRUE(IsHeavyKernelName("ampere_sgemm_128x64_tn"));
-  EXPECT_TRUE(IsHeavyKernelName("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32_stage4_warpsize2x2x1"));
-  EXPECT_TRUE(IsHeavyKernelName("void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8>(Params)"));
+  EXPECT_TRUE(
+      IsHeavyKernelName("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32_stage4_warpsize2x2x1"));
+  EXPECT_TRUE(IsHeavyKernelName(
+      "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8>(Params)"));
   EXPECT_TRUE(IsHeavyKernelName("nvjet_hsh_128x256_64x4_1x2_h_bz_coopA_NTN"));
-  EXPECT_TRUE(IsHeavyKernelName("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128>>(Flash_fwd_params)"));
+  EXPECT_TRUE(IsHeavyKernelName(
+      "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128>>(Flash_fwd_params)"));
   EXPECT_TRUE(IsHeavyKernelName("void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false>"));
   EXPECT_TRUE(IsHeavyKernelName("sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw"));
   EXPECT_TRUE(IsHeavyKernelName("Cijk_Alik_Bljk_BBS_BH_MT128x128x64_MI16x16x16x1"));
@@ -21,10 +24,12 @@ TEST(KernelName, HeavyClasses) {
 }
 
 TEST(KernelName, NotHeavy) {
-  EXPECT_FALSE(IsHeavyKernelName("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>"));
+  EXPECT_FALSE(IsHeavyKernelName(
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>"));
   EXPECT_FALSE(IsHeavyKernelName("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>"));
   EXPECT_FALSE(IsHeavyKernelName("void at::native::unrolled_elementwise_kernel<at::native::ConvertFunctor>"));
-  EXPECT_FALSE(IsHeavyKernelName("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
+  EXPECT_FALSE(
+      IsHeavyKernelName("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
   EXPECT_FALSE(IsHeavyKernelName("triton_poi_fused_add_cos_sin_0"));
 }
 

@@ -10,8 +10,19 @@ namespace plasmient::roofline::internal {
 namespace {
 
 enum class Kind : std::uint8_t {
-  kElementwise, kFill, kReduction, kNorm, kNormBackward, kSoftmax, kSoftmaxBackward, kCopy, kToCopy,
-  kEmbedding, kEmbeddingBackward, kIndexSelect, kConcat,
+  kElementwise,
+  kFill,
+  kReduction,
+  kNorm,
+  kNormBackward,
+  kSoftmax,
+  kSoftmaxBackward,
+  kCopy,
+  kToCopy,
+  kEmbedding,
+  kEmbeddingBackward,
+  kIndexSelect,
+  kConcat,
 };
 
 struct MemoryOp {
@@ -92,8 +103,8 @@ constexpr std::array kMemoryOps = {
 // clang-format on
 
 struct Totals {
-  double bytes = 0;     // all tensor arguments (list members included) at their widths
-  int tensors = 0;      // non-scalar tensor arguments
+  double bytes = 0;                         // all tensor arguments (list members included) at their widths
+  int tensors = 0;                          // non-scalar tensor arguments
   std::array<std::int64_t, 8> broadcast{};  // right-aligned broadcast shape of plain tensors
   int broadcast_rank = 0;
 };
@@ -178,7 +189,8 @@ bool EstimateMemoryOp(std::string_view name, const OpArgs& args, OpCost& cost) {
   const double width = DtypeBytes(dtype);
   if (foreach) {  // out-of-place or in-place over the first list: one output per member
     double first = 0;
-    for (int j = 0; j < args.dims.ShapeCount(0); ++j) first += static_cast<double>(Elements(args.dims.ListShape(0, j)));
+    for (int j = 0; j < args.dims.ShapeCount(0); ++j)
+      first += static_cast<double>(Elements(args.dims.ListShape(0, j)));
     if (!args.dims.IsList(0)) return false;
     return Finish("elementwise", first, t.bytes + first * width, false, cost);
   }
@@ -196,7 +208,8 @@ bool EstimateMemoryOp(std::string_view name, const OpArgs& args, OpCost& cost) {
         const double out = BroadcastElements(t);  // max(a, b), min(a, b): elementwise
         return Finish("elementwise", out, t.bytes + out * width, false, cost);
       }
-      const double out = name == "mse_loss" || name == "binary_cross_entropy_with_logits" ? 1 : ReducedElements(args);
+      const double out =
+          name == "mse_loss" || name == "binary_cross_entropy_with_logits" ? 1 : ReducedElements(args);
       return Finish("reduction", in0, t.bytes + out * width, false, cost);
     }
     case Kind::kNorm:
@@ -229,7 +242,8 @@ bool EstimateMemoryOp(std::string_view name, const OpArgs& args, OpCost& cost) {
       if (g.empty()) return false;
       double out = in0;
       if (args.has_concrete) {
-        if (auto rows = ParseInt(args.Concrete(2))) out = static_cast<double>(*rows) * static_cast<double>(g.back());
+        if (auto rows = ParseInt(args.Concrete(2)))
+          out = static_cast<double>(*rows) * static_cast<double>(g.back());
       }
       return Finish("gather_bwd", in0, t.bytes + out * width, true, cost);
     }

@@ -13,8 +13,8 @@ struct OpCost {
   double flops = -1;  // -1: no FLOP model
   double bytes = -1;  // -1: no byte model
   Dtype dtype = Dtype::kUnknown;
-  std::string_view model;         // "mm", "conv", "sdpa_fwd", "elementwise"...; empty = no model
-  bool heavy = false;             // GEMM/conv/attention class: its heavy kernels get the FLOPs
+  std::string_view model;  // "mm", "conv", "sdpa_fwd", "elementwise"...; empty = no model
+  bool heavy = false;      // GEMM/conv/attention class: its heavy kernels get the FLOPs
   bool backward = false;
   bool conv_assumed_geometry = false;  // stride/padding absent: stride 1, output size = input size
   bool dtype_assumed = false;          // element type unknown: bytes use the context dtype (or fp32)

@@ -15,8 +15,8 @@ TEST(GemmModel, MmBf16) {
   EXPECT_EQ(c.model, "mm");
   EXPECT_TRUE(c.heavy);
   EXPECT_EQ(c.dtype, Dtype::kBf16);
-  EXPECT_DOUBLE_EQ(c.flops, 8388608);     // 2·8·1024·512
-  EXPECT_DOUBLE_EQ(c.bytes, 1073152);     // (8·512 + 512·1024 + 8·1024)·2
+  EXPECT_DOUBLE_EQ(c.flops, 8388608);  // 2·8·1024·512
+  EXPECT_DOUBLE_EQ(c.bytes, 1073152);  // (8·512 + 512·1024 + 8·1024)·2
 }
 
 TEST(GemmModel, MmWithOutArgumentCountsOutputOnce) {
@@ -60,8 +60,10 @@ TEST(GemmModel, MatmulBroadcastsBatchDims) {
 }
 
 TEST(GemmModel, MatmulOneDimOperands) {
-  EXPECT_DOUBLE_EQ(EstimateOp("aten::matmul", "[[64],[64,16]]", R"(["float","float"])", "").flops, 2048);  // 2·64·16
-  EXPECT_DOUBLE_EQ(EstimateOp("aten::matmul", "[[32,64],[64]]", R"(["float","float"])", "").flops, 4096);  // 2·32·64
+  EXPECT_DOUBLE_EQ(EstimateOp("aten::matmul", "[[64],[64,16]]", R"(["float","float"])", "").flops,
+                   2048);  // 2·64·16
+  EXPECT_DOUBLE_EQ(EstimateOp("aten::matmul", "[[32,64],[64]]", R"(["float","float"])", "").flops,
+                   4096);  // 2·32·64
   EXPECT_DOUBLE_EQ(EstimateOp("aten::matmul", "[[1,32,1],[1,1,559]]", R"(["float","float"])", "").flops,
                    35776);  // 2·32·559·1
 }
@@ -117,8 +119,9 @@ TEST(ConvModel, ThreeDimensional) {
 
 TEST(ConvModel, MissingGeometryAssumesSameSizeAndSaysSo) {
   // 2021-era trace: no Concrete Inputs at all.
-  OpCost c = EstimateOp("aten::cudnn_convolution", "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
-                        R"(["float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool"])", "");
+  OpCost c = EstimateOp(
+      "aten::cudnn_convolution", "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+      R"(["float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool"])", "");
   EXPECT_TRUE(c.conv_assumed_geometry);
   EXPECT_DOUBLE_EQ(c.flops, 30211571712);  // out assumed 224·224: 2·32·64·3·49·50176
   EXPECT_DOUBLE_EQ(c.bytes, 430347008);    // (32·3·224² + 64·3·49 + 32·64·224²)·4
@@ -137,61 +140,68 @@ TEST(ConvModel, BackwardIsTwiceForwardWithOutputFromGradOutput) {
 }
 
 TEST(ConvModel, LegacyCudnnBackwardNeedsNoGeometry) {
-  OpCost c = EstimateOp("aten::cudnn_convolution_backward",
-                        "[[32, 512, 7, 7], [32, 2048, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], [], []]",
-                        R"(["float","float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool","GenericList"])",
-                        "");
+  OpCost c = EstimateOp(
+      "aten::cudnn_convolution_backward",
+      "[[32, 512, 7, 7], [32, 2048, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], [], []]",
+      R"(["float","float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool","GenericList"])",
+      "");
   EXPECT_FALSE(c.conv_assumed_geometry);
   EXPECT_DOUBLE_EQ(c.flops, 6576668672);  // 2 × (2·32·2048·512·1·49)
 }
 
 TEST(ConvModel, LegacyBackwardHalvesAreOneForwardEach) {
-  OpCost in = EstimateOp("aten::cudnn_convolution_backward_input",
-                         "[[], [32, 2048, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], []]",
-                         R"(["GenericList","float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool"])",
-                         "");
+  OpCost in = EstimateOp(
+      "aten::cudnn_convolution_backward_input",
+      "[[], [32, 2048, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], []]",
+      R"(["GenericList","float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool"])",
+      "");
   EXPECT_TRUE(in.backward);
   EXPECT_DOUBLE_EQ(in.flops, 3288334336);  // 2·32·2048·512·1·49
   EXPECT_DOUBLE_EQ(in.bytes, 17039360);    // (grad_out 3211264 + w 1048576)·4; grad input size not given
   // The weight half needs the kernel size, which only Concrete Inputs carry.
   const char* wdims = "[[], [32, 2048, 7, 7], [32, 512, 7, 7], [], [], [], [], [], [], []]";
   EXPECT_FALSE(EstimateOp("aten::cudnn_convolution_backward_weight", wdims, "", "").modeled());
-  OpCost w = EstimateOp("aten::cudnn_convolution_backward_weight", wdims, "",
-                        R"(["[2048, 512, 1, 1]","","","[0, 0]","[1, 1]","[1, 1]","1","False","False","True"])");
+  OpCost w =
+      EstimateOp("aten::cudnn_convolution_backward_weight", wdims, "",
+                 R"(["[2048, 512, 1, 1]","","","[0, 0]","[1, 1]","[1, 1]","1","False","False","True"])");
   EXPECT_DOUBLE_EQ(w.flops, 3288334336);
   EXPECT_DOUBLE_EQ(w.bytes, 20250624);  // (grad_out 3211264 + x 802816 + w 1048576)·4
 }
 
 TEST(ConvModel, TransposedCountsInputPositions) {
   // conv_transpose2d(input[1,16,8,8], weight[16,8,4,4]): 2·1·16·8·16·64
-  OpCost c = EstimateOp("aten::conv_transpose2d", "[[1, 16, 8, 8], [16, 8, 4, 4], [], [], [], [], [], []]",
-                        R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar","ScalarList"])",
-                        R"(["","","","[2, 2]","[1, 1]","[0, 0]","1","[1, 1]"])");
+  OpCost c =
+      EstimateOp("aten::conv_transpose2d", "[[1, 16, 8, 8], [16, 8, 4, 4], [], [], [], [], [], []]",
+                 R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar","ScalarList"])",
+                 R"(["","","","[2, 2]","[1, 1]","[0, 0]","1","[1, 1]"])");
   EXPECT_DOUBLE_EQ(c.flops, 262144);
 }
 
 TEST(AttentionModel, FlashForwardNonCausal) {
-  OpCost c = EstimateOp("aten::_scaled_dot_product_flash_attention",
-                        "[[8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], [], [], [], []]",
-                        R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar","Scalar"])",
-                        R"(["","","","0.","False","False","0.088388347648318433"])");
+  OpCost c =
+      EstimateOp("aten::_scaled_dot_product_flash_attention",
+                 "[[8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], [], [], [], []]",
+                 R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar","Scalar"])",
+                 R"(["","","","0.","False","False","0.088388347648318433"])");
   EXPECT_EQ(c.model, "sdpa_fwd");
   EXPECT_DOUBLE_EQ(c.flops, 1099511627776);  // 2·8·16·4096·4096·(128+128)
   EXPECT_DOUBLE_EQ(c.bytes, 536870912);      // (q + k + v + out)·2 = 4·8·16·4096·128·2
 }
 
 TEST(AttentionModel, PublicSdpaCausalHalves) {
-  OpCost c = EstimateOp("aten::scaled_dot_product_attention",
-                        "[[16, 16, 559, 64], [16, 16, 559, 64], [16, 16, 559, 64], [], [], [], [], []]",
-                        R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","Scalar","Scalar","Scalar","Scalar"])",
-                        R"(["","","","","0.","True","0.125","False"])");
+  OpCost c = EstimateOp(
+      "aten::scaled_dot_product_attention",
+      "[[16, 16, 559, 64], [16, 16, 559, 64], [16, 16, 559, 64], [], [], [], [], []]",
+      R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","Scalar","Scalar","Scalar","Scalar"])",
+      R"(["","","","","0.","True","0.125","False"])");
   EXPECT_DOUBLE_EQ(c.flops, 10239377408);  // 2·16·16·559·559·128 / 2
 }
 
 TEST(AttentionModel, FlashForwardKernelLayoutIsBatchSeqHeads) {
   OpCost c = EstimateOp(
       "aten::_flash_attention_forward",
-      "[[16, 559, 16, 64], [16, 559, 16, 64], [16, 559, 16, 64], [], [], [], [], [], [], [], [], [], [], [], []]",
+      "[[16, 559, 16, 64], [16, 559, 16, 64], [16, 559, 16, 64], [], [], [], [], [], [], [], [], [], [], [], "
+      "[]]",
       R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","","Scalar","Scalar","Scalar","Scalar","Scalar","Scalar","","","",""])",
       R"(["","","","","","559","559","0.","True","False","0.125","","","",""])");
   EXPECT_DOUBLE_EQ(c.flops, 10239377408);  // same as the public op above
@@ -224,16 +234,18 @@ TEST(AttentionModel, BackwardCausalAndNot) {
 
 TEST(AttentionModel, GroupedQueryHeadsCountQueryHeads) {
   // 32 query heads, 8 key/value heads: 2·2·32·128·128·(64+64)
-  OpCost c = EstimateOp("aten::scaled_dot_product_attention",
-                        "[[2, 32, 128, 64], [2, 8, 128, 64], [2, 8, 128, 64], [], [], [], [], []]",
-                        R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","Scalar","Scalar","Scalar","Scalar"])",
-                        R"(["","","","","0.","False","","True"])");
+  OpCost c = EstimateOp(
+      "aten::scaled_dot_product_attention",
+      "[[2, 32, 128, 64], [2, 8, 128, 64], [2, 8, 128, 64], [], [], [], [], []]",
+      R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","Scalar","Scalar","Scalar","Scalar"])",
+      R"(["","","","","0.","False","","True"])");
   EXPECT_DOUBLE_EQ(c.flops, 268435456);
   EXPECT_DOUBLE_EQ(c.bytes, 2621440);  // q 524288 + k 131072 + v 131072 + out 524288, ·2
 }
 
 TEST(AttentionModel, EfficientAttentionKernelMaskType) {
-  const char* dims = "[[4, 256, 8, 64], [4, 256, 8, 64], [4, 256, 8, 64], [], [], [], [], [], [], [], [], []]";
+  const char* dims =
+      "[[4, 256, 8, 64], [4, 256, 8, 64], [4, 256, 8, 64], [], [], [], [], [], [], [], [], []]";
   const char* types = R"(["float","float","float","","","","","","Scalar","Scalar","Scalar","Scalar"])";
   OpCost causal = EstimateOp("aten::_efficient_attention_forward", dims, types,
                              R"(["","","","","","","","","0.","1","False",""])");
@@ -244,13 +256,15 @@ TEST(AttentionModel, EfficientAttentionKernelMaskType) {
 }
 
 TEST(AttentionModel, PackedVariableLengthHasNoModel) {
-  OpCost c = EstimateOp("aten::_flash_attention_forward", "[[1000, 16, 64], [1000, 16, 64], [1000, 16, 64], [4], [4]]",
+  OpCost c = EstimateOp("aten::_flash_attention_forward",
+                        "[[1000, 16, 64], [1000, 16, 64], [1000, 16, 64], [4], [4]]",
                         R"(["c10::Half","c10::Half","c10::Half","int","int"])", "");
   EXPECT_FALSE(c.modeled());
 }
 
 TEST(MemoryModel, ElementwiseWithScalar) {
-  OpCost c = EstimateOp("aten::add", "[[16, 559, 1], [], []]", R"(["float","double","Scalar"])", R"(["","","1"])");
+  OpCost c =
+      EstimateOp("aten::add", "[[16, 559, 1], [], []]", R"(["float","double","Scalar"])", R"(["","","1"])");
   EXPECT_EQ(c.model, "elementwise");
   EXPECT_FALSE(c.heavy);
   EXPECT_DOUBLE_EQ(c.flops, 8944);   // one per output element
@@ -271,8 +285,8 @@ TEST(MemoryModel, ThresholdBackwardIsElementwiseBackward) {
 }
 
 TEST(MemoryModel, ReductionOverLastDim) {
-  OpCost c = EstimateOp("aten::mean", "[[16, 559, 1024], [], [], []]", R"(["float","ScalarList","Scalar",""])",
-                        R"(["","[-1]","True",""])");
+  OpCost c = EstimateOp("aten::mean", "[[16, 559, 1024], [], [], []]",
+                        R"(["float","ScalarList","Scalar",""])", R"(["","[-1]","True",""])");
   EXPECT_EQ(c.model, "reduction");
   EXPECT_DOUBLE_EQ(c.flops, 9158656);
   EXPECT_DOUBLE_EQ(c.bytes, 36670400);  // in 9158656·4 + out 8944·4
@@ -282,8 +296,8 @@ TEST(MemoryModel, ReductionOverFirstDimAndFull) {
   OpCost dim0 = EstimateOp("aten::sum", "[[5, 128], [], [], []]", R"(["float","ScalarList","Scalar",""])",
                            R"(["","[0]","True",""])");
   EXPECT_DOUBLE_EQ(dim0.bytes, 3072);  // (640 + 128)·4
-  OpCost all = EstimateOp("aten::mean", "[[5, 128], [], [], [], []]", R"(["float","ScalarList","Scalar","","float"])",
-                          R"(["","[]","False","",""])");
+  OpCost all = EstimateOp("aten::mean", "[[5, 128], [], [], [], []]",
+                          R"(["float","ScalarList","Scalar","","float"])", R"(["","[]","False","",""])");
   EXPECT_DOUBLE_EQ(all.bytes, 2564);  // (640 + 1)·4
 }
 
@@ -292,19 +306,22 @@ TEST(MemoryModel, LayerNormAndBatchNorm) {
                          R"(["c10::BFloat16","ScalarList","c10::BFloat16","c10::BFloat16","Scalar"])", "");
   EXPECT_EQ(ln.model, "norm");
   EXPECT_DOUBLE_EQ(ln.bytes, 1575936);  // (393216 + 768 + 768)·2 + out 393216·2
-  OpCost bn = EstimateOp("aten::native_batch_norm", "[[10, 512, 7, 7], [512], [512], [512], [512], [], [], []]",
-                         R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar"])",
-                         R"(["","","","","","True","0.1","1e-05"])");
+  OpCost bn = EstimateOp(
+      "aten::native_batch_norm", "[[10, 512, 7, 7], [512], [512], [512], [512], [], [], []]",
+      R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar"])",
+      R"(["","","","","","True","0.1","1e-05"])");
   EXPECT_DOUBLE_EQ(bn.bytes, 1007616);  // (250880 + 4·512)·2 + 250880·2
-  OpCost bwd = EstimateOp("aten::native_layer_norm_backward",
-                          "[[4, 128, 768], [4, 128, 768], [], [4, 128, 1], [4, 128, 1], [768], [768], []]",
-                          R"(["float","float","ScalarList","float","float","float","float","ScalarList"])", "");
+  OpCost bwd =
+      EstimateOp("aten::native_layer_norm_backward",
+                 "[[4, 128, 768], [4, 128, 768], [], [4, 128, 1], [4, 128, 1], [768], [768], []]",
+                 R"(["float","float","ScalarList","float","float","float","float","ScalarList"])", "");
   EXPECT_TRUE(bwd.backward);
   EXPECT_DOUBLE_EQ(bwd.bytes, 4728832);  // (2·393216 + 2·512 + 2·768 + grad_in 393216)·4
 }
 
 TEST(MemoryModel, SoftmaxForwardAndBackward) {
-  OpCost f = EstimateOp("aten::_softmax", "[[8, 16, 128, 128], [], []]", R"(["c10::Half","Scalar","Scalar"])", "");
+  OpCost f =
+      EstimateOp("aten::_softmax", "[[8, 16, 128, 128], [], []]", R"(["c10::Half","Scalar","Scalar"])", "");
   EXPECT_DOUBLE_EQ(f.bytes, 8388608);  // 2·2097152·2
   OpCost b = EstimateOp("aten::_softmax_backward_data", "[[8, 16, 128, 128], [8, 16, 128, 128], [], []]",
                         R"(["c10::Half","c10::Half","Scalar","Scalar"])", "");
@@ -313,26 +330,30 @@ TEST(MemoryModel, SoftmaxForwardAndBackward) {
 }
 
 TEST(MemoryModel, CopiesAtEachSidesWidth) {
-  OpCost copy = EstimateOp("aten::copy_", "[[1, 1, 559], [1, 1, 559], []]", R"(["float","long int","Scalar"])",
-                           R"(["","","False"])");
+  OpCost copy = EstimateOp("aten::copy_", "[[1, 1, 559], [1, 1, 559], []]",
+                           R"(["float","long int","Scalar"])", R"(["","","False"])");
   EXPECT_DOUBLE_EQ(copy.bytes, 6708);  // 559·4 + 559·8
-  OpCost cast = EstimateOp("aten::_to_copy", "[[5, 128], [], [], [], [], [], []]",
-                           R"(["float","Scalar","Scalar","","","Scalar",""])", R"(["","15","0","","","False",""])");
+  OpCost cast =
+      EstimateOp("aten::_to_copy", "[[5, 128], [], [], [], [], [], []]",
+                 R"(["float","Scalar","Scalar","","","Scalar",""])", R"(["","15","0","","","False",""])");
   EXPECT_DOUBLE_EQ(cast.bytes, 3840);  // 640·4 read + 640·2 written (ScalarType 15 = BFloat16)
-  OpCost clone = EstimateOp("aten::clone", "[[16, 16, 559, 64], []]", R"(["c10::BFloat16","Scalar"])", R"(["","0"])");
+  OpCost clone =
+      EstimateOp("aten::clone", "[[16, 16, 559, 64], []]", R"(["c10::BFloat16","Scalar"])", R"(["","0"])");
   EXPECT_DOUBLE_EQ(clone.bytes, 36634624);  // 2·9158656·2
 }
 
 TEST(MemoryModel, GathersCountRowsTouchedNotTheTable) {
   OpCost emb = EstimateOp("aten::embedding", "[[151936, 1024], [16, 559], [], [], []]",
-                          R"(["c10::BFloat16","long int","Scalar","Scalar","Scalar"])", R"(["","","-1","False","False"])");
+                          R"(["c10::BFloat16","long int","Scalar","Scalar","Scalar"])",
+                          R"(["","","-1","False","False"])");
   EXPECT_EQ(emb.model, "gather");
   EXPECT_DOUBLE_EQ(emb.bytes, 36706176);  // indices 8944·8 + 2·8944·1024·2
   OpCost sel = EstimateOp("aten::index_select", "[[151936, 1024], [], [8944]]",
                           R"(["c10::BFloat16","Scalar","long int"])", R"(["","0",""])");
   EXPECT_DOUBLE_EQ(sel.bytes, 36706176);
-  OpCost bwd = EstimateOp("aten::embedding_dense_backward", "[[8944, 1024], [8944], [], [], []]",
-                          R"(["float","long int","Scalar","Scalar","Scalar"])", R"(["","","1000","-1","False"])");
+  OpCost bwd =
+      EstimateOp("aten::embedding_dense_backward", "[[8944, 1024], [8944], [], [], []]",
+                 R"(["float","long int","Scalar","Scalar","Scalar"])", R"(["","","1000","-1","False"])");
   EXPECT_DOUBLE_EQ(bwd.bytes, 40802176);  // grad 9158656·4 + idx 8944·8 + dense 1000·1024·4
 }
 
@@ -367,10 +388,12 @@ TEST(OpCost, UnknownOpAndBadInputHaveNoModel) {
 TEST(OpCost, EveryPrefixOfValidInputIsHandled) {
   // Truncated or mangled argument texts must never crash and never give a negative cost.
   const char* dims = "[[8, 16, 4096, 128], [8, 16, 4096, 128], [8, 16, 4096, 128], [], [], [], []]";
-  const char* types = R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar","Scalar"])";
+  const char* types =
+      R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar","Scalar"])";
   const char* concrete = R"(["","","","0.","True","False","0.088"])";
   const std::string d(dims), t(types), c(concrete);
-  for (const char* op : {"aten::_scaled_dot_product_flash_attention", "aten::convolution", "aten::add", "aten::cat"}) {
+  for (const char* op :
+       {"aten::_scaled_dot_product_flash_attention", "aten::convolution", "aten::add", "aten::cat"}) {
     for (std::size_t n = 0; n <= d.size(); ++n) {
       OpCost cost = EstimateOp(op, d.substr(0, n), t, c);
       EXPECT_TRUE(!cost.modeled() || (cost.flops >= 0 && cost.bytes >= 0)) << op << " " << d.substr(0, n);

@@ -115,8 +115,8 @@ void Collect(const TraceFile& f, simdjson::dom::element doc, TraceData& data) {
   if (doc["deviceProperties"].get_array().get(devices) == simdjson::SUCCESS) {
     for (simdjson::dom::element d : devices) {
       data.devices.push_back({f.rel, std::string(StringOr(d, "name")), static_cast<int>(IntOr(d, "numSms")),
-                              static_cast<int>(IntOr(d, "computeMajor")), static_cast<int>(IntOr(d, "computeMinor")),
-                              IntOr(d, "totalGlobalMem")});
+                              static_cast<int>(IntOr(d, "computeMajor")),
+                              static_cast<int>(IntOr(d, "computeMinor")), IntOr(d, "totalGlobalMem")});
     }
   }
   simdjson::dom::array events;
@@ -127,7 +127,9 @@ void Collect(const TraceFile& f, simdjson::dom::element doc, TraceData& data) {
     simdjson::dom::object args;
     if (e["args"].get_object().get(args) != simdjson::SUCCESS) continue;
     simdjson::dom::element dims, types, concrete;
-    if (args["Input Dims"].get(dims) != simdjson::SUCCESS && args["Input dims"].get(dims) != simdjson::SUCCESS) continue;
+    if (args["Input Dims"].get(dims) != simdjson::SUCCESS &&
+        args["Input dims"].get(dims) != simdjson::SUCCESS)
+      continue;
     TraceOp op{f.rel, std::string(StringOr(e, "name")), simdjson::minify(dims), "", "", 0};
     if (args["Input type"].get(types) == simdjson::SUCCESS) op.types = simdjson::minify(types);
     if (args["Concrete Inputs"].get(concrete) == simdjson::SUCCESS) op.concrete = simdjson::minify(concrete);
@@ -157,7 +159,8 @@ class SharedTraces : public ::testing::Test {
     data_ = nullptr;
   }
   void SetUp() override {
-    if (data_->files == 0) GTEST_SKIP() << "no traces under " << TracesDir() << " (set PLASMIENT_SHARED_TRACES)";
+    if (data_->files == 0)
+      GTEST_SKIP() << "no traces under " << TracesDir() << " (set PLASMIENT_SHARED_TRACES)";
     ASSERT_TRUE(data_->error.empty()) << data_->error;
   }
   static TraceData* data_;
@@ -171,7 +174,8 @@ TEST_F(SharedTraces, EveryDevicePropertiesEntryMatchesTheExpectedRow) {
     auto m = MatchDevice(d.name, d.sms, d.cc_major, d.cc_minor, d.memory_bytes);
     ASSERT_TRUE(m) << d.file << ": " << m.error().message;
     auto expected = ExpectedDevices().find(d.file);
-    ASSERT_NE(expected, ExpectedDevices().end()) << d.file << " has devices but no expectation: " << m->reason;
+    ASSERT_NE(expected, ExpectedDevices().end())
+        << d.file << " has devices but no expectation: " << m->reason;
     EXPECT_EQ(m->spec->key, expected->second) << d.file << ": " << m->reason;
     files.insert(d.file);
   }
@@ -194,13 +198,13 @@ TEST_F(SharedTraces, EveryInputDimsParsesAndGemmAttentionConvOpsAreModeled) {
     const std::string_view name = op.name;
     // JIT graph records list every captured tensor; only a 3-argument linear is a linear.
     const bool jit_linear = name == "aten::linear" && dims.arg_count() > 3;
-    const bool heavy_op = !jit_linear && (name == "aten::mm" || name == "aten::addmm" || name == "aten::bmm" ||
-                                          name == "aten::linear" || name == "aten::convolution" ||
-                                          name == "aten::cudnn_convolution" || name == "aten::miopen_convolution" ||
-                                          name == "aten::convolution_backward" ||
-                                          name == "aten::cudnn_convolution_backward" ||
-                                          name == "aten::_scaled_dot_product_flash_attention" ||
-                                          name == "aten::_flash_attention_forward");
+    const bool heavy_op =
+        !jit_linear &&
+        (name == "aten::mm" || name == "aten::addmm" || name == "aten::bmm" || name == "aten::linear" ||
+         name == "aten::convolution" || name == "aten::cudnn_convolution" ||
+         name == "aten::miopen_convolution" || name == "aten::convolution_backward" ||
+         name == "aten::cudnn_convolution_backward" || name == "aten::_scaled_dot_product_flash_attention" ||
+         name == "aten::_flash_attention_forward");
     if (!heavy_op) continue;
     ++heavy_named;
     if (c.modeled() && c.heavy && c.flops > 0) {
@@ -221,7 +225,8 @@ TEST_F(SharedTraces, EveryInputDimsParsesAndGemmAttentionConvOpsAreModeled) {
     std::vector<std::pair<double, std::string>> top;
     for (const auto& [name, us] : unmodeled_us) top.emplace_back(us, name);
     std::sort(top.rbegin(), top.rend());
-    for (std::size_t i = 0; i < top.size() && i < 40; ++i) std::printf("unmodeled %10.0f us  %s\n", top[i].first, top[i].second.c_str());
+    for (std::size_t i = 0; i < top.size() && i < 40; ++i)
+      std::printf("unmodeled %10.0f us  %s\n", top[i].first, top[i].second.c_str());
   }
 }
 

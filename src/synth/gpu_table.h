@@ -31,8 +31,8 @@ std::span<const GpuSpec> GpuTable();
 const GpuSpec* FindGpu(std::string_view key);
 // Peak FLOP/s of a dtype on this device (fp32 math on fp32 inputs, tensor peak for 16-bit).
 double PeakFlops(const GpuSpec& gpu, Dtype dtype);
-std::string_view DtypeName(Dtype dtype);        // "bf16", "fp16", "fp32", "int64"
-std::string_view DtypeTorchName(Dtype dtype);   // "c10::BFloat16", "float", ...
+std::string_view DtypeName(Dtype dtype);       // "bf16", "fp16", "fp32", "int64"
+std::string_view DtypeTorchName(Dtype dtype);  // "c10::BFloat16", "float", ...
 int DtypeBytes(Dtype dtype);
 
 }  // namespace plasmient::synth

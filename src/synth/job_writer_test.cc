@@ -82,7 +82,10 @@ RankCheck CheckRankTrace(const fs::path& path, const SynthConfig& config, int ra
   std::map<std::int64_t, TimeNs> launch_ns;  // correlation -> launch ts
   std::vector<std::pair<TimeNs, TimeNs>> steps;
   std::vector<TimeNs> launches;
-  struct Gpu { std::int64_t correlation; TimeNs start; };
+  struct Gpu {
+    std::int64_t correlation;
+    TimeNs start;
+  };
   std::vector<Gpu> gpu;
   std::set<std::int64_t> op_ids_with_shapes, op_ids;
   std::vector<std::pair<std::int64_t, std::string>> kernel_ext;
@@ -103,7 +106,8 @@ RankCheck CheckRankTrace(const fs::path& path, const SynthConfig& config, int ra
     }
     if (cat == "cuda_runtime" || cat == "cuda_driver") {
       launch_ns[args["correlation"].get_int64().value()] = ts;
-      if (name == "cudaLaunchKernel" || name == "cuLaunchKernel" || name.starts_with("cudaMem")) launches.push_back(ts);
+      if (name == "cudaLaunchKernel" || name == "cuLaunchKernel" || name.starts_with("cudaMem"))
+        launches.push_back(ts);
     }
     if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
       gpu.push_back({args["correlation"].get_int64().value(), ts});
@@ -132,7 +136,8 @@ RankCheck CheckRankTrace(const fs::path& path, const SynthConfig& config, int ra
   std::sort(steps.begin(), steps.end());
   for (std::size_t i = 1; i < steps.size(); ++i) EXPECT_LE(steps[i - 1].second, steps[i].first);
   for (TimeNs t : launches) {
-    EXPECT_TRUE(std::any_of(steps.begin(), steps.end(), [&](auto s) { return s.first <= t && t < s.second; }));
+    EXPECT_TRUE(
+        std::any_of(steps.begin(), steps.end(), [&](auto s) { return s.first <= t && t < s.second; }));
   }
   // Kernels launched by an op name an op; compute kernels' ops have shapes unless they are
   // the deliberately unmodeled extension op.
@@ -332,8 +337,8 @@ TEST(JobWriterTest, DecodeAchievedFractionClimbsWithBatch) {
 TEST(ProgramBuilderTest, KernelsRespectPeakAndStayAwayFromTheRidge) {
   for (const GpuSpec& gpu : GpuTable()) {
     const double ridge = gpu.bf16_flops_per_s / gpu.mem_bytes_per_s;
-    for (Scenario s : {Scenario::kDdp, Scenario::kPipeline, Scenario::kDecode, Scenario::kHostbound,
-                       Scenario::kMoe}) {
+    for (Scenario s :
+         {Scenario::kDdp, Scenario::kPipeline, Scenario::kDecode, Scenario::kHostbound, Scenario::kMoe}) {
       SynthConfig config;  // defaults
       config.scenario = s;
       config.gpu = std::string(gpu.key);
@@ -344,8 +349,8 @@ TEST(ProgramBuilderTest, KernelsRespectPeakAndStayAwayFromTheRidge) {
           if (item.flop_model) {
             EXPECT_GE(static_cast<double>(item.gpu_ns) * 1e-9, item.flops / gpu.bf16_flops_per_s);
             const double ai = item.flops / item.bytes;
-            EXPECT_TRUE(ai < 0.7 * ridge || ai > 1.4 * ridge)
-                << gpu.key << " " << ScenarioName(s) << " kind " << static_cast<int>(item.kind) << " ai " << ai;
+            EXPECT_TRUE(ai < 0.7 * ridge || ai > 1.4 * ridge) << gpu.key << " " << ScenarioName(s) << " kind "
+                                                              << static_cast<int>(item.kind) << " ai " << ai;
           }
         }
       }

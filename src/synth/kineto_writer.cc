@@ -29,11 +29,16 @@ ActivityClass ClassOf(OpKind kind) {
 
 std::string_view AnnotationName(OpKind kind) {
   switch (kind) {
-    case OpKind::kAllReduce: return "nccl:all_reduce";
-    case OpKind::kAllToAll: return "nccl:all_to_all";
-    case OpKind::kSend: return "nccl:send";
-    case OpKind::kRecv: return "nccl:recv";
-    default: return "";
+    case OpKind::kAllReduce:
+      return "nccl:all_reduce";
+    case OpKind::kAllToAll:
+      return "nccl:all_to_all";
+    case OpKind::kSend:
+      return "nccl:send";
+    case OpKind::kRecv:
+      return "nccl:recv";
+    default:
+      return "";
   }
 }
 
@@ -63,15 +68,15 @@ void KinetoRankWriter::WriteHeader() {
   auto out = std::back_inserter(file_.buffer());
   fmt::format_to(out, "{{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
   for (int d = 0; d < 8; ++d) {
-    fmt::format_to(out,
-                   "    {{\"id\": {}, \"name\": \"{}\", \"totalGlobalMem\": {}, \"computeMajor\": {}, "
-                   "\"computeMinor\": {}, \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048, "
-                   "\"regsPerBlock\": 65536, \"warpSize\": 32, \"sharedMemPerBlock\": 49152, \"numSms\": {}, "
-                   "\"regsPerMultiprocessor\": 65536, \"sharedMemPerBlockOptin\": {}, "
-                   "\"sharedMemPerMultiprocessor\": {}}}{}\n",
-                   d, gpu_.driver_name, gpu_.total_global_mem_bytes, gpu_.compute_major,
-                   gpu_.compute_minor, gpu_.num_sms, gpu_.shared_mem_per_block_optin,
-                   gpu_.shared_mem_per_sm, d < 7 ? "," : "");
+    fmt::format_to(
+        out,
+        "    {{\"id\": {}, \"name\": \"{}\", \"totalGlobalMem\": {}, \"computeMajor\": {}, "
+        "\"computeMinor\": {}, \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048, "
+        "\"regsPerBlock\": 65536, \"warpSize\": 32, \"sharedMemPerBlock\": 49152, \"numSms\": {}, "
+        "\"regsPerMultiprocessor\": 65536, \"sharedMemPerBlockOptin\": {}, "
+        "\"sharedMemPerMultiprocessor\": {}}}{}\n",
+        d, gpu_.driver_name, gpu_.total_global_mem_bytes, gpu_.compute_major, gpu_.compute_minor,
+        gpu_.num_sms, gpu_.shared_mem_per_block_optin, gpu_.shared_mem_per_sm, d < 7 ? "," : "");
   }
   fmt::format_to(out,
                  "  ],\n  \"distributedInfo\": {{\"backend\": \"nccl\", \"rank\": {}, \"world_size\": {}, "
@@ -105,16 +110,16 @@ void KinetoRankWriter::Dur(TimeNs dur_ns) {
   fmt::format_to(std::back_inserter(file_.buffer()), "{}.{:03}", dur_ns / 1000, dur_ns % 1000);
 }
 
-std::int64_t KinetoRankWriter::CpuRange(std::string_view cat, std::string_view name, TimeNs start,
-                                        TimeNs end, const Item* shapes,
-                                        std::int64_t sequence_number, const SimEvent* comm,
-                                        std::string_view raw_args) {
+std::int64_t KinetoRankWriter::CpuRange(std::string_view cat, std::string_view name, TimeNs start, TimeNs end,
+                                        const Item* shapes, std::int64_t sequence_number,
+                                        const SimEvent* comm, std::string_view raw_args) {
   auto& buf = file_.buffer();
   auto out = std::back_inserter(buf);
   const std::int64_t external_id = next_external_id_++;
   Comma();
-  fmt::format_to(out, "  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": ",
-                 cat, name, pid_, tid_);
+  fmt::format_to(
+      out, "  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": ", cat,
+      name, pid_, tid_);
   Ts(start);
   buf.append(std::string_view(", \"dur\": "));
   Dur(end - start);
@@ -139,18 +144,18 @@ std::int64_t KinetoRankWriter::CpuRange(std::string_view cat, std::string_view n
 
 void KinetoRankWriter::CommArgs(const Item& item, std::int64_t seq) {
   const bool p2p = IsP2p(item.kind);
-  fmt::format_to(std::back_inserter(file_.buffer()),
-                 ", \"Collective name\": \"{}\", \"In msg nelems\": {}, \"Out msg nelems\": {}, "
-                 "\"Group size\": {}, \"dtype\": \"BFloat16\", \"In split size\": \"[]\", "
-                 "\"Out split size\": \"[]\", \"Global rank start\": 0, \"Global rank stride\": 1, "
-                 "\"Process Group Name\": \"{}\", \"Process Group Description\": \"{}\", "
-                 "\"Process Group Ranks\": \"{}\", \"Seq\": {}",
-                 CollectiveName(item.kind), item.nelems, item.nelems, p2p ? 2 : item.group_size,
-                 p2p ? fmt::format("{}", item.group) : std::string("0"),
-                 p2p ? "pipeline_p2p" : "default_pg",
-                 p2p ? fmt::format("[{}, {}]", std::min(info_.rank, item.peer), std::max(info_.rank, item.peer))
-                     : group_ranks_,
-                 seq);
+  fmt::format_to(
+      std::back_inserter(file_.buffer()),
+      ", \"Collective name\": \"{}\", \"In msg nelems\": {}, \"Out msg nelems\": {}, "
+      "\"Group size\": {}, \"dtype\": \"BFloat16\", \"In split size\": \"[]\", "
+      "\"Out split size\": \"[]\", \"Global rank start\": 0, \"Global rank stride\": 1, "
+      "\"Process Group Name\": \"{}\", \"Process Group Description\": \"{}\", "
+      "\"Process Group Ranks\": \"{}\", \"Seq\": {}",
+      CollectiveName(item.kind), item.nelems, item.nelems, p2p ? 2 : item.group_size,
+      p2p ? fmt::format("{}", item.group) : std::string("0"), p2p ? "pipeline_p2p" : "default_pg",
+      p2p ? fmt::format("[{}, {}]", std::min(info_.rank, item.peer), std::max(info_.rank, item.peer))
+          : group_ranks_,
+      seq);
 }
 
 void KinetoRankWriter::Runtime(std::string_view cat, std::string_view name, int cbid, TimeNs start,
@@ -164,10 +169,12 @@ void KinetoRankWriter::Runtime(std::string_view cat, std::string_view name, int 
   buf.append(std::string_view(", \"dur\": "));
   Dur(end - start);
   if (external_id > 0) {
-    fmt::format_to(std::back_inserter(buf), ", \"args\": {{\"External id\": {}, \"cbid\": {}, \"correlation\": {}}}}}",
-                   external_id, cbid, correlation);
+    fmt::format_to(std::back_inserter(buf),
+                   ", \"args\": {{\"External id\": {}, \"cbid\": {}, \"correlation\": {}}}}}", external_id,
+                   cbid, correlation);
   } else {
-    fmt::format_to(std::back_inserter(buf), ", \"args\": {{\"cbid\": {}, \"correlation\": {}}}}}", cbid, correlation);
+    fmt::format_to(std::back_inserter(buf), ", \"args\": {{\"cbid\": {}, \"correlation\": {}}}}}", cbid,
+                   correlation);
   }
 }
 
@@ -177,11 +184,13 @@ void KinetoRankWriter::Flows(std::int64_t correlation, TimeNs launch_ns, TimeNs 
   auto& buf = file_.buffer();
   auto out = std::back_inserter(buf);
   Comma();
-  fmt::format_to(out, "  {{\"ph\": \"s\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": ", correlation, pid_, tid_);
+  fmt::format_to(out, "  {{\"ph\": \"s\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": ", correlation, pid_,
+                 tid_);
   Ts(launch_ns);
   buf.append(std::string_view(", \"cat\": \"ac2g\", \"name\": \"ac2g\"}"));
   Comma();
-  fmt::format_to(out, "  {{\"ph\": \"f\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": ", correlation, device_, stream);
+  fmt::format_to(out, "  {{\"ph\": \"f\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": ", correlation,
+                 device_, stream);
   Ts(gpu_ns);
   buf.append(std::string_view(", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}"));
 }
@@ -194,10 +203,13 @@ void KinetoRankWriter::GpuActivity(const SimEvent& ev, std::string_view name, st
   auto& buf = file_.buffer();
   auto out = std::back_inserter(buf);
   const bool memory = cls == ActivityClass::kMemory;
-  const std::string_view cat = !memory ? "kernel" : item.kind == OpKind::kMemsetZero ? "gpu_memset" : "gpu_memcpy";
+  const std::string_view cat = !memory                            ? "kernel"
+                               : item.kind == OpKind::kMemsetZero ? "gpu_memset"
+                                                                  : "gpu_memcpy";
   Comma();
-  fmt::format_to(out, "  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": ",
-                 cat, name, device_, stream);
+  fmt::format_to(
+      out, "  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": ", cat,
+      name, device_, stream);
   Ts(ev.gpu_start_ns);
   buf.append(std::string_view(", \"dur\": "));
   Dur(ev.gpu_end_ns - ev.gpu_start_ns);
@@ -205,8 +217,9 @@ void KinetoRankWriter::GpuActivity(const SimEvent& ev, std::string_view name, st
   if (external_id > 0) fmt::format_to(out, "\"External id\": {}, ", external_id);
   if (memory) {
     const double seconds = NsToSeconds(ev.gpu_end_ns - ev.gpu_start_ns);
-    fmt::format_to(out, "\"device\": {}, \"context\": 1, \"stream\": {}, \"correlation\": {}, \"bytes\": {}, "
-                        "\"memory bandwidth (GB/s)\": {:.6f}}}}}",
+    fmt::format_to(out,
+                   "\"device\": {}, \"context\": 1, \"stream\": {}, \"correlation\": {}, \"bytes\": {}, "
+                   "\"memory bandwidth (GB/s)\": {:.6f}}}}}",
                    device_, stream, correlation, item.d[0], static_cast<double>(item.d[0]) / seconds * 1e-9);
   } else {
     const LaunchGeometry g = Geometry(item);
@@ -313,29 +326,33 @@ void KinetoRankWriter::OnItem(const SimEvent& ev) {
         const std::string x_dims = m % seq == 0 && m > seq ? fmt::format("[{}, {}, {}]", m / seq, seq, k)
                                                            : fmt::format("[{}, {}]", m, k);
         const std::string_view bf = DtypeTorchName(item.dtype);
-        CpuRange("cpu_op", "aten::linear", ev.op_start_ns, ev.op_end_ns, nullptr, item.sequence_number, nullptr,
-                 fmt::format("\"Input Dims\": [{}, [{}, {}], [{}]], \"Input type\": [\"{}\", \"{}\", \"{}\"], "
-                             "\"Concrete Inputs\": [\"\", \"\", \"\"]", x_dims, n, k, n, bf, bf, bf));
+        CpuRange(
+            "cpu_op", "aten::linear", ev.op_start_ns, ev.op_end_ns, nullptr, item.sequence_number, nullptr,
+            fmt::format("\"Input Dims\": [{}, [{}, {}], [{}]], \"Input type\": [\"{}\", \"{}\", \"{}\"], "
+                        "\"Concrete Inputs\": [\"\", \"\", \"\"]",
+                        x_dims, n, k, n, bf, bf, bf));
         CpuRange("cpu_op", "aten::t", ev.op_start_ns + 1'000, ev.op_start_ns + 3'000, nullptr, -1, nullptr);
-        external_id = CpuRange("cpu_op", "aten::addmm", ev.launch_start_ns - 2'000, ev.op_end_ns - 1'000, &item,
-                               item.sequence_number, nullptr);
+        external_id = CpuRange("cpu_op", "aten::addmm", ev.launch_start_ns - 2'000, ev.op_end_ns - 1'000,
+                               &item, item.sequence_number, nullptr);
       } else if (item.kind == OpKind::kSdpaFwd) {
         CpuRange("cpu_op", "aten::scaled_dot_product_attention", ev.op_start_ns, ev.op_end_ns, nullptr,
                  item.sequence_number, nullptr);
         external_id = CpuRange("cpu_op", LaunchingOpName(item.kind), ev.launch_start_ns - 2'000,
                                ev.op_end_ns - 1'000, &item, item.sequence_number, nullptr);
       } else if (comm) {
-        external_id = CpuRange("cpu_op", "record_param_comms", ev.op_start_ns, ev.op_end_ns, nullptr, -1, &ev);
-        CpuRange("user_annotation", AnnotationName(item.kind), ev.launch_start_ns - 2'000, ev.launch_end_ns + 1'000,
-                 nullptr, -1, nullptr);
+        external_id =
+            CpuRange("cpu_op", "record_param_comms", ev.op_start_ns, ev.op_end_ns, nullptr, -1, &ev);
+        CpuRange("user_annotation", AnnotationName(item.kind), ev.launch_start_ns - 2'000,
+                 ev.launch_end_ns + 1'000, nullptr, -1, nullptr);
       } else {
         const bool shapes = item.kind != OpKind::kCustomUnmodeled;
         external_id = CpuRange("cpu_op", LaunchingOpName(item.kind), ev.op_start_ns, ev.op_end_ns,
                                shapes ? &item : nullptr, item.sequence_number, nullptr);
       }
       const bool memory = ClassOf(item.kind) == ActivityClass::kMemory;
-      const std::string_view api = !memory ? "cudaLaunchKernel"
-                                   : item.kind == OpKind::kMemsetZero ? "cudaMemsetAsync" : "cudaMemcpyAsync";
+      const std::string_view api = !memory                            ? "cudaLaunchKernel"
+                                   : item.kind == OpKind::kMemsetZero ? "cudaMemsetAsync"
+                                                                      : "cudaMemcpyAsync";
       const int cbid = !memory ? 211 : item.kind == OpKind::kMemsetZero ? 51 : 41;
       Runtime("cuda_runtime", api, cbid, ev.launch_start_ns, ev.launch_end_ns, correlation, external_id);
       Flows(correlation, ev.launch_start_ns, ev.gpu_start_ns, StreamId(item.stream));
@@ -350,8 +367,8 @@ void KinetoRankWriter::OnProgramEnd(const Program& program, TimeNs cpu_ns) {
   if (!status_) return;
   CloseModule();
   tid_ = pid_;
-  CpuRange("user_annotation", fmt::format("ProfilerStep#{}", program.step), step_start_ns_, cpu_ns, nullptr, -1,
-           nullptr);
+  CpuRange("user_annotation", fmt::format("ProfilerStep#{}", program.step), step_start_ns_, cpu_ns, nullptr,
+           -1, nullptr);
   status_ = file_.MaybeFlush();
 }
 

@@ -33,8 +33,7 @@ Status OutputFile::Flush() {
     }
   } else if (file_ != nullptr) {
     if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
-      return Fail("{}: write failed at byte offset {}: {}", path_, bytes_written_,
-                  std::strerror(errno));
+      return Fail("{}: write failed at byte offset {}: {}", path_, bytes_written_, std::strerror(errno));
     }
   } else {
     return Fail("{}: write to a file that is not open", path_);

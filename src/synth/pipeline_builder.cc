@@ -66,8 +66,7 @@ void BuildPipeline(ProgramBuilder& b, int step_index) {
   for (int mb = micro - warmup; mb < micro; ++mb) backward(mb);
 
   const std::int64_t params = static_cast<std::int64_t>(layers.count) * 12 * c.hidden * c.hidden;
-  b.Pointwise(OpKind::kAdamUpdate, params, 1, b.Module("Optimizer.step#AdamW.step"), nullptr,
-              Dtype::kFp32);
+  b.Pointwise(OpKind::kAdamUpdate, params, 1, b.Module("Optimizer.step#AdamW.step"), nullptr, Dtype::kFp32);
   b.Plain(OpKind::kSync);
   (void)step_index;
 }

@@ -35,13 +35,12 @@ int StragglerRank(const SynthConfig& config) {
   return config.straggler_rank >= 0 ? config.straggler_rank : config.ranks - 1;
 }
 
-ProgramBuilder::ProgramBuilder(const SynthConfig& config, const GpuSpec& gpu, int rank,
-                               int step_index)
+ProgramBuilder::ProgramBuilder(const SynthConfig& config, const GpuSpec& gpu, int rank, int step_index)
     : config_(config),
       gpu_(gpu),
       rank_(rank),
-      rng_(MixSeed(config.seed, static_cast<std::uint64_t>(rank),
-                   static_cast<std::uint64_t>(step_index), 1)) {
+      rng_(
+          MixSeed(config.seed, static_cast<std::uint64_t>(rank), static_cast<std::uint64_t>(step_index), 1)) {
   program_.step = config.first_step_number + step_index;
   // Autograd sequence numbers grow across steps like a real run's.
   sequence_number_ = static_cast<std::int64_t>(step_index) * 100000;
@@ -59,9 +58,7 @@ Item& ProgramBuilder::Push(OpKind kind) {
   return item;
 }
 
-TimeNs ProgramBuilder::CpuNs() {
-  return static_cast<TimeNs>(rng_.Uniform(cpu_lo_us_, cpu_hi_us_) * 1e3);
-}
+TimeNs ProgramBuilder::CpuNs() { return static_cast<TimeNs>(rng_.Uniform(cpu_lo_us_, cpu_hi_us_) * 1e3); }
 
 // Never faster than the peak allows: compute_eff and the memory efficiency are <= 1,
 // and the slowdown is >= 1.
@@ -81,8 +78,8 @@ Item& ProgramBuilder::Gemm(OpKind kind, std::int64_t m, std::int64_t n, std::int
   item.d[1] = n;
   item.d[2] = k;
   item.flops = 2.0 * static_cast<double>(m) * n * k;
-  item.bytes = 2.0 * (static_cast<double>(m) * k + static_cast<double>(k) * n +
-                      static_cast<double>(m) * n + static_cast<double>(bias_elems));
+  item.bytes = 2.0 * (static_cast<double>(m) * k + static_cast<double>(k) * n + static_cast<double>(m) * n +
+                      static_cast<double>(bias_elems));
   item.flop_model = item.byte_model = true;
   const double eff = std::min(m, n) < 256 ? rng_.Uniform(0.25, 0.45) : rng_.Uniform(0.55, 0.78);
   item.gpu_ns = KernelNs(item.flops, item.bytes, eff);
@@ -104,8 +101,8 @@ Item& ProgramBuilder::Mm(std::int64_t m, std::int64_t n, std::int64_t k, const c
   return item;
 }
 
-Item& ProgramBuilder::Sdpa(bool backward, std::int64_t b, std::int64_t h, std::int64_t lq,
-                           std::int64_t lk, std::int64_t d, bool causal, std::int16_t module) {
+Item& ProgramBuilder::Sdpa(bool backward, std::int64_t b, std::int64_t h, std::int64_t lq, std::int64_t lk,
+                           std::int64_t d, bool causal, std::int16_t module) {
   Item& item = Push(backward ? OpKind::kSdpaBwd : OpKind::kSdpaFwd);
   item.module = module;
   item.causal = causal;
@@ -143,12 +140,21 @@ Item& ProgramBuilder::Pointwise(OpKind kind, std::int64_t m, std::int64_t n, std
   if (kind == OpKind::kTopk) item.d[2] = 2;
   double tensors = 2;  // input and output
   switch (kind) {
-    case OpKind::kAdd: tensors = 3; break;
+    case OpKind::kAdd:
+      tensors = 3;
+      break;
     case OpKind::kLayerNormBwd:
-    case OpKind::kGeluBwd: tensors = 3; break;
-    case OpKind::kAdamUpdate: tensors = 3; break;
-    case OpKind::kArgmax: tensors = 1; break;
-    default: break;
+    case OpKind::kGeluBwd:
+      tensors = 3;
+      break;
+    case OpKind::kAdamUpdate:
+      tensors = 3;
+      break;
+    case OpKind::kArgmax:
+      tensors = 1;
+      break;
+    default:
+      break;
   }
   item.bytes = tensors * static_cast<double>(m) * n * DtypeBytes(dtype);
   item.byte_model = true;
@@ -168,8 +174,7 @@ Item& ProgramBuilder::Copy(OpKind kind, std::int64_t bytes) {
   Item& item = Push(kind);
   item.d[0] = bytes;
   const double bytes_per_s = kind == OpKind::kMemsetZero ? gpu_.mem_bytes_per_s * 0.7 : 22e9;
-  item.gpu_ns = static_cast<TimeNs>(std::ceil(static_cast<double>(bytes) / bytes_per_s * 1e9)) +
-                1'500;
+  item.gpu_ns = static_cast<TimeNs>(std::ceil(static_cast<double>(bytes) / bytes_per_s * 1e9)) + 1'500;
   return item;
 }
 
@@ -206,8 +211,8 @@ Item& ProgramBuilder::Plain(OpKind kind, TimeNs gpu_ns) {
   return item;
 }
 
-void ProgramBuilder::BlockForward(int layer, std::int64_t batch, std::int64_t seq,
-                                  std::int64_t kv_len, bool with_unmodeled) {
+void ProgramBuilder::BlockForward(int layer, std::int64_t batch, std::int64_t seq, std::int64_t kv_len,
+                                  bool with_unmodeled) {
   const std::int64_t h = config_.hidden;
   const std::int64_t m = batch * seq;
   const std::int64_t head_dim = h / config_.heads;
@@ -216,16 +221,13 @@ void ProgramBuilder::BlockForward(int layer, std::int64_t batch, std::int64_t se
   if (with_unmodeled) {
     // A fused rotary-embedding extension op: custom kernel, no shapes recorded.
     Unmodeled(OpKind::kCustomUnmodeled,
-              static_cast<TimeNs>(static_cast<double>(m) * h * 4 / gpu_.mem_bytes_per_s * 1.6e9) +
-                  3'000,
-              -1);
+              static_cast<TimeNs>(static_cast<double>(m) * h * 4 / gpu_.mem_bytes_per_s * 1.6e9) + 3'000, -1);
   }
   Sdpa(false, batch, config_.heads, seq, kv_len, head_dim, seq == kv_len,
        Module(fmt::format("nn.Module: SelfAttention_{}", layer)));
   Linear(m, h, h, Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 1)));
   Pointwise(OpKind::kAdd, m, h, -1);
-  Pointwise(OpKind::kLayerNorm, m, h,
-            Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer + 1)));
+  Pointwise(OpKind::kLayerNorm, m, h, Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer + 1)));
   Linear(m, 4 * h, h, Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 2)));
   Pointwise(OpKind::kGelu, m, 4 * h, Module(fmt::format("nn.Module: GELU_{}", layer)));
   Linear(m, h, 4 * h, Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 3)));
@@ -261,8 +263,7 @@ TimeNs AllReduceNs(std::int64_t bytes, int world) {
 TimeNs AllToAllNs(std::int64_t bytes, int world) {
   if (world <= 1) return 6'000;
   const double bus_bytes_per_s = world <= 8 ? 150e9 : 38e9;
-  const double algo = static_cast<double>(world - 1) / world * static_cast<double>(bytes) /
-                      bus_bytes_per_s;
+  const double algo = static_cast<double>(world - 1) / world * static_cast<double>(bytes) / bus_bytes_per_s;
   return static_cast<TimeNs>(algo * 1e9) + 10'000;
 }
 
@@ -280,10 +281,18 @@ Program BuildProgram(const SynthConfig& config, const GpuSpec& gpu, int rank, in
       if (rank == StragglerRank(config)) b.SetSlowdown(config.straggler_factor);
       BuildTraining(b, step_index);
       break;
-    case Scenario::kMoe: BuildMoe(b, step_index); break;
-    case Scenario::kPipeline: BuildPipeline(b, step_index); break;
-    case Scenario::kDecode: BuildDecode(b, step_index); break;
-    case Scenario::kHostbound: BuildHostbound(b, step_index); break;
+    case Scenario::kMoe:
+      BuildMoe(b, step_index);
+      break;
+    case Scenario::kPipeline:
+      BuildPipeline(b, step_index);
+      break;
+    case Scenario::kDecode:
+      BuildDecode(b, step_index);
+      break;
+    case Scenario::kHostbound:
+      BuildHostbound(b, step_index);
+      break;
   }
   return b.Take();
 }

@@ -38,8 +38,8 @@ class ProgramBuilder {
   std::int16_t Module(std::string name);
   Item& Linear(std::int64_t m, std::int64_t n, std::int64_t k, std::int16_t module);
   Item& Mm(std::int64_t m, std::int64_t n, std::int64_t k, const char* autograd_fn);
-  Item& Sdpa(bool backward, std::int64_t b, std::int64_t h, std::int64_t lq, std::int64_t lk,
-             std::int64_t d, bool causal, std::int16_t module);
+  Item& Sdpa(bool backward, std::int64_t b, std::int64_t h, std::int64_t lq, std::int64_t lk, std::int64_t d,
+             bool causal, std::int16_t module);
   // Byte-model ops over an [m, n] tensor: kLayerNorm, kGelu, kAdd, kSoftmax, ...
   Item& Pointwise(OpKind kind, std::int64_t m, std::int64_t n, std::int16_t module,
                   const char* autograd_fn = nullptr, Dtype dtype = Dtype::kBf16);
@@ -50,7 +50,10 @@ class ProgramBuilder {
   Item& Plain(OpKind kind, TimeNs gpu_ns = 0);
 
   void SetSlowdown(double factor) { slowdown_ = factor; }
-  void SetCpuRange(double lo_us, double hi_us) { cpu_lo_us_ = lo_us; cpu_hi_us_ = hi_us; }
+  void SetCpuRange(double lo_us, double hi_us) {
+    cpu_lo_us_ = lo_us;
+    cpu_hi_us_ = hi_us;
+  }
   Rng& rng() { return rng_; }
   const SynthConfig& config() const { return config_; }
   int rank() const { return rank_; }
@@ -78,7 +81,7 @@ class ProgramBuilder {
   std::int64_t sequence_number_ = 0;
 };
 
-void BuildTraining(ProgramBuilder& b, int step_index);   // ddp, straggler, clock-offset
+void BuildTraining(ProgramBuilder& b, int step_index);  // ddp, straggler, clock-offset
 void BuildMoe(ProgramBuilder& b, int step_index);
 void BuildPipeline(ProgramBuilder& b, int step_index);
 void BuildDecode(ProgramBuilder& b, int step_index);

@@ -62,8 +62,8 @@ void LayOutCpu(const Item& item, TimeNs cpu_ns, SimEvent& ev) {
 
 }  // namespace
 
-Result<SimStatus> Simulate(RankState& state, const Program& program, CommResolver& resolver,
-                           SimSink* sink, bool* progressed) {
+Result<SimStatus> Simulate(RankState& state, const Program& program, CommResolver& resolver, SimSink* sink,
+                           bool* progressed) {
   *progressed = false;
   while (state.next_item < program.items.size()) {
     const Item& item = program.items[state.next_item];
@@ -106,8 +106,7 @@ Result<SimStatus> Simulate(RankState& state, const Program& program, CommResolve
           const bool data_dependency = item.kind != OpKind::kRecv;
           if (data_dependency && !Resolve(compute, resolver)) return SimStatus::kBlocked;
           LayOutCpu(item, state.cpu_ns, ev);
-          TimeNs arrival = std::max(ev.launch_start_ns + kLaunchLatencyNs,
-                                    own.known_ns + kKernelGapNs);
+          TimeNs arrival = std::max(ev.launch_start_ns + kLaunchLatencyNs, own.known_ns + kKernelGapNs);
           if (data_dependency) arrival = std::max(arrival, compute.known_ns + kKernelGapNs);
           if (state.next_seq.size() <= item.group) state.next_seq.resize(item.group + 1, 0);
           const std::int64_t seq = state.next_seq[item.group]++;
@@ -121,8 +120,8 @@ Result<SimStatus> Simulate(RankState& state, const Program& program, CommResolve
           if (sink != nullptr) {
             std::optional<TimeNs> end = resolver.End(key);
             if (!end) {
-              return Fail("synth: rank {} step {}: communication group {} seq {} never completes",
-                          state.rank, program.step, item.group, seq);
+              return Fail("synth: rank {} step {}: communication group {} seq {} never completes", state.rank,
+                          program.step, item.group, seq);
             }
             ev.gpu_end_ns = *end;
           }
@@ -132,8 +131,7 @@ Result<SimStatus> Simulate(RankState& state, const Program& program, CommResolve
             return SimStatus::kBlocked;
           }
           LayOutCpu(item, state.cpu_ns, ev);
-          ev.gpu_start_ns = std::max(ev.launch_start_ns + kLaunchLatencyNs,
-                                     own.known_ns + kKernelGapNs);
+          ev.gpu_start_ns = std::max(ev.launch_start_ns + kLaunchLatencyNs, own.known_ns + kKernelGapNs);
           ev.gpu_end_ns = ev.gpu_start_ns + std::max<TimeNs>(item.gpu_ns, 1'000);
           own.known_ns = ev.gpu_end_ns;
         }

@@ -31,8 +31,8 @@ class CommResolver {
 struct SimEvent {
   const Item* item = nullptr;
   const Program* program = nullptr;
-  int step = 0;                // ProfilerStep#N number
-  TimeNs item_start_ns = 0;    // outermost CPU range (autograd wrapper, or the op)
+  int step = 0;              // ProfilerStep#N number
+  TimeNs item_start_ns = 0;  // outermost CPU range (autograd wrapper, or the op)
   TimeNs op_start_ns = 0;
   TimeNs launch_start_ns = 0;  // runtime call (cudaLaunchKernel, cudaMemcpyAsync, ...)
   TimeNs launch_end_ns = 0;
@@ -51,8 +51,8 @@ class SimSink {
 };
 
 struct StreamTail {
-  TimeNs known_ns = 0;                  // lower bound, exact when pending is empty
-  std::vector<std::uint64_t> pending;   // communication ends still unknown
+  TimeNs known_ns = 0;                 // lower bound, exact when pending is empty
+  std::vector<std::uint64_t> pending;  // communication ends still unknown
 };
 
 struct RankState {
@@ -68,8 +68,8 @@ enum class SimStatus { kDone, kBlocked };
 // Runs items from state.next_item until the program ends or an item needs a
 // communication end that is not known yet. Returns whether any item was processed
 // through `progressed`. With a sink, every communication end must be known.
-Result<SimStatus> Simulate(RankState& state, const Program& program, CommResolver& resolver,
-                           SimSink* sink, bool* progressed);
+Result<SimStatus> Simulate(RankState& state, const Program& program, CommResolver& resolver, SimSink* sink,
+                           bool* progressed);
 
 // CPU/GPU timing constants (ns), shared with tests.
 inline constexpr TimeNs kLaunchApiNs = 5'000;

@@ -46,12 +46,24 @@ void BuildHostbound(ProgramBuilder& b, int step_index) {
   b.SetCpuRange(25, 45);  // eager Python between tiny ops
   for (int i = 0; i < 120; ++i) {
     switch (i % 6) {
-      case 0: b.Linear(batch, width, width, b.Module(fmt::format("nn.Module: Linear_{}", i / 6))); break;
-      case 1: b.Pointwise(OpKind::kAdd, batch, width, -1); break;
-      case 2: b.Pointwise(OpKind::kGelu, batch, width, -1); break;
-      case 3: b.Pointwise(OpKind::kLayerNorm, batch, width, -1); break;
-      case 4: b.Plain(OpKind::kTritonNoOp, static_cast<TimeNs>(b.rng().Uniform(2, 6) * 1e3)); break;
-      default: b.Pointwise(OpKind::kAdd, batch, width, -1); break;
+      case 0:
+        b.Linear(batch, width, width, b.Module(fmt::format("nn.Module: Linear_{}", i / 6)));
+        break;
+      case 1:
+        b.Pointwise(OpKind::kAdd, batch, width, -1);
+        break;
+      case 2:
+        b.Pointwise(OpKind::kGelu, batch, width, -1);
+        break;
+      case 3:
+        b.Pointwise(OpKind::kLayerNorm, batch, width, -1);
+        break;
+      case 4:
+        b.Plain(OpKind::kTritonNoOp, static_cast<TimeNs>(b.rng().Uniform(2, 6) * 1e3));
+        break;
+      default:
+        b.Pointwise(OpKind::kAdd, batch, width, -1);
+        break;
     }
   }
   b.SetCpuRange(6, 12);

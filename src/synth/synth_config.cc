@@ -31,8 +31,10 @@ Result<Scenario> ParseScenario(std::string_view name) {
   for (const auto& [s, n] : kNames) {
     if (n == name) return s;
   }
-  return Fail("synth: unknown scenario '{}' (ddp, straggler, pipeline, decode, hostbound, moe, "
-              "clock-offset)", name);
+  return Fail(
+      "synth: unknown scenario '{}' (ddp, straggler, pipeline, decode, hostbound, moe, "
+      "clock-offset)",
+      name);
 }
 
 Status Validate(const SynthConfig& c) {
@@ -52,8 +54,7 @@ Status Validate(const SynthConfig& c) {
   if (c.micro_batch < 1) return Fail("synth: --micro-batch {} below 1", c.micro_batch);
   if (c.buckets < 1) return Fail("synth: --buckets {} below 1", c.buckets);
   if (c.straggler_factor < 1.0) {
-    return Fail("synth: --straggler-factor {} below 1 (kernels would beat the peak)",
-                c.straggler_factor);
+    return Fail("synth: --straggler-factor {} below 1 (kernels would beat the peak)", c.straggler_factor);
   }
   if (c.straggler_rank >= c.ranks) {
     return Fail("synth: --straggler-rank {} not below --ranks {}", c.straggler_rank, c.ranks);

@@ -12,9 +12,8 @@ namespace {
 std::int64_t LayerParams(std::int64_t hidden) { return 12 * hidden * hidden + 13 * hidden; }
 
 void DataLoad(ProgramBuilder& b, std::int64_t tokens) {
-  b.Plain(OpKind::kHostStall,
-          static_cast<TimeNs>(b.rng().Uniform(120, 320) * 1e3));  // next(DataLoader)
-  b.Copy(OpKind::kMemcpyH2D, tokens * 8);                           // token ids, int64
+  b.Plain(OpKind::kHostStall, static_cast<TimeNs>(b.rng().Uniform(120, 320) * 1e3));  // next(DataLoader)
+  b.Copy(OpKind::kMemcpyH2D, tokens * 8);                                             // token ids, int64
 }
 
 void Optimizer(ProgramBuilder& b, const std::vector<std::int64_t>& bucket_params) {

@@ -7,8 +7,8 @@
 namespace plasmient::synth {
 
 double LossSeconds::Total() const {
-  return compute_inefficiency + memory_bound + unmodeled_kernels + exposed_communication +
-         pipeline_bubble + host_bound_idle + data_movement;
+  return compute_inefficiency + memory_bound + unmodeled_kernels + exposed_communication + pipeline_bubble +
+         host_bound_idle + data_movement;
 }
 
 void LossSeconds::Add(const LossSeconds& o) {
@@ -56,9 +56,8 @@ struct Edge {
 
 }  // namespace
 
-WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs start_ns,
-                          TimeNs end_ns, const DeviceModel& device,
-                          std::vector<KernelTruth>* per_kernel) {
+WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs start_ns, TimeNs end_ns,
+                          const DeviceModel& device, std::vector<KernelTruth>* per_kernel) {
   WindowTruth w;
   w.start_ns = start_ns;
   w.end_ns = end_ns;
@@ -143,10 +142,16 @@ WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs star
     useful_ns += useful;
     const LossCategory category = ClassifyLoss(a, device);
     switch (category) {
-      case LossCategory::kUnmodeled: w.losses.unmodeled_kernels += loss; break;
-      case LossCategory::kMemoryBound: w.losses.memory_bound += loss; break;
+      case LossCategory::kUnmodeled:
+        w.losses.unmodeled_kernels += loss;
+        break;
+      case LossCategory::kMemoryBound:
+        w.losses.memory_bound += loss;
+        break;
       case LossCategory::kComputeInefficiency:
-      case LossCategory::kNone: w.losses.compute_inefficiency += loss; break;
+      case LossCategory::kNone:
+        w.losses.compute_inefficiency += loss;
+        break;
     }
     if (per_kernel != nullptr) {
       (*per_kernel)[i] = {share_ns[i] * 1e-9, useful * 1e-9, category};

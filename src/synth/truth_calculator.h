@@ -77,9 +77,8 @@ Dtype DominantDtype(std::span<const TruthActivity> activities);
 // The sweep over [start_ns, end_ns): activities are clipped to the window; a clipped
 // kernel keeps the share of its FLOPs proportional to the part of it inside.
 // per_kernel (optional) receives one entry per activity (zeros outside the window).
-WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs start_ns,
-                          TimeNs end_ns, const DeviceModel& device,
-                          std::vector<KernelTruth>* per_kernel = nullptr);
+WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs start_ns, TimeNs end_ns,
+                          const DeviceModel& device, std::vector<KernelTruth>* per_kernel = nullptr);
 
 struct StepTruth {
   int step = 0;

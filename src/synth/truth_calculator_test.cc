@@ -104,8 +104,10 @@ TEST(TruthCalculatorTest, SlicePriorityAndPeerFigures) {
 
 TEST(TruthCalculatorTest, StepWindowsTileTheRunWindow) {
   const std::vector<TruthActivity> acts = {
-      Compute(100, 300, 100'000, 100, 3), Other(ActivityClass::kMemory, 350, 400, 3),
-      Compute(600, 700, 0, 100, 4), Other(ActivityClass::kCollective, 650, 900, 4),
+      Compute(100, 300, 100'000, 100, 3),
+      Other(ActivityClass::kMemory, 350, 400, 3),
+      Compute(600, 700, 0, 100, 4),
+      Other(ActivityClass::kCollective, 650, 900, 4),
   };
   const RankTruth t = ComputeRankTruth(acts, kDevice);
   ASSERT_EQ(t.steps.size(), 2u);

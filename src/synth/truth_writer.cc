@@ -11,20 +11,28 @@ namespace {
 
 std::string_view ClassName(ActivityClass c) {
   switch (c) {
-    case ActivityClass::kCompute: return "compute";
-    case ActivityClass::kCollective: return "collective";
-    case ActivityClass::kP2p: return "p2p";
-    case ActivityClass::kMemory: return "memory";
+    case ActivityClass::kCompute:
+      return "compute";
+    case ActivityClass::kCollective:
+      return "collective";
+    case ActivityClass::kP2p:
+      return "p2p";
+    case ActivityClass::kMemory:
+      return "memory";
   }
   return "compute";
 }
 
 std::string_view CategoryName(LossCategory c) {
   switch (c) {
-    case LossCategory::kNone: return "none";
-    case LossCategory::kComputeInefficiency: return "compute_inefficiency";
-    case LossCategory::kMemoryBound: return "memory_bound";
-    case LossCategory::kUnmodeled: return "unmodeled_kernels";
+    case LossCategory::kNone:
+      return "none";
+    case LossCategory::kComputeInefficiency:
+      return "compute_inefficiency";
+    case LossCategory::kMemoryBound:
+      return "memory_bound";
+    case LossCategory::kUnmodeled:
+      return "unmodeled_kernels";
   }
   return "none";
 }
@@ -43,16 +51,17 @@ Status TruthWriter::Open(const std::string& path, const SynthConfig& config, con
   PLASMIENT_TRY(file_.Open(path, false, 1));
   auto out = std::back_inserter(file_.buffer());
   const SynthConfig& c = config_;
-  fmt::format_to(out,
-                 "{{\n  \"schema\": \"plasmient.truth/1\",\n  \"scenario\": \"{}\",\n  \"config\": {{\"gpu\": \"{}\", "
-                 "\"ranks\": {}, \"steps\": {}, \"seed\": {}, \"gzip\": {}, \"first_step_number\": {}, \"layers\": {}, "
-                 "\"hidden\": {}, \"heads\": {}, \"seq_len\": {}, \"micro_batch\": {}, \"buckets\": {}, "
-                 "\"straggler_factor\": {}, \"straggler_rank\": {}, \"microbatches\": {}, \"batch\": {}, "
-                 "\"context\": {}, \"vocab\": {}, \"experts\": {}, \"expert_token_fraction\": {}, "
-                 "\"clock_offset_ms\": {}}},\n",
-                 ScenarioName(c.scenario), c.gpu, c.ranks, c.steps, c.seed, c.gzip, c.first_step_number, c.layers,
-                 c.hidden, c.heads, c.seq_len, c.micro_batch, c.buckets, c.straggler_factor, c.straggler_rank,
-                 c.microbatches, c.batch, c.context, c.vocab, c.experts, c.expert_token_fraction, c.clock_offset_ms);
+  fmt::format_to(
+      out,
+      "{{\n  \"schema\": \"plasmient.truth/1\",\n  \"scenario\": \"{}\",\n  \"config\": {{\"gpu\": \"{}\", "
+      "\"ranks\": {}, \"steps\": {}, \"seed\": {}, \"gzip\": {}, \"first_step_number\": {}, \"layers\": {}, "
+      "\"hidden\": {}, \"heads\": {}, \"seq_len\": {}, \"micro_batch\": {}, \"buckets\": {}, "
+      "\"straggler_factor\": {}, \"straggler_rank\": {}, \"microbatches\": {}, \"batch\": {}, "
+      "\"context\": {}, \"vocab\": {}, \"experts\": {}, \"expert_token_fraction\": {}, "
+      "\"clock_offset_ms\": {}}},\n",
+      ScenarioName(c.scenario), c.gpu, c.ranks, c.steps, c.seed, c.gzip, c.first_step_number, c.layers,
+      c.hidden, c.heads, c.seq_len, c.micro_batch, c.buckets, c.straggler_factor, c.straggler_rank,
+      c.microbatches, c.batch, c.context, c.vocab, c.experts, c.expert_token_fraction, c.clock_offset_ms);
   fmt::format_to(out,
                  "  \"device\": {{\"key\": \"{}\", \"name\": \"{}\", \"bf16_peak_flops_per_s\": {:.6e}, "
                  "\"mem_bytes_per_s\": {:.6e}, \"num_sms\": {}}},\n"
@@ -64,19 +73,20 @@ Status TruthWriter::Open(const std::string& path, const SynthConfig& config, con
 void TruthWriter::Figures(double span_s, double useful_s, double kernel_union_s, const LossSeconds& l) {
   auto f = [&](double seconds) { return span_s > 0 ? seconds / span_s : 0.0; };
   const double achieved = f(useful_s);
-  fmt::format_to(std::back_inserter(file_.buffer()),
-                 "\"kernel_span_s\": {:.12g}, \"useful_s\": {:.12g}, \"achieved_fraction\": {:.12g}, "
-                 "\"headroom\": {}, \"utilization\": {:.12g}, \"losses\": {{\"compute_inefficiency\": {:.12g}, "
-                 "\"memory_bound\": {:.12g}, \"unmodeled_kernels\": {:.12g}, \"exposed_communication\": {:.12g}, "
-                 "\"pipeline_bubble\": {:.12g}, \"host_bound_idle\": {:.12g}, \"data_movement\": {:.12g}}}, "
-                 "\"loss_seconds\": {{\"compute_inefficiency\": {:.12g}, \"memory_bound\": {:.12g}, "
-                 "\"unmodeled_kernels\": {:.12g}, \"exposed_communication\": {:.12g}, \"pipeline_bubble\": {:.12g}, "
-                 "\"host_bound_idle\": {:.12g}, \"data_movement\": {:.12g}}}",
-                 span_s, useful_s, achieved, achieved > 0 ? fmt::format("{:.12g}", 1.0 / achieved) : "null",
-                 f(kernel_union_s), f(l.compute_inefficiency), f(l.memory_bound), f(l.unmodeled_kernels),
-                 f(l.exposed_communication), f(l.pipeline_bubble), f(l.host_bound_idle), f(l.data_movement),
-                 l.compute_inefficiency, l.memory_bound, l.unmodeled_kernels, l.exposed_communication,
-                 l.pipeline_bubble, l.host_bound_idle, l.data_movement);
+  fmt::format_to(
+      std::back_inserter(file_.buffer()),
+      "\"kernel_span_s\": {:.12g}, \"useful_s\": {:.12g}, \"achieved_fraction\": {:.12g}, "
+      "\"headroom\": {}, \"utilization\": {:.12g}, \"losses\": {{\"compute_inefficiency\": {:.12g}, "
+      "\"memory_bound\": {:.12g}, \"unmodeled_kernels\": {:.12g}, \"exposed_communication\": {:.12g}, "
+      "\"pipeline_bubble\": {:.12g}, \"host_bound_idle\": {:.12g}, \"data_movement\": {:.12g}}}, "
+      "\"loss_seconds\": {{\"compute_inefficiency\": {:.12g}, \"memory_bound\": {:.12g}, "
+      "\"unmodeled_kernels\": {:.12g}, \"exposed_communication\": {:.12g}, \"pipeline_bubble\": {:.12g}, "
+      "\"host_bound_idle\": {:.12g}, \"data_movement\": {:.12g}}}",
+      span_s, useful_s, achieved, achieved > 0 ? fmt::format("{:.12g}", 1.0 / achieved) : "null",
+      f(kernel_union_s), f(l.compute_inefficiency), f(l.memory_bound), f(l.unmodeled_kernels),
+      f(l.exposed_communication), f(l.pipeline_bubble), f(l.host_bound_idle), f(l.data_movement),
+      l.compute_inefficiency, l.memory_bound, l.unmodeled_kernels, l.exposed_communication, l.pipeline_bubble,
+      l.host_bound_idle, l.data_movement);
 }
 
 void TruthWriter::Window(const WindowTruth& w, TimeNs offset_ns) {
@@ -96,12 +106,13 @@ Status TruthWriter::AddRank(const RankReport& r) {
                  r.rank, r.file, r.clock_offset_ns, DtypeName(r.dominant_dtype), r.device.peak_flops_per_s,
                  r.device.mem_bytes_per_s);
   Window(t.run, r.clock_offset_ns);
-  fmt::format_to(out,
-                 ",\n      \"per_rank\": {{\"kernel_span_s\": {:.12g}, \"gpu_busy_s\": {:.12g}, \"compute_s\": {:.12g}, "
-                 "\"communication_s\": {:.12g}, \"communication_overlapped_s\": {:.12g}, "
-                 "\"collective_wait_s\": {:.12g}}},\n      \"steps\": [",
-                 t.run.span_s, t.run.gpu_busy_s, t.run.compute_s, t.run.communication_s,
-                 t.run.communication_overlapped_s, r.collective_wait_s);
+  fmt::format_to(
+      out,
+      ",\n      \"per_rank\": {{\"kernel_span_s\": {:.12g}, \"gpu_busy_s\": {:.12g}, \"compute_s\": {:.12g}, "
+      "\"communication_s\": {:.12g}, \"communication_overlapped_s\": {:.12g}, "
+      "\"collective_wait_s\": {:.12g}}},\n      \"steps\": [",
+      t.run.span_s, t.run.gpu_busy_s, t.run.compute_s, t.run.communication_s,
+      t.run.communication_overlapped_s, r.collective_wait_s);
   for (std::size_t i = 0; i < t.steps.size(); ++i) {
     const StepTruth& s = t.steps[i];
     fmt::format_to(out, "{}\n        {{\"step\": {}, ", i == 0 ? "" : ",", s.step);
@@ -139,11 +150,12 @@ Status TruthWriter::AddRank(const RankReport& r) {
   }
   for (std::size_t n = 0; n < aggs.size(); ++n) {
     const Agg& g = aggs[n];
-    fmt::format_to(out,
-                   "{}\n        {{\"name\": \"{}\", \"class\": \"{}\", \"loss_category\": \"{}\", \"count\": {}, "
-                   "\"duration_s\": {:.12g}, \"share_s\": {:.12g}, \"useful_s\": {:.12g}, \"flops\": {:.12g}}}",
-                   n == 0 ? "" : ",", (*r.kernel_names)[n], ClassName(g.cls),
-                   g.mixed ? "mixed" : CategoryName(g.category), g.count, g.busy_s, g.share_s, g.useful_s, g.flops);
+    fmt::format_to(
+        out,
+        "{}\n        {{\"name\": \"{}\", \"class\": \"{}\", \"loss_category\": \"{}\", \"count\": {}, "
+        "\"duration_s\": {:.12g}, \"share_s\": {:.12g}, \"useful_s\": {:.12g}, \"flops\": {:.12g}}}",
+        n == 0 ? "" : ",", (*r.kernel_names)[n], ClassName(g.cls),
+        g.mixed ? "mixed" : CategoryName(g.category), g.count, g.busy_s, g.share_s, g.useful_s, g.flops);
   }
   file_.buffer().append(std::string_view("]}"));
   job_.span_s += t.run.span_s;
@@ -179,8 +191,9 @@ Status TruthWriter::Finish(const std::vector<StragglerReport>& stragglers) {
   file_.buffer().append(std::string_view("],\n  \"pipeline\": "));
   if (config_.scenario == Scenario::kPipeline) {
     const double s = config_.ranks, m = config_.microbatches;
-    fmt::format_to(out, "{{\"stages\": {}, \"microbatches\": {}, \"ideal_bubble\": {:.12g}, \"per_stage_bubble\": [",
-                   config_.ranks, config_.microbatches, (s - 1) / (m + s - 1));
+    fmt::format_to(
+        out, "{{\"stages\": {}, \"microbatches\": {}, \"ideal_bubble\": {:.12g}, \"per_stage_bubble\": [",
+        config_.ranks, config_.microbatches, (s - 1) / (m + s - 1));
     for (std::size_t i = 0; i < pipeline_bubbles_.size(); ++i) {
       fmt::format_to(out, "{}{:.12g}", i == 0 ? "" : ", ", pipeline_bubbles_[i]);
     }

@@ -10,12 +10,17 @@ constexpr double kNsToS = 1e-9;
 
 std::string_view BoundOfLoss(Loss loss) {
   switch (loss) {
-    case Loss::kMemoryBound: return "memory";
-    case Loss::kUnmodeledKernels: return "unmodeled";
+    case Loss::kMemoryBound:
+      return "memory";
+    case Loss::kUnmodeledKernels:
+      return "unmodeled";
     case Loss::kExposedCommunication:
-    case Loss::kPipelineBubble: return "communication";
-    case Loss::kDataMovement: return "memory-copy";
-    default: return "compute";
+    case Loss::kPipelineBubble:
+      return "communication";
+    case Loss::kDataMovement:
+      return "memory-copy";
+    default:
+      return "compute";
   }
 }
 
@@ -23,9 +28,12 @@ std::string_view BoundOfLoss(Loss loss) {
 std::string_view BoundName(Loss loss, join::ActivityClass cls) {
   switch (cls) {
     case join::ActivityClass::kCollective:
-    case join::ActivityClass::kP2P: return "communication";
-    case join::ActivityClass::kMemory: return "memory-copy";
-    case join::ActivityClass::kCompute: break;
+    case join::ActivityClass::kP2P:
+      return "communication";
+    case join::ActivityClass::kMemory:
+      return "memory-copy";
+    case join::ActivityClass::kCompute:
+      break;
   }
   return BoundOfLoss(loss);
 }
@@ -36,8 +44,8 @@ struct Acc {
   std::array<double, kLossCount> lost_by{};
 };
 
-void Accumulate(Acc& a, double dur_s, double share_s, double flops, double bytes, double useful_s,
-                Loss loss, double peak, double bw) {
+void Accumulate(Acc& a, double dur_s, double share_s, double flops, double bytes, double useful_s, Loss loss,
+                double peak, double bw) {
   KernelAggregate& g = a.agg;
   ++g.calls;
   g.time_s += dur_s;

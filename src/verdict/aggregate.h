@@ -12,7 +12,7 @@
 namespace plasmient::verdict {
 
 struct KernelLedger {
-  const std::vector<double>& share_ns;   // per activity: compute share or exposed time
+  const std::vector<double>& share_ns;  // per activity: compute share or exposed time
   const std::vector<double>& useful_ns;
   const std::vector<Loss>& loss;
   std::function<double(roofline::Dtype)> peak_for;  // peak FLOP/s for a kernel's dtype

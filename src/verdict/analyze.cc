@@ -1,8 +1,8 @@
 #include "verdict/analyze.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <span>
 #include <unordered_map>
@@ -81,8 +81,7 @@ roofline::Dtype DominantDtype(const Trace& t, const KernelCosts& c, const std::v
   return best;
 }
 
-Result<const roofline::DeviceSpec*> ChooseDevice(Trace& t, const AnalyzeOptions& o,
-                                                  DeviceChoice& choice) {
+Result<const roofline::DeviceSpec*> ChooseDevice(Trace& t, const AnalyzeOptions& o, DeviceChoice& choice) {
   if (!t.devices.empty()) choice.trace_name = t.devices.front().name;
   if (!o.gpu.empty()) {
     auto m = roofline::FindDeviceByKey(o.gpu);
@@ -95,9 +94,8 @@ Result<const roofline::DeviceSpec*> ChooseDevice(Trace& t, const AnalyzeOptions&
   for (std::int32_t d : t.gpu.device) ++used[d];
   std::vector<const model::DeviceInfo*> order;
   for (const auto& d : t.devices) order.push_back(&d);
-  std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* b) {
-    return used[a->id] > used[b->id];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const auto* a, const auto* b) { return used[a->id] > used[b->id]; });
   for (const model::DeviceInfo* dp : order) {
     const auto& d = *dp;
     auto m = roofline::MatchDevice(d.name, d.sm_count, d.cc_major, d.cc_minor, d.total_memory_bytes);
@@ -116,8 +114,9 @@ Result<const roofline::DeviceSpec*> ChooseDevice(Trace& t, const AnalyzeOptions&
 }
 
 // The step windows tile the rank's timeline (docs/verdict.md).
-std::vector<std::pair<std::int32_t, std::pair<TimeNs, TimeNs>>> StepWindows(
-    const Trace& t, const join::Joined& j, const std::vector<char>& kept) {
+std::vector<std::pair<std::int32_t, std::pair<TimeNs, TimeNs>>> StepWindows(const Trace& t,
+                                                                            const join::Joined& j,
+                                                                            const std::vector<char>& kept) {
   std::vector<TimeNs> first(j.steps.size(), std::numeric_limits<TimeNs>::max());
   std::vector<TimeNs> last_end(j.steps.size(), kNoTime);
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
@@ -145,10 +144,14 @@ struct KernelEconomics {
 
 Loss LossOfKernel(ActivityClass cls, double flops, double bytes, double op_ai, double ridge) {
   switch (cls) {
-    case ActivityClass::kCollective: return Loss::kExposedCommunication;
-    case ActivityClass::kP2P: return Loss::kPipelineBubble;
-    case ActivityClass::kMemory: return Loss::kDataMovement;
-    case ActivityClass::kCompute: break;
+    case ActivityClass::kCollective:
+      return Loss::kExposedCommunication;
+    case ActivityClass::kP2P:
+      return Loss::kPipelineBubble;
+    case ActivityClass::kMemory:
+      return Loss::kDataMovement;
+    case ActivityClass::kCompute:
+      break;
   }
   if (flops < 0 && bytes < 0) return Loss::kUnmodeledKernels;
   if (op_ai >= 0 && op_ai < ridge) return Loss::kMemoryBound;
@@ -290,11 +293,10 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   }
   v.kept_activities = static_cast<std::int64_t>(acts.size());
   if (acts.empty() || hi <= lo) {
-    v.no_gpu_reason = t.gpu.size() == 0
-                          ? "the trace has no GPU activity (no kernels, memcpy or memset): "
-                            "it was taken on CPU only, or in a mode that records no timeline"
-                          : acts.empty() ? "no GPU activity is left after --steps"
-                                         : "no GPU activity: every kernel, memcpy and memset has zero duration";
+    v.no_gpu_reason = t.gpu.size() == 0 ? "the trace has no GPU activity (no kernels, memcpy or memset): "
+                                          "it was taken on CPU only, or in a mode that records no timeline"
+                      : acts.empty()    ? "no GPU activity is left after --steps"
+                                     : "no GPU activity: every kernel, memcpy and memset has zero duration";
     if (t.quality.Get(Dq::kCuptiRangeProfilerEvents) > 0) {
       v.no_gpu_reason += " (CUPTI range-profiler mode: counters, no kernel timeline)";
     }
@@ -329,9 +331,8 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
 
   // Each step sweeps only the activities that can overlap its window: sorted by start, with a
   // running maximum of ends, both ends of that range are binary searches (O(S·N) otherwise).
-  std::sort(acts.begin(), acts.end(), [](const SweepActivity& a, const SweepActivity& b) {
-    return a.start_ns < b.start_ns;
-  });
+  std::sort(acts.begin(), acts.end(),
+            [](const SweepActivity& a, const SweepActivity& b) { return a.start_ns < b.start_ns; });
   std::vector<TimeNs> max_end(acts.size());
   for (std::size_t i = 0; i < acts.size(); ++i) {
     max_end[i] = std::max(acts[i].end_ns, i > 0 ? max_end[i - 1] : kNoTime);
@@ -341,7 +342,8 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
     auto last = std::lower_bound(acts.begin(), acts.end(), window.second,
                                  [](const SweepActivity& a, TimeNs ts) { return a.start_ns < ts; }) -
                 acts.begin();
-    std::span<const SweepActivity> overlapping(acts.data() + first, std::max<std::ptrdiff_t>(0, last - first));
+    std::span<const SweepActivity> overlapping(acts.data() + first,
+                                               std::max<std::ptrdiff_t>(0, last - first));
     SweepResult sw = Sweep(overlapping, window.first, window.second);
     v.steps.push_back({j.steps[s].number, FiguresOf(sw, e)});
   }
@@ -365,7 +367,8 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
     // A training step costs about 3x its forward pass; fewer modeled backward FLOPs than that
     // mean unmodeled backward kernels, and 3x forward would overstate MFU beside HFU.
     v.model_flops = 3 * forward_heavy;
-    v.model_flops_source = "derived: 3 x forward GEMM/attention/conv FLOPs (training step, no recomputation assumed)";
+    v.model_flops_source =
+        "derived: 3 x forward GEMM/attention/conv FLOPs (training step, no recomputation assumed)";
   } else if (forward_heavy > 0) {
     v.model_flops_source = "not derived: backward FLOPs are only partly modeled; pass --model-flops-per-step";
   }

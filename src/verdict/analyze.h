@@ -27,9 +27,9 @@ struct RankDetail {
   const join::Joined& joined;
   const KernelCosts& costs;
   const std::vector<char>& kept;
-  const std::vector<double>& share_ns;   // compute share or exposed time per activity
+  const std::vector<double>& share_ns;  // compute share or exposed time per activity
   const std::vector<double>& useful_ns;
-  const std::vector<Loss>& loss;         // where each activity's lost time went
+  const std::vector<Loss>& loss;  // where each activity's lost time went
   const RankVerdict& verdict;
 };
 
@@ -40,17 +40,17 @@ class RankObserver {
 };
 
 struct AnalyzeOptions {
-  std::string gpu;                         // --gpu: device table key or name; empty = from trace
-  std::optional<double> peak_flops_per_s;  // --peak-tflops × 1e12
+  std::string gpu;                                     // --gpu: device table key or name; empty = from trace
+  std::optional<double> peak_flops_per_s;              // --peak-tflops × 1e12
   std::optional<double> memory_bandwidth_bytes_per_s;  // --peak-bandwidth-gbps × 1e9
-  std::optional<StepSlice> steps;          // --steps
+  std::optional<StepSlice> steps;                      // --steps
   std::optional<double> model_flops_per_step;
   roofline::Fp32MathOption fp32_math = roofline::Fp32MathOption::kAuto;  // --fp32-math
   std::optional<double> price_per_gpu_hour;
-  double target_fraction = 0.40;           // --target-mfu
+  double target_fraction = 0.40;  // --target-mfu
   std::size_t top_n = 15;
-  double link_bandwidth_bytes_per_s = 0;   // --link-bandwidth-gbps × 1e9: collectives judged by it
-  RankObserver* observer = nullptr;        // sees each rank's per-activity detail
+  double link_bandwidth_bytes_per_s = 0;  // --link-bandwidth-gbps × 1e9: collectives judged by it
+  RankObserver* observer = nullptr;       // sees each rank's per-activity detail
 };
 
 // Joins, models and sweeps one rank. Fails only when the options cannot apply (unknown --gpu).

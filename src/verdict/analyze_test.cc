@@ -31,12 +31,25 @@ struct Builder {
               TimeNs start, TimeNs end, GpuKind kind = GpuKind::kKernel, std::int32_t stream = 7) {
     TimeNs host = start / 10;  // launches happen before their kernels
     if (!op.empty()) {
-      b.AddCpuOp({.start_ns = host, .end_ns = host + 5, .pid = 1, .tid = 1, .name = op,
-                  .input_dims = dims, .input_types = types});
+      b.AddCpuOp({.start_ns = host,
+                  .end_ns = host + 5,
+                  .pid = 1,
+                  .tid = 1,
+                  .name = op,
+                  .input_dims = dims,
+                  .input_types = types});
     }
-    b.AddApi({.start_ns = host + 1, .end_ns = host + 2, .pid = 1, .tid = 1, .name = "cudaLaunchKernel",
+    b.AddApi({.start_ns = host + 1,
+              .end_ns = host + 2,
+              .pid = 1,
+              .tid = 1,
+              .name = "cudaLaunchKernel",
               .correlation = corr});
-    b.AddGpu({.start_ns = start, .end_ns = end, .stream = stream, .name = kernel, .kind = kind,
+    b.AddGpu({.start_ns = start,
+              .end_ns = end,
+              .stream = stream,
+              .name = kernel,
+              .kind = kind,
               .correlation = corr});
     ++corr;
   }
@@ -63,7 +76,7 @@ TEST(AnalyzeRank, EveryLossCategoryWithExactFractions) {
   auto mm = roofline::EstimateOp("aten::mm", kMmDims, kMmTypes, "");
   auto add = roofline::EstimateOp("aten::add", kAddDims, kAddTypes, "");
   ASSERT_GT(mm.flops, 0);
-  ASSERT_GT(mm.flops / mm.bytes, kPeak / kBw);   // over the ridge: compute
+  ASSERT_GT(mm.flops / mm.bytes, kPeak / kBw);  // over the ridge: compute
   ASSERT_GE(add.flops, 0);
   ASSERT_LT(add.flops / add.bytes, kPeak / kBw);  // under it: memory
   const double T = 310e-6;
@@ -92,12 +105,17 @@ TEST(AnalyzeRank, OverlappedCommunicationIsNotExposedAndStepsSliceByLaunch) {
   Builder t;
   for (int s = 0; s < 3; ++s) {
     TimeNs base = s * 1'000'000;
-    t.b.AddCpuOp({.start_ns = base / 10, .end_ns = (base + 1'000'000) / 10, .pid = 1, .tid = 1,
-                  .name = "ProfilerStep#" + std::to_string(s), .kind = CpuOpKind::kStep, .step = s});
+    t.b.AddCpuOp({.start_ns = base / 10,
+                  .end_ns = (base + 1'000'000) / 10,
+                  .pid = 1,
+                  .tid = 1,
+                  .name = "ProfilerStep#" + std::to_string(s),
+                  .kind = CpuOpKind::kStep,
+                  .step = s});
     t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm", base + 0, base + 400'000);
     // all-reduce half under the GEMM, half exposed
-    t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16", base + 200'000, base + 600'000,
-             GpuKind::kKernel, 9);
+    t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16", base + 200'000, base + 600'000, GpuKind::kKernel,
+             9);
   }
   model::Trace trace = std::move(t.b).Finish();
   AnalyzeOptions o = Options();

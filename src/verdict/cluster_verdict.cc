@@ -11,7 +11,8 @@ Fix StragglerFix(const join::Straggler& s) {
   std::string where = s.kind.empty() ? "collectives" : s.kind;
   std::string when = s.steps > 0 ? fmt::format("in {} of {} steps", s.late_steps.size(), s.steps)
                                  : fmt::format("at {} of {}", s.late_collectives, s.collectives);
-  Fix f{Loss::kExposedCommunication, s.capacity_fraction,
+  Fix f{Loss::kExposedCommunication,
+        s.capacity_fraction,
         fmt::format("rank {} arrives late at {} {} ({:.1f} ms each): others wait {:.1f} ms on it; even out "
                     "its work, input pipeline or host",
                     s.rank, where, when, s.mean_late_s * 1e3, s.caused_wait_s * 1e3),

@@ -59,7 +59,8 @@ TEST(ClusterVerdictTest, FillsRankFiguresStragglersAndAFixNamingTheRank) {
   const Fix& f = job.fixes[1];
   EXPECT_EQ(f.loss, Loss::kExposedCommunication);
   EXPECT_NEAR(f.fraction, 0.054 / 4, 1e-12);
-  EXPECT_EQ(f.action.rfind("rank 3 arrives late at all_reduce in 9 of 10 steps (2.0 ms each)", 0), 0u) << f.action;
+  EXPECT_EQ(f.action.rfind("rank 3 arrives late at all_reduce in 9 of 10 steps (2.0 ms each)", 0), 0u)
+      << f.action;
   EXPECT_EQ(f.culprits, (std::vector<std::string>{"rank 3"}));
 }
 

@@ -17,9 +17,10 @@ std::optional<double> MeanStep(const JobVerdict& job) {
   return sum / static_cast<double>(n);
 }
 
-std::vector<AggregateChange> DiffAggregates(const std::vector<KernelAggregate>& before, double before_capacity_s,
-                                            const std::vector<KernelAggregate>& after, double after_capacity_s,
-                                            std::size_t top_n) {
+std::vector<AggregateChange> DiffAggregates(const std::vector<KernelAggregate>& before,
+                                            double before_capacity_s,
+                                            const std::vector<KernelAggregate>& after,
+                                            double after_capacity_s, std::size_t top_n) {
   std::map<std::string, AggregateChange> by_name;
   auto fill = [&](const KernelAggregate& k, double capacity_s, bool is_after) {
     AggregateChange& c = by_name[k.name];

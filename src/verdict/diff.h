@@ -12,8 +12,8 @@
 namespace plasmient::verdict {
 
 struct FigureChange {
-  std::string key;    // "achieved_fraction", "utilization", or a LossKey
-  std::string label;  // for people
+  std::string key;               // "achieved_fraction", "utilization", or a LossKey
+  std::string label;             // for people
   double before = 0, after = 0;  // fractions of capacity
   double delta() const { return after - before; }
 };
@@ -32,7 +32,7 @@ struct AggregateChange {
 
 struct VerdictDiff {
   FigureChange achieved, utilization;
-  std::vector<FigureChange> losses;       // every loss, largest |change| first
+  std::vector<FigureChange> losses;                   // every loss, largest |change| first
   std::optional<double> before_step_s, after_step_s;  // mean step time over ranks and steps
   double before_gpu_s = 0, after_gpu_s = 0;           // capacity: GPU-seconds judged
   double before_headroom = 0, after_headroom = 0;

@@ -5,7 +5,8 @@
 namespace plasmient::verdict {
 namespace {
 
-JobVerdict Job(double useful, double comm, double idle, double gemm_lost_s, double nccl_lost_s, double step_s) {
+JobVerdict Job(double useful, double comm, double idle, double gemm_lost_s, double nccl_lost_s,
+               double step_s) {
   JobVerdict j;
   j.job.wall_s = 10;
   j.job.useful_s = useful;

@@ -20,8 +20,7 @@ struct OpPrice {
 };
 
 bool IsBackwardName(std::string_view name) {
-  return name.find("Backward") != std::string_view::npos ||
-         name.find("backward") != std::string_view::npos ||
+  return name.find("Backward") != std::string_view::npos || name.find("backward") != std::string_view::npos ||
          name.starts_with("autograd::engine::evaluate_function");
 }
 

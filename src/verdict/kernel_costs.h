@@ -11,8 +11,8 @@
 namespace plasmient::verdict {
 
 struct KernelCosts {
-  std::vector<double> flops;          // -1 when no FLOP model reached the kernel
-  std::vector<double> bytes;          // -1 when no byte model reached the kernel
+  std::vector<double> flops;  // -1 when no FLOP model reached the kernel
+  std::vector<double> bytes;  // -1 when no byte model reached the kernel
   std::vector<roofline::Dtype> dtype;
   std::vector<std::int32_t> cost_op;  // CpuOps row whose model priced the kernel, or -1
   std::vector<char> backward;         // launched under autograd's backward pass

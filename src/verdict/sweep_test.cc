@@ -19,10 +19,8 @@ TEST(Sweep, PriorityComputeThenCollectiveThenP2PThenMemoryThenIdle) {
   // compute 0..100 and 299..300; collective 50..150 (50 ns under compute); p2p 150..200;
   // memcpy 190..230 (its first 10 ns go to p2p); idle 230..299.
   std::vector<SweepActivity> a = {
-      {0, 100, ActivityClass::kCompute, 0},
-      {50, 150, ActivityClass::kCollective, 1},
-      {150, 200, ActivityClass::kP2P, 2},
-      {190, 230, ActivityClass::kMemory, 3},
+      {0, 100, ActivityClass::kCompute, 0},   {50, 150, ActivityClass::kCollective, 1},
+      {150, 200, ActivityClass::kP2P, 2},     {190, 230, ActivityClass::kMemory, 3},
       {299, 300, ActivityClass::kCompute, 4},
   };
   SweepResult r = Sweep(a, 0, 300);
@@ -31,9 +29,8 @@ TEST(Sweep, PriorityComputeThenCollectiveThenP2PThenMemoryThenIdle) {
   EXPECT_DOUBLE_EQ(r.pipeline_bubble_ns, 50);
   EXPECT_DOUBLE_EQ(r.data_movement_ns, 30);
   EXPECT_DOUBLE_EQ(r.idle_ns, 69);
-  EXPECT_DOUBLE_EQ(r.compute_ns + r.exposed_communication_ns + r.pipeline_bubble_ns +
-                       r.data_movement_ns + r.idle_ns,
-                   300);
+  EXPECT_DOUBLE_EQ(
+      r.compute_ns + r.exposed_communication_ns + r.pipeline_bubble_ns + r.data_movement_ns + r.idle_ns, 300);
   EXPECT_DOUBLE_EQ(r.kernel_union_ns, 201);  // memcpy is not a kernel
   EXPECT_DOUBLE_EQ(r.busy_union_ns, 231);
   EXPECT_DOUBLE_EQ(r.communication_union_ns, 150);

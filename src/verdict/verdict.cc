@@ -17,7 +17,8 @@ constexpr LossText kLossText[] = {
      "raise GEMM efficiency: larger or 64/128-aligned shapes, fewer tiny GEMMs, bf16/fp8, torch.compile",
      "tune GEMM shapes and dtypes"},
     {Loss::kMemoryBound, "memory_bound", "memory-bound kernels",
-     "fuse elementwise/norm/softmax kernels into their producers and raise arithmetic intensity or batch size",
+     "fuse elementwise/norm/softmax kernels into their producers and raise arithmetic intensity or batch "
+     "size",
      "fuse kernels, raise batch"},
     {Loss::kUnmodeledKernels, "unmodeled_kernels", "kernels with no FLOP model",
      "record shapes (record_shapes=True) or pass --model-flops-per-step so these kernels can be judged",
@@ -26,8 +27,7 @@ constexpr LossText kLossText[] = {
      "overlap communication with backward (bucket sizes, prefetch), or fix the rank that arrives late",
      "overlap comm with backward"},
     {Loss::kPipelineBubble, "pipeline_bubble", "pipeline bubble",
-     "more microbatches per step or an interleaved 1F1B schedule",
-     "more microbatches, interleave"},
+     "more microbatches per step or an interleaved 1F1B schedule", "more microbatches, interleave"},
     {Loss::kHostBoundIdle, "host_bound_idle", "host-bound idle",
      "CUDA graphs or larger launches, async data loading (pinned memory, workers), no host syncs in the loop",
      "CUDA graphs, async loading"},
@@ -77,9 +77,7 @@ double KernelAggregate::achieved_fraction() const {
 double KernelAggregate::roofline_fraction() const {
   if (time_s <= 0) return 0;
   if (flops <= 0) {  // byte-only model: the share of memory bandwidth achieved
-    return memory_bandwidth_bytes_per_s > 0 && bytes > 0
-               ? bytes / time_s / memory_bandwidth_bytes_per_s
-               : 0;
+    return memory_bandwidth_bytes_per_s > 0 && bytes > 0 ? bytes / time_s / memory_bandwidth_bytes_per_s : 0;
   }
   double ceiling = ceiling_flops_per_s();
   return ceiling > 0 ? flops / time_s / ceiling : 0;

@@ -27,9 +27,9 @@ enum class Loss : std::uint8_t {
 };
 inline constexpr std::size_t kLossCount = static_cast<std::size_t>(Loss::kCount);
 
-std::string_view LossKey(Loss loss);    // "compute_inefficiency", ...
-std::string_view LossLabel(Loss loss);  // "exposed all-reduce wait", ...
-std::string_view LossFix(Loss loss);    // the change that addresses it
+std::string_view LossKey(Loss loss);       // "compute_inefficiency", ...
+std::string_view LossLabel(Loss loss);     // "exposed all-reduce wait", ...
+std::string_view LossFix(Loss loss);       // the change that addresses it
 std::string_view LossShortFix(Loss loss);  // the same in a few words, for the terminal
 
 // Seconds of one window, split exactly: useful_s + Σ loss_s = wall_s.
@@ -54,11 +54,11 @@ struct StepFigures {
 // Aggregate over all calls of one kernel name (or one op name).
 struct KernelAggregate {
   std::string name;
-  std::string op;            // most frequent attributed op ("" when none)
-  std::string bound;         // "compute", "memory", "unmodeled", "communication", "memory-copy"
+  std::string op;     // most frequent attributed op ("" when none)
+  std::string bound;  // "compute", "memory", "unmodeled", "communication", "memory-copy"
   std::int64_t calls = 0;
-  double time_s = 0;         // summed durations
-  double share_s = 0;        // share of compute time (concurrency split)
+  double time_s = 0;   // summed durations
+  double share_s = 0;  // share of compute time (concurrency split)
   double flops = 0, bytes = 0;
   double useful_s = 0;
   double lost_s = 0;
@@ -67,17 +67,17 @@ struct KernelAggregate {
   double memory_bandwidth_bytes_per_s = 0;
 
   double arithmetic_intensity() const { return bytes > 0 ? flops / bytes : 0; }
-  double ceiling_flops_per_s() const;      // min(P, AI·BW)
-  double achieved_fraction() const;   // (flops / time) / peak for its dtype
-  double roofline_fraction() const;   // (flops / time) / ceiling, or bandwidth share
+  double ceiling_flops_per_s() const;  // min(P, AI·BW)
+  double achieved_fraction() const;    // (flops / time) / peak for its dtype
+  double roofline_fraction() const;    // (flops / time) / ceiling, or bandwidth share
 };
 
 struct DeviceChoice {
-  std::string name;            // device table row name
+  std::string name;  // device table row name
   std::string key;
-  std::string trace_name;      // as the trace reports it
-  std::string source;          // how it was chosen: "trace deviceProperties", "--gpu", ...
-  std::string peak_dtype;      // dominant dtype, e.g. "bf16"
+  std::string trace_name;  // as the trace reports it
+  std::string source;      // how it was chosen: "trace deviceProperties", "--gpu", ...
+  std::string peak_dtype;  // dominant dtype, e.g. "bf16"
   double peak_flops_per_s = 0;
   double memory_bandwidth_bytes_per_s = 0;
   double price_per_gpu_hour = 0;
@@ -95,20 +95,20 @@ struct RankVerdict {
   std::vector<StepFigures> steps;
   // Peer figures (HTA's temporal breakdown and comm/comp overlap).
   double gpu_busy_s = 0, compute_s = 0, communication_s = 0, communication_overlapped_s = 0;
-  double hardware_flops = 0;        // Σ modeled FLOPs of kept kernels
-  double capacity_flops = 0;        // P × T
-  double model_flops = -1;          // MFU numerator when known
-  std::string model_flops_source;   // "--model-flops-per-step", "derived: 3 × forward ...", ""
+  double hardware_flops = 0;       // Σ modeled FLOPs of kept kernels
+  double capacity_flops = 0;       // P × T
+  double model_flops = -1;         // MFU numerator when known
+  std::string model_flops_source;  // "--model-flops-per-step", "derived: 3 × forward ...", ""
   std::int64_t kernels = 0, kept_activities = 0;
   std::vector<KernelAggregate> top_kernels, top_ops;  // by lost time, bounded
   std::vector<CollectiveInstance> collectives;        // kept communication kernels, by start
   // Cluster figures (docs/cluster.md), set by CombineRanks when the job has two ranks or more.
-  double clock_offset_s = 0;        // its clock minus the lowest rank's
+  double clock_offset_s = 0;  // its clock minus the lowest rank's
   bool clock_aligned = false;
   double wait_on_peers_s = 0, transfer_s = 0, caused_wait_s = 0;  // collectives
-  double p2p_wait_s = 0;            // send/recv time spent waiting on the neighbour
+  double p2p_wait_s = 0;  // send/recv time spent waiting on the neighbour
   model::DataQuality quality;
-  std::string no_gpu_reason;        // non-empty when the trace has no GPU activity
+  std::string no_gpu_reason;  // non-empty when the trace has no GPU activity
 };
 
 struct Fix {
@@ -125,7 +125,7 @@ struct Bill {
   double computed = 0;             // spend × achieved
   double paid_never_computed = 0;  // spend × (1 − achieved)
   double target_fraction = 0.40;
-  double addressable = 0;          // spend × max(0, 1 − achieved / target)
+  double addressable = 0;  // spend × max(0, 1 − achieved / target)
 };
 
 // A pipeline stage: the shape inferred from send/recv beside the bubble the sweep measured.
@@ -150,7 +150,7 @@ struct JobVerdict {
   std::vector<join::Straggler> stragglers;
   std::vector<join::CollectiveFigures> collectives;  // the costliest matched collectives
   std::vector<PipelineStageVerdict> pipeline;
-  std::vector<std::string> job_problems;              // why the inputs may not be one job
+  std::vector<std::string> job_problems;  // why the inputs may not be one job
 
   double hfu() const { return job.achieved(); }
   std::optional<double> mfu() const;

@@ -12,9 +12,7 @@
 namespace plasmient::wire {
 namespace {
 
-std::uint32_t HeaderCrc(const ChunkHeader& h) {
-  return Crc32c(&h, offsetof(ChunkHeader, header_crc));
-}
+std::uint32_t HeaderCrc(const ChunkHeader& h) { return Crc32c(&h, offsetof(ChunkHeader, header_crc)); }
 
 std::string At(std::size_t offset, const std::string& what) {
   return "offset " + std::to_string(offset) + ": " + what;
@@ -68,9 +66,8 @@ ChunkEncoder::ChunkEncoder(int zstd_level) : zstd_(std::make_unique<Zstd>()), le
 
 ChunkEncoder::~ChunkEncoder() = default;
 
-void ChunkEncoder::Encode(const std::uint8_t* raw, std::size_t raw_bytes,
-                          std::uint32_t record_count, std::uint32_t extra_flags,
-                          std::vector<std::uint8_t>& out) {
+void ChunkEncoder::Encode(const std::uint8_t* raw, std::size_t raw_bytes, std::uint32_t record_count,
+                          std::uint32_t extra_flags, std::vector<std::uint8_t>& out) {
   ChunkHeader h{};
   h.magic = kChunkMagic;
   h.flags = extra_flags & ~static_cast<std::uint32_t>(kChunkZstd);
@@ -82,8 +79,8 @@ void ChunkEncoder::Encode(const std::uint8_t* raw, std::size_t raw_bytes,
 #ifdef PLASMIENT_WIRE_HAVE_ZSTD
   if (level_ != 0 && raw_bytes > 0) {
     zstd_->buffer.resize(ZSTD_compressBound(raw_bytes));
-    std::size_t n = ZSTD_compressCCtx(zstd_->cctx, zstd_->buffer.data(), zstd_->buffer.size(), raw,
-                                      raw_bytes, level_);
+    std::size_t n =
+        ZSTD_compressCCtx(zstd_->cctx, zstd_->buffer.data(), zstd_->buffer.size(), raw, raw_bytes, level_);
     if (!ZSTD_isError(n) && n < raw_bytes) {
       payload = zstd_->buffer.data();
       stored = n;

@@ -42,7 +42,7 @@ class ChunkEncoder {
 };
 
 struct ScanReport {
-  std::string error;              // non-empty: not a readable native file at all
+  std::string error;  // non-empty: not a readable native file at all
   FileHeader header{};
   std::int64_t chunks_ok = 0;
   std::int64_t corrupt_chunks = 0;      // bad checksum, bad header, undecodable payload
@@ -54,8 +54,7 @@ struct ScanReport {
 };
 
 // Calls `on_chunk` with each good chunk's decompressed payload, in file order.
-using ChunkVisitor =
-    std::function<void(const ChunkHeader&, const std::uint8_t* raw, std::size_t raw_bytes)>;
+using ChunkVisitor = std::function<void(const ChunkHeader&, const std::uint8_t* raw, std::size_t raw_bytes)>;
 ScanReport ScanChunks(const std::uint8_t* data, std::size_t size, const ChunkVisitor& on_chunk);
 
 // Walks the records of one payload. Returns false on a record that does not fit or is too small

@@ -62,16 +62,16 @@ struct Read {
 
 Read ReadAll(const std::vector<std::uint8_t>& file, std::size_t size) {
   Read out;
-  out.report = ScanChunks(file.data(), size, [&](const ChunkHeader& h, const std::uint8_t* raw,
-                                                 std::size_t n) {
-    EXPECT_TRUE(WalkRecords(raw, n, [&](const RecordHeader& rh, const std::uint8_t* rec) {
-      ASSERT_EQ(rh.kind, RecordKind::kClockSync);
-      ClockSyncRecord r;
-      std::memcpy(&r, rec, sizeof r);
-      EXPECT_EQ(r.monotonic_ns, -r.realtime_ns);
-      out.values.push_back(r.realtime_ns);
-    }));
-  });
+  out.report =
+      ScanChunks(file.data(), size, [&](const ChunkHeader& h, const std::uint8_t* raw, std::size_t n) {
+        EXPECT_TRUE(WalkRecords(raw, n, [&](const RecordHeader& rh, const std::uint8_t* rec) {
+          ASSERT_EQ(rh.kind, RecordKind::kClockSync);
+          ClockSyncRecord r;
+          std::memcpy(&r, rec, sizeof r);
+          EXPECT_EQ(r.monotonic_ns, -r.realtime_ns);
+          out.values.push_back(r.realtime_ns);
+        }));
+      });
   return out;
 }
 
@@ -145,8 +145,7 @@ TEST(ChunkCodec, RejectsOtherFiles) {
   EXPECT_FALSE(ScanChunks(junk.data(), junk.size(), [](auto&&...) {}).error.empty());
   auto file = MakeFile(0, 1, 1);
   file[3] ^= 1;  // inside the magic
-  EXPECT_NE(ScanChunks(file.data(), file.size(), [](auto&&...) {}).error.find("magic"),
-            std::string::npos);
+  EXPECT_NE(ScanChunks(file.data(), file.size(), [](auto&&...) {}).error.find("magic"), std::string::npos);
 }
 
 TEST(ChunkCodec, WalkRecordsStopsAtBadRecord) {

@@ -29,8 +29,8 @@ std::uint32_t Crc32cTable(const unsigned char* p, std::size_t size, std::uint32_
 
 #if defined(__x86_64__)
 // SSE4.2 has a CRC32C instruction: 8 bytes per instruction instead of 8 table lookups.
-__attribute__((target("sse4.2"))) std::uint32_t Crc32cSse42(const unsigned char* p,
-                                                            std::size_t size, std::uint32_t crc) {
+__attribute__((target("sse4.2"))) std::uint32_t Crc32cSse42(const unsigned char* p, std::size_t size,
+                                                            std::uint32_t crc) {
   std::uint64_t c = crc;
   while (size >= 8) {
     std::uint64_t v;
@@ -65,11 +65,10 @@ namespace {
 std::uint32_t Crc32cTable(const unsigned char* p, std::size_t size, std::uint32_t crc) {
   crc = ~crc;
   while (size >= 8) {
-    std::uint32_t lo = crc ^ (std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 |
-                              std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24);
+    std::uint32_t lo = crc ^ (std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
+                              std::uint32_t{p[3]} << 24);
     crc = kTables[7][lo & 0xff] ^ kTables[6][(lo >> 8) & 0xff] ^ kTables[5][(lo >> 16) & 0xff] ^
-          kTables[4][lo >> 24] ^ kTables[3][p[4]] ^ kTables[2][p[5]] ^ kTables[1][p[6]] ^
-          kTables[0][p[7]];
+          kTables[4][lo >> 24] ^ kTables[3][p[4]] ^ kTables[2][p[5]] ^ kTables[1][p[6]] ^ kTables[0][p[7]];
     p += 8;
     size -= 8;
   }

@@ -17,15 +17,15 @@ enum class ClockDomain : std::uint32_t {
 
 struct FileHeader {
   char magic[8];
-  std::uint32_t format_version;   // kFormatVersion
-  std::uint32_t header_bytes;     // sizeof(FileHeader)
-  std::uint32_t clock_domain;     // ClockDomain
-  std::uint32_t flags;            // 0
-  std::int64_t start_realtime_ns; // CLOCK_REALTIME at start, paired with:
+  std::uint32_t format_version;    // kFormatVersion
+  std::uint32_t header_bytes;      // sizeof(FileHeader)
+  std::uint32_t clock_domain;      // ClockDomain
+  std::uint32_t flags;             // 0
+  std::int64_t start_realtime_ns;  // CLOCK_REALTIME at start, paired with:
   std::int64_t start_monotonic_ns;
-  char clock_description[48];     // human-readable, NUL-padded
+  char clock_description[48];  // human-readable, NUL-padded
   std::uint32_t reserved;
-  std::uint32_t header_crc;       // CRC32C of the bytes before this field
+  std::uint32_t header_crc;  // CRC32C of the bytes before this field
 };
 static_assert(sizeof(FileHeader) == 96);
 static_assert(std::has_unique_object_representations_v<FileHeader>);
@@ -36,15 +36,15 @@ enum ChunkFlags : std::uint32_t {
 };
 
 struct ChunkHeader {
-  std::uint32_t magic;          // kChunkMagic
-  std::uint32_t flags;          // ChunkFlags
-  std::uint32_t stored_bytes;   // payload bytes that follow this header
-  std::uint32_t raw_bytes;      // payload bytes after decompression
-  std::uint32_t record_count;   // records in the payload
-  std::uint32_t payload_crc;    // CRC32C of the stored payload
-  std::uint64_t sequence;       // 0, 1, 2, ... per file: gaps reveal lost chunks
+  std::uint32_t magic;         // kChunkMagic
+  std::uint32_t flags;         // ChunkFlags
+  std::uint32_t stored_bytes;  // payload bytes that follow this header
+  std::uint32_t raw_bytes;     // payload bytes after decompression
+  std::uint32_t record_count;  // records in the payload
+  std::uint32_t payload_crc;   // CRC32C of the stored payload
+  std::uint64_t sequence;      // 0, 1, 2, ... per file: gaps reveal lost chunks
   std::uint32_t reserved;
-  std::uint32_t header_crc;     // CRC32C of the bytes before this field
+  std::uint32_t header_crc;  // CRC32C of the bytes before this field
 };
 static_assert(sizeof(ChunkHeader) == 40);
 static_assert(std::has_unique_object_representations_v<ChunkHeader>);

@@ -15,23 +15,23 @@ namespace plasmient::wire {
 inline constexpr std::uint32_t kFormatVersion = 1;
 
 enum class RecordKind : std::uint16_t {
-  kString = 1,        // StringRecord + text: an interned string id
-  kProcess = 2,       // ProcessRecord: pid, rank, host, job
-  kClockSync = 3,     // ClockSyncRecord: (realtime, monotonic) pair
-  kDrops = 4,         // DropRecord: cumulative dropped records per source
-  kDevice = 5,        // DeviceRecord
-  kKernel = 10,       // KernelRecord
-  kMemcpy = 11,       // MemcpyRecord
-  kMemset = 12,       // MemsetRecord
-  kApi = 13,          // ApiRecord: CUDA runtime/driver call
-  kSync = 14,         // SyncRecord: CUDA synchronization
-  kMarker = 15,       // MarkerRecord: NVTX range start/end or instant marker
-  kOverhead = 16,     // OverheadRecord: the observer's own cost
+  kString = 1,                // StringRecord + text: an interned string id
+  kProcess = 2,               // ProcessRecord: pid, rank, host, job
+  kClockSync = 3,             // ClockSyncRecord: (realtime, monotonic) pair
+  kDrops = 4,                 // DropRecord: cumulative dropped records per source
+  kDevice = 5,                // DeviceRecord
+  kKernel = 10,               // KernelRecord
+  kMemcpy = 11,               // MemcpyRecord
+  kMemset = 12,               // MemsetRecord
+  kApi = 13,                  // ApiRecord: CUDA runtime/driver call
+  kSync = 14,                 // SyncRecord: CUDA synchronization
+  kMarker = 15,               // MarkerRecord: NVTX range start/end or instant marker
+  kOverhead = 16,             // OverheadRecord: the observer's own cost
   kExternalCorrelation = 17,  // ExternalCorrelationRecord
-  kCpuRange = 20,     // CpuRangeRecord: a host range with a name
-  kCollective = 21,   // CollectiveRecord: from the NCCL profiler plugin
-  kGemm = 22,         // GemmRecord: from the cuBLAS interposer
-  kNvmlSample = 23,   // NvmlSampleRecord
+  kCpuRange = 20,             // CpuRangeRecord: a host range with a name
+  kCollective = 21,           // CollectiveRecord: from the NCCL profiler plugin
+  kGemm = 22,                 // GemmRecord: from the cuBLAS interposer
+  kNvmlSample = 23,           // NvmlSampleRecord
 };
 
 struct RecordHeader {
@@ -72,10 +72,10 @@ struct ClockSyncRecord {
 static_assert(sizeof(ClockSyncRecord) == 24);
 
 enum class DropSource : std::uint16_t {
-  kCuptiBuffers = 0,   // CUPTI dropped records (no buffer, or its own count)
-  kHandOff = 1,        // staging blocks exhausted: the writer fell behind
-  kEventRing = 2,      // the small-record ring was full
-  kNcclEvents = 3,     // NCCL event pool exhausted
+  kCuptiBuffers = 0,  // CUPTI dropped records (no buffer, or its own count)
+  kHandOff = 1,       // staging blocks exhausted: the writer fell behind
+  kEventRing = 2,     // the small-record ring was full
+  kNcclEvents = 3,    // NCCL event pool exhausted
   kCount = 4,
 };
 
@@ -127,7 +127,7 @@ struct MemcpyRecord {
   std::uint64_t bytes;
   std::uint32_t device, context, stream, correlation;
   std::uint32_t runtime_correlation;
-  std::uint32_t src_device, dst_device;  // peer copies; else = device
+  std::uint32_t src_device, dst_device;               // peer copies; else = device
   std::uint8_t copy_kind, src_kind, dst_kind, flags;  // CUPTI enum values
   std::uint32_t graph_id;
   std::uint32_t pad;
@@ -179,8 +179,8 @@ enum MarkerFlags : std::uint32_t {  // same bits as CUPTI's CUpti_ActivityFlag f
 struct MarkerRecord {
   RecordHeader header;
   std::uint64_t timestamp_ns;
-  std::uint32_t id;       // pairs a START with its END
-  std::uint32_t flags;    // MarkerFlags
+  std::uint32_t id;     // pairs a START with its END
+  std::uint32_t flags;  // MarkerFlags
   std::uint32_t pid, tid;
   std::uint32_t name_id, domain_id;
 };
@@ -218,14 +218,14 @@ struct CollectiveRecord {
   RecordHeader header;
   std::uint64_t start_ns, end_ns;  // host clock: start event to last child (kernel/proxy) stop
   std::uint64_t comm_hash;
-  std::uint64_t seq;               // per-communicator sequence number (p2p: 0)
-  std::uint64_t count;             // elements
-  std::uint64_t bytes;             // count × size of datatype (0 when the type is unknown)
-  std::uint64_t stream;            // cudaStream_t value when known, else 0
+  std::uint64_t seq;     // per-communicator sequence number (p2p: 0)
+  std::uint64_t count;   // elements
+  std::uint64_t bytes;   // count × size of datatype (0 when the type is unknown)
+  std::uint64_t stream;  // cudaStream_t value when known, else 0
   std::int32_t rank, nranks;
-  std::int32_t root, peer;         // -1 when not applicable
+  std::int32_t root, peer;  // -1 when not applicable
   std::uint32_t func_id, dtype_id, algo_id, proto_id, comm_name_id;
-  std::uint8_t kind;               // CollectiveKind
+  std::uint8_t kind;  // CollectiveKind
   std::uint8_t n_channels, n_warps;
   std::uint8_t pad;
   std::uint32_t pid, tid;
@@ -233,8 +233,15 @@ struct CollectiveRecord {
 static_assert(sizeof(CollectiveRecord) == 112);
 
 enum class GemmApi : std::uint8_t {
-  kSgemm = 1, kDgemm, kHgemm, kGemmEx, kGemmStridedBatchedEx, kGemmBatchedEx,
-  kSgemmStridedBatched, kHgemmStridedBatched, kLtMatmul,
+  kSgemm = 1,
+  kDgemm,
+  kHgemm,
+  kGemmEx,
+  kGemmStridedBatchedEx,
+  kGemmBatchedEx,
+  kSgemmStridedBatched,
+  kHgemmStridedBatched,
+  kLtMatmul,
 };
 
 // Element types: CUDA's cudaDataType_t values (CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14, ...).
@@ -242,21 +249,31 @@ struct GemmRecord {
   RecordHeader header;
   std::uint64_t start_ns, end_ns;  // around the call into cuBLAS on the calling thread
   std::int64_t m, n, k, batch;
-  std::uint32_t pid, tid;          // tid as CUPTI reports it (pthread id, low 32 bits)
-  std::uint32_t first_correlation; // first kernel launch made inside the call, 0 if unseen
-  std::uint32_t launches;          // launches seen inside the call
+  std::uint32_t pid, tid;           // tid as CUPTI reports it (pthread id, low 32 bits)
+  std::uint32_t first_correlation;  // first kernel launch made inside the call, 0 if unseen
+  std::uint32_t launches;           // launches seen inside the call
   std::int32_t a_type, b_type, c_type, compute_type;
-  std::uint8_t api;                // GemmApi
-  std::uint8_t trans_a, trans_b;   // 0 N, 1 T, 2 C
+  std::uint8_t api;               // GemmApi
+  std::uint8_t trans_a, trans_b;  // 0 N, 1 T, 2 C
   std::uint8_t pad[5];
 };
 static_assert(sizeof(GemmRecord) == 96);
 
 enum class NvmlMetric : std::uint16_t {
-  kGpuUtilPct = 1, kMemoryUtilPct, kSmClockMhz, kMemClockMhz, kPowerMw,
-  kThrottleReasons, kMemoryUsedBytes, kMemoryTotalBytes,
-  kGpmSmUtilPct = 20, kGpmSmOccupancyPct, kGpmTensorUtilPct, kGpmDramBwUtilPct,
-  kGpmFp16UtilPct, kGpmFp32UtilPct,
+  kGpuUtilPct = 1,
+  kMemoryUtilPct,
+  kSmClockMhz,
+  kMemClockMhz,
+  kPowerMw,
+  kThrottleReasons,
+  kMemoryUsedBytes,
+  kMemoryTotalBytes,
+  kGpmSmUtilPct = 20,
+  kGpmSmOccupancyPct,
+  kGpmTensorUtilPct,
+  kGpmDramBwUtilPct,
+  kGpmFp16UtilPct,
+  kGpmFp32UtilPct,
 };
 
 struct NvmlSampleRecord {

@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
         auto t0 = std::chrono::steady_clock::now();
         auto res = client.Get("/metrics", headers);
         auto t1 = std::chrono::steady_clock::now();
-        if (!res || res->status != 200 || res->body.find("plasmient_serve_scrapes_total") == std::string::npos) {
+        if (!res || res->status != 200 ||
+            res->body.find("plasmient_serve_scrapes_total") == std::string::npos) {
           ++errors;
           std::this_thread::sleep_for(std::chrono::milliseconds(10));
           continue;
@@ -80,12 +81,14 @@ int main(int argc, char** argv) {
   std::sort(all_ms.begin(), all_ms.end());
   auto pct = [&](double p) {
     if (all_ms.empty()) return 0.0;
-    return all_ms[std::min(all_ms.size() - 1, static_cast<std::size_t>(p * static_cast<double>(all_ms.size())))];
+    return all_ms[std::min(all_ms.size() - 1,
+                           static_cast<std::size_t>(p * static_cast<double>(all_ms.size())))];
   };
   std::printf("interval_ms=%lld ", static_cast<long long>(interval.count()));
-  std::printf("scrapers=%d seconds=%.0f requests=%zu errors=%ld rps=%.0f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f "
-              "rss_before_kb=%ld rss_peak_kb=%ld rss_after_kb=%ld\n",
-              scrapers, seconds, all_ms.size(), errors.load(), static_cast<double>(all_ms.size()) / seconds, pct(0.5),
-              pct(0.99), all_ms.empty() ? 0.0 : all_ms.back(), rss_before, rss_peak, rss_after);
+  std::printf(
+      "scrapers=%d seconds=%.0f requests=%zu errors=%ld rps=%.0f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f "
+      "rss_before_kb=%ld rss_peak_kb=%ld rss_after_kb=%ld\n",
+      scrapers, seconds, all_ms.size(), errors.load(), static_cast<double>(all_ms.size()) / seconds, pct(0.5),
+      pct(0.99), all_ms.empty() ? 0.0 : all_ms.back(), rss_before, rss_peak, rss_after);
   return errors.load() == 0 && !all_ms.empty() ? 0 : 1;
 }

@@ -78,8 +78,8 @@ std::string HostName() {
 
 Agent* Agent::Get() {
   std::call_once(g_once, [] {
-    AgentConfig config = ConfigFromEnv([](const char* n) { return std::getenv(n); },
-                                       CurrentPid(), HostName());
+    AgentConfig config =
+        ConfigFromEnv([](const char* n) { return std::getenv(n); }, CurrentPid(), HostName());
     auto* agent = new Agent(config, SinkOptions{});  // lives until the process ends
     std::string why = agent->Start();
     if (!why.empty()) {
@@ -105,7 +105,8 @@ Agent* Agent::Peek() {
 }
 
 Agent::Agent(const AgentConfig& config, const SinkOptions& sink_options)
-    : config_(config), sink_(sink_options),
+    : config_(config),
+      sink_(sink_options),
       writer_(sink_, WriterOptions{config.zstd_level, 1 << 20, 200'000'000, 5'000'000'000}) {}
 
 Agent::~Agent() { Shutdown(); }

@@ -13,7 +13,8 @@ std::int32_t FirstInt(const GetEnvFn& get_env, std::initializer_list<const char*
     if (v == nullptr || *v == '\0') continue;
     char* end = nullptr;
     long n = std::strtol(v, &end, 10);
-    if (end != v && *end == '\0' && (n >= 0 || allow_negative) && n < (1L << 30) && n > -(1L << 30)) return static_cast<std::int32_t>(n);
+    if (end != v && *end == '\0' && (n >= 0 || allow_negative) && n < (1L << 30) && n > -(1L << 30))
+      return static_cast<std::int32_t>(n);
   }
   return fallback;
 }

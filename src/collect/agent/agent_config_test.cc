@@ -16,9 +16,12 @@ GetEnvFn Env(std::map<std::string, std::string> vars) {
 }
 
 TEST(AgentConfig, RankFromTheFirstLauncherVariableSet) {
-  auto c = ConfigFromEnv(Env({{"SLURM_PROCID", "5"}, {"OMPI_COMM_WORLD_RANK", "3"},
-                              {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "16"},
-                              {"SLURM_JOB_ID", "777"}, {"PLASMIENT_OUT_DIR", "/tmp/out"}}),
+  auto c = ConfigFromEnv(Env({{"SLURM_PROCID", "5"},
+                              {"OMPI_COMM_WORLD_RANK", "3"},
+                              {"LOCAL_RANK", "1"},
+                              {"WORLD_SIZE", "16"},
+                              {"SLURM_JOB_ID", "777"},
+                              {"PLASMIENT_OUT_DIR", "/tmp/out"}}),
                          42, "node7");
   EXPECT_EQ(c.rank, 3);  // OMPI before SLURM; RANK unset
   EXPECT_EQ(c.local_rank, 1);
@@ -29,7 +32,9 @@ TEST(AgentConfig, RankFromTheFirstLauncherVariableSet) {
 }
 
 TEST(AgentConfig, DefaultsAndBadValues) {
-  auto c = ConfigFromEnv(Env({{"RANK", "x1"}, {"PLASMIENT_JOB_ID", "j"}, {"SLURM_JOB_ID", "s"},
+  auto c = ConfigFromEnv(Env({{"RANK", "x1"},
+                              {"PLASMIENT_JOB_ID", "j"},
+                              {"SLURM_JOB_ID", "s"},
                               {"PLASMIENT_NVML_PERIOD_MS", "250"}}),
                          9, "h");
   EXPECT_EQ(c.rank, -1);

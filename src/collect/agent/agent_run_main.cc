@@ -23,8 +23,7 @@ int main(int argc, char** argv) {
     } else if (a == "--no-gemm-shapes") {
       options.gemm_shapes = false;
     } else {
-      std::fprintf(stderr, "usage: %s [--out DIR] [--agent PATH] [--no-gemm-shapes] -- CMD...\n",
-                   argv[0]);
+      std::fprintf(stderr, "usage: %s [--out DIR] [--agent PATH] [--no-gemm-shapes] -- CMD...\n", argv[0]);
       return 2;
     }
   }

@@ -61,8 +61,7 @@ std::size_t EncodeStringRecord(std::uint32_t id, std::string_view text, std::siz
   std::size_t length = std::min({text.size(), room, std::size_t{wire::kMaxStringBytes}});
   std::size_t padded = (length + 7) & ~std::size_t{7};
   wire::StringRecord r{};
-  r.header = {wire::RecordKind::kString,
-              static_cast<std::uint16_t>(sizeof r + padded), 0};
+  r.header = {wire::RecordKind::kString, static_cast<std::uint16_t>(sizeof r + padded), 0};
   r.id = id;
   r.length = static_cast<std::uint32_t>(length);
   std::memcpy(out, &r, sizeof r);
@@ -72,13 +71,12 @@ std::size_t EncodeStringRecord(std::uint32_t id, std::string_view text, std::siz
 }
 
 bool BlockProducer::AppendString(std::uint32_t id, std::string_view text) {
-  std::size_t need = sizeof(wire::StringRecord) +
-                     ((std::min<std::size_t>(text.size(), wire::kMaxStringBytes) + 7) & ~7u);
+  std::size_t need =
+      sizeof(wire::StringRecord) + ((std::min<std::size_t>(text.size(), wire::kMaxStringBytes) + 7) & ~7u);
   if (block_ == nullptr || block_->used + need > sink_.block_bytes()) {
     if (!Rotate()) return false;
   }
-  block_->used += static_cast<std::uint32_t>(
-      EncodeStringRecord(id, text, need, block_->data + block_->used));
+  block_->used += static_cast<std::uint32_t>(EncodeStringRecord(id, text, need, block_->data + block_->used));
   ++block_->records;
   return true;
 }

@@ -37,7 +37,7 @@ struct Slot {
 
 struct SinkOptions {
   std::size_t block_bytes = 256 << 10;
-  std::size_t block_count = 64;     // 16 MiB of staging by default
+  std::size_t block_count = 64;  // 16 MiB of staging by default
   std::size_t ring_slots = 1 << 14;
 };
 

@@ -37,24 +37,24 @@ ReadBack Read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
   ReadBack out;
-  out.report = wire::ScanChunks(bytes.data(), bytes.size(),
-                                [&](const wire::ChunkHeader&, const std::uint8_t* raw, std::size_t n) {
-    wire::WalkRecords(raw, n, [&](const wire::RecordHeader& h, const std::uint8_t* p) {
-      if (h.kind == wire::RecordKind::kClockSync) {
-        wire::ClockSyncRecord r;
-        std::memcpy(&r, p, sizeof r);
-        if (r.monotonic_ns == -r.realtime_ns) out.numbers.push_back(r.realtime_ns);
-      } else if (h.kind == wire::RecordKind::kString) {
-        wire::StringRecord s;
-        std::memcpy(&s, p, sizeof s);
-        out.strings.emplace_back(reinterpret_cast<const char*>(p + sizeof s), s.length);
-      } else if (h.kind == wire::RecordKind::kDrops) {
-        wire::DropRecord d;
-        std::memcpy(&d, p, sizeof d);
-        out.drops[d.source] = std::max(out.drops[d.source], d.cumulative);
-      }
-    });
-  });
+  out.report = wire::ScanChunks(
+      bytes.data(), bytes.size(), [&](const wire::ChunkHeader&, const std::uint8_t* raw, std::size_t n) {
+        wire::WalkRecords(raw, n, [&](const wire::RecordHeader& h, const std::uint8_t* p) {
+          if (h.kind == wire::RecordKind::kClockSync) {
+            wire::ClockSyncRecord r;
+            std::memcpy(&r, p, sizeof r);
+            if (r.monotonic_ns == -r.realtime_ns) out.numbers.push_back(r.realtime_ns);
+          } else if (h.kind == wire::RecordKind::kString) {
+            wire::StringRecord s;
+            std::memcpy(&s, p, sizeof s);
+            out.strings.emplace_back(reinterpret_cast<const char*>(p + sizeof s), s.length);
+          } else if (h.kind == wire::RecordKind::kDrops) {
+            wire::DropRecord d;
+            std::memcpy(&d, p, sizeof d);
+            out.drops[d.source] = std::max(out.drops[d.source], d.cumulative);
+          }
+        });
+      });
   return out;
 }
 

@@ -82,8 +82,7 @@ std::string FindAgentLibrary(const RunOptions& options) {
   return {};
 }
 
-std::vector<std::string> AgentEnvironment(const std::vector<std::string>& base,
-                                          const RunOptions& options,
+std::vector<std::string> AgentEnvironment(const std::vector<std::string>& base, const RunOptions& options,
                                           const std::string& agent_path) {
   std::vector<std::string> env = base;
   if (!options.out_dir.empty()) Set(env, "PLASMIENT_OUT_DIR", options.out_dir);

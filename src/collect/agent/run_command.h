@@ -7,13 +7,13 @@
 namespace plasmient::collect {
 
 struct RunOptions {
-  std::string out_dir;           // PLASMIENT_OUT_DIR for the traced processes (created if absent)
-  std::string agent_path;        // the agent .so; empty: next to this executable, else built-in
-  std::string job_id;            // PLASMIENT_JOB_ID, when set
-  bool gemm_shapes = true;       // LD_PRELOAD the agent so cuBLAS calls are seen (shapes)
-  bool nccl_plugin = true;       // NCCL_PROFILER_PLUGIN
-  int nvml_period_ms = -1;       // PLASMIENT_NVML_PERIOD_MS when >= 0
-  bool quiet = false;            // no notes on stderr
+  std::string out_dir;      // PLASMIENT_OUT_DIR for the traced processes (created if absent)
+  std::string agent_path;   // the agent .so; empty: next to this executable, else built-in
+  std::string job_id;       // PLASMIENT_JOB_ID, when set
+  bool gemm_shapes = true;  // LD_PRELOAD the agent so cuBLAS calls are seen (shapes)
+  bool nccl_plugin = true;  // NCCL_PROFILER_PLUGIN
+  int nvml_period_ms = -1;  // PLASMIENT_NVML_PERIOD_MS when >= 0
+  bool quiet = false;       // no notes on stderr
 };
 
 // The agent .so RunCommand would use, or "" when none is found.
@@ -21,8 +21,7 @@ std::string FindAgentLibrary(const RunOptions& options);
 
 // The environment CMD gets: `base` (NAME=value strings) plus the agent variables. `agent_path`
 // empty means "no agent" (no driver, or no .so): only PLASMIENT_OUT_DIR is set.
-std::vector<std::string> AgentEnvironment(const std::vector<std::string>& base,
-                                          const RunOptions& options,
+std::vector<std::string> AgentEnvironment(const std::vector<std::string>& base, const RunOptions& options,
                                           const std::string& agent_path);
 
 // Runs argv (argv[0] looked up in PATH) and waits. SIGINT/SIGTERM received meanwhile are

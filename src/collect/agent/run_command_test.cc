@@ -53,8 +53,9 @@ TEST(RunCommand, ForwardsSigtermToTheCommand) {
 TEST(RunCommand, PassesOutDirToTheCommand) {
   RunOptions o = Quiet();
   o.out_dir = ::testing::TempDir() + "/run_out_" + std::to_string(getpid());
-  EXPECT_EQ(RunCommand(o, {"sh", "-c", "test \"$PLASMIENT_OUT_DIR\" = \"" + o.out_dir +
-                                           "\" && test -d \"$PLASMIENT_OUT_DIR\""}),
+  EXPECT_EQ(RunCommand(
+                o, {"sh", "-c",
+                    "test \"$PLASMIENT_OUT_DIR\" = \"" + o.out_dir + "\" && test -d \"$PLASMIENT_OUT_DIR\""}),
             0);
 }
 

@@ -15,8 +15,8 @@
 namespace plasmient::collect {
 
 struct WriterOptions {
-  int zstd_level = -3;                      // 0: store chunks uncompressed
-  std::size_t chunk_raw_bytes = 1 << 20;    // write a chunk when this much is pending
+  int zstd_level = -3;                            // 0: store chunks uncompressed
+  std::size_t chunk_raw_bytes = 1 << 20;          // write a chunk when this much is pending
   std::uint64_t flush_interval_ns = 200'000'000;  // ... or when the oldest record is this old
   std::uint64_t clock_sync_interval_ns = 5'000'000'000;
 };

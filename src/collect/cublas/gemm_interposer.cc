@@ -31,9 +31,7 @@ cublasStatus_t ForwardTo(void* fn, Args... args) {
   return reinterpret_cast<cublasStatus_t (*)(Args...)>(fn)(args...);
 }
 
-std::uint8_t Trans(cublasOperation_t op) {
-  return op == CUBLAS_OP_N ? 0 : op == CUBLAS_OP_T ? 1 : 2;
-}
+std::uint8_t Trans(cublasOperation_t op) { return op == CUBLAS_OP_N ? 0 : op == CUBLAS_OP_T ? 1 : 2; }
 
 // One GEMM call: the outermost call on a thread records; nested calls (cuBLAS calling
 // cuBLASLt) only forward.
@@ -60,8 +58,8 @@ class GemmCall {
     agent->sink().PushSmall(record_);
   }
   bool outer() const { return outer_; }
-  void Shape(wire::GemmApi api, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m,
-             std::int64_t n, std::int64_t k, std::int64_t batch, int a, int b, int c, int compute) {
+  void Shape(wire::GemmApi api, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n,
+             std::int64_t k, std::int64_t batch, int a, int b, int c, int compute) {
     if (!outer_) return;
     shaped_ = true;
     record_.api = static_cast<std::uint8_t>(api);
@@ -87,114 +85,103 @@ class GemmCall {
 }  // namespace
 }  // namespace plasmient::collect
 
-using plasmient::collect::GemmCall;
 using plasmient::collect::ForwardTo;
+using plasmient::collect::GemmCall;
 using plasmient::wire::GemmApi;
 
 #define PLASMIENT_EXPORT extern "C" __attribute__((visibility("default")))
-#define PLASMIENT_FORWARD(name, ...)                  \
-  static void* real = dlsym(RTLD_NEXT, #name);        \
+#define PLASMIENT_FORWARD(name, ...)           \
+  static void* real = dlsym(RTLD_NEXT, #name); \
   return ForwardTo(real, __VA_ARGS__)
 
 PLASMIENT_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
-                                             cublasOperation_t transb, int m, int n, int k,
-                                             const void* alpha, const void* A, cudaDataType Atype,
-                                             int lda, const void* B, cudaDataType Btype, int ldb,
-                                             const void* beta, void* C, cudaDataType Ctype,
-                                             int ldc, cublasComputeType_t computeType,
+                                             cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                                             const void* A, cudaDataType Atype, int lda, const void* B,
+                                             cudaDataType Btype, int ldb, const void* beta, void* C,
+                                             cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                                              cublasGemmAlgo_t algo) {
   GemmCall call;
   call.Shape(GemmApi::kGemmEx, transa, transb, m, n, k, 1, Atype, Btype, Ctype, computeType);
-  PLASMIENT_FORWARD(cublasGemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype,
-                    ldb, beta, C, Ctype, ldc, computeType, algo);
+  PLASMIENT_FORWARD(cublasGemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta,
+                    C, Ctype, ldc, computeType, algo);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
     cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const void* alpha, const void* A, cudaDataType Atype, int lda, long long int strideA,
-    const void* B, cudaDataType Btype, int ldb, long long int strideB, const void* beta, void* C,
-    cudaDataType Ctype, int ldc, long long int strideC, int batchCount,
-    cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+    const void* alpha, const void* A, cudaDataType Atype, int lda, long long int strideA, const void* B,
+    cudaDataType Btype, int ldb, long long int strideB, const void* beta, void* C, cudaDataType Ctype,
+    int ldc, long long int strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   GemmCall call;
-  call.Shape(GemmApi::kGemmStridedBatchedEx, transa, transb, m, n, k, batchCount, Atype, Btype,
-             Ctype, computeType);
-  PLASMIENT_FORWARD(cublasGemmStridedBatchedEx, handle, transa, transb, m, n, k, alpha, A, Atype,
-                    lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC,
-                    batchCount, computeType, algo);
+  call.Shape(GemmApi::kGemmStridedBatchedEx, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype,
+             computeType);
+  PLASMIENT_FORWARD(cublasGemmStridedBatchedEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda,
+                    strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType,
+                    algo);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasGemmBatchedEx(
     cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const void* alpha, const void* const Aarray[], cudaDataType Atype, int lda,
-    const void* const Barray[], cudaDataType Btype, int ldb, const void* beta,
-    void* const Carray[], cudaDataType Ctype, int ldc, int batchCount,
-    cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+    const void* alpha, const void* const Aarray[], cudaDataType Atype, int lda, const void* const Barray[],
+    cudaDataType Btype, int ldb, const void* beta, void* const Carray[], cudaDataType Ctype, int ldc,
+    int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   GemmCall call;
-  call.Shape(GemmApi::kGemmBatchedEx, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype,
-             computeType);
-  PLASMIENT_FORWARD(cublasGemmBatchedEx, handle, transa, transb, m, n, k, alpha, Aarray, Atype,
-                    lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType,
-                    algo);
+  call.Shape(GemmApi::kGemmBatchedEx, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
+  PLASMIENT_FORWARD(cublasGemmBatchedEx, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray,
+                    Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                                                cublasOperation_t transb, int m, int n, int k,
-                                               const float* alpha, const float* A, int lda,
-                                               const float* B, int ldb, const float* beta,
-                                               float* C, int ldc) {
+                                               const float* alpha, const float* A, int lda, const float* B,
+                                               int ldb, const float* beta, float* C, int ldc) {
   GemmCall call;
   call.Shape(GemmApi::kSgemm, transa, transb, m, n, k, 1, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
              CUBLAS_COMPUTE_32F);
-  PLASMIENT_FORWARD(cublasSgemm_v2, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
-                    C, ldc);
+  PLASMIENT_FORWARD(cublasSgemm_v2, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                                                cublasOperation_t transb, int m, int n, int k,
-                                               const double* alpha, const double* A, int lda,
-                                               const double* B, int ldb, const double* beta,
-                                               double* C, int ldc) {
+                                               const double* alpha, const double* A, int lda, const double* B,
+                                               int ldb, const double* beta, double* C, int ldc) {
   GemmCall call;
   call.Shape(GemmApi::kDgemm, transa, transb, m, n, k, 1, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F,
              CUBLAS_COMPUTE_64F);
-  PLASMIENT_FORWARD(cublasDgemm_v2, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
-                    C, ldc);
+  PLASMIENT_FORWARD(cublasDgemm_v2, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa,
                                             cublasOperation_t transb, int m, int n, int k,
-                                            const __half* alpha, const __half* A, int lda,
-                                            const __half* B, int ldb, const __half* beta,
-                                            __half* C, int ldc) {
+                                            const __half* alpha, const __half* A, int lda, const __half* B,
+                                            int ldb, const __half* beta, __half* C, int ldc) {
   GemmCall call;
   call.Shape(GemmApi::kHgemm, transa, transb, m, n, k, 1, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F,
              CUBLAS_COMPUTE_16F);
-  PLASMIENT_FORWARD(cublasHgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                    ldc);
+  PLASMIENT_FORWARD(cublasHgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-PLASMIENT_EXPORT cublasStatus_t cublasSgemmStridedBatched(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const float* alpha, const float* A, int lda, long long int strideA, const float* B, int ldb,
-    long long int strideB, const float* beta, float* C, int ldc, long long int strideC,
-    int batchCount) {
+PLASMIENT_EXPORT cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                                          cublasOperation_t transb, int m, int n, int k,
+                                                          const float* alpha, const float* A, int lda,
+                                                          long long int strideA, const float* B, int ldb,
+                                                          long long int strideB, const float* beta, float* C,
+                                                          int ldc, long long int strideC, int batchCount) {
   GemmCall call;
-  call.Shape(GemmApi::kSgemmStridedBatched, transa, transb, m, n, k, batchCount, CUDA_R_32F,
-             CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F);
-  PLASMIENT_FORWARD(cublasSgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda,
-                    strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+  call.Shape(GemmApi::kSgemmStridedBatched, transa, transb, m, n, k, batchCount, CUDA_R_32F, CUDA_R_32F,
+             CUDA_R_32F, CUBLAS_COMPUTE_32F);
+  PLASMIENT_FORWARD(cublasSgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B,
+                    ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasHgemmStridedBatched(
     cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
     const __half* alpha, const __half* A, int lda, long long int strideA, const __half* B, int ldb,
-    long long int strideB, const __half* beta, __half* C, int ldc, long long int strideC,
-    int batchCount) {
+    long long int strideB, const __half* beta, __half* C, int ldc, long long int strideC, int batchCount) {
   GemmCall call;
-  call.Shape(GemmApi::kHgemmStridedBatched, transa, transb, m, n, k, batchCount, CUDA_R_16F,
-             CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F);
-  PLASMIENT_FORWARD(cublasHgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda,
-                    strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+  call.Shape(GemmApi::kHgemmStridedBatched, transa, transb, m, n, k, batchCount, CUDA_R_16F, CUDA_R_16F,
+             CUDA_R_16F, CUBLAS_COMPUTE_16F);
+  PLASMIENT_FORWARD(cublasHgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B,
+                    ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 
 namespace {
@@ -216,12 +203,13 @@ T LtAttribute(const char* getter, Desc desc, Attr attr, T fallback) {
 
 }  // namespace
 
-PLASMIENT_EXPORT cublasStatus_t cublasLtMatmul(
-    cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void* alpha,
-    const void* A, cublasLtMatrixLayout_t Adesc, const void* B, cublasLtMatrixLayout_t Bdesc,
-    const void* beta, const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
-    cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo, void* workspace,
-    size_t workspaceSizeInBytes, cudaStream_t stream) {
+PLASMIENT_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
+                                               const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
+                                               const void* B, cublasLtMatrixLayout_t Bdesc, const void* beta,
+                                               const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
+                                               cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo,
+                                               void* workspace, size_t workspaceSizeInBytes,
+                                               cudaStream_t stream) {
   GemmCall call;
   if (call.outer()) {
     constexpr const char* kLayout = "cublasLtMatrixLayoutGetAttribute";
@@ -240,10 +228,10 @@ PLASMIENT_EXPORT cublasStatus_t cublasLtMatmul(
     auto type = [&](cublasLtMatrixLayout_t d) {
       return static_cast<int>(LtAttribute<std::uint32_t>(kLayout, d, CUBLASLT_MATRIX_LAYOUT_TYPE, ~0u));
     };
-    call.Shape(GemmApi::kLtMatmul, ta, tb, m, static_cast<std::int64_t>(d_cols), k,
-               batch < 1 ? 1 : batch, type(Adesc), type(Bdesc), type(c_layout),
+    call.Shape(GemmApi::kLtMatmul, ta, tb, m, static_cast<std::int64_t>(d_cols), k, batch < 1 ? 1 : batch,
+               type(Adesc), type(Bdesc), type(c_layout),
                LtAttribute<std::int32_t>(kDesc, computeDesc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, -1));
   }
-  PLASMIENT_FORWARD(cublasLtMatmul, lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C,
-                    Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  PLASMIENT_FORWARD(cublasLtMatmul, lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D,
+                    Ddesc, algo, workspace, workspaceSizeInBytes, stream);
 }

@@ -28,17 +28,16 @@ TEST(GemmInterposer, RecordsShapesAndForwards) {
 
   auto h = reinterpret_cast<cublasHandle_t>(0x1);
   float one = 1;
-  EXPECT_EQ(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, 4096, 1024, 512, &one, nullptr, CUDA_R_16BF,
-                         512, nullptr, CUDA_R_16BF, 512, &one, nullptr, CUDA_R_16BF, 4096,
-                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+  EXPECT_EQ(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, 4096, 1024, 512, &one, nullptr, CUDA_R_16BF, 512,
+                         nullptr, CUDA_R_16BF, 512, &one, nullptr, CUDA_R_16BF, 4096, CUBLAS_COMPUTE_32F,
+                         CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_SUCCESS);
-  EXPECT_EQ(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 128, 64, 32, &one, nullptr,
-                                       CUDA_R_16F, 128, 0, nullptr, CUDA_R_16F, 32, 0, &one,
-                                       nullptr, CUDA_R_16F, 128, 0, 8, CUBLAS_COMPUTE_32F,
-                                       CUBLAS_GEMM_DEFAULT),
+  EXPECT_EQ(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 128, 64, 32, &one, nullptr, CUDA_R_16F,
+                                       128, 0, nullptr, CUDA_R_16F, 32, 0, &one, nullptr, CUDA_R_16F, 128, 0,
+                                       8, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_SUCCESS);
-  EXPECT_EQ(cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, 10, 20, 30, &one, nullptr, 10, nullptr, 30,
-                           &one, nullptr, 10),
+  EXPECT_EQ(cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, 10, 20, 30, &one, nullptr, 10, nullptr, 30, &one,
+                           nullptr, 10),
             CUBLAS_STATUS_EXECUTION_FAILED);
   EXPECT_EQ(fake_cublas_calls(), 3);
 
@@ -46,9 +45,8 @@ TEST(GemmInterposer, RecordsShapesAndForwards) {
   // its GEMM is forwarded, not recorded, and its exit handlers leave the file alone.
   pid_t child = fork();
   if (child == 0) {
-    cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, nullptr, CUDA_R_32F, 1, nullptr,
-                 CUDA_R_32F, 1, &one, nullptr, CUDA_R_32F, 1, CUBLAS_COMPUTE_32F,
-                 CUBLAS_GEMM_DEFAULT);
+    cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, nullptr, CUDA_R_32F, 1, nullptr, CUDA_R_32F, 1,
+                 &one, nullptr, CUDA_R_32F, 1, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     plasmient_agent_shutdown();
     exit(fake_cublas_calls() == 4 ? 0 : 1);
   }

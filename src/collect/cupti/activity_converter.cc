@@ -65,7 +65,10 @@ std::uint32_t* ActivityConverter::IdMap::Find(std::uintptr_t key, bool& inserted
 }
 
 ActivityConverter::ActivityConverter(RecordSink& sink, NextRecordFn next, ApiNameFn api_name)
-    : sink_(sink), next_(next), api_name_(api_name), producer_(sink),
+    : sink_(sink),
+      next_(next),
+      api_name_(api_name),
+      producer_(sink),
       pid_(static_cast<std::uint32_t>(getpid())) {}
 
 std::uint32_t ActivityConverter::InternPointer(const char* text) {
@@ -184,8 +187,8 @@ void ActivityConverter::Convert(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
-      auto domain = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? wire::ApiDomain::kRuntime
-                                                                : wire::ApiDomain::kDriver;
+      auto domain =
+          record->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? wire::ApiDomain::kRuntime : wire::ApiDomain::kDriver;
       wire::ApiRecord r{};
       r.header = HeaderFor<wire::ApiRecord>(RecordKind::kApi);
       r.start_ns = a->start;
@@ -221,8 +224,7 @@ void ActivityConverter::Convert(const CUpti_Activity* record) {
       r.timestamp_ns = m->timestamp;
       r.id = m->id;
       r.flags = static_cast<std::uint32_t>(m->flags);
-      if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
-          m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+      if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
         r.pid = m->objectId.pt.processId;
         r.tid = m->objectId.pt.threadId;
       }
@@ -239,8 +241,7 @@ void ActivityConverter::Convert(const CUpti_Activity* record) {
       r.end_ns = o->end;
       r.overhead_kind = static_cast<std::uint32_t>(o->overheadKind);
       r.object_kind = static_cast<std::uint32_t>(o->objectKind);
-      if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
-          o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+      if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
         r.pid = o->objectId.pt.processId;
         r.tid = o->objectId.pt.threadId;
       }

@@ -27,8 +27,8 @@ using NextRecordFn = CUptiResult (*)(uint8_t* buffer, size_t valid_bytes, CUpti_
 using ApiNameFn = const char* (*)(wire::ApiDomain domain, std::uint32_t cbid);
 
 struct ConverterStats {
-  std::uint64_t records = 0;       // converted to wire records
-  std::uint64_t ignored = 0;       // kinds we do not keep (context, stream, name, ...)
+  std::uint64_t records = 0;          // converted to wire records
+  std::uint64_t ignored = 0;          // kinds we do not keep (context, stream, name, ...)
   std::uint64_t invalid_buffers = 0;  // iteration stopped on CUPTI_ERROR_INVALID_KIND
 };
 

@@ -34,8 +34,7 @@ std::uint64_t Timestamp() { return MonotonicNs(); }
 
 const char* ApiName(wire::ApiDomain domain, std::uint32_t cbid) {
   const char* name = nullptr;
-  auto d = domain == wire::ApiDomain::kRuntime ? CUPTI_CB_DOMAIN_RUNTIME_API
-                                               : CUPTI_CB_DOMAIN_DRIVER_API;
+  auto d = domain == wire::ApiDomain::kRuntime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
   return cuptiGetCallbackName(d, cbid, &name) == CUPTI_SUCCESS ? name : nullptr;
 }
 
@@ -51,8 +50,7 @@ void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_record
   // nullptr: CUPTI drops records and counts them; we read the count at completion.
 }
 
-void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size,
-                              size_t valid) {
+void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size, size_t valid) {
   Session& s = *g_session;
   if (buffer != nullptr && valid > 0) s.converter->ConvertBuffer(buffer, valid);
   size_t dropped = 0;
@@ -96,8 +94,7 @@ constexpr CUpti_CallbackId kRuntimeLaunches[] = {
 
 // Launch callbacks: report the launch's correlation id to a cuBLAS call in progress on this
 // thread. A driver launch made inside a runtime launch is the same kernel: counted once.
-void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                         const void* data) {
+void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && IsRuntimeLaunch(cbid)) {
     t_in_runtime_launch = cb->callbackSite == CUPTI_API_ENTER;
@@ -108,9 +105,7 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   }
 }
 
-void FlushCupti(bool forced) {
-  cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
-}
+void FlushCupti(bool forced) { cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); }
 
 // libcupti's own path, for NVTX injection (NVTX reads NVTX_INJECTION64_PATH at its first call).
 void PointNvtxAtCupti() {
@@ -131,8 +126,7 @@ std::string StartCuptiSession(Agent& agent) {
   }
   auto* s = new Session();  // lives until the process ends: CUPTI may call back during exit
   s->agent = &agent;
-  s->converter = std::make_unique<ActivityConverter>(agent.sink(), &cuptiActivityGetNextRecord,
-                                                     &ApiName);
+  s->converter = std::make_unique<ActivityConverter>(agent.sink(), &cuptiActivityGetNextRecord, &ApiName);
   g_session = s;
 
   char old_name[128] = {};
@@ -142,8 +136,8 @@ std::string StartCuptiSession(Agent& agent) {
   params.oldSubscriberName = old_name;
   params.oldSubscriberSize = sizeof old_name;
   if (cuptiSubscribe_v2(&s->subscriber, &OnCallback, nullptr, &params) != CUPTI_SUCCESS) {
-    return std::string("another CUPTI client is attached (") +
-           (old_name[0] != '\0' ? old_name : "unknown") + ")";
+    return std::string("another CUPTI client is attached (") + (old_name[0] != '\0' ? old_name : "unknown") +
+           ")";
   }
   for (CUpti_CallbackId id : kRuntimeLaunches) {
     cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
@@ -162,11 +156,16 @@ std::string StartCuptiSession(Agent& agent) {
   }
   PointNvtxAtCupti();
   const CUpti_ActivityKind kinds[] = {
-      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-      CUPTI_ACTIVITY_KIND_MEMCPY2,           CUPTI_ACTIVITY_KIND_MEMSET,
-      CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_DRIVER,
-      CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_OVERHEAD,
-      CUPTI_ACTIVITY_KIND_MARKER,            CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+      CUPTI_ACTIVITY_KIND_MEMCPY,
+      CUPTI_ACTIVITY_KIND_MEMCPY2,
+      CUPTI_ACTIVITY_KIND_MEMSET,
+      CUPTI_ACTIVITY_KIND_RUNTIME,
+      CUPTI_ACTIVITY_KIND_DRIVER,
+      CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+      CUPTI_ACTIVITY_KIND_OVERHEAD,
+      CUPTI_ACTIVITY_KIND_MARKER,
+      CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
       CUPTI_ACTIVITY_KIND_DEVICE,
   };
   for (CUpti_ActivityKind kind : kinds) {

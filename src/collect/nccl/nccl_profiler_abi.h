@@ -12,8 +12,8 @@ namespace plasmient::collect::nccl {
 
 enum NcclResult : int { kNcclSuccess = 0, kNcclInternalError = 3, kNcclInvalidArgument = 4 };
 
-typedef void (*NcclDebugLogger)(int level, unsigned long flags, const char* file, int line,
-                                const char* fmt, ...);
+typedef void (*NcclDebugLogger)(int level, unsigned long flags, const char* file, int line, const char* fmt,
+                                ...);
 
 enum EventType : std::uint64_t {
   kProfileGroup = 1 << 0,
@@ -40,43 +40,92 @@ struct EventDescrV5 {
   void* parentObj;
   int rank;
   union {
-    struct { int graphCaptured; int groupDepth; } groupApi;
     struct {
-      const char* func; std::size_t count; const char* datatype; int root; void* stream;
+      int graphCaptured;
+      int groupDepth;
+    } groupApi;
+    struct {
+      const char* func;
+      std::size_t count;
+      const char* datatype;
+      int root;
+      void* stream;
       bool graphCaptured;
     } collApi;
     struct {
-      const char* func; std::size_t count; const char* datatype; void* stream; bool graphCaptured;
+      const char* func;
+      std::size_t count;
+      const char* datatype;
+      void* stream;
+      bool graphCaptured;
     } p2pApi;
-    struct { void* stream; } kernelLaunch;
     struct {
-      std::uint64_t seqNumber; const char* func; const void* sendBuff; void* recvBuff;
-      std::size_t count; int root; const char* datatype; std::uint8_t nChannels;
-      std::uint8_t nWarps; const char* algo; const char* proto; void* parentGroup;
+      void* stream;
+    } kernelLaunch;
+    struct {
+      std::uint64_t seqNumber;
+      const char* func;
+      const void* sendBuff;
+      void* recvBuff;
+      std::size_t count;
+      int root;
+      const char* datatype;
+      std::uint8_t nChannels;
+      std::uint8_t nWarps;
+      const char* algo;
+      const char* proto;
+      void* parentGroup;
     } coll;
     struct {
-      const char* func; void* buff; const char* datatype; std::size_t count; int peer;
-      std::uint8_t nChannels; void* parentGroup;
+      const char* func;
+      void* buff;
+      const char* datatype;
+      std::size_t count;
+      int peer;
+      std::uint8_t nChannels;
+      void* parentGroup;
     } p2p;
-    struct { pid_t pid; std::uint8_t channelId; int peer; int nSteps; int chunkSize; int isSend; } proxyOp;
-    struct { int step; } proxyStep;
-    struct { std::uint8_t channelId; std::uint64_t pTimer; } kernelCh;
-    struct { std::int64_t id; void* data; } netPlugin;
+    struct {
+      pid_t pid;
+      std::uint8_t channelId;
+      int peer;
+      int nSteps;
+      int chunkSize;
+      int isSend;
+    } proxyOp;
+    struct {
+      int step;
+    } proxyStep;
+    struct {
+      std::uint8_t channelId;
+      std::uint64_t pTimer;
+    } kernelCh;
+    struct {
+      std::int64_t id;
+      void* data;
+    } netPlugin;
   };
 };
 
 union EventStateArgsV5 {
-  struct { std::size_t transSize; } proxyStep;
-  struct { int appendedProxyOps; } proxyCtrl;
-  struct { void* data; } netPlugin;
-  struct { std::uint64_t pTimer; } kernelCh;
+  struct {
+    std::size_t transSize;
+  } proxyStep;
+  struct {
+    int appendedProxyOps;
+  } proxyCtrl;
+  struct {
+    void* data;
+  } netPlugin;
+  struct {
+    std::uint64_t pTimer;
+  } kernelCh;
 };
 
 struct ProfilerV5 {
   const char* name;
-  NcclResult (*init)(void** context, std::uint64_t commId, int* eActivationMask,
-                     const char* commName, int nNodes, int nranks, int rank,
-                     NcclDebugLogger logfn);
+  NcclResult (*init)(void** context, std::uint64_t commId, int* eActivationMask, const char* commName,
+                     int nNodes, int nranks, int rank, NcclDebugLogger logfn);
   NcclResult (*startEvent)(void* context, void** eHandle, EventDescrV5* eDescr);
   NcclResult (*stopEvent)(void* eHandle);
   NcclResult (*recordEventState)(void* eHandle, int eState, EventStateArgsV5* eStateArgs);

@@ -91,8 +91,8 @@ Op* AsOp(void* handle, bool& child) {
   return op != nullptr && Pool().Owns(op) ? op : nullptr;
 }
 
-NcclResult Init(void** context, std::uint64_t comm_id, int* mask, const char* comm_name,
-                int n_nodes, int nranks, int rank, NcclDebugLogger logfn) {
+NcclResult Init(void** context, std::uint64_t comm_id, int* mask, const char* comm_name, int n_nodes,
+                int nranks, int rank, NcclDebugLogger logfn) {
   Agent* agent = TheAgent();
   if (agent == nullptr) return kNcclInternalError;  // disables the plugin for this communicator
   auto* c = new (std::nothrow) Context{agent, comm_id, 0, nranks, rank};
@@ -199,8 +199,7 @@ std::size_t DatatypeBytes(std::string_view t) {
     return 1;
   }
   if (t == "ncclFloat16" || t == "ncclHalf" || t == "ncclBfloat16") return 2;
-  if (t == "ncclInt32" || t == "ncclUint32" || t == "ncclInt" || t == "ncclFloat32" ||
-      t == "ncclFloat") {
+  if (t == "ncclInt32" || t == "ncclUint32" || t == "ncclInt" || t == "ncclFloat32" || t == "ncclFloat") {
     return 4;
   }
   if (t == "ncclInt64" || t == "ncclUint64" || t == "ncclFloat64" || t == "ncclDouble") return 8;
@@ -210,11 +209,13 @@ std::size_t DatatypeBytes(std::string_view t) {
 }  // namespace plasmient::collect::nccl
 
 // The symbol NCCL looks up in the plugin library (constant-initialized: valid from dlopen on).
-extern "C" __attribute__((visibility("default"))) const plasmient::collect::nccl::ProfilerV5
-    ncclProfiler_v5 = {"Plasmient", plasmient::collect::nccl::Init,
-                       plasmient::collect::nccl::StartEvent, plasmient::collect::nccl::StopEvent,
-                       plasmient::collect::nccl::RecordEventState,
-                       plasmient::collect::nccl::Finalize};
+extern "C" __attribute__((visibility("default")))
+const plasmient::collect::nccl::ProfilerV5 ncclProfiler_v5 = {"Plasmient",
+                                                              plasmient::collect::nccl::Init,
+                                                              plasmient::collect::nccl::StartEvent,
+                                                              plasmient::collect::nccl::StopEvent,
+                                                              plasmient::collect::nccl::RecordEventState,
+                                                              plasmient::collect::nccl::Finalize};
 
 namespace plasmient::collect::nccl {
 

@@ -62,7 +62,7 @@ struct NvmlApi {
   NvmlReturn (*device_by_index)(unsigned int, NvmlDevice*) = nullptr;  // ..._HandleByIndex_v2
   NvmlReturn (*utilization)(NvmlDevice, NvmlUtilization*) = nullptr;
   NvmlReturn (*clock_info)(NvmlDevice, int, unsigned int*) = nullptr;
-  NvmlReturn (*power_usage)(NvmlDevice, unsigned int*) = nullptr;      // mW
+  NvmlReturn (*power_usage)(NvmlDevice, unsigned int*) = nullptr;  // mW
   NvmlReturn (*clock_reasons)(NvmlDevice, unsigned long long*) = nullptr;
   NvmlReturn (*memory_info)(NvmlDevice, NvmlMemory*) = nullptr;
   // GPM (Hopper and newer); all null when the driver lacks them.

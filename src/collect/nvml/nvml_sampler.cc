@@ -37,9 +37,8 @@ bool NvmlSampler::Init(std::string& why) {
     Device d;
     if (api_.device_by_index(i, &d.handle) != kNvmlSuccess) continue;
     NvmlGpmSupport support{1, 0};
-    d.gpm = api_.gpm_query_support && api_.gpm_sample_alloc && api_.gpm_sample_get &&
-            api_.gpm_metrics_get && api_.gpm_query_support(d.handle, &support) == kNvmlSuccess &&
-            support.is_supported_device != 0 &&
+    d.gpm = api_.gpm_query_support && api_.gpm_sample_alloc && api_.gpm_sample_get && api_.gpm_metrics_get &&
+            api_.gpm_query_support(d.handle, &support) == kNvmlSuccess && support.is_supported_device != 0 &&
             api_.gpm_sample_alloc(&d.samples[0]) == kNvmlSuccess &&
             api_.gpm_sample_alloc(&d.samples[1]) == kNvmlSuccess;
     devices_.push_back(d);
@@ -56,8 +55,7 @@ void NvmlSampler::Start() {
     while (!stop_.load(std::memory_order_acquire)) {
       SampleOnce(MonotonicNs());
       // Sleep in short steps so Stop() does not wait a whole period.
-      for (int waited = 0; waited < period_ms_ && !stop_.load(std::memory_order_acquire);
-           waited += 10) {
+      for (int waited = 0; waited < period_ms_ && !stop_.load(std::memory_order_acquire); waited += 10) {
         std::this_thread::sleep_for(std::chrono::milliseconds(std::min(10, period_ms_ - waited)));
       }
     }
@@ -78,8 +76,7 @@ void NvmlSampler::Stop() {
   initialized_ = false;
 }
 
-void NvmlSampler::Emit(std::uint64_t ts_ns, std::uint32_t device, wire::NvmlMetric metric,
-                       double value) {
+void NvmlSampler::Emit(std::uint64_t ts_ns, std::uint32_t device, wire::NvmlMetric metric, double value) {
   wire::NvmlSampleRecord r{};
   r.header = wire::HeaderFor<wire::NvmlSampleRecord>(wire::RecordKind::kNvmlSample);
   r.ts_ns = ts_ns;

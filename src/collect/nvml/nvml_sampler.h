@@ -32,7 +32,7 @@ class NvmlSampler {
     NvmlDevice handle = nullptr;
     bool gpm = false;
     NvmlGpmSample samples[2] = {nullptr, nullptr};
-    int current = 0;    // which sample the next nvmlGpmSampleGet fills
+    int current = 0;  // which sample the next nvmlGpmSampleGet fills
     bool primed = false;
     std::uint64_t last_gpm_ns = 0;
   };

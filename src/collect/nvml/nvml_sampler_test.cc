@@ -11,9 +11,18 @@ namespace {
 
 // A fake NVML: two devices; device 1 supports GPM.
 int g_inits = 0, g_shutdowns = 0, g_gpm_gets = 0;
-NvmlReturn Init() { ++g_inits; return kNvmlSuccess; }
-NvmlReturn Shutdown() { ++g_shutdowns; return kNvmlSuccess; }
-NvmlReturn Count(unsigned* n) { *n = 2; return kNvmlSuccess; }
+NvmlReturn Init() {
+  ++g_inits;
+  return kNvmlSuccess;
+}
+NvmlReturn Shutdown() {
+  ++g_shutdowns;
+  return kNvmlSuccess;
+}
+NvmlReturn Count(unsigned* n) {
+  *n = 2;
+  return kNvmlSuccess;
+}
 NvmlReturn ByIndex(unsigned i, NvmlDevice* d) {
   *d = reinterpret_cast<NvmlDevice>(static_cast<std::uintptr_t>(i + 1));
   return kNvmlSuccess;
@@ -28,7 +37,10 @@ NvmlReturn Clock(NvmlDevice, int type, unsigned* mhz) {
   return kNvmlSuccess;
 }
 NvmlReturn Power(NvmlDevice d, unsigned*) { return 3; /* NOT_SUPPORTED */ }
-NvmlReturn Reasons(NvmlDevice, unsigned long long* r) { *r = 0x4; return kNvmlSuccess; }
+NvmlReturn Reasons(NvmlDevice, unsigned long long* r) {
+  *r = 0x4;
+  return kNvmlSuccess;
+}
 NvmlReturn GpmSupport(NvmlDevice d, NvmlGpmSupport* s) {
   s->is_supported_device = Index(d) == 1;
   return kNvmlSuccess;
@@ -40,7 +52,10 @@ NvmlReturn GpmAlloc(NvmlGpmSample* s) {
   return kNvmlSuccess;
 }
 NvmlReturn GpmFree(NvmlGpmSample) { return kNvmlSuccess; }
-NvmlReturn GpmGet(NvmlDevice, NvmlGpmSample) { ++g_gpm_gets; return kNvmlSuccess; }
+NvmlReturn GpmGet(NvmlDevice, NvmlGpmSample) {
+  ++g_gpm_gets;
+  return kNvmlSuccess;
+}
 NvmlReturn GpmMetrics(NvmlGpmMetricsGet* m) {
   if (m->version != 1 || m->sample1 == m->sample2) return 2;
   for (unsigned i = 0; i < m->num_metrics; ++i) {
@@ -96,7 +111,7 @@ TEST(NvmlSampler, PollsEveryDeviceAndGpmFromTheSecondPoll) {
   EXPECT_EQ(first[key(0, M::kSmClockMhz)], std::vector<double>{1980});
   EXPECT_EQ(first[key(1, M::kMemClockMhz)], std::vector<double>{2619});
   EXPECT_EQ(first[key(0, M::kThrottleReasons)], std::vector<double>{4});
-  EXPECT_EQ(first.count(key(0, M::kPowerMw)), 0u);  // not supported: no sample
+  EXPECT_EQ(first.count(key(0, M::kPowerMw)), 0u);       // not supported: no sample
   EXPECT_EQ(first.count(key(1, M::kGpmSmUtilPct)), 0u);  // one GPM sample is not a window
   sampler.SampleOnce(101'000'000);
   auto second = Drain(sink);

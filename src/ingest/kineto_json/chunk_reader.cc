@@ -65,7 +65,8 @@ Result<std::string_view> MemoryChunkReader::Next() {
 
 GzipChunkReader::GzipChunkReader(std::unique_ptr<ChunkReader> compressed, std::string name,
                                  std::size_t chunk_bytes)
-    : compressed_(std::move(compressed)), name_(std::move(name)),
+    : compressed_(std::move(compressed)),
+      name_(std::move(name)),
       out_(std::max<std::size_t>(chunk_bytes, 1)) {
   zs_ready_ = inflateInit2(&zs_, 15 + 16) == Z_OK;
 }
@@ -126,7 +127,8 @@ Result<std::unique_ptr<ChunkReader>> OpenChunkReader(const std::string& path, st
     ::close(fd);
     *is_gzip = n == 2 && LooksLikeGzip(std::string_view(magic, 2));
   }
-  auto file = FileChunkReader::Open(path, *is_gzip ? std::min<std::size_t>(chunk_bytes, 1u << 20) : chunk_bytes);
+  auto file =
+      FileChunkReader::Open(path, *is_gzip ? std::min<std::size_t>(chunk_bytes, 1u << 20) : chunk_bytes);
   if (!file) return std::unexpected(file.error());
   if (!*is_gzip) return std::unique_ptr<ChunkReader>(std::move(*file));
   return std::unique_ptr<ChunkReader>(std::make_unique<GzipChunkReader>(std::move(*file), path, chunk_bytes));

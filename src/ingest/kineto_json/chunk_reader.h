@@ -79,7 +79,7 @@ class GzipChunkReader final : public ChunkReader {
   z_stream zs_{};
   bool zs_ready_ = false;
   bool input_done_ = false;
-  bool member_done_ = false;   // the last member ended; more input may start another
+  bool member_done_ = false;    // the last member ended; more input may start another
   std::int64_t in_offset_ = 0;  // compressed bytes handed to inflate so far
 };
 

@@ -52,7 +52,18 @@ class EventFramer {
   };
 
  private:
-  enum class State { kStart, kTopKey, kKeyString, kColon, kTopValue, kEventsArray, kEvent, kValue, kScalar, kDone };
+  enum class State {
+    kStart,
+    kTopKey,
+    kKeyString,
+    kColon,
+    kTopValue,
+    kEventsArray,
+    kEvent,
+    kValue,
+    kScalar,
+    kDone
+  };
 
   Status Step(const char* p, std::size_t n, std::size_t& i);
   void StartValue(const char* p, std::size_t i, bool capture, State after);
@@ -66,16 +77,16 @@ class EventFramer {
   EventBatch batch_;
 
   State state_ = State::kStart;
-  std::int64_t base_ = 0;        // offset of the current chunk's first byte
-  std::size_t start_ = 0;        // where the current event/value began in this chunk
+  std::int64_t base_ = 0;  // offset of the current chunk's first byte
+  std::size_t start_ = 0;  // where the current event/value began in this chunk
   Nest nest_;
-  std::string carry_;            // the beginning of an event/value that began in an earlier chunk
-  std::string key_;              // the current top-level key (raw)
+  std::string carry_;  // the beginning of an event/value that began in an earlier chunk
+  std::string key_;    // the current top-level key (raw)
   bool key_escape_ = false;
-  bool capture_ = false;         // keep the current top-level value's text
+  bool capture_ = false;  // keep the current top-level value's text
   State after_value_ = State::kTopKey;
   std::int64_t value_offset_ = 0;
-  bool root_array_ = false;      // the document is a bare array of events
+  bool root_array_ = false;  // the document is a bare array of events
   bool saw_events_ = false;
   std::int64_t events_ = 0;
   std::int64_t non_object_entries_ = 0;

@@ -89,7 +89,8 @@ TEST(EventFramerTest, BracketsAndEscapesAtEveryBlockOffset) {
     std::string name = filler + (at % 2 ? "\\\"" : "\\\\") + "{]" + std::string(70, 'x');
     std::string event = R"j({"ph": "X", "name": ")j" + name + R"j(", "args": {"a": [[1, 2], {"b": "}"}]}})j";
     std::string text = R"j({"traceEvents": [)j" + event + "," + event + "]}";
-    for (std::size_t chunk : {std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{100}, text.size()}) {
+    for (std::size_t chunk :
+         {std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{100}, text.size()}) {
       Framed f = Frame(text, chunk, 1 << 20);
       ASSERT_EQ(f.error, "") << at << " " << chunk;
       ASSERT_EQ(f.events.size(), 2u) << at << " " << chunk;

@@ -15,7 +15,6 @@ namespace od = simdjson::ondemand;
 using model::Dq;
 using model::kNoId;
 
-
 struct IdField {
   std::int64_t value = kNoId;
   bool present = false;
@@ -104,12 +103,14 @@ bool ReadRaw(od::value& v, std::string* scratch, std::string_view* out) {
   switch (type) {
     case od::json_type::array: {
       od::array a;
-      if (v.get_array().get(a) != simdjson::SUCCESS || a.raw_json().get(raw) != simdjson::SUCCESS) return false;
+      if (v.get_array().get(a) != simdjson::SUCCESS || a.raw_json().get(raw) != simdjson::SUCCESS)
+        return false;
       break;
     }
     case od::json_type::object: {
       od::object o;
-      if (v.get_object().get(o) != simdjson::SUCCESS || o.raw_json().get(raw) != simdjson::SUCCESS) return false;
+      if (v.get_object().get(o) != simdjson::SUCCESS || o.raw_json().get(raw) != simdjson::SUCCESS)
+        return false;
       break;
     }
     case od::json_type::string:
@@ -131,37 +132,56 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
     bool used = true;
     switch (key.size()) {
       case 3:
-        if (key == "seq" || key == "Seq") ReadInt(v, &ev.seq);
-        else used = false;
+        if (key == "seq" || key == "Seq")
+          ReadInt(v, &ev.seq);
+        else
+          used = false;
         break;
       case 5:
-        if (key == "bytes") ReadInt(v, &ev.bytes);
-        else if (key == "dtype") ReadString(v, &ev.dtype);
-        else used = false;
+        if (key == "bytes")
+          ReadInt(v, &ev.bytes);
+        else if (key == "dtype")
+          ReadString(v, &ev.dtype);
+        else
+          used = false;
         break;
       case 6:
-        if (key == "device") ReadInt(v, &ev.device);
-        else if (key == "stream") ReadInt(v, &ev.stream);
-        else used = false;
+        if (key == "device")
+          ReadInt(v, &ev.device);
+        else if (key == "stream")
+          ReadInt(v, &ev.stream);
+        else
+          used = false;
         break;
       case 10:
-        if (key == "Input Dims" || key == "Input dims") ReadRaw(v, &impl.dims_text, &ev.input_dims);
-        else if (key == "Input type") ReadRaw(v, &impl.types_text, &ev.input_types);
-        else if (key == "Group size") ReadInt(v, &ev.group_size);
-        else used = false;
+        if (key == "Input Dims" || key == "Input dims")
+          ReadRaw(v, &impl.dims_text, &ev.input_dims);
+        else if (key == "Input type")
+          ReadRaw(v, &impl.types_text, &ev.input_types);
+        else if (key == "Group size")
+          ReadInt(v, &ev.group_size);
+        else
+          used = false;
         break;
       case 11:
-        if (key == "correlation") ReadInt(v, &ev.correlation);
-        else if (key == "External id" || key == "external id") ReadInt(v, &ev.external_id);
-        else used = false;
+        if (key == "correlation")
+          ReadInt(v, &ev.correlation);
+        else if (key == "External id" || key == "external id")
+          ReadInt(v, &ev.external_id);
+        else
+          used = false;
         break;
       case 13:
-        if (key == "In msg nelems") ReadInt(v, &ev.in_nelems);
-        else used = false;
+        if (key == "In msg nelems")
+          ReadInt(v, &ev.in_nelems);
+        else
+          used = false;
         break;
       case 14:
-        if (key == "Out msg nelems") ReadInt(v, &ev.out_nelems);
-        else used = false;
+        if (key == "Out msg nelems")
+          ReadInt(v, &ev.out_nelems);
+        else
+          used = false;
         break;
       case 15:
         if (key == "Concrete Inputs") {
@@ -173,16 +193,22 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
         }
         break;
       case 16:
-        if (key == "Process Group ID" && ev.pg_name.empty()) ReadRaw(v, &impl.pg_text, &ev.pg_name);
-        else used = false;
+        if (key == "Process Group ID" && ev.pg_name.empty())
+          ReadRaw(v, &impl.pg_text, &ev.pg_name);
+        else
+          used = false;
         break;
       case 18:
-        if (key == "Process Group Name") ReadString(v, &ev.pg_name);
-        else used = false;
+        if (key == "Process Group Name")
+          ReadString(v, &ev.pg_name);
+        else
+          used = false;
         break;
       case 19:
-        if (key == "Process Group Ranks") ReadRaw(v, &impl.ranks_text, &ev.pg_ranks);
-        else used = false;
+        if (key == "Process Group Ranks")
+          ReadRaw(v, &impl.ranks_text, &ev.pg_ranks);
+        else
+          used = false;
         break;
       default:
         used = false;
@@ -229,7 +255,17 @@ simdjson::error_code ReadEvent(od::object& obj, EventParser::Impl& impl, EventFi
   return simdjson::SUCCESS;
 }
 
-enum class Category : std::uint8_t { kKernel, kMemcpy, kMemset, kApi, kOp, kAnnotation, kPython, kRangeProfiler, kOther };
+enum class Category : std::uint8_t {
+  kKernel,
+  kMemcpy,
+  kMemset,
+  kApi,
+  kOp,
+  kAnnotation,
+  kPython,
+  kRangeProfiler,
+  kOther
+};
 
 Category Classify(std::string_view cat) {
   switch (cat.size()) {
@@ -422,9 +458,9 @@ void EventParser::EmitComplete(const EventFields& ev) {
       row.bytes = category == Category::kKernel ? 0 : ev.bytes;
       std::int32_t gpu = builder_.AddGpu(row);
       if (ev.has_collective) {
-        builder_.AddCollective(model::CollectiveRow{-1, gpu, ev.coll_name, ev.in_nelems, ev.out_nelems, ev.dtype,
-                                                    static_cast<std::int32_t>(ev.group_size), ev.pg_name,
-                                                    ev.pg_ranks, ev.seq, -1});
+        builder_.AddCollective(model::CollectiveRow{-1, gpu, ev.coll_name, ev.in_nelems, ev.out_nelems,
+                                                    ev.dtype, static_cast<std::int32_t>(ev.group_size),
+                                                    ev.pg_name, ev.pg_ranks, ev.seq, -1});
       } else if (category == Category::kKernel && ev.name.starts_with("nccl")) {
         std::string collective = NcclKernelCollective(ev.name);
         model::CollectiveRow row_c;
@@ -463,9 +499,9 @@ void EventParser::EmitComplete(const EventFields& ev) {
       std::int32_t op = builder_.AddCpuOp(row);
       if (ev.has_collective) {
         collectives_from_args_ = true;
-        builder_.AddCollective(model::CollectiveRow{op, -1, ev.coll_name, ev.in_nelems, ev.out_nelems, ev.dtype,
-                                                    static_cast<std::int32_t>(ev.group_size), ev.pg_name,
-                                                    ev.pg_ranks, ev.seq, -1});
+        builder_.AddCollective(model::CollectiveRow{op, -1, ev.coll_name, ev.in_nelems, ev.out_nelems,
+                                                    ev.dtype, static_cast<std::int32_t>(ev.group_size),
+                                                    ev.pg_name, ev.pg_ranks, ev.seq, -1});
       } else if (ev.name.starts_with("nccl:")) {
         nccl_op_rows_.push_back(op);
       }

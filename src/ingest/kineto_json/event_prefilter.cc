@@ -15,7 +15,8 @@ bool Expect(std::string_view& s, std::string_view token) {
 }  // namespace
 
 Prefiltered PrefilterEvent(std::string_view s) {
-  if (!Expect(s, "{") || !Expect(s, "\"ph\"") || !Expect(s, ":") || !Expect(s, "\"")) return Prefiltered::kParse;
+  if (!Expect(s, "{") || !Expect(s, "\"ph\"") || !Expect(s, ":") || !Expect(s, "\""))
+    return Prefiltered::kParse;
   if (s.size() < 2 || s[1] != '"') return Prefiltered::kParse;
   char ph = s[0];
   s.remove_prefix(2);

@@ -10,7 +10,8 @@ TEST(EventPrefilterTest, RecognizesKinetoLayouts) {
   EXPECT_EQ(PrefilterEvent("{\n    \"ph\": \"s\", \"id\": 4}"), Prefiltered::kFlow);
   EXPECT_EQ(PrefilterEvent(R"({"ph":"t"})"), Prefiltered::kFlow);
   EXPECT_EQ(PrefilterEvent(R"({"ph": "i", "s": "t", "name": "[memory]"})"), Prefiltered::kInstant);
-  EXPECT_EQ(PrefilterEvent(R"({"ph": "X", "cat": "python_function", "name": "f"})"), Prefiltered::kPythonFunction);
+  EXPECT_EQ(PrefilterEvent(R"({"ph": "X", "cat": "python_function", "name": "f"})"),
+            Prefiltered::kPythonFunction);
 }
 
 TEST(EventPrefilterTest, LeavesEverythingElseToTheParser) {

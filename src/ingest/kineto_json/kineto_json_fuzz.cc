@@ -10,7 +10,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   plasmient::ingest::IngestOptions options;
-  options.threaded = false;  // deterministic and cheap per input
+  options.threaded = false;             // deterministic and cheap per input
   options.chunk_bytes = 1 + size % 97;  // chunk boundaries land everywhere
   options.batch_bytes = 256;
   auto trace = plasmient::ingest::ReadKinetoJsonBuffer(bytes, "fuzz.json", options);

@@ -80,10 +80,18 @@ TEST(KinetoJsonMutationTest, RandomMutationsNeverCrash) {
     for (int e = 0; e < edits && !m.empty(); ++e) {
       std::size_t pos = rng() % m.size();
       switch (rng() % 4) {
-        case 0: m[pos] = kInteresting[rng() % (sizeof(kInteresting) - 1)]; break;
-        case 1: m.erase(pos, 1 + rng() % 16); break;
-        case 2: m.insert(pos, 1, kInteresting[rng() % (sizeof(kInteresting) - 1)]); break;
-        case 3: m.insert(pos, m.substr(rng() % m.size(), 1 + rng() % 64)); break;
+        case 0:
+          m[pos] = kInteresting[rng() % (sizeof(kInteresting) - 1)];
+          break;
+        case 1:
+          m.erase(pos, 1 + rng() % 16);
+          break;
+        case 2:
+          m.insert(pos, 1, kInteresting[rng() % (sizeof(kInteresting) - 1)]);
+          break;
+        case 3:
+          m.insert(pos, m.substr(rng() % m.size(), 1 + rng() % 64));
+          break;
       }
     }
     ExpectTraceOrCleanError(m);

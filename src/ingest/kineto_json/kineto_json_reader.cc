@@ -44,7 +44,8 @@ class ProgressReporter {
   std::int64_t next_ = 0;
 };
 
-Result<model::Trace> Ingest(ChunkReader& reader, const std::string& name, bool gzip, const IngestOptions& options) {
+Result<model::Trace> Ingest(ChunkReader& reader, const std::string& name, bool gzip,
+                            const IngestOptions& options) {
   model::TraceInfo info;
   info.path = name;
   info.format = gzip ? "kineto-json.gz" : "kineto-json";
@@ -108,7 +109,8 @@ Result<model::Trace> Ingest(ChunkReader& reader, const std::string& name, bool g
 
 Result<model::Trace> ReadKinetoJson(const std::string& path, const IngestOptions& options) {
   bool gzip = false;
-  auto reader = OpenChunkReader(path, options.chunk_bytes == 0 ? kDefaultChunkBytes : options.chunk_bytes, &gzip);
+  auto reader =
+      OpenChunkReader(path, options.chunk_bytes == 0 ? kDefaultChunkBytes : options.chunk_bytes, &gzip);
   if (!reader) return std::unexpected(reader.error());
   return Ingest(**reader, path, gzip, options);
 }
@@ -116,8 +118,8 @@ Result<model::Trace> ReadKinetoJson(const std::string& path, const IngestOptions
 Result<model::Trace> ReadKinetoJsonBuffer(std::string_view bytes, const std::string& name,
                                           const IngestOptions& options) {
   bool gzip = false;
-  auto reader =
-      MemoryChunkReaderFor(bytes, name, options.chunk_bytes == 0 ? kDefaultChunkBytes : options.chunk_bytes, &gzip);
+  auto reader = MemoryChunkReaderFor(
+      bytes, name, options.chunk_bytes == 0 ? kDefaultChunkBytes : options.chunk_bytes, &gzip);
   return Ingest(*reader, name, gzip, options);
 }
 

@@ -283,7 +283,8 @@ TEST(KinetoJsonReaderTest, BadEventsAreCountedAndSkipped) {
     [1, 2],
     "text",
     {"ph": "X", "cat": "cpu_op", "name": "fine", "pid": 1, "tid": 1, "ts": 7, "dur": 1}
-  ]})j", 5);
+  ]})j",
+                          5);
   ASSERT_EQ(t.cpu.size(), 3u);
   EXPECT_EQ(t.Str(t.cpu.name[0]), "neg");
   EXPECT_EQ(t.cpu.end_ns[0], t.cpu.start_ns[0]);

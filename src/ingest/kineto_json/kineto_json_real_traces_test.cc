@@ -91,7 +91,8 @@ TEST(KinetoJsonRealTracesTest, CountsMatchTheManifest) {
     EXPECT_EQ(on_cpu > 0, Int(e, "record_param_comms") > 0);
 
     // Devices, distributed info, time base.
-    EXPECT_EQ(static_cast<std::int64_t>(t.devices.size()), std::max<std::int64_t>(0, Int(e, "deviceProperties")));
+    EXPECT_EQ(static_cast<std::int64_t>(t.devices.size()),
+              std::max<std::int64_t>(0, Int(e, "deviceProperties")));
     simdjson::dom::array gpus;
     if (e["gpu"].get_array().get(gpus) == simdjson::SUCCESS && !t.devices.empty()) {
       std::string_view gpu = (*gpus.begin()).get_string().value_unsafe();

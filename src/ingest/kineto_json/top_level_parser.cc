@@ -34,12 +34,18 @@ bool ReadDevice(od::object obj, model::DeviceInfo* d) {
     if (field.unescaped_key().get(key) != simdjson::SUCCESS) return false;
     od::value v = field.value();
     std::int64_t n = 0;
-    if (key == "id" && ReadInt64(v, &n)) d->id = static_cast<std::int32_t>(n);
-    else if (key == "name") ReadText(v, &d->name);
-    else if (key == "numSms" && ReadInt64(v, &n)) d->sm_count = static_cast<std::int32_t>(n);
-    else if (key == "computeMajor" && ReadInt64(v, &n)) d->cc_major = static_cast<std::int32_t>(n);
-    else if (key == "computeMinor" && ReadInt64(v, &n)) d->cc_minor = static_cast<std::int32_t>(n);
-    else if (key == "totalGlobalMem" && ReadInt64(v, &n)) d->total_memory_bytes = n;
+    if (key == "id" && ReadInt64(v, &n))
+      d->id = static_cast<std::int32_t>(n);
+    else if (key == "name")
+      ReadText(v, &d->name);
+    else if (key == "numSms" && ReadInt64(v, &n))
+      d->sm_count = static_cast<std::int32_t>(n);
+    else if (key == "computeMajor" && ReadInt64(v, &n))
+      d->cc_major = static_cast<std::int32_t>(n);
+    else if (key == "computeMinor" && ReadInt64(v, &n))
+      d->cc_minor = static_cast<std::int32_t>(n);
+    else if (key == "totalGlobalMem" && ReadInt64(v, &n))
+      d->total_memory_bytes = n;
   }
   return true;
 }

@@ -14,30 +14,49 @@ namespace {
 
 std::string_view CopyKindName(std::uint8_t kind) {
   switch (kind) {
-    case 1: return "HtoD";
-    case 2: return "DtoH";
-    case 3: return "HtoA";
-    case 4: return "AtoH";
-    case 5: return "AtoA";
-    case 6: return "AtoD";
-    case 7: return "DtoA";
-    case 8: return "DtoD";
-    case 9: return "HtoH";
-    case 10: return "PtoP";
-    default: return "Unknown";
+    case 1:
+      return "HtoD";
+    case 2:
+      return "DtoH";
+    case 3:
+      return "HtoA";
+    case 4:
+      return "AtoH";
+    case 5:
+      return "AtoA";
+    case 6:
+      return "AtoD";
+    case 7:
+      return "DtoA";
+    case 8:
+      return "DtoD";
+    case 9:
+      return "HtoH";
+    case 10:
+      return "PtoP";
+    default:
+      return "Unknown";
   }
 }
 
 std::string_view MemoryKindName(std::uint16_t kind) {
   switch (kind) {
-    case 1: return "Pageable";
-    case 2: return "Pinned";
-    case 3: return "Device";
-    case 4: return "Array";
-    case 5: return "Managed";
-    case 6: return "Device Static";
-    case 7: return "Managed Static";
-    default: return "Unknown";
+    case 1:
+      return "Pageable";
+    case 2:
+      return "Pinned";
+    case 3:
+      return "Device";
+    case 4:
+      return "Array";
+    case 5:
+      return "Managed";
+    case 6:
+      return "Device Static";
+    case 7:
+      return "Managed Static";
+    default:
+      return "Unknown";
   }
 }
 
@@ -71,26 +90,46 @@ std::string Demangle(std::string_view name) {
 
 std::string_view CudaDtypeName(std::int32_t cuda_dtype) {
   switch (cuda_dtype) {
-    case 0: return "float";
-    case 1: return "double";
-    case 2: return "c10::Half";
-    case 3: return "signed char";
-    case 10: return "int";
-    case 14: return "c10::BFloat16";
-    case 28: return "c10::Float8_e4m3fn";
-    case 29: return "c10::Float8_e5m2";
-    default: return "unknown";
+    case 0:
+      return "float";
+    case 1:
+      return "double";
+    case 2:
+      return "c10::Half";
+    case 3:
+      return "signed char";
+    case 10:
+      return "int";
+    case 14:
+      return "c10::BFloat16";
+    case 28:
+      return "c10::Float8_e4m3fn";
+    case 29:
+      return "c10::Float8_e5m2";
+    default:
+      return "unknown";
   }
 }
 
 std::string_view NcclDtypeName(std::string_view nccl) {
   static constexpr std::pair<std::string_view, std::string_view> kMap[] = {
-      {"ncclInt8", "Char"},       {"ncclChar", "Char"},         {"ncclUint8", "Byte"},
-      {"ncclInt32", "Int"},       {"ncclInt", "Int"},           {"ncclUint32", "UInt32"},
-      {"ncclInt64", "Long"},      {"ncclUint64", "UInt64"},     {"ncclFloat16", "Half"},
-      {"ncclHalf", "Half"},       {"ncclFloat32", "Float"},     {"ncclFloat", "Float"},
-      {"ncclFloat64", "Double"},  {"ncclDouble", "Double"},     {"ncclBfloat16", "BFloat16"},
-      {"ncclFloat8e4m3", "Float8_e4m3fn"}, {"ncclFloat8e5m2", "Float8_e5m2"},
+      {"ncclInt8", "Char"},
+      {"ncclChar", "Char"},
+      {"ncclUint8", "Byte"},
+      {"ncclInt32", "Int"},
+      {"ncclInt", "Int"},
+      {"ncclUint32", "UInt32"},
+      {"ncclInt64", "Long"},
+      {"ncclUint64", "UInt64"},
+      {"ncclFloat16", "Half"},
+      {"ncclHalf", "Half"},
+      {"ncclFloat32", "Float"},
+      {"ncclFloat", "Float"},
+      {"ncclFloat64", "Double"},
+      {"ncclDouble", "Double"},
+      {"ncclBfloat16", "BFloat16"},
+      {"ncclFloat8e4m3", "Float8_e4m3fn"},
+      {"ncclFloat8e5m2", "Float8_e5m2"},
   };
   for (const auto& [from, to] : kMap) {
     if (from == nccl) return to;

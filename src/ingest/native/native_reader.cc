@@ -66,17 +66,28 @@ void Collect(const wire::RecordHeader& h, const std::uint8_t* p, Records& r) {
       r.strings[s.id].assign(reinterpret_cast<const char*>(p + sizeof s), s.length);
       return;
     }
-    case RecordKind::kProcess: return Keep(r.processes, h, p, r);
-    case RecordKind::kDevice: return Keep(r.devices, h, p, r);
-    case RecordKind::kKernel: return Keep(r.kernels, h, p, r);
-    case RecordKind::kMemcpy: return Keep(r.memcpys, h, p, r);
-    case RecordKind::kMemset: return Keep(r.memsets, h, p, r);
-    case RecordKind::kApi: return Keep(r.apis, h, p, r);
-    case RecordKind::kMarker: return Keep(r.markers, h, p, r);
-    case RecordKind::kCpuRange: return Keep(r.ranges, h, p, r);
-    case RecordKind::kCollective: return Keep(r.collectives, h, p, r);
-    case RecordKind::kGemm: return Keep(r.gemms, h, p, r);
-    case RecordKind::kNvmlSample: return Keep(r.samples, h, p, r);
+    case RecordKind::kProcess:
+      return Keep(r.processes, h, p, r);
+    case RecordKind::kDevice:
+      return Keep(r.devices, h, p, r);
+    case RecordKind::kKernel:
+      return Keep(r.kernels, h, p, r);
+    case RecordKind::kMemcpy:
+      return Keep(r.memcpys, h, p, r);
+    case RecordKind::kMemset:
+      return Keep(r.memsets, h, p, r);
+    case RecordKind::kApi:
+      return Keep(r.apis, h, p, r);
+    case RecordKind::kMarker:
+      return Keep(r.markers, h, p, r);
+    case RecordKind::kCpuRange:
+      return Keep(r.ranges, h, p, r);
+    case RecordKind::kCollective:
+      return Keep(r.collectives, h, p, r);
+    case RecordKind::kGemm:
+      return Keep(r.gemms, h, p, r);
+    case RecordKind::kNvmlSample:
+      return Keep(r.samples, h, p, r);
     case RecordKind::kExternalCorrelation: {
       auto e = Load<wire::ExternalCorrelationRecord>(p);
       r.external_ids[e.correlation] = static_cast<std::int64_t>(e.external_id);
@@ -190,8 +201,8 @@ class RowMaker {
         fallback = fmt::format("{}_cbid_{}", a.domain == 1 ? "cudaRuntime" : "cuDriver", a.cbid);
         name = fallback;
       }
-      b_.AddApi({static_cast<TimeNs>(a.start_ns), static_cast<TimeNs>(a.end_ns), a.pid, a.tid,
-                 name, a.correlation, External(a.correlation)});
+      b_.AddApi({static_cast<TimeNs>(a.start_ns), static_cast<TimeNs>(a.end_ns), a.pid, a.tid, name,
+                 a.correlation, External(a.correlation)});
     }
   }
 
@@ -309,28 +320,42 @@ class RowMaker {
 
   void Samples() {
     for (const auto& s : r_.samples) {
-      b_.AddSample({static_cast<TimeNs>(s.ts_ns), static_cast<std::int32_t>(s.device),
-                    MetricName(s.metric), s.value});
+      b_.AddSample(
+          {static_cast<TimeNs>(s.ts_ns), static_cast<std::int32_t>(s.device), MetricName(s.metric), s.value});
     }
   }
 
   static std::string_view MetricName(std::uint16_t metric) {
     using M = wire::NvmlMetric;
     switch (static_cast<M>(metric)) {
-      case M::kGpuUtilPct: return "nvml.gpu_util_pct";
-      case M::kMemoryUtilPct: return "nvml.memory_util_pct";
-      case M::kSmClockMhz: return "nvml.sm_clock_mhz";
-      case M::kMemClockMhz: return "nvml.mem_clock_mhz";
-      case M::kPowerMw: return "nvml.power_mw";
-      case M::kThrottleReasons: return "nvml.clock_event_reasons";
-      case M::kMemoryUsedBytes: return "nvml.memory_used_bytes";
-      case M::kMemoryTotalBytes: return "nvml.memory_total_bytes";
-      case M::kGpmSmUtilPct: return "gpm.sm_util_pct";
-      case M::kGpmSmOccupancyPct: return "gpm.sm_occupancy_pct";
-      case M::kGpmTensorUtilPct: return "gpm.tensor_util_pct";
-      case M::kGpmDramBwUtilPct: return "gpm.dram_bw_util_pct";
-      case M::kGpmFp16UtilPct: return "gpm.fp16_util_pct";
-      case M::kGpmFp32UtilPct: return "gpm.fp32_util_pct";
+      case M::kGpuUtilPct:
+        return "nvml.gpu_util_pct";
+      case M::kMemoryUtilPct:
+        return "nvml.memory_util_pct";
+      case M::kSmClockMhz:
+        return "nvml.sm_clock_mhz";
+      case M::kMemClockMhz:
+        return "nvml.mem_clock_mhz";
+      case M::kPowerMw:
+        return "nvml.power_mw";
+      case M::kThrottleReasons:
+        return "nvml.clock_event_reasons";
+      case M::kMemoryUsedBytes:
+        return "nvml.memory_used_bytes";
+      case M::kMemoryTotalBytes:
+        return "nvml.memory_total_bytes";
+      case M::kGpmSmUtilPct:
+        return "gpm.sm_util_pct";
+      case M::kGpmSmOccupancyPct:
+        return "gpm.sm_occupancy_pct";
+      case M::kGpmTensorUtilPct:
+        return "gpm.tensor_util_pct";
+      case M::kGpmDramBwUtilPct:
+        return "gpm.dram_bw_util_pct";
+      case M::kGpmFp16UtilPct:
+        return "gpm.fp16_util_pct";
+      case M::kGpmFp32UtilPct:
+        return "gpm.fp32_util_pct";
     }
     return "nvml.unknown";
   }
@@ -347,12 +372,11 @@ class RowMaker {
 
 }  // namespace
 
-Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size,
-                                     const std::string& path) {
+Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size, const std::string& path) {
   Records records;
   std::int64_t bad_payloads = 0;
-  wire::ScanReport scan = wire::ScanChunks(
-      data, size, [&](const wire::ChunkHeader&, const std::uint8_t* raw, std::size_t n) {
+  wire::ScanReport scan =
+      wire::ScanChunks(data, size, [&](const wire::ChunkHeader&, const std::uint8_t* raw, std::size_t n) {
         if (!wire::WalkRecords(raw, n, [&](const wire::RecordHeader& h, const std::uint8_t* p) {
               Collect(h, p, records);
             })) {
@@ -396,8 +420,7 @@ Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size,
 Result<model::Trace> ReadNative(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Fail("{}: cannot open native trace", path);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                  std::istreambuf_iterator<char>());
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return Fail("{}: read error", path);
   return ReadNativeBytes(bytes.data(), bytes.size(), path);
 }

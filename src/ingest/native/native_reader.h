@@ -17,7 +17,6 @@ inline constexpr std::string_view kGemmOpName = "cublas::gemm";
 // corrupt chunks and agent drops are counted (kTruncatedNativeFile, kCorruptChunk,
 // kDroppedRecords) and everything readable is returned.
 Result<model::Trace> ReadNative(const std::string& path);
-Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size,
-                                     const std::string& path);
+Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size, const std::string& path);
 
 }  // namespace plasmient::ingest::native

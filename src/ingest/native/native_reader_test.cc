@@ -47,7 +47,7 @@ class FileMaker {
   }
   void Cut(bool last = false) {
     encoder_->Encode(chunk_.data(), chunk_.size(), records_, last ? std::uint32_t{wire::kChunkLast} : 0u,
-                    file_);
+                     file_);
     chunk_.clear();
     records_ = 0;
   }
@@ -63,8 +63,7 @@ class FileMaker {
   std::uint32_t records_ = 0;
 };
 
-wire::KernelRecord Kernel(std::uint64_t start, std::uint64_t end, std::uint32_t corr,
-                          std::uint32_t name) {
+wire::KernelRecord Kernel(std::uint64_t start, std::uint64_t end, std::uint32_t corr, std::uint32_t name) {
   wire::KernelRecord k{};
   k.header = HeaderFor<wire::KernelRecord>(RecordKind::kKernel);
   k.start_ns = start;
@@ -280,8 +279,8 @@ TEST(NativeReader, CorruptChunkCountedOthersRead) {
   auto t = ReadNativeBytes(bytes.data(), bytes.size(), "bad.pltrace");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->quality.Get(Dq::kCorruptChunk), 1);
-  EXPECT_EQ(t->gpu.size(), 3u);          // later chunks intact
-  EXPECT_TRUE(t->devices.empty());       // lost with the first chunk
+  EXPECT_EQ(t->gpu.size(), 3u);     // later chunks intact
+  EXPECT_TRUE(t->devices.empty());  // lost with the first chunk
   EXPECT_EQ(t->Str(t->gpu.name[0]), "<lost string 1>");
 }
 

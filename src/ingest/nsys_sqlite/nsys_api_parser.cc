@@ -31,8 +31,9 @@ std::string_view StripVersionSuffix(std::string_view name) {
 // Rows of classes other than runtime/driver: their count, 0 when there are none to dedupe.
 Result<std::int64_t> OtherClassRows(ParseContext& ctx, std::string_view table) {
   if (!ctx.schema.HasColumn(table, "eventClass") || !ctx.schema.HasColumn(table, "correlationId")) return 0;
-  auto stmt = ctx.db.Prepare("SELECT count(*) FROM " + QuoteIdentifier(table) + " WHERE eventClass NOT IN (0, 1)",
-                             std::string(table));
+  auto stmt =
+      ctx.db.Prepare("SELECT count(*) FROM " + QuoteIdentifier(table) + " WHERE eventClass NOT IN (0, 1)",
+                     std::string(table));
   if (!stmt) return std::unexpected(std::move(stmt.error()));
   auto row = stmt->Step();
   if (!row) return std::unexpected(std::move(row.error()));
@@ -48,7 +49,8 @@ Status AddSource(ParseContext& ctx, std::string_view table, const std::string& s
 }
 
 // Adds `table`'s sources; returns how many of its rows are twins (classes other than 0/1).
-Result<std::int64_t> OpenSources(ParseContext& ctx, std::string_view table, std::vector<OrderedSource>& sources) {
+Result<std::int64_t> OpenSources(ParseContext& ctx, std::string_view table,
+                                 std::vector<OrderedSource>& sources) {
   const auto& schema = ctx.schema;
   if (!schema.HasTable(table)) return 0;
   if (!schema.HasColumn(table, "start") || !schema.HasColumn(table, "end")) {
@@ -71,10 +73,10 @@ Result<std::int64_t> OpenSources(ParseContext& ctx, std::string_view table, std:
   // (pid, correlation) as one integer: pid has 24 bits, CUPTI correlation ids 32. The IN list is
   // built once (SQLite materializes it as a temporary index), so the pairing costs one sort.
   const std::string key = "((((globalTid >> 24) & 16777215) << 32) | (correlationId & 4294967295))";
-  std::string twins = "SELECT start, \"end\", globalTid, correlationId, nameId FROM " + QuoteIdentifier(table) +
-                      " WHERE eventClass NOT IN (0, 1) AND NOT (correlationId > 0 AND " + key + " IN (SELECT " + key +
-                      " FROM " + QuoteIdentifier(table) + " WHERE eventClass IN (0, 1) AND correlationId > 0))" +
-                      *order;
+  std::string twins =
+      "SELECT start, \"end\", globalTid, correlationId, nameId FROM " + QuoteIdentifier(table) +
+      " WHERE eventClass NOT IN (0, 1) AND NOT (correlationId > 0 AND " + key + " IN (SELECT " + key +
+      " FROM " + QuoteIdentifier(table) + " WHERE eventClass IN (0, 1) AND correlationId > 0))" + *order;
   if (!schema.HasColumn(table, "globalTid") || !schema.HasColumn(table, "nameId")) {
     twins = select + " WHERE eventClass NOT IN (0, 1)" + *order;  // cannot pair them: keep all
   }

@@ -30,14 +30,14 @@ Result<std::map<std::int64_t, DeviceInfo>> ReadGpus(ParseContext& ctx) {
   constexpr std::string_view table = kGpuInfoTable;
   const auto& schema = ctx.schema;
   auto& dq = ctx.quality();
-  std::string sql = "SELECT " + schema.ColumnOrNull(table, {"id"}, dq) + ", " +
-                    schema.ColumnOrNull(table, {"name"}, dq) + ", " +
-                    schema.ColumnOrNull(table, {"smCount", "multiProcessorCount", "numMultiprocessors"}, dq) +
-                    ", " + schema.ColumnOrNull(table, {"computeMajor", "computeCapabilityMajor"}, dq) + ", " +
-                    schema.ColumnOrNull(table, {"computeMinor", "computeCapabilityMinor"}, dq) + ", " +
-                    schema.ColumnOrNull(table, {"totalMemory"}, dq) + ", " +
-                    schema.ColumnOrNull(table, {"memoryBandwidth"}, dq) + ", " +
-                    schema.ColumnOrNull(table, {"clockRate", "clock"}, dq) + " FROM " + QuoteIdentifier(table);
+  std::string sql =
+      "SELECT " + schema.ColumnOrNull(table, {"id"}, dq) + ", " + schema.ColumnOrNull(table, {"name"}, dq) +
+      ", " + schema.ColumnOrNull(table, {"smCount", "multiProcessorCount", "numMultiprocessors"}, dq) + ", " +
+      schema.ColumnOrNull(table, {"computeMajor", "computeCapabilityMajor"}, dq) + ", " +
+      schema.ColumnOrNull(table, {"computeMinor", "computeCapabilityMinor"}, dq) + ", " +
+      schema.ColumnOrNull(table, {"totalMemory"}, dq) + ", " +
+      schema.ColumnOrNull(table, {"memoryBandwidth"}, dq) + ", " +
+      schema.ColumnOrNull(table, {"clockRate", "clock"}, dq) + " FROM " + QuoteIdentifier(table);
   auto stmt = ctx.db.Prepare(sql, std::string(table));
   if (!stmt) return std::unexpected(std::move(stmt.error()));
   std::map<std::int64_t, DeviceInfo> gpus;

@@ -11,13 +11,25 @@ using model::Dq;
 using model::GpuKind;
 
 // Every query selects the same columns, NULL where a table has no such thing.
-enum Col { kStart, kEnd, kDevice, kStream, kCorrelation, kGlobalPid, kNameId, kBytes, kCopyKind, kSrcKind, kDstKind };
+enum Col {
+  kStart,
+  kEnd,
+  kDevice,
+  kStream,
+  kCorrelation,
+  kGlobalPid,
+  kNameId,
+  kBytes,
+  kCopyKind,
+  kSrcKind,
+  kDstKind
+};
 
 // CUPTI's memcpy kinds as nsys numbers them (ENUM_CUDA_MEMCPY_OPER), in the words Kineto uses.
 std::string_view CopyKindName(std::int64_t kind) {
   static constexpr std::array<std::string_view, 14> kNames = {
-      "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
-      "HtoD", "DtoH", "DtoD"};  // 11-13: unified-memory migrations
+      "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD",
+      "DtoA",    "DtoD", "HtoH", "PtoP", "HtoD", "DtoH", "DtoD"};  // 11-13: unified-memory migrations
   return kind >= 0 && kind < static_cast<std::int64_t>(kNames.size()) ? kNames[kind] : "Unknown";
 }
 
@@ -81,8 +93,9 @@ Result<std::optional<OrderedSource>> OpenSource(ParseContext& ctx, std::string_v
 Status ParseGpuActivities(ParseContext& ctx) {
   if (!ctx.schema.HasTable(kKernelTable)) ctx.quality().Add(Dq::kMissingTable);
   std::vector<OrderedSource> sources;
-  for (auto [table, kind] : {std::pair{kKernelTable, GpuKind::kKernel}, std::pair{kMemcpyTable, GpuKind::kMemcpy},
-                             std::pair{kMemsetTable, GpuKind::kMemset}}) {
+  for (auto [table, kind] :
+       {std::pair{kKernelTable, GpuKind::kKernel}, std::pair{kMemcpyTable, GpuKind::kMemcpy},
+        std::pair{kMemsetTable, GpuKind::kMemset}}) {
     auto source = OpenSource(ctx, table, kind);
     if (!source) return std::unexpected(std::move(source.error()));
     if (*source) sources.push_back(std::move(**source));

@@ -11,8 +11,9 @@ namespace {
 using model::Dq;
 
 // Launchers' rank and size variables, most specific first.
-constexpr std::array kRankVariables = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-                                       "MV2_COMM_WORLD_RANK", "PALS_RANKID", "SLURM_PROCID"};
+constexpr std::array kRankVariables = {"RANK",        "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                       "PMIX_RANK",   "MV2_COMM_WORLD_RANK",  "PALS_RANKID",
+                                       "SLURM_PROCID"};
 constexpr std::array kWorldSizeVariables = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
                                             "MV2_COMM_WORLD_SIZE", "SLURM_NTASKS"};
 constexpr int kMaxRankDigits = 6;
@@ -41,7 +42,8 @@ std::pair<std::string, std::string> SplitAssignment(std::string_view text) {
   auto eq = text.find('=');
   if (eq == std::string_view::npos) return {std::string(text), ""};
   std::string_view value = text.substr(eq + 1);
-  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+    value = value.substr(1, value.size() - 2);
   return {std::string(text.substr(0, eq)), std::string(value)};
 }
 
@@ -125,7 +127,8 @@ std::int64_t WorldSizeFromEnvironment(const NsysExportMeta& meta) {
 }
 
 std::int64_t RankFromPath(std::string_view path) {
-  std::string name(path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1));
+  std::string name(
+      path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1));
   std::ranges::transform(name, name.begin(), [](unsigned char c) { return std::tolower(c); });
   auto digits_at = [&](std::size_t pos) {
     std::size_t end = pos;

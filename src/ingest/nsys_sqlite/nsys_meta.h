@@ -28,7 +28,7 @@ struct NsysExportMeta {
 
 // Reads everything above; absent tables are counted in `quality`, never fatal.
 [[nodiscard]] Result<NsysExportMeta> ReadExportMeta(const Db& db, const NsysSchema& schema,
-                                                     model::DataQuality& quality);
+                                                    model::DataQuality& quality);
 
 // The rank and world size the launcher gave the process (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK,
 // SLURM_PROCID, ...), -1 when none is recorded.

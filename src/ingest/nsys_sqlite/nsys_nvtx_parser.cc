@@ -18,11 +18,22 @@ enum class NvtxClass { kRange, kInstant, kMetadata, kUnknown };
 
 NvtxClass Classify(std::int64_t event_type) {
   switch (event_type) {
-    case 59: case 60: case 70: case 71:
+    case 59:
+    case 60:
+    case 70:
+    case 71:
       return NvtxClass::kRange;
-    case 34: case 65:
+    case 34:
+    case 65:
       return NvtxClass::kInstant;
-    case 33: case 39: case 64: case 72: case 73: case 74: case 75: case 76:
+    case 33:
+    case 39:
+    case 64:
+    case 72:
+    case 73:
+    case 74:
+    case 75:
+    case 76:
       return NvtxClass::kMetadata;
     default:
       return NvtxClass::kUnknown;
@@ -42,10 +53,11 @@ Status ParseNvtx(ParseContext& ctx) {
   auto& dq = ctx.quality();
   auto order = OrderByStart(ctx, table);
   if (!order) return std::unexpected(std::move(order.error()));
-  std::string sql = "SELECT start, " + schema.ColumnOrNull(table, {"end"}, dq) + ", " +
-                    schema.ColumnOrNull(table, {"eventType"}, dq) + ", " + schema.ColumnOrNull(table, {"text"}, dq) +
-                    ", " + (schema.HasColumn(table, "textId") ? std::string("textId") : std::string("NULL")) + ", " +
-                    schema.ColumnOrNull(table, {"globalTid"}, dq) + " FROM " + QuoteIdentifier(table) + *order;
+  std::string sql =
+      "SELECT start, " + schema.ColumnOrNull(table, {"end"}, dq) + ", " +
+      schema.ColumnOrNull(table, {"eventType"}, dq) + ", " + schema.ColumnOrNull(table, {"text"}, dq) + ", " +
+      (schema.HasColumn(table, "textId") ? std::string("textId") : std::string("NULL")) + ", " +
+      schema.ColumnOrNull(table, {"globalTid"}, dq) + " FROM " + QuoteIdentifier(table) + *order;
   auto stmt = ctx.db.Prepare(sql, std::string(table));
   if (!stmt) return std::unexpected(std::move(stmt.error()));
   std::vector<OrderedSource> sources;

@@ -43,7 +43,8 @@ class CloverleafNsys : public ::testing::Test {
  protected:
   void SetUp() override {
     path_ = SharedTrace(kCloverleaf);
-    if (path_.empty()) GTEST_SKIP() << "PLASMIENT_SHARED_TRACES/" << kCloverleaf << " not found; real-trace test skipped";
+    if (path_.empty())
+      GTEST_SKIP() << "PLASMIENT_SHARED_TRACES/" << kCloverleaf << " not found; real-trace test skipped";
     auto trace = ReadNsysSqlite(path_);
     ASSERT_TRUE(trace.has_value()) << trace.error().message;
     trace_ = std::move(*trace);
@@ -71,7 +72,8 @@ TEST_F(CloverleafNsys, KernelCountAndTimeMatchSql) {
 
 TEST_F(CloverleafNsys, EveryKernelJoinsItsRuntimeRowByCorrelationAndPid) {
   std::set<std::pair<std::int64_t, std::int64_t>> launches;
-  for (std::size_t i = 0; i < trace_.api.size(); ++i) launches.insert({trace_.api.pid[i], trace_.api.correlation[i]});
+  for (std::size_t i = 0; i < trace_.api.size(); ++i)
+    launches.insert({trace_.api.pid[i], trace_.api.correlation[i]});
   std::int64_t joined = 0;
   for (std::size_t i = 0; i < trace_.gpu.size(); ++i) {
     if (trace_.gpu.kind[i] != GpuKind::kKernel) continue;
@@ -83,9 +85,8 @@ TEST_F(CloverleafNsys, EveryKernelJoinsItsRuntimeRowByCorrelationAndPid) {
   ASSERT_EQ(api.size(), 1u);
   EXPECT_EQ(static_cast<std::int64_t>(trace_.api.size()), api[0]);
   EXPECT_EQ(trace_.quality.Get(Dq::kDuplicateApiRow), 0);
-  auto launch_names = std::ranges::count_if(trace_.api.name, [&](StringId n) {
-    return trace_.Str(n) == "cudaLaunchKernel";
-  });
+  auto launch_names =
+      std::ranges::count_if(trace_.api.name, [&](StringId n) { return trace_.Str(n) == "cudaLaunchKernel"; });
   EXPECT_EQ(launch_names, 1312);
 }
 
@@ -102,8 +103,9 @@ TEST_F(CloverleafNsys, DeviceInfo) {
 }
 
 TEST_F(CloverleafNsys, MemcpyCountsAndBytes) {
-  auto sql = QueryRow(path_,
-                      "SELECT count(*), sum(bytes), sum(copyKind = 1), sum(copyKind = 2) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+  auto sql = QueryRow(
+      path_,
+      "SELECT count(*), sum(bytes), sum(copyKind = 1), sum(copyKind = 2) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
   ASSERT_EQ(sql.size(), 4u);
   EXPECT_EQ(Count(GpuKind::kMemcpy), sql[0]);
   EXPECT_EQ(Count(GpuKind::kMemset), 0);  // this capture has no memset table
@@ -120,8 +122,9 @@ TEST_F(CloverleafNsys, MemcpyCountsAndBytes) {
 }
 
 TEST_F(CloverleafNsys, EpochTimeAndIdentity) {
-  auto sql = QueryRow(path_, "SELECT utcEpochNs, (SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL) "
-                             "FROM TARGET_INFO_SESSION_START_TIME");
+  auto sql = QueryRow(path_,
+                      "SELECT utcEpochNs, (SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL) "
+                      "FROM TARGET_INFO_SESSION_START_TIME");
   ASSERT_EQ(sql.size(), 2u);
   EXPECT_EQ(trace_.info.base_time_ns, sql[0]);
   auto first_kernel = std::ranges::find(trace_.gpu.kind, GpuKind::kKernel) - trace_.gpu.kind.begin();

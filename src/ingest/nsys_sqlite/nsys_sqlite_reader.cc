@@ -31,8 +31,10 @@ Status CheckHeader(const std::string& path) {
   const auto got = static_cast<std::size_t>(in.gcount());
   std::string_view first(reinterpret_cast<const char*>(header.data()), got);
   if (!LooksLikeSqlite(first)) {
-    return Fail("{}: byte 0: not an SQLite file (no \"SQLite format 3\" header); expected `nsys export --type sqlite` output",
-                path);
+    return Fail(
+        "{}: byte 0: not an SQLite file (no \"SQLite format 3\" header); expected `nsys export --type "
+        "sqlite` output",
+        path);
   }
   if (got < kHeaderBytes) return Fail("{}: byte {}: truncated SQLite file (header cut off)", path, got);
   std::uint64_t page_bytes = BigEndian(&header[16], 2);
@@ -41,14 +43,15 @@ Status CheckHeader(const std::string& path) {
     return Fail("{}: byte 16: corrupt SQLite header (page size {})", path, page_bytes);
   }
   if (file_bytes % page_bytes != 0) {
-    return Fail("{}: byte {}: truncated SQLite file (size is not a whole number of {}-byte pages)", path, file_bytes,
-                page_bytes);
+    return Fail("{}: byte {}: truncated SQLite file (size is not a whole number of {}-byte pages)", path,
+                file_bytes, page_bytes);
   }
   // The page count at byte 28 is trustworthy only when its version stamp matches the change counter.
   std::uint64_t pages = BigEndian(&header[28], 4);
-  if (pages != 0 && BigEndian(&header[92], 4) == BigEndian(&header[24], 4) && pages * page_bytes > file_bytes) {
-    return Fail("{}: byte {}: truncated SQLite file (header says {} pages of {} bytes = {} bytes)", path, file_bytes,
-                pages, page_bytes, pages * page_bytes);
+  if (pages != 0 && BigEndian(&header[92], 4) == BigEndian(&header[24], 4) &&
+      pages * page_bytes > file_bytes) {
+    return Fail("{}: byte {}: truncated SQLite file (header says {} pages of {} bytes = {} bytes)", path,
+                file_bytes, pages, page_bytes, pages * page_bytes);
   }
   return Ok();
 }
@@ -75,10 +78,12 @@ Result<model::Trace> ReadNsysSqlite(const std::string& path, const NsysReadOptio
   if (!db) return std::unexpected(std::move(db.error()));
   auto schema = NsysSchema::Load(*db);
   if (!schema) return std::unexpected(std::move(schema.error()));
-  if (schema->table_count() == 0) return Fail("{}: SQLite file has no tables; not an Nsight Systems export", path);
+  if (schema->table_count() == 0)
+    return Fail("{}: SQLite file has no tables; not an Nsight Systems export", path);
   if (!schema->LooksLikeNsys()) {
-    return Fail("{}: none of its {} tables is one Nsight Systems writes; not an `nsys export --type sqlite` file",
-                path, schema->table_count());
+    return Fail(
+        "{}: none of its {} tables is one Nsight Systems writes; not an `nsys export --type sqlite` file",
+        path, schema->table_count());
   }
 
   model::TraceInfo info;

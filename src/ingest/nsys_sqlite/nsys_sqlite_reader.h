@@ -24,6 +24,7 @@ bool LooksLikeSqlite(std::string_view first_bytes);
 // Reads the whole export. Fatal only when nothing sensible can come out (not SQLite, truncated,
 // corrupt, encrypted or locked, no tables, no Nsight Systems tables); missing tables and
 // columns are counted in the trace's data quality instead.
-[[nodiscard]] Result<model::Trace> ReadNsysSqlite(const std::string& path, const NsysReadOptions& options = {});
+[[nodiscard]] Result<model::Trace> ReadNsysSqlite(const std::string& path,
+                                                  const NsysReadOptions& options = {});
 
 }  // namespace plasmient::ingest::nsys

@@ -80,7 +80,8 @@ void WriteSchemaV3(TestDb& db) {
       (2700, 9900, 60, 1, NULL, NULL, 'async_phase', {1}, {0}, NULL, 0),
       (500, 11000, 59, NULL, NULL, NULL, 'ProfilerStep#4', {1}, NULL, NULL, 0),
       (10500, NULL, 59, NULL, NULL, NULL, 'never_popped', {1}, NULL, NULL, 0);
-  )sql", t100, t200, GlobalPid(100), GlobalPid(200)));
+  )sql",
+                      t100, t200, GlobalPid(100), GlobalPid(200)));
 }
 
 // The 2.x shape (nsys 2022.x): EXPORT_META_DATA, no session start, only shortName, two runtime
@@ -109,16 +110,18 @@ void WriteSchemaV2(TestDb& db) {
   for (int launch = 1; launch <= 3; ++launch) {
     std::int64_t t = launch * 10'000;
     // The class-67 twin is written first, so keeping the first row would be wrong.
-    sql += fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ({0}, {1}, 67, {2}, {3}, 2, 0);", t, t + 900,
-                       tid, launch);
-    sql += fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ({0}, {1}, 0, {2}, {3}, 1, 0);", t + 1, t + 900,
-                       tid, launch);
-    sql += fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ({0}, {1}, 0, 1, 7, {2}, {3}, 3);", t + 2000,
-                       t + 6000, launch, GlobalPid(300));
+    sql += fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ({0}, {1}, 67, {2}, {3}, 2, 0);", t,
+                       t + 900, tid, launch);
+    sql += fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ({0}, {1}, 0, {2}, {3}, 1, 0);", t + 1,
+                       t + 900, tid, launch);
+    sql += fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ({0}, {1}, 0, 1, 7, {2}, {3}, 3);",
+                       t + 2000, t + 6000, launch, GlobalPid(300));
   }
   // A call that launches nothing: correlation 0 twice is not a duplicate of anything.
-  sql += fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 200, 0, {0}, 0, 4, 0),"
-                     " (300, 400, 0, {0}, 0, 4, 0);", tid);
+  sql += fmt::format(
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 200, 0, {0}, 0, 4, 0),"
+      " (300, 400, 0, {0}, 0, 4, 0);",
+      tid);
   db.Exec(sql);
 }
 
@@ -292,11 +295,12 @@ TEST(NsysSqlite, Schema2DedupesTwinRuntimeRowsAndMapsCudaDevices) {
 
 TEST(NsysSqlite, MissingTablesGiveAnEmptyTraceNotAnError) {
   TestDb db("meta_only.sqlite");
-  db.Exec("CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"
-          "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.0');"
-          "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
-          "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, text TEXT);"
-          "INSERT INTO NVTX_EVENTS VALUES (10, 20, 'load_data');");
+  db.Exec(
+      "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"
+      "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.0');"
+      "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+      "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, text TEXT);"
+      "INSERT INTO NVTX_EVENTS VALUES (10, 20, 'load_data');");
   db.Close();
   model::Trace t = ReadOk(db.path());
   EXPECT_EQ(t.gpu.size(), 0u);
@@ -348,9 +352,11 @@ TEST(NsysSqlite, SqliteWithoutTablesOrWithoutNsysTablesIsAnError) {
 std::string WriteBigSchemaV3(std::string_view name) {
   TestDb db(name);
   WriteSchemaV3(db);
-  db.Exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) "
-          "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 20000 + i, 20500 + i, 0, 1, 7, 100 + i, 0, 2, 3, NULL, 1, 1 "
-          "FROM n;");
+  db.Exec(
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) "
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 20000 + i, 20500 + i, 0, 1, 7, 100 + i, 0, 2, 3, NULL, "
+      "1, 1 "
+      "FROM n;");
   db.Close();
   return db.path();
 }
@@ -387,9 +393,8 @@ TEST(NsysSqlite, CorruptOrEncryptedPagesAreACleanError) {
 TEST(NsysSqlite, ProgressIsReportedPerTable) {
   std::string path = WriteBigSchemaV3("progress.sqlite");
   std::map<std::string, std::int64_t> last;
-  NsysReadOptions options{.progress = [&](std::string_view table, std::int64_t rows) {
-    last[std::string(table)] = rows;
-  }};
+  NsysReadOptions options{
+      .progress = [&](std::string_view table, std::int64_t rows) { last[std::string(table)] = rows; }};
   auto t = ReadNsysSqlite(path, options);
   ASSERT_TRUE(t.has_value());
   EXPECT_EQ(last.at("CUPTI_ACTIVITY_KIND_KERNEL"), 3003);

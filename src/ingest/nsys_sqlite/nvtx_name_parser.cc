@@ -7,7 +7,8 @@ namespace plasmient::ingest::nsys {
 namespace {
 
 // The fields PyTorch appends to an op's name, each after ", ".
-constexpr std::array<std::string_view, 4> kTorchFields = {"seq = ", "op_id = ", "sizes = ", "input_op_ids = "};
+constexpr std::array<std::string_view, 4> kTorchFields = {
+    "seq = ", "op_id = ", "sizes = ", "input_op_ids = "};
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
 // Position of the ", " that starts the first PyTorch field, or npos.

@@ -15,7 +15,8 @@ TEST(NvtxRangeName, TorchEmitNvtxWithShapes) {
 }
 
 TEST(NvtxRangeName, NewerTorchFieldsAroundTheShapes) {
-  auto m = ParseNvtxRangeName("aten::mm, seq = 12, op_id = 3, sizes = [[8, 512], [512, 1024]], input_op_ids = [1, 2]");
+  auto m = ParseNvtxRangeName(
+      "aten::mm, seq = 12, op_id = 3, sizes = [[8, 512], [512, 1024]], input_op_ids = [1, 2]");
   EXPECT_EQ(m.name, "aten::mm");
   EXPECT_EQ(m.input_dims, "[[8,512],[512,1024]]");
 }

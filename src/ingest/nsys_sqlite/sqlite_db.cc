@@ -51,7 +51,8 @@ Result<bool> Statement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return Fail("{}: reading {}: {}", *path_, OneLine(what_), OneLine(sqlite3_errmsg(sqlite3_db_handle(stmt_))));
+  return Fail("{}: reading {}: {}", *path_, OneLine(what_),
+              OneLine(sqlite3_errmsg(sqlite3_db_handle(stmt_))));
 }
 
 void Statement::BindInt(int index, std::int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
@@ -97,7 +98,8 @@ Result<Db> Db::Open(const std::string& path) {
   int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   Db db(raw, path);  // owns the handle even when opening failed
   if (rc != SQLITE_OK) {
-    return Fail("{}: cannot open as SQLite: {}", path, OneLine(raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    return Fail("{}: cannot open as SQLite: {}", path,
+                OneLine(raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
   // The first read of the schema is where encrypted, locked and damaged files show.
@@ -131,8 +133,8 @@ Result<std::vector<std::string>> Db::TextColumn(std::string_view sql, std::strin
 }
 
 Result<std::vector<std::string>> Db::TableNames() const {
-  return TextColumn("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name", "the table list",
-                    0);
+  return TextColumn("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name",
+                    "the table list", 0);
 }
 
 Result<std::vector<std::string>> Db::ColumnNames(const std::string& table) const {

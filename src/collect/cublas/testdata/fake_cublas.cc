@@ -19,20 +19,18 @@ extern "C" {
 
 int fake_cublas_calls() { return g_calls; }
 
-cublasStatus_t cublasGemmEx(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                            const void*, const void*, cudaDataType, int, const void*, cudaDataType,
-                            int, const void*, void*, cudaDataType, int, cublasComputeType_t,
-                            cublasGemmAlgo_t) {
+cublasStatus_t cublasGemmEx(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+                            const void*, cudaDataType, int, const void*, cudaDataType, int, const void*,
+                            void*, cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) {
   ++g_calls;
   Launch();
   return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t, cublasOperation_t, cublasOperation_t,
-                                          int, int, int, const void*, const void*, cudaDataType,
-                                          int, long long int, const void*, cudaDataType, int,
-                                          long long int, const void*, void*, cudaDataType, int,
-                                          long long int, int, cublasComputeType_t,
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                                          const void*, const void*, cudaDataType, int, long long int,
+                                          const void*, cudaDataType, int, long long int, const void*, void*,
+                                          cudaDataType, int, long long int, int, cublasComputeType_t,
                                           cublasGemmAlgo_t) {
   ++g_calls;
   Launch();
@@ -41,8 +39,7 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t, cublasOperation_t, cub
 }
 
 cublasStatus_t cublasSgemm_v2(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                              const float*, const float*, int, const float*, int, const float*,
-                              float*, int) {
+                              const float*, const float*, int, const float*, int, const float*, float*, int) {
   ++g_calls;
   Launch();
   return CUBLAS_STATUS_EXECUTION_FAILED;  // the interposer must pass the status through
