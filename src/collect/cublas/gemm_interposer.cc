@@ -1,13 +1,17 @@
 // cuBLAS/cuBLASLt interposer: exported from the agent .so under cuBLAS's own names, so with
 // LD_PRELOAD it sees each GEMM call first, records M, N, K, batch and dtypes, and forwards to
-// the real function found with dlsym(RTLD_NEXT).
+// the real function (RealCublasSymbol: the next definition in the global scope, else the one in
+// a libcublas loaded RTLD_LOCAL, as PyTorch loads it).
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstring>
 
 #include "collect/agent/agent.h"
 #include "collect/agent/clock.h"
@@ -23,8 +27,68 @@ GemmScope*& CurrentGemmScope() {
 
 namespace {
 
-// Calls the real entry point `fn` (found with dlsym) with the interposer's own parameters, whose
-// types are those of the cuBLAS declaration.
+// The load address of this library: a symbol found there is our own interposer, never the real one.
+void* OwnBase() {
+  static void* base = [] {
+    Dl_info info{};
+    return dladdr(reinterpret_cast<void*>(&OwnBase), &info) != 0 ? info.dli_fbase : nullptr;
+  }();
+  return base;
+}
+
+bool IsOurs(void* fn) {
+  Dl_info info{};
+  return fn != nullptr && dladdr(fn, &info) != 0 && info.dli_fbase == OwnBase();
+}
+
+struct LoadedSearch {
+  const char* symbol;
+  const char* prefix;  // "libcublas.so" or "libcublasLt.so"
+  void* found;
+};
+
+// dl_iterate_phdr callback: the first loaded library named `prefix`* that defines `symbol`. The
+// RTLD_NOLOAD handle is kept (the library then stays loaded while we hold its functions).
+int SearchLoaded(dl_phdr_info* info, std::size_t, void* data) {
+  auto* s = static_cast<LoadedSearch*>(data);
+  const char* path = info->dlpi_name;
+  if (path == nullptr || *path == '\0') return 0;
+  const char* slash = std::strrchr(path, '/');
+  const char* base = slash != nullptr ? slash + 1 : path;
+  if (std::strncmp(base, s->prefix, std::strlen(s->prefix)) != 0) return 0;
+  void* handle = dlopen(path, RTLD_NOLOAD | RTLD_LAZY | RTLD_LOCAL);
+  if (handle == nullptr) return 0;
+  void* fn = dlsym(handle, s->symbol);
+  if (fn == nullptr || IsOurs(fn)) {
+    dlclose(handle);
+    return 0;
+  }
+  s->found = fn;
+  return 1;
+}
+
+void* RealCublasSymbol(const char* name) {
+  void* fn = dlsym(RTLD_NEXT, name);
+  if (fn != nullptr && !IsOurs(fn)) return fn;
+  bool lt = std::strncmp(name, "cublasLt", 8) == 0;
+  LoadedSearch search{name, lt ? "libcublasLt.so" : "libcublas.so", nullptr};
+  dl_iterate_phdr(&SearchLoaded, &search);
+  return search.found;
+}
+
+// The real entry point `name`, resolved on first use and kept once found (a miss is retried:
+// the library may be loaded later).
+void* Real(std::atomic<void*>& cache, const char* name) {
+  void* fn = cache.load(std::memory_order_acquire);
+  if (fn == nullptr) {
+    fn = RealCublasSymbol(name);
+    if (fn != nullptr) cache.store(fn, std::memory_order_release);
+  }
+  return fn;
+}
+
+// Calls the real entry point `fn` with the interposer's own parameters, whose types are those
+// of the cuBLAS declaration.
 template <typename... Args>
 cublasStatus_t ForwardTo(void* fn, Args... args) {
   if (fn == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -87,12 +151,13 @@ class GemmCall {
 
 using plasmient::collect::ForwardTo;
 using plasmient::collect::GemmCall;
+using plasmient::collect::Real;
 using plasmient::wire::GemmApi;
 
 #define PLASMIENT_EXPORT extern "C" __attribute__((visibility("default")))
-#define PLASMIENT_FORWARD(name, ...)           \
-  static void* real = dlsym(RTLD_NEXT, #name); \
-  return ForwardTo(real, __VA_ARGS__)
+#define PLASMIENT_FORWARD(name, ...)       \
+  static std::atomic<void*> real{nullptr}; \
+  return ForwardTo(Real(real, #name), __VA_ARGS__)
 
 PLASMIENT_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                                              cublasOperation_t transb, int m, int n, int k, const void* alpha,
@@ -190,8 +255,8 @@ namespace {
 template <typename T, typename Desc, typename Attr>
 T LtAttribute(const char* getter, Desc desc, Attr attr, T fallback) {
   using Getter = cublasStatus_t (*)(Desc, Attr, void*, size_t, size_t*);
-  static auto fn = reinterpret_cast<Getter>(dlsym(RTLD_NEXT, getter));
-  auto get = fn != nullptr ? fn : reinterpret_cast<Getter>(dlsym(RTLD_DEFAULT, getter));
+  static std::atomic<void*> cache{nullptr};
+  auto get = reinterpret_cast<Getter>(plasmient::collect::Real(cache, getter));
   T value = fallback;
   size_t written = 0;
   if (get == nullptr || desc == nullptr ||
