@@ -72,11 +72,13 @@ struct ClockSyncRecord {
 static_assert(sizeof(ClockSyncRecord) == 24);
 
 enum class DropSource : std::uint16_t {
-  kCuptiBuffers = 0,  // CUPTI dropped records (no buffer, or its own count)
-  kHandOff = 1,       // staging blocks exhausted: the writer fell behind
-  kEventRing = 2,     // the small-record ring was full
-  kNcclEvents = 3,    // NCCL event pool exhausted
-  kCount = 4,
+  kCuptiBuffers = 0,    // CUPTI dropped records (no buffer, or its own count)
+  kHandOff = 1,         // staging blocks exhausted: the writer fell behind
+  kEventRing = 2,       // the small-record ring was full
+  kNcclEvents = 3,      // NCCL event pool exhausted
+  kInvalidRecords = 4,  // CUPTI activity records with invalid (zero) timestamps, left out
+  kSizeCap = 5,         // records not written: the file reached its size cap
+  kCount = 6,
 };
 
 struct DropRecord {

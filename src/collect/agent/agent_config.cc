@@ -38,6 +38,7 @@ AgentConfig ConfigFromEnv(const GetEnvFn& get_env, std::int64_t pid, const std::
   }
   c.nvml_period_ms = FirstInt(get_env, {"PLASMIENT_NVML_PERIOD_MS"}, 100);
   c.zstd_level = FirstInt(get_env, {"PLASMIENT_ZSTD_LEVEL"}, c.zstd_level, /*allow_negative=*/true);
+  c.max_trace_mb = FirstInt(get_env, {"PLASMIENT_MAX_TRACE_MB"}, static_cast<std::int32_t>(c.max_trace_mb));
   return c;
 }
 

@@ -19,6 +19,8 @@ struct AgentConfig {
   // PLASMIENT_ZSTD_LEVEL; 0 stores chunks uncompressed. -3 (zstd's fast mode) keeps the writer
   // above 10 M records/s with about the ratio of level 1 on agent records (bench/agent_bench).
   int zstd_level = -3;
+  // PLASMIENT_MAX_TRACE_MB; the file stops growing there (records counted as dropped). 0: no cap.
+  std::int64_t max_trace_mb = 8192;
 };
 
 using GetEnvFn = std::function<const char*(const char*)>;

@@ -41,6 +41,8 @@ TEST(AgentConfig, DefaultsAndBadValues) {
   EXPECT_EQ(c.job_id, "j");
   EXPECT_EQ(c.nvml_period_ms, 250);
   EXPECT_EQ(c.zstd_level, -3);
+  EXPECT_EQ(c.max_trace_mb, 8192);
+  EXPECT_EQ(ConfigFromEnv(Env({{"PLASMIENT_MAX_TRACE_MB", "0"}}), 1, "h").max_trace_mb, 0);
   EXPECT_EQ(ConfigFromEnv(Env({{"PLASMIENT_ZSTD_LEVEL", "-1"}}), 1, "h").zstd_level, -1);
   EXPECT_EQ(ConfigFromEnv(Env({{"RANK", "-1"}}), 1, "h").rank, -1);
   EXPECT_EQ(TraceFilePath(c), "./plasmient.h.9.pltrace");

@@ -1,6 +1,11 @@
 #include "collect/agent/record_sink.h"
 
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <cstdio>
 #include <cstring>
@@ -30,7 +35,7 @@ struct ReadBack {
   wire::ScanReport report;
   std::vector<std::int64_t> numbers;  // realtime_ns of ClockSync records with negative pairs
   std::vector<std::string> strings;
-  std::int64_t drops[4] = {};
+  std::int64_t drops[static_cast<std::size_t>(wire::DropSource::kCount)] = {};
 };
 
 ReadBack Read(const std::string& path) {
@@ -51,7 +56,9 @@ ReadBack Read(const std::string& path) {
           } else if (h.kind == wire::RecordKind::kDrops) {
             wire::DropRecord d;
             std::memcpy(&d, p, sizeof d);
-            out.drops[d.source] = std::max(out.drops[d.source], d.cumulative);
+            if (d.source < std::size(out.drops)) {
+              out.drops[d.source] = std::max(out.drops[d.source], d.cumulative);
+            }
           }
         });
       });
@@ -127,6 +134,71 @@ TEST(TraceWriter, ManyProducersEveryRecordOnDiskOrCounted) {
   EXPECT_TRUE(std::adjacent_find(r.numbers.begin(), r.numbers.end()) == r.numbers.end())
       << "no record written twice";
   EXPECT_NE(std::find(r.strings.begin(), r.strings.end(), "kernel_name"), r.strings.end());
+  std::remove(path.c_str());
+}
+
+// Pushes `n` numbered records through the writer by hand, a chunk per `per_chunk`.
+void WriteNumbered(RecordSink& sink, TraceWriter& writer, int n, int per_chunk) {
+  for (int i = 0; i < n; i += per_chunk) {
+    for (int j = i; j < std::min(n, i + per_chunk); ++j) sink.PushSmall(Numbered(j + 1));
+    writer.Drain();
+    writer.WriteChunk(0);
+  }
+}
+
+TEST(TraceWriter, SizeCapStopsTheFileAndCountsTheRest) {
+  std::string path = TempPath("capped");
+  RecordSink sink;
+  constexpr int kRecords = 20000;
+  constexpr std::uint64_t kCap = 64 << 10;
+  {
+    TraceWriter writer(sink, WriterOptions{0, 1 << 20, 1'000'000, 5'000'000'000, kCap});
+    ASSERT_EQ(writer.Open(path, /*start_thread=*/false), "");
+    WriteNumbered(sink, writer, kRecords, 500);
+    writer.Close();
+    EXPECT_GT(writer.records_lost(), 0u);
+  }
+  ReadBack r = Read(path);
+  EXPECT_FALSE(r.report.truncated) << "the closing chunk is written past the cap";
+  EXPECT_EQ(r.report.corrupt_chunks, 0);
+  EXPECT_GT(r.numbers.size(), 0u);
+  auto capped = r.drops[static_cast<std::size_t>(wire::DropSource::kSizeCap)];
+  EXPECT_EQ(static_cast<std::int64_t>(r.numbers.size()) + capped, kRecords);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  EXPECT_LE(static_cast<std::uint64_t>(in.tellg()), kCap + 1024);
+  std::remove(path.c_str());
+}
+
+// A disk that fails mid-run (here a file-size limit): said once on stderr with the path, the
+// lost records counted, the process unharmed.
+TEST(TraceWriter, FailedWriteIsReported) {
+  std::string path = TempPath("failing");
+  int err[2];
+  ASSERT_EQ(pipe(err), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    dup2(err[1], 2);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = {16 << 10, 16 << 10};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    RecordSink sink;
+    TraceWriter writer(sink, WriterOptions{0, 1 << 20, 1'000'000, 5'000'000'000});
+    if (!writer.Open(path, false).empty()) _exit(2);
+    WriteNumbered(sink, writer, 5000, 500);
+    writer.Close();
+    _exit(writer.write_failed() && writer.records_lost() > 0 ? 0 : 1);
+  }
+  close(err[1]);
+  std::string said;
+  char buf[512];
+  for (ssize_t n; (n = read(err[0], buf, sizeof buf)) > 0;) said.append(buf, static_cast<std::size_t>(n));
+  close(err[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << said;
+  EXPECT_NE(said.find("writing " + path + " failed"), std::string::npos) << said;
+  EXPECT_NE(said.find("records not written"), std::string::npos) << said;
   std::remove(path.c_str());
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 
 #include "collect/agent/clock.h"
 
@@ -83,6 +84,7 @@ void TraceWriter::AppendDropsAndClock(bool force_clock) {
     const auto* p = reinterpret_cast<const std::uint8_t*>(&r);
     pending_.insert(pending_.end(), p, p + sizeof r);
     ++pending_records_;
+    ++pending_meta_;
   }
   std::uint64_t now = MonotonicNs();
   if (force_clock || now - last_clock_sync_ns_ >= options_.clock_sync_interval_ns) {
@@ -92,20 +94,49 @@ void TraceWriter::AppendDropsAndClock(bool force_clock) {
     const auto* p = reinterpret_cast<const std::uint8_t*>(&r);
     pending_.insert(pending_.end(), p, p + sizeof r);
     ++pending_records_;
+    ++pending_meta_;
   }
+}
+
+void TraceWriter::DiscardPending() {
+  if (!capped_) {
+    capped_ = true;
+    std::fprintf(stderr,
+                 "plasmient agent: %s reached its size cap (%llu bytes); further records are counted, "
+                 "not written\n",
+                 path_.c_str(), static_cast<unsigned long long>(options_.max_bytes));
+  }
+  sink_.CountDrops(wire::DropSource::kSizeCap, pending_records_ - pending_meta_);
+  records_lost_ += pending_records_ - pending_meta_;
+  pending_.clear();
+  pending_records_ = pending_meta_ = 0;
+  for (auto& n : drops_reported_) n = -1;  // the discarded drop records go out again
 }
 
 void TraceWriter::WriteChunk(std::uint32_t flags) {
   if (pending_records_ == 0 && (flags & wire::kChunkLast) == 0) return;
   out_.clear();
   encoder_.Encode(pending_.data(), pending_.size(), pending_records_, flags, out_);
-  if (fd_ >= 0 && !write_failed_) {
-    write_failed_ = !WriteAll(out_.data(), out_.size());
+  bool last = (flags & wire::kChunkLast) != 0;
+  if (!last && options_.max_bytes > 0 && bytes_written_ + out_.size() > options_.max_bytes) {
+    DiscardPending();
+    return;
   }
-  records_written_ += pending_records_;
-  bytes_written_ += out_.size();
+  if (fd_ >= 0 && !write_failed_) {
+    if (!WriteAll(out_.data(), out_.size())) {
+      write_failed_ = true;
+      std::fprintf(stderr, "plasmient agent: writing %s failed: %s; the trace ends at its last chunk\n",
+                   path_.c_str(), strerror(errno));
+    }
+  }
+  if (write_failed_) {
+    records_lost_ += pending_records_;
+  } else {
+    records_written_ += pending_records_;
+    bytes_written_ += out_.size();
+  }
   pending_.clear();
-  pending_records_ = 0;
+  pending_records_ = pending_meta_ = 0;
 }
 
 void TraceWriter::Close() {
@@ -118,8 +149,13 @@ void TraceWriter::Close() {
   while (Drain() > 0) {
     if (pending_.size() >= options_.chunk_raw_bytes) WriteChunk(0);
   }
+  if (capped_ && pending_records_ > 0) DiscardPending();
   AppendDropsAndClock(true);
   WriteChunk(wire::kChunkLast);
+  if (write_failed_) {
+    std::fprintf(stderr, "plasmient agent: %s: %llu records not written\n", path_.c_str(),
+                 static_cast<unsigned long long>(records_lost_));
+  }
   ::close(fd_);
   fd_ = -1;
 }

@@ -19,6 +19,9 @@ struct WriterOptions {
   std::size_t chunk_raw_bytes = 1 << 20;          // write a chunk when this much is pending
   std::uint64_t flush_interval_ns = 200'000'000;  // ... or when the oldest record is this old
   std::uint64_t clock_sync_interval_ns = 5'000'000'000;
+  // Size cap: chunks that would take the file past it are counted (DropSource::kSizeCap), not
+  // written; the closing chunk is always written. 0: no cap.
+  std::uint64_t max_bytes = 0;
 };
 
 class TraceWriter {
@@ -42,12 +45,16 @@ class TraceWriter {
   void WriteChunk(std::uint32_t flags);
 
   std::uint64_t records_written() const { return records_written_; }
+  // Records framed but not in the file: a write failed (disk full, ...) or the size cap.
+  std::uint64_t records_lost() const { return records_lost_; }
+  bool write_failed() const { return write_failed_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
   const std::string& path() const { return path_; }
 
  private:
   void Run();
   void AppendDropsAndClock(bool force_clock);
+  void DiscardPending();  // over the size cap: counted, not written
   bool WriteAll(const std::uint8_t* data, std::size_t size);
 
   RecordSink& sink_;
@@ -61,12 +68,15 @@ class TraceWriter {
   std::vector<std::uint8_t> pending_;
   std::vector<std::uint8_t> out_;
   std::uint32_t pending_records_ = 0;
+  std::uint32_t pending_meta_ = 0;  // of which drop counts and clock pairs
   std::uint64_t oldest_pending_ns_ = 0;
   std::uint64_t last_clock_sync_ns_ = 0;
   std::int64_t drops_reported_[static_cast<std::size_t>(wire::DropSource::kCount)] = {};
   std::uint64_t records_written_ = 0;
   std::uint64_t bytes_written_ = 0;
+  std::uint64_t records_lost_ = 0;
   bool write_failed_ = false;
+  bool capped_ = false;
 };
 
 }  // namespace plasmient::collect
