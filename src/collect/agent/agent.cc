@@ -1,12 +1,17 @@
 #include "collect/agent/agent.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
+#include <thread>
 
 #include "collect/agent/clock.h"
 
@@ -18,14 +23,29 @@ std::atomic<void (*)(Agent&)> g_on_start{nullptr};
 std::once_flag g_once;
 struct sigaction g_previous[2];
 constexpr int kSignals[2] = {SIGINT, SIGTERM};
+constexpr auto kSignalFlushLimit = std::chrono::seconds(2);
+
+// Signal hand-off: the handler only writes the signal number into a pipe (async-signal-safe);
+// the agent's signal thread reads it, closes the trace, restores the previous disposition and
+// sends the signal again. The process keeps running meanwhile, so a signal that interrupted
+// malloc, CUPTI or the agent's own locks cannot deadlock the close.
+std::atomic<int> g_signal_pipe_write{-1};
+std::atomic<pid_t> g_agent_pid{0};
+std::atomic<bool> g_signal_pending{false};
 
 void AtExit() {
   if (Agent* a = Agent::Peek()) a->Shutdown();
 }
 
-// SIGINT/SIGTERM: when the previous disposition would end the process, write out what we have
-// first (best effort), then let it. When the application handles the signal itself, leave the
-// trace open: it may carry on, and atexit closes the file later.
+void Reraise(int sig) {
+  int i = sig == SIGINT ? 0 : 1;
+  sigaction(sig, &g_previous[i], nullptr);
+  kill(getpid(), sig);
+}
+
+// SIGINT/SIGTERM: when the previous disposition would end the process, have the signal thread
+// write out what we have first, then let it. When the application handles the signal itself,
+// leave the trace open: it may carry on, and atexit closes the file later.
 void OnSignal(int sig, siginfo_t* info, void* ucontext) {
   int i = sig == SIGINT ? 0 : 1;
   const struct sigaction& prev = g_previous[i];
@@ -38,12 +58,53 @@ void OnSignal(int sig, siginfo_t* info, void* ucontext) {
     prev.sa_handler(sig);
     return;
   }
-  if (Agent* a = Agent::Peek()) a->Shutdown();
-  sigaction(sig, &prev, nullptr);
-  raise(sig);
+  int saved_errno = errno;
+  int fd = g_signal_pipe_write.load();
+  // A forked child, or a second signal while the first is being handled: end now.
+  if (fd < 0 || g_agent_pid.load() != getpid() || g_signal_pending.exchange(true)) {
+    Reraise(sig);
+    errno = saved_errno;
+    return;
+  }
+  unsigned char byte = static_cast<unsigned char>(sig);
+  if (write(fd, &byte, 1) != 1) Reraise(sig);
+  errno = saved_errno;
+}
+
+// Closes the trace (bounded by kSignalFlushLimit), then re-sends the signal with the previous
+// disposition restored.
+void SignalThread(int read_fd) {
+  for (;;) {
+    unsigned char byte = 0;
+    ssize_t n = read(read_fd, &byte, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != 1) return;
+    int sig = byte;
+    if (Agent* a = Agent::Peek()) {
+      auto done = std::make_shared<std::promise<void>>();
+      std::future<void> closed = done->get_future();
+      std::thread([a, done] {
+        a->Shutdown();
+        done->set_value();
+      }).detach();
+      closed.wait_for(kSignalFlushLimit);
+    }
+    Reraise(sig);
+    return;
+  }
 }
 
 void InstallSignalHandlers() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return;  // no hand-off: leave the application's signals alone
+  // The signal thread never takes the signals itself: they go to the application's threads.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  std::thread(SignalThread, fds[0]).detach();
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  g_agent_pid.store(getpid());
+  g_signal_pipe_write.store(fds[1]);
   for (int i = 0; i < 2; ++i) {
     struct sigaction sa;
     std::memset(&sa, 0, sizeof sa);
@@ -107,7 +168,8 @@ Agent* Agent::Peek() {
 Agent::Agent(const AgentConfig& config, const SinkOptions& sink_options)
     : config_(config),
       sink_(sink_options),
-      writer_(sink_, WriterOptions{config.zstd_level, 1 << 20, 200'000'000, 5'000'000'000}) {}
+      writer_(sink_, WriterOptions{config.zstd_level, 1 << 20, 200'000'000, 5'000'000'000,
+                                   static_cast<std::uint64_t>(config.max_trace_mb) << 20}) {}
 
 Agent::~Agent() { Shutdown(); }
 
@@ -140,6 +202,8 @@ std::string Agent::Start() {
 
 void Agent::Shutdown() {
   if (config_.pid != CurrentPid()) return;  // inherited across fork
+  // A second caller (exit during a signal-driven close) waits until the file is closed.
+  std::lock_guard<std::mutex> closing(shutdown_mutex_);
   if (shut_down_.exchange(true)) return;
   std::vector<std::function<void()>> hooks;
   {

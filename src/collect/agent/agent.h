@@ -32,7 +32,8 @@ class Agent {
   ~Agent();
 
   std::string Start();  // opens the file, writes the process record; empty or why not
-  // Runs the pre-close hooks (CUPTI flush, sampler stop), then closes the file. Idempotent.
+  // Runs the pre-close hooks (CUPTI flush, sampler stop), then closes the file. Idempotent; a
+  // concurrent caller returns once the file is closed.
   void Shutdown();
 
   RecordSink& sink() { return sink_; }
@@ -55,6 +56,7 @@ class Agent {
   TraceWriter writer_;
   std::string path_;
   std::mutex mutex_;
+  std::mutex shutdown_mutex_;
   std::unordered_map<std::string, std::uint32_t> interned_;
   std::vector<std::function<void()>> pre_close_hooks_;
   std::atomic<bool> shut_down_{false};
