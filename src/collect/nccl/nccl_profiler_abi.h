@@ -1,6 +1,6 @@
-// The NCCL profiler plugin ABI, version 5 (NCCL 2.28), declared here from the documented
-// layout (NCCL installs no plugin header). Field order and sizes are checked below; see
-// gpu-apis.md section 7.
+// The NCCL profiler plugin ABI, versions 5 (NCCL 2.28) and 4 (NCCL 2.27), declared here from the
+// documented layouts (NCCL installs no plugin header). Field order and sizes are checked below;
+// see gpu-apis.md section 7.
 #pragma once
 
 #include <sys/types.h>
@@ -142,5 +142,79 @@ static_assert(offsetof(EventDescrV5, kernelCh.pTimer) == 24 + 8);
 static_assert(sizeof(EventStateArgsV5) == 8);
 static_assert(sizeof(ProfilerV5) == 48);
 static_assert(offsetof(ProfilerV5, finalize) == 40);
+
+// Version 4: `type` is one byte, coll/p2p lack `parentGroup`, init takes the comm hash after the
+// name, and there are no API-level events. Every v4 union member is a prefix of its v5 namesake.
+struct EventDescrV4 {
+  std::uint8_t type;
+  void* parentObj;
+  int rank;
+  union {
+    struct {
+      std::uint64_t seqNumber;
+      const char* func;
+      const void* sendBuff;
+      void* recvBuff;
+      std::size_t count;
+      int root;
+      const char* datatype;
+      std::uint8_t nChannels;
+      std::uint8_t nWarps;
+      const char* algo;
+      const char* proto;
+    } coll;
+    struct {
+      const char* func;
+      void* buff;
+      const char* datatype;
+      std::size_t count;
+      int peer;
+      std::uint8_t nChannels;
+    } p2p;
+    struct {
+      pid_t pid;
+      std::uint8_t channelId;
+      int peer;
+      int nSteps;
+      int chunkSize;
+      int isSend;
+    } proxyOp;
+    struct {
+      int step;
+    } proxyStep;
+    struct {
+      std::uint8_t channelId;
+      std::uint64_t pTimer;
+    } kernelCh;
+    struct {
+      std::int64_t id;
+      void* data;
+    } netPlugin;
+  };
+};
+using EventStateArgsV4 = EventStateArgsV5;  // identical union
+
+struct ProfilerV4 {
+  const char* name;
+  NcclResult (*init)(void** context, int* eActivationMask, const char* commName, std::uint64_t commHash,
+                     int nNodes, int nranks, int rank, NcclDebugLogger logfn);
+  NcclResult (*startEvent)(void* context, void** eHandle, EventDescrV4* eDescr);
+  NcclResult (*stopEvent)(void* eHandle);
+  NcclResult (*recordEventState)(void* eHandle, int eState, EventStateArgsV4* eStateArgs);
+  NcclResult (*finalize)(void* context);
+};
+
+// Layout of NCCL 2.27's profiler_v4.h.
+static_assert(sizeof(EventDescrV4) == 104);
+static_assert(offsetof(EventDescrV4, parentObj) == 8);
+static_assert(offsetof(EventDescrV4, coll) == 24);
+static_assert(offsetof(EventDescrV4, coll.datatype) == 24 + 48);
+static_assert(offsetof(EventDescrV4, coll.proto) == 24 + 72);
+static_assert(offsetof(EventDescrV4, p2p.peer) == 24 + 32);
+static_assert(offsetof(EventDescrV4, proxyOp.isSend) == 24 + 20);
+static_assert(offsetof(EventDescrV4, kernelCh.pTimer) == 24 + 8);
+static_assert(sizeof(ProfilerV4) == 48);
+static_assert(offsetof(EventDescrV5, coll.proto) == offsetof(EventDescrV4, coll.proto));
+static_assert(offsetof(EventDescrV5, p2p.nChannels) == offsetof(EventDescrV4, p2p.nChannels));
 
 }  // namespace plasmient::collect::nccl

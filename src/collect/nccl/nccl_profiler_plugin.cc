@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 
 #include "collect/agent/agent.h"
@@ -25,16 +27,35 @@ struct Context {
   int rank;
 };
 
-// One in-flight collective or p2p. The handle NCCL holds for the operation is the Op's address;
-// a child event's handle is the same address with the low bit set.
+// One in-flight collective or p2p. NCCL stops the Coll/P2p event at enqueue; its KernelCh
+// children start afterwards on the proxy thread (one per channel), so the Op lives until its own
+// stop, the expected children and every started child have stopped, and then writes one record.
+// A handle is the Op's address (64-byte aligned) with a 5-bit generation in bits 1-5 and bit 0
+// set for a child, so a late child of a finished Op never attaches to the slot's next user.
 struct alignas(64) Op {
-  std::atomic<int> refs{0};
-  std::atomic<std::uint64_t> last_end_ns{0};
+  std::mutex mutex;  // uncontended: the app thread and one proxy thread, a few times per Op
+  bool live = false;
+  std::uint32_t generation = 0;
+  bool own_open = false;          // the Coll/P2p event is not stopped yet
+  int expected = 0;               // KernelCh children NCCL will start (the channel count)
+  int started = 0;                // children started so far
+  int in_flight = 0;              // children started and not stopped
+  std::uint64_t last_end_ns = 0;  // latest child stop
+  std::uint64_t touched_ns = 0;   // last event of any kind
+  Agent* agent = nullptr;
   Context* context = nullptr;
   wire::CollectiveRecord record{};
 };
 
 constexpr std::size_t kPoolSize = 4096;
+constexpr std::uintptr_t kChildBit = 1;
+constexpr std::uintptr_t kGenerationMask = 0x3e;  // bits 1-5
+// An Op whose children stopped coming (fewer channels ran than announced, e.g. p2p channels
+// with no steps) is written out with the end it has after this long without events; one that
+// never saw a child (its kernel may still be queued behind others) after much longer.
+constexpr std::uint64_t kStaleNs = 2'000'000'000;
+constexpr std::uint64_t kChildlessStaleNs = 60'000'000'000;
+constexpr std::size_t kSweepPerAcquire = 4;
 
 class OpPool {
  public:
@@ -45,17 +66,24 @@ class OpPool {
     std::uint32_t i;
     return free_.TryPop(i) ? &ops_[i] : nullptr;
   }
-  void Release(Op* op) { free_.TryPush(static_cast<std::uint32_t>(op - ops_.get())); }
-  bool Owns(const void* p) const {
-    auto* b = reinterpret_cast<const std::uint8_t*>(ops_.get());
-    auto* q = static_cast<const std::uint8_t*>(p);
-    return q >= b && q < b + kPoolSize * sizeof(Op);
+  // Called with op->mutex held, once per Acquire (live goes false here and nowhere else).
+  void Release(Op* op) {
+    op->live = false;
+    free_.TryPush(static_cast<std::uint32_t>(op - ops_.get()));
   }
+  Op* At(std::size_t i) { return &ops_[i % kPoolSize]; }
+  Op* FromAddress(std::uintptr_t p) const {
+    auto b = reinterpret_cast<std::uintptr_t>(ops_.get());
+    if (p < b || p >= b + kPoolSize * sizeof(Op) || (p - b) % sizeof(Op) != 0) return nullptr;
+    return reinterpret_cast<Op*>(p);
+  }
+  std::atomic<std::size_t> sweep_cursor{0};
 
  private:
   BoundedQueue<std::uint32_t> free_;
   std::unique_ptr<Op[]> ops_;
 };
+static_assert(alignof(Op) > kGenerationMask + kChildBit);
 
 OpPool& Pool() {
   static OpPool* pool = new OpPool();  // never destroyed: NCCL may call in during exit
@@ -71,24 +99,51 @@ Agent* TheAgent() {
 
 std::uint32_t ThreadId() { return static_cast<std::uint32_t>(syscall(SYS_gettid)); }
 
-void Unref(Op* op) {
-  if (op->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  op->record.end_ns = std::max(op->record.end_ns, op->last_end_ns.load(std::memory_order_acquire));
-  op->context->agent->sink().PushSmall(op->record);
+void* Handle(Op* op, bool child) {
+  auto bits = reinterpret_cast<std::uintptr_t>(op) | ((op->generation << 1) & kGenerationMask);
+  return reinterpret_cast<void*>(child ? bits | kChildBit : bits);
+}
+
+// The Op a handle names, locked, or null when the handle is not ours or its Op has finished.
+Op* LockOp(void* handle, bool& child, std::unique_lock<std::mutex>& lock) {
+  auto bits = reinterpret_cast<std::uintptr_t>(handle);
+  child = (bits & kChildBit) != 0;
+  Op* op = Pool().FromAddress(bits & ~(kGenerationMask | kChildBit));
+  if (op == nullptr) return nullptr;
+  lock = std::unique_lock<std::mutex>(op->mutex);
+  if (!op->live || ((op->generation << 1) & kGenerationMask) != (bits & kGenerationMask)) {
+    lock.unlock();
+    return nullptr;
+  }
+  return op;
+}
+
+// Writes the record and frees the slot (op->mutex held).
+void Finish(Op* op) {
+  op->record.end_ns = std::max(op->record.end_ns, op->last_end_ns);
+  op->agent->sink().PushSmall(op->record);
   Pool().Release(op);
 }
 
-void NoteEnd(Op* op, std::uint64_t t) {
-  std::uint64_t prev = op->last_end_ns.load(std::memory_order_relaxed);
-  while (prev < t && !op->last_end_ns.compare_exchange_weak(prev, t, std::memory_order_acq_rel)) {
-  }
+void FinishIfDone(Op* op) {
+  if (!op->own_open && op->in_flight == 0 && op->started >= op->expected) Finish(op);
 }
 
-Op* AsOp(void* handle, bool& child) {
-  auto bits = reinterpret_cast<std::uintptr_t>(handle);
-  child = (bits & 1) != 0;
-  auto* op = reinterpret_cast<Op*>(bits & ~std::uintptr_t{1});
-  return op != nullptr && Pool().Owns(op) ? op : nullptr;
+bool Stale(const Op& op, std::uint64_t now) {
+  if (op.own_open || op.in_flight > 0) return false;
+  return now - op.touched_ns >= (op.started > 0 ? kStaleNs : kChildlessStaleNs);
+}
+
+// Writes out the Ops of `context` (any when null): all of them when `all` (communicator or agent
+// close), else the stale ones.
+void Sweep(Context* context, std::size_t first, std::size_t count, bool all) {
+  std::uint64_t now = MonotonicNs();
+  for (std::size_t i = 0; i < count; ++i) {
+    Op* op = Pool().At(first + i);
+    std::lock_guard<std::mutex> lock(op->mutex);
+    if (!op->live || (context != nullptr && op->context != context)) continue;
+    if (all || Stale(*op, now)) Finish(op);
+  }
 }
 
 NcclResult Init(void** context, std::uint64_t comm_id, int* mask, const char* comm_name, int n_nodes,
@@ -99,8 +154,46 @@ NcclResult Init(void** context, std::uint64_t comm_id, int* mask, const char* co
   if (c == nullptr) return kNcclInternalError;
   c->comm_name_id = comm_name != nullptr ? agent->Intern(comm_name) : 0;
   *context = c;
-  *mask = kProfileColl | kProfileP2p | kProfileProxyOp | kProfileKernelCh;
+  *mask = kProfileColl | kProfileP2p | kProfileKernelCh;
+  static std::once_flag close_hook;
+  std::call_once(close_hook, [agent] { agent->AddPreCloseHook([] { Sweep(nullptr, 0, kPoolSize, true); }); });
   return kNcclSuccess;
+}
+
+void FillRecord(Context* c, const EventDescrV5* d, wire::CollectiveRecord& r) {
+  r = wire::CollectiveRecord{};
+  r.header = wire::HeaderFor<wire::CollectiveRecord>(wire::RecordKind::kCollective);
+  r.start_ns = r.end_ns = MonotonicNs();
+  r.comm_hash = c->comm_id;
+  r.rank = d->rank;
+  r.nranks = c->nranks;
+  r.comm_name_id = c->comm_name_id;
+  r.pid = static_cast<std::uint32_t>(getpid());
+  r.tid = ThreadId();
+  Agent* a = c->agent;
+  if (d->type == kProfileColl) {
+    r.kind = static_cast<std::uint8_t>(wire::CollectiveKind::kCollective);
+    r.seq = d->coll.seqNumber;
+    r.count = d->coll.count;
+    r.bytes = d->coll.count * DatatypeBytes(d->coll.datatype ? d->coll.datatype : "");
+    r.root = d->coll.root;
+    r.peer = -1;
+    r.func_id = a->InternStable(d->coll.func);
+    r.dtype_id = a->InternStable(d->coll.datatype);
+    r.algo_id = a->InternStable(d->coll.algo);
+    r.proto_id = a->InternStable(d->coll.proto);
+    r.n_channels = d->coll.nChannels;
+    r.n_warps = d->coll.nWarps;
+  } else {
+    r.kind = static_cast<std::uint8_t>(wire::CollectiveKind::kP2p);
+    r.count = d->p2p.count;
+    r.bytes = d->p2p.count * DatatypeBytes(d->p2p.datatype ? d->p2p.datatype : "");
+    r.root = -1;
+    r.peer = d->p2p.peer;
+    r.func_id = a->InternStable(d->p2p.func);
+    r.dtype_id = a->InternStable(d->p2p.datatype);
+    r.n_channels = d->p2p.nChannels;
+  }
 }
 
 NcclResult StartEvent(void* context, void** handle, EventDescrV5* d) {
@@ -108,87 +201,89 @@ NcclResult StartEvent(void* context, void** handle, EventDescrV5* d) {
   auto* c = static_cast<Context*>(context);
   if (c == nullptr || d == nullptr) return kNcclSuccess;
   if (d->type == kProfileColl || d->type == kProfileP2p) {
+    Sweep(nullptr, Pool().sweep_cursor.fetch_add(kSweepPerAcquire), kSweepPerAcquire, false);
     Op* op = Pool().Acquire();
     if (op == nullptr) {
       c->agent->sink().CountDrops(wire::DropSource::kNcclEvents, 1);
       return kNcclSuccess;
     }
+    std::lock_guard<std::mutex> lock(op->mutex);
+    op->live = true;
+    ++op->generation;
+    op->own_open = true;
+    op->expected = d->type == kProfileColl ? d->coll.nChannels : d->p2p.nChannels;
+    op->started = op->in_flight = 0;
+    op->last_end_ns = 0;
+    op->agent = c->agent;
     op->context = c;
-    op->refs.store(1, std::memory_order_relaxed);
-    op->last_end_ns.store(0, std::memory_order_relaxed);
-    wire::CollectiveRecord& r = op->record;
-    r = wire::CollectiveRecord{};
-    r.header = wire::HeaderFor<wire::CollectiveRecord>(wire::RecordKind::kCollective);
-    r.start_ns = r.end_ns = MonotonicNs();
-    r.comm_hash = c->comm_id;
-    r.rank = d->rank;
-    r.nranks = c->nranks;
-    r.comm_name_id = c->comm_name_id;
-    r.pid = static_cast<std::uint32_t>(getpid());
-    r.tid = ThreadId();
-    Agent* a = c->agent;
-    if (d->type == kProfileColl) {
-      r.kind = static_cast<std::uint8_t>(wire::CollectiveKind::kCollective);
-      r.seq = d->coll.seqNumber;
-      r.count = d->coll.count;
-      r.bytes = d->coll.count * DatatypeBytes(d->coll.datatype ? d->coll.datatype : "");
-      r.root = d->coll.root;
-      r.peer = -1;
-      r.func_id = a->InternStable(d->coll.func);
-      r.dtype_id = a->InternStable(d->coll.datatype);
-      r.algo_id = a->InternStable(d->coll.algo);
-      r.proto_id = a->InternStable(d->coll.proto);
-      r.n_channels = d->coll.nChannels;
-      r.n_warps = d->coll.nWarps;
-    } else {
-      r.kind = static_cast<std::uint8_t>(wire::CollectiveKind::kP2p);
-      r.count = d->p2p.count;
-      r.bytes = d->p2p.count * DatatypeBytes(d->p2p.datatype ? d->p2p.datatype : "");
-      r.root = -1;
-      r.peer = d->p2p.peer;
-      r.func_id = a->InternStable(d->p2p.func);
-      r.dtype_id = a->InternStable(d->p2p.datatype);
-      r.n_channels = d->p2p.nChannels;
-    }
-    *handle = op;
+    FillRecord(c, d, op->record);
+    op->touched_ns = op->record.start_ns;
+    *handle = Handle(op, false);
     return kNcclSuccess;
   }
-  if (d->type == kProfileKernelCh || d->type == kProfileProxyOp) {
-    // PXN: a proxy op created by another process has a parent we must not touch.
-    if (d->type == kProfileProxyOp && d->proxyOp.pid != getpid()) return kNcclSuccess;
+  if (d->type == kProfileKernelCh) {
     bool child = false;
-    Op* parent = AsOp(d->parentObj, child);
+    std::unique_lock<std::mutex> lock;
+    Op* parent = LockOp(d->parentObj, child, lock);
     if (parent == nullptr || child) return kNcclSuccess;
-    parent->refs.fetch_add(1, std::memory_order_acq_rel);
-    *handle = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(parent) | 1);
+    ++parent->started;
+    ++parent->in_flight;
+    parent->touched_ns = MonotonicNs();
+    *handle = Handle(parent, true);
   }
   return kNcclSuccess;
 }
 
 NcclResult StopEvent(void* handle) {
   bool child = false;
-  Op* op = AsOp(handle, child);
+  std::unique_lock<std::mutex> lock;
+  Op* op = LockOp(handle, child, lock);
   if (op == nullptr) return kNcclSuccess;
   std::uint64_t now = MonotonicNs();
+  op->touched_ns = now;
   if (child) {
-    NoteEnd(op, now);
+    op->last_end_ns = std::max(op->last_end_ns, now);
+    --op->in_flight;
   } else {
     op->record.end_ns = now;  // enqueued; completion comes from the children
+    op->own_open = false;
   }
-  Unref(op);
+  FinishIfDone(op);
   return kNcclSuccess;
 }
 
 NcclResult RecordEventState(void* handle, int state, EventStateArgsV5* args) {
+  if (state != kStateKernelChStop) return kNcclSuccess;
   bool child = false;
-  Op* op = AsOp(handle, child);
-  if (op != nullptr && child && state == kStateKernelChStop) NoteEnd(op, MonotonicNs());
+  std::unique_lock<std::mutex> lock;
+  Op* op = LockOp(handle, child, lock);
+  if (op != nullptr && child) op->last_end_ns = std::max(op->last_end_ns, MonotonicNs());
   return kNcclSuccess;
 }
 
 NcclResult Finalize(void* context) {
-  delete static_cast<Context*>(context);
+  auto* c = static_cast<Context*>(context);
+  Sweep(c, 0, kPoolSize, true);  // what is still open for this communicator will not finish
+  delete c;
   return kNcclSuccess;
+}
+
+// Version 4 (NCCL 2.27): the same implementation behind v4's init order and descriptor.
+NcclResult InitV4(void** context, int* mask, const char* comm_name, std::uint64_t comm_hash, int n_nodes,
+                  int nranks, int rank, NcclDebugLogger logfn) {
+  return Init(context, comm_hash, mask, comm_name, n_nodes, nranks, rank, logfn);
+}
+
+NcclResult StartEventV4(void* context, void** handle, EventDescrV4* d4) {
+  *handle = nullptr;
+  if (d4 == nullptr) return kNcclSuccess;
+  EventDescrV5 d{};
+  d.type = d4->type;
+  d.parentObj = d4->parentObj;
+  d.rank = d4->rank;
+  // Each v4 union member is a prefix of the v5 one (checked in the ABI header).
+  std::memcpy(&d.coll, &d4->coll, sizeof(EventDescrV4) - offsetof(EventDescrV4, coll));
+  return StartEvent(context, handle, &d);
 }
 
 }  // namespace
@@ -217,9 +312,18 @@ const plasmient::collect::nccl::ProfilerV5 ncclProfiler_v5 = {"Plasmient",
                                                               plasmient::collect::nccl::RecordEventState,
                                                               plasmient::collect::nccl::Finalize};
 
+extern "C" __attribute__((visibility("default")))
+const plasmient::collect::nccl::ProfilerV4 ncclProfiler_v4 = {"Plasmient",
+                                                              plasmient::collect::nccl::InitV4,
+                                                              plasmient::collect::nccl::StartEventV4,
+                                                              plasmient::collect::nccl::StopEvent,
+                                                              plasmient::collect::nccl::RecordEventState,
+                                                              plasmient::collect::nccl::Finalize};
+
 namespace plasmient::collect::nccl {
 
 const ProfilerV5& PluginV5() { return ncclProfiler_v5; }
+const ProfilerV4& PluginV4() { return ncclProfiler_v4; }
 
 void SetPluginAgentForTest(Agent* agent) { g_test_agent.store(agent, std::memory_order_release); }
 

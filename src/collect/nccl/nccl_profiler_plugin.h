@@ -1,10 +1,12 @@
 // The NCCL profiler plugin: records collectives and p2p operations (comm hash, rank, nranks,
-// seq, count, bytes, dtype, algo, proto) on the agent's clock. Exported from the agent .so as
-// `ncclProfiler_v5`.
+// seq, count, bytes, dtype, algo, proto) on the agent's clock, one record per operation.
+// Exported from the agent .so as `ncclProfiler_v5` (NCCL 2.28) and `ncclProfiler_v4` (2.27),
+// one implementation behind both tables.
 //
 // Timing: start = the Coll/P2p startEvent (NCCL enqueues the operation on the calling thread);
-// end = the last stop of a child event (KernelCh stop or ProxyOp stop, on NCCL's proxy thread)
-// or the operation's own stop when it had no children. Both are host times on CLOCK_MONOTONIC.
+// end = the last KernelCh stop (one child per channel, on NCCL's proxy thread, after the
+// Coll/P2p stop), or the operation's own stop when it has no channels. Host times on
+// CLOCK_MONOTONIC.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +25,7 @@ std::size_t DatatypeBytes(std::string_view datatype);
 
 // The plugin's function table, recording into `agent` (Agent::Get() when null).
 const ProfilerV5& PluginV5();
+const ProfilerV4& PluginV4();
 void SetPluginAgentForTest(Agent* agent);
 
 }  // namespace plasmient::collect::nccl

@@ -1,11 +1,19 @@
-// Loads the agent .so like NCCL does (dlopen + dlsym "ncclProfiler_v5"), drives the plugin with
-// fabricated events, and reads the resulting trace back.
+// Loads the agent .so like NCCL does (dlopen + dlsym "ncclProfiler_v5" / "_v4"), drives the
+// plugin with events in NCCL's order and on its threads, and reads the resulting trace back.
+// Each test loads its own copy of the .so (its own agent and trace file), so the tests also run
+// together in one process.
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -15,19 +23,39 @@
 namespace plasmient::collect::nccl {
 namespace {
 
-TEST(NcclProfilerPlugin, CollectivesAndP2pThroughDlopen) {
-  std::string dir = ::testing::TempDir() + "/nccl_plugin_" + std::to_string(getpid());
-  ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+struct Plugin {
+  const ProfilerV5* v5 = nullptr;
+  const ProfilerV4* v4 = nullptr;
+  void (*shutdown)() = nullptr;
+  const char* (*trace_path)() = nullptr;
+};
+
+// A private copy of the agent .so, writing into its own folder.
+Plugin Load(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "/" + name + "_" + std::to_string(getpid());
+  std::string copy = dir + "/libagent_copy.so";
+  EXPECT_EQ(system(("mkdir -p " + dir + " && cp " PLASMIENT_AGENT_SO " " + copy).c_str()), 0);
   setenv("PLASMIENT_OUT_DIR", dir.c_str(), 1);
   setenv("PLASMIENT_NVML_PERIOD_MS", "0", 1);
   setenv("RANK", "2", 1);
-  void* lib = dlopen(PLASMIENT_AGENT_SO, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(lib, nullptr) << dlerror();
-  auto* plugin = static_cast<const ProfilerV5*>(dlsym(lib, "ncclProfiler_v5"));
+  Plugin p;
+  void* lib = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+  EXPECT_NE(lib, nullptr) << dlerror();
+  if (lib == nullptr) return p;
+  p.v5 = static_cast<const ProfilerV5*>(dlsym(lib, "ncclProfiler_v5"));
+  p.v4 = static_cast<const ProfilerV4*>(dlsym(lib, "ncclProfiler_v4"));
+  p.shutdown = reinterpret_cast<void (*)()>(dlsym(lib, "plasmient_agent_shutdown"));
+  p.trace_path = reinterpret_cast<const char* (*)()>(dlsym(lib, "plasmient_agent_trace_path"));
+  return p;
+}
+
+TEST(NcclProfilerPlugin, CollectivesAndP2pThroughDlopen) {
+  Plugin loaded = Load("nccl_plugin_basic");
+  const ProfilerV5* plugin = loaded.v5;
   ASSERT_NE(plugin, nullptr);
   EXPECT_STREQ(plugin->name, "Plasmient");
-  auto shutdown = reinterpret_cast<void (*)()>(dlsym(lib, "plasmient_agent_shutdown"));
-  auto trace_path = reinterpret_cast<const char* (*)()>(dlsym(lib, "plasmient_agent_trace_path"));
+  auto shutdown = loaded.shutdown;
+  auto trace_path = loaded.trace_path;
   ASSERT_NE(shutdown, nullptr);
 
   void* ctx = nullptr;
@@ -37,7 +65,7 @@ TEST(NcclProfilerPlugin, CollectivesAndP2pThroughDlopen) {
   EXPECT_TRUE(mask & kProfileP2p);
   EXPECT_TRUE(mask & kProfileKernelCh);
 
-  // An AllReduce of 1000 bf16 with one kernel channel child.
+  // An AllReduce of 1000 bf16 on one channel: stopped at enqueue, its kernel channel after.
   EventDescrV5 coll{};
   coll.type = kProfileColl;
   coll.rank = 2;
@@ -46,13 +74,14 @@ TEST(NcclProfilerPlugin, CollectivesAndP2pThroughDlopen) {
   coll.coll.count = 1000;
   coll.coll.datatype = "ncclBfloat16";
   coll.coll.root = 0;
-  coll.coll.nChannels = 4;
+  coll.coll.nChannels = 1;
   coll.coll.nWarps = 16;
   coll.coll.algo = "RING";
   coll.coll.proto = "SIMPLE";
   void* coll_handle = nullptr;
   ASSERT_EQ(plugin->startEvent(ctx, &coll_handle, &coll), kNcclSuccess);
   ASSERT_NE(coll_handle, nullptr);
+  plugin->stopEvent(coll_handle);  // enqueued; the kernel has not started
   EventDescrV5 ch{};
   ch.type = kProfileKernelCh;
   ch.parentObj = coll_handle;
@@ -60,7 +89,6 @@ TEST(NcclProfilerPlugin, CollectivesAndP2pThroughDlopen) {
   void* ch_handle = nullptr;
   plugin->startEvent(ctx, &ch_handle, &ch);
   ASSERT_NE(ch_handle, nullptr);
-  plugin->stopEvent(coll_handle);  // enqueued; the kernel is still running
   usleep(2000);
   EventStateArgsV5 args{};
   plugin->recordEventState(ch_handle, kStateKernelChStop, &args);
@@ -113,6 +141,201 @@ TEST(NcclProfilerPlugin, CollectivesAndP2pThroughDlopen) {
   EXPECT_EQ(t->collectives.bytes[1], 1024);
   EXPECT_EQ(t->collectives.seq[1], model::kNoId);
   EXPECT_EQ(t->quality.Get(model::Dq::kTruncatedNativeFile), 0);
+  std::remove(path.c_str());
+}
+
+// NCCL 2.28's order (hostStreamPlanTask): the app thread starts and stops each Coll at enqueue;
+// the proxy thread starts one KernelCh per channel later, records its stop state and stops it.
+// More collectives than the plugin's pool holds go through, so a slot handed out twice or an Op
+// written per child shows up as a missing or repeated sequence number.
+TEST(NcclProfilerPlugin, NcclCallOrderGivesOneRecordPerCollective) {
+  Plugin loaded = Load("nccl_plugin_order");
+  const ProfilerV5* plugin = loaded.v5;
+  ASSERT_NE(plugin, nullptr);
+  void* ctx = nullptr;
+  int mask = 0;
+  ASSERT_EQ(plugin->init(&ctx, 0xfeedull, &mask, "world", 1, 8, 2, nullptr), kNcclSuccess);
+
+  constexpr int kCollectives = 6000;
+  constexpr int kChannels = 2;
+  constexpr int kSlowEvery = 1000;  // these collectives' second channel ends 3 ms later
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<std::pair<int, void*>> enqueued;
+  bool done = false;
+  std::thread proxy([&] {
+    for (;;) {
+      std::unique_lock<std::mutex> lock(m);
+      cv.wait(lock, [&] { return done || !enqueued.empty(); });
+      if (enqueued.empty()) return;
+      auto [i, parent] = enqueued.front();
+      enqueued.pop_front();
+      lock.unlock();
+      cv.notify_all();
+      void* children[kChannels] = {};
+      for (int c = 0; c < kChannels; ++c) {
+        EventDescrV5 ch{};
+        ch.type = kProfileKernelCh;
+        ch.parentObj = parent;
+        ch.kernelCh.channelId = static_cast<std::uint8_t>(c);
+        plugin->startEvent(ctx, &children[c], &ch);
+      }
+      for (int c = 0; c < kChannels; ++c) {
+        if (c == 1 && i % kSlowEvery == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+        EventStateArgsV5 args{};
+        plugin->recordEventState(children[c], kStateKernelChStop, &args);
+        plugin->stopEvent(children[c]);
+      }
+    }
+  });
+  for (int i = 0; i < kCollectives; ++i) {
+    EventDescrV5 coll{};
+    coll.type = kProfileColl;
+    coll.rank = 2;
+    coll.coll.seqNumber = static_cast<std::uint64_t>(i);
+    coll.coll.func = i % 2 == 0 ? "AllReduce" : "AllGather";
+    coll.coll.count = 64;
+    coll.coll.datatype = "ncclFloat32";
+    coll.coll.nChannels = kChannels;
+    void* h = nullptr;
+    plugin->startEvent(ctx, &h, &coll);
+    ASSERT_NE(h, nullptr) << "collective " << i;
+    plugin->stopEvent(h);
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return enqueued.size() < 256; });  // the proxy lags, within bounds
+    enqueued.emplace_back(i, h);
+    lock.unlock();
+    cv.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> lock(m);
+    done = true;
+  }
+  cv.notify_all();
+  proxy.join();
+  EXPECT_EQ(plugin->finalize(ctx), kNcclSuccess);
+  std::string path = loaded.trace_path();
+  loaded.shutdown();
+
+  auto t = ingest::native::ReadNative(path);
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->quality.Get(model::Dq::kDroppedRecords), 0);
+  ASSERT_EQ(t->collectives.size(), static_cast<std::size_t>(kCollectives));
+  std::map<std::int64_t, int> per_seq;
+  for (std::size_t i = 0; i < t->collectives.size(); ++i) {
+    std::int64_t seq = t->collectives.seq[i];
+    ++per_seq[seq];
+    std::int32_t op = t->collectives.cpu_op[i];
+    ASSERT_GE(op, 0);
+    auto dur = t->cpu.end_ns[static_cast<std::size_t>(op)] - t->cpu.start_ns[static_cast<std::size_t>(op)];
+    if (seq % kSlowEvery == 0) {
+      EXPECT_GE(dur, 3'000'000) << "seq " << seq << " ends at its last channel";
+    }
+    EXPECT_EQ(t->Str(t->collectives.name[i]), seq % 2 == 0 ? "allreduce" : "all_gather") << seq;
+  }
+  EXPECT_EQ(per_seq.size(), static_cast<std::size_t>(kCollectives));
+  for (const auto& [seq, n] : per_seq) EXPECT_EQ(n, 1) << "seq " << seq;
+  std::remove(path.c_str());
+}
+
+// A late child of a collective already written (NCCL announced fewer channels than ran) must not
+// attach to the slot's next collective.
+TEST(NcclProfilerPlugin, LateChildOfAFinishedCollectiveIsIgnored) {
+  Plugin loaded = Load("nccl_plugin_late");
+  const ProfilerV5* plugin = loaded.v5;
+  ASSERT_NE(plugin, nullptr);
+  void* ctx = nullptr;
+  int mask = 0;
+  ASSERT_EQ(plugin->init(&ctx, 0xabcull, &mask, "world", 1, 2, 0, nullptr), kNcclSuccess);
+  EventDescrV5 coll{};
+  coll.type = kProfileColl;
+  coll.coll.func = "AllReduce";
+  coll.coll.datatype = "ncclFloat32";
+  coll.coll.count = 8;
+  coll.coll.nChannels = 0;  // no channel: written at its own stop
+  void* first = nullptr;
+  plugin->startEvent(ctx, &first, &coll);
+  plugin->stopEvent(first);
+  EventDescrV5 ch{};
+  ch.type = kProfileKernelCh;
+  ch.parentObj = first;
+  void* late = &ch;
+  plugin->startEvent(ctx, &late, &ch);
+  EXPECT_EQ(late, nullptr);
+  EXPECT_EQ(plugin->stopEvent(late), kNcclSuccess);
+  EXPECT_EQ(plugin->finalize(ctx), kNcclSuccess);
+  std::string path = loaded.trace_path();
+  loaded.shutdown();
+  auto t = ingest::native::ReadNative(path);
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->collectives.size(), 1u);
+  std::remove(path.c_str());
+}
+
+// NCCL 2.27 finds `ncclProfiler_v4`: init with the comm hash after the name, one-byte types.
+TEST(NcclProfilerPlugin, Version4Table) {
+  Plugin loaded = Load("nccl_plugin_v4");
+  const ProfilerV4* plugin = loaded.v4;
+  ASSERT_NE(plugin, nullptr);
+  EXPECT_STREQ(plugin->name, "Plasmient");
+  void* ctx = nullptr;
+  int mask = 0;
+  ASSERT_EQ(plugin->init(&ctx, &mask, "tp", 0x77ull, 1, 4, 1, nullptr), kNcclSuccess);
+  EXPECT_TRUE(mask & kProfileColl);
+  EXPECT_TRUE(mask & kProfileKernelCh);
+  EventDescrV4 coll{};
+  coll.type = static_cast<std::uint8_t>(kProfileColl);
+  coll.rank = 1;
+  coll.coll.seqNumber = 5;
+  coll.coll.func = "ReduceScatter";
+  coll.coll.count = 300;
+  coll.coll.datatype = "ncclFloat16";
+  coll.coll.nChannels = 1;
+  coll.coll.algo = "RING";
+  coll.coll.proto = "LL";
+  void* h = nullptr;
+  ASSERT_EQ(plugin->startEvent(ctx, &h, &coll), kNcclSuccess);
+  ASSERT_NE(h, nullptr);
+  plugin->stopEvent(h);
+  EventDescrV4 ch{};
+  ch.type = static_cast<std::uint8_t>(kProfileKernelCh);
+  ch.parentObj = h;
+  void* child = nullptr;
+  plugin->startEvent(ctx, &child, &ch);
+  ASSERT_NE(child, nullptr);
+  usleep(2000);
+  EventStateArgsV4 args{};
+  plugin->recordEventState(child, kStateKernelChStop, &args);
+  plugin->stopEvent(child);
+  EventDescrV4 p2p{};
+  p2p.type = static_cast<std::uint8_t>(kProfileP2p);
+  p2p.rank = 1;
+  p2p.p2p.func = "Recv";
+  p2p.p2p.count = 16;
+  p2p.p2p.datatype = "ncclInt64";
+  p2p.p2p.peer = 0;
+  void* r = nullptr;
+  plugin->startEvent(ctx, &r, &p2p);
+  plugin->stopEvent(r);
+  EXPECT_EQ(plugin->finalize(ctx), kNcclSuccess);
+  std::string path = loaded.trace_path();
+  loaded.shutdown();
+
+  auto t = ingest::native::ReadNative(path);
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_EQ(t->collectives.size(), 2u);
+  EXPECT_EQ(t->Str(t->collectives.name[0]), "reduce_scatter");
+  EXPECT_EQ(t->Str(t->collectives.dtype[0]), "Half");
+  EXPECT_EQ(t->collectives.seq[0], 5);
+  EXPECT_EQ(t->collectives.bytes[0], 600);
+  EXPECT_EQ(t->collectives.group_size[0], 4);
+  EXPECT_EQ(t->Str(t->collectives.pg_name[0]), "0000000000000077");
+  std::int32_t op = t->collectives.cpu_op[0];
+  ASSERT_GE(op, 0);
+  EXPECT_GE(t->cpu.end_ns[static_cast<std::size_t>(op)] - t->cpu.start_ns[static_cast<std::size_t>(op)],
+            2'000'000);
+  EXPECT_EQ(t->Str(t->collectives.name[1]), "recv");
+  EXPECT_EQ(t->collectives.bytes[1], 128);
   std::remove(path.c_str());
 }
 
