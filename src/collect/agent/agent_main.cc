@@ -22,7 +22,8 @@ void StartNvml(Agent& agent) {
     std::fprintf(stderr, "plasmient agent: NVML sampling off: %s\n", why.c_str());
     return;
   }
-  auto* sampler = new nvml::NvmlSampler(agent.sink(), api, period_ms);
+  auto* sampler =
+      new nvml::NvmlSampler(agent.sink(), api, period_ms, &nvml::CudaBusIds, agent.config().local_rank);
   if (!sampler->Init(why)) {
     std::fprintf(stderr, "plasmient agent: NVML sampling off: %s\n", why.c_str());
     delete sampler;

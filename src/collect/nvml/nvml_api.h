@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace plasmient::collect::nvml {
 
@@ -41,8 +42,9 @@ struct NvmlGpmMetric {
 };
 static_assert(sizeof(NvmlGpmMetric) == 40);
 
-// nvmlGpmMetricsGet_t with a small metrics array: NVML reads only num_metrics entries.
-inline constexpr unsigned kGpmMaxMetrics = 16;
+// nvmlGpmMetricsGet_t: the metrics array is NVML_GPM_METRIC_MAX (333) entries and IN/OUT, so it
+// is declared at NVML's full size whatever num_metrics says.
+inline constexpr unsigned kGpmMaxMetrics = 333;
 struct NvmlGpmMetricsGet {
   unsigned int version;  // 1
   unsigned int num_metrics;
@@ -51,6 +53,9 @@ struct NvmlGpmMetricsGet {
   NvmlGpmMetric metrics[kGpmMaxMetrics];
 };
 static_assert(offsetof(NvmlGpmMetricsGet, metrics) == 24);
+static_assert(sizeof(NvmlGpmMetricsGet) == 24 + 333 * 40);
+
+inline constexpr unsigned kNvmlMigEnabled = 1;  // NVML_DEVICE_MIG_ENABLE
 
 inline constexpr int kNvmlClockSm = 1;
 inline constexpr int kNvmlClockMem = 2;
@@ -58,8 +63,10 @@ inline constexpr int kNvmlClockMem = 2;
 struct NvmlApi {
   NvmlReturn (*init)() = nullptr;  // nvmlInit_v2
   NvmlReturn (*shutdown)() = nullptr;
-  NvmlReturn (*device_count)(unsigned int*) = nullptr;                 // nvmlDeviceGetCount_v2
-  NvmlReturn (*device_by_index)(unsigned int, NvmlDevice*) = nullptr;  // ..._HandleByIndex_v2
+  NvmlReturn (*device_count)(unsigned int*) = nullptr;                     // nvmlDeviceGetCount_v2
+  NvmlReturn (*device_by_index)(unsigned int, NvmlDevice*) = nullptr;      // ..._HandleByIndex_v2
+  NvmlReturn (*device_by_pci_bus_id)(const char*, NvmlDevice*) = nullptr;  // ..._HandleByPciBusId_v2
+  NvmlReturn (*mig_mode)(NvmlDevice, unsigned int* current, unsigned int* pending) = nullptr;
   NvmlReturn (*utilization)(NvmlDevice, NvmlUtilization*) = nullptr;
   NvmlReturn (*clock_info)(NvmlDevice, int, unsigned int*) = nullptr;
   NvmlReturn (*power_usage)(NvmlDevice, unsigned int*) = nullptr;  // mW
@@ -74,7 +81,13 @@ struct NvmlApi {
 };
 
 // dlopens libnvidia-ml.so.1 and fills `api`. False with the reason when the library or one of
-// the required calls is missing (GPM calls are optional).
+// the required calls is missing (GPM and MIG calls are optional).
 bool LoadNvml(NvmlApi& api, std::string& why);
+
+// The PCI bus id ("0000:3B:00.0") of each CUDA device the process sees, in CUDA ordinal order
+// (after CUDA_VISIBLE_DEVICES). False while CUDA is not initialized in the process yet.
+using CudaBusIdsFn = bool (*)(std::vector<std::string>& bus_ids);
+// The driver's answer (libcuda.so.1 as already loaded by the application; never cuInit).
+bool CudaBusIds(std::vector<std::string>& bus_ids);
 
 }  // namespace plasmient::collect::nvml

@@ -1,6 +1,7 @@
 #include "collect/nvml/nvml_sampler.h"
 
 #include <chrono>
+#include <cstdio>
 
 #include "collect/agent/clock.h"
 
@@ -20,8 +21,13 @@ constexpr GpmMetricId kGpmMetrics[] = {
 
 }  // namespace
 
-NvmlSampler::NvmlSampler(RecordSink& sink, const NvmlApi& api, int period_ms)
-    : sink_(sink), api_(api), period_ms_(period_ms < 1 ? 1 : period_ms) {}
+NvmlSampler::NvmlSampler(RecordSink& sink, const NvmlApi& api, int period_ms, CudaBusIdsFn cuda_bus_ids,
+                         int local_rank)
+    : sink_(sink),
+      api_(api),
+      period_ms_(period_ms < 1 ? 1 : period_ms),
+      cuda_bus_ids_(cuda_bus_ids),
+      local_rank_(local_rank) {}
 
 NvmlSampler::~NvmlSampler() { Stop(); }
 
@@ -31,22 +37,40 @@ bool NvmlSampler::Init(std::string& why) {
     return false;
   }
   initialized_ = true;
-  unsigned count = 0;
-  if (api_.device_count(&count) != kNvmlSuccess) count = 0;
-  for (unsigned i = 0; i < count; ++i) {
+  return true;
+}
+
+bool NvmlSampler::Discover() {
+  std::vector<std::string> bus_ids;
+  if (cuda_bus_ids_ == nullptr || !cuda_bus_ids_(bus_ids)) return false;
+  discovered_ = true;
+  std::size_t first = 0, last = bus_ids.size();
+  if (local_rank_ >= 0 && static_cast<std::size_t>(local_rank_) < bus_ids.size() && bus_ids.size() > 1) {
+    first = static_cast<std::size_t>(local_rank_);
+    last = first + 1;
+  }
+  for (std::size_t i = first; i < last; ++i) {
     Device d;
-    if (api_.device_by_index(i, &d.handle) != kNvmlSuccess) continue;
+    d.cuda_ordinal = static_cast<std::uint32_t>(i);
+    if (api_.device_by_pci_bus_id(bus_ids[i].c_str(), &d.handle) != kNvmlSuccess) {
+      notes_.push_back("CUDA device " + std::to_string(i) + " (" + bus_ids[i] + ") not found in NVML");
+      continue;
+    }
+    unsigned current = 0, pending = 0;
+    d.mig = api_.mig_mode != nullptr && api_.mig_mode(d.handle, &current, &pending) == kNvmlSuccess &&
+            current == kNvmlMigEnabled;
+    if (d.mig) {
+      notes_.push_back("CUDA device " + std::to_string(i) +
+                       " is a GPU in MIG mode: whole-GPU utilization is not supported there, not reported");
+    }
     NvmlGpmSupport support{1, 0};
-    d.gpm = api_.gpm_query_support && api_.gpm_sample_alloc && api_.gpm_sample_get && api_.gpm_metrics_get &&
-            api_.gpm_query_support(d.handle, &support) == kNvmlSuccess && support.is_supported_device != 0 &&
-            api_.gpm_sample_alloc(&d.samples[0]) == kNvmlSuccess &&
+    d.gpm = !d.mig && api_.gpm_query_support && api_.gpm_sample_alloc && api_.gpm_sample_get &&
+            api_.gpm_metrics_get && api_.gpm_query_support(d.handle, &support) == kNvmlSuccess &&
+            support.is_supported_device != 0 && api_.gpm_sample_alloc(&d.samples[0]) == kNvmlSuccess &&
             api_.gpm_sample_alloc(&d.samples[1]) == kNvmlSuccess;
     devices_.push_back(d);
   }
-  if (devices_.empty()) {
-    why = "NVML reports no devices";
-    return false;
-  }
+  for (const std::string& note : notes_) std::fprintf(stderr, "plasmient agent: NVML: %s\n", note.c_str());
   return true;
 }
 
@@ -88,10 +112,11 @@ void NvmlSampler::Emit(std::uint64_t ts_ns, std::uint32_t device, wire::NvmlMetr
 
 void NvmlSampler::SampleOnce(std::uint64_t now_ns) {
   using M = wire::NvmlMetric;
-  for (std::uint32_t i = 0; i < devices_.size(); ++i) {
-    Device& d = devices_[i];
+  if (!discovered_ && !Discover()) return;
+  for (Device& d : devices_) {
+    std::uint32_t i = d.cuda_ordinal;
     NvmlUtilization util{};
-    if (api_.utilization && api_.utilization(d.handle, &util) == kNvmlSuccess) {
+    if (!d.mig && api_.utilization && api_.utilization(d.handle, &util) == kNvmlSuccess) {
       Emit(now_ns, i, M::kGpuUtilPct, util.gpu);
       Emit(now_ns, i, M::kMemoryUtilPct, util.memory);
     }

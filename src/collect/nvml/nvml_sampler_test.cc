@@ -9,8 +9,10 @@
 namespace plasmient::collect::nvml {
 namespace {
 
-// A fake NVML: two devices; device 1 supports GPM.
+// A fake NVML: four GPUs at bus ids 0000:1N:00.0 (NVML index N); index 1 supports GPM, index 3
+// is in MIG mode.
 int g_inits = 0, g_shutdowns = 0, g_gpm_gets = 0;
+std::string BusId(unsigned nvml_index) { return "0000:1" + std::to_string(nvml_index) + ":00.0"; }
 NvmlReturn Init() {
   ++g_inits;
   return kNvmlSuccess;
@@ -20,16 +22,35 @@ NvmlReturn Shutdown() {
   return kNvmlSuccess;
 }
 NvmlReturn Count(unsigned* n) {
-  *n = 2;
+  *n = 4;
   return kNvmlSuccess;
 }
-NvmlReturn ByIndex(unsigned i, NvmlDevice* d) {
-  *d = reinterpret_cast<NvmlDevice>(static_cast<std::uintptr_t>(i + 1));
-  return kNvmlSuccess;
+
+// The process's CUDA devices: NVML indices 0 and 1 in order, unless a test sets another list.
+std::vector<unsigned> g_cuda_devices = {0, 1};
+bool g_cuda_ready = true;
+bool CudaBusIds(std::vector<std::string>& out) {
+  if (!g_cuda_ready) return false;
+  out.clear();
+  for (unsigned i : g_cuda_devices) out.push_back(BusId(i));
+  return true;
+}
+NvmlReturn ByBusId(const char* bus, NvmlDevice* d) {
+  for (unsigned i = 0; i < 4; ++i) {
+    if (BusId(i) == bus) {
+      *d = reinterpret_cast<NvmlDevice>(static_cast<std::uintptr_t>(i + 1));
+      return kNvmlSuccess;
+    }
+  }
+  return 13;  // NOT_FOUND
 }
 unsigned Index(NvmlDevice d) { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(d)) - 1; }
 NvmlReturn Util(NvmlDevice d, NvmlUtilization* u) {
   *u = {90 + Index(d), 40};
+  return kNvmlSuccess;
+}
+NvmlReturn Mig(NvmlDevice d, unsigned* current, unsigned* pending) {
+  *current = *pending = Index(d) == 3 ? 1 : 0;
   return kNvmlSuccess;
 }
 NvmlReturn Clock(NvmlDevice, int type, unsigned* mhz) {
@@ -58,6 +79,8 @@ NvmlReturn GpmGet(NvmlDevice, NvmlGpmSample) {
 }
 NvmlReturn GpmMetrics(NvmlGpmMetricsGet* m) {
   if (m->version != 1 || m->sample1 == m->sample2) return 2;
+  // The metrics array is IN/OUT and NVML's struct has 333 entries: it may touch all of them.
+  m->metrics[332].value = 0;
   for (unsigned i = 0; i < m->num_metrics; ++i) {
     m->metrics[i].nvml_return = m->metrics[i].metric_id == 12 ? 3 : kNvmlSuccess;
     m->metrics[i].value = m->metrics[i].metric_id * 1.5;
@@ -70,7 +93,8 @@ NvmlApi FakeApi() {
   api.init = Init;
   api.shutdown = Shutdown;
   api.device_count = Count;
-  api.device_by_index = ByIndex;
+  api.device_by_pci_bus_id = ByBusId;
+  api.mig_mode = Mig;
   api.utilization = Util;
   api.clock_info = Clock;
   api.power_usage = Power;
@@ -96,16 +120,27 @@ std::map<std::pair<std::uint32_t, std::uint16_t>, std::vector<double>> Drain(Rec
   return out;
 }
 
+using M = wire::NvmlMetric;
+std::pair<std::uint32_t, std::uint16_t> Key(std::uint32_t device, M metric) {
+  return {device, static_cast<std::uint16_t>(metric)};
+}
+
+static_assert(sizeof(NvmlGpmMetricsGet) == 24 + 333 * sizeof(NvmlGpmMetric), "NVML's full struct");
+
 TEST(NvmlSampler, PollsEveryDeviceAndGpmFromTheSecondPoll) {
   RecordSink sink;
-  NvmlSampler sampler(sink, FakeApi(), 100);
+  NvmlSampler sampler(sink, FakeApi(), 100, &CudaBusIds, -1);
   std::string why;
   ASSERT_TRUE(sampler.Init(why)) << why;
-  EXPECT_EQ(sampler.devices(), 2u);
+  g_cuda_ready = false;  // the application has not initialized CUDA yet: nothing, no devices
+  sampler.SampleOnce(500);
+  EXPECT_EQ(sampler.devices(), 0u);
+  EXPECT_TRUE(Drain(sink).empty());
+  g_cuda_ready = true;
   sampler.SampleOnce(1'000);
+  EXPECT_EQ(sampler.devices(), 2u);
   auto first = Drain(sink);
-  using M = wire::NvmlMetric;
-  auto key = [](std::uint32_t d, M m) { return std::make_pair(d, static_cast<std::uint16_t>(m)); };
+  auto key = Key;
   EXPECT_EQ(first[key(0, M::kGpuUtilPct)], std::vector<double>{90});
   EXPECT_EQ(first[key(1, M::kGpuUtilPct)], std::vector<double>{91});
   EXPECT_EQ(first[key(0, M::kSmClockMhz)], std::vector<double>{1980});
@@ -134,10 +169,55 @@ TEST(NvmlSampler, InitFailureIsReported) {
   RecordSink sink;
   NvmlApi api = FakeApi();
   api.init = [] { return NvmlReturn{1}; };
-  NvmlSampler sampler(sink, api, 100);
+  NvmlSampler sampler(sink, api, 100, &CudaBusIds, -1);
   std::string why;
   EXPECT_FALSE(sampler.Init(why));
   EXPECT_NE(why.find("nvmlInit"), std::string::npos);
+}
+
+// CUDA_VISIBLE_DEVICES=2,0: CUDA ordinal 0 is NVML index 2. Samples are labelled by CUDA ordinal
+// and come from the GPU at that ordinal's bus id, not from NVML's index order.
+TEST(NvmlSampler, LabelsByCudaOrdinalUnderVisibleDevices) {
+  g_cuda_devices = {2, 0};
+  RecordSink sink;
+  NvmlSampler sampler(sink, FakeApi(), 100, &CudaBusIds, -1);
+  std::string why;
+  ASSERT_TRUE(sampler.Init(why)) << why;
+  sampler.SampleOnce(1'000);
+  auto samples = Drain(sink);
+  EXPECT_EQ(samples[Key(0, M::kGpuUtilPct)], std::vector<double>{92});
+  EXPECT_EQ(samples[Key(1, M::kGpuUtilPct)], std::vector<double>{90});
+  EXPECT_EQ(samples.count(Key(2, M::kGpuUtilPct)), 0u);
+  sampler.Stop();
+
+  // A rank with LOCAL_RANK=1 samples its own GPU only: ordinal 1, NVML index 0.
+  NvmlSampler ranked(sink, FakeApi(), 100, &CudaBusIds, 1);
+  ASSERT_TRUE(ranked.Init(why)) << why;
+  ranked.SampleOnce(1'000);
+  auto own = Drain(sink);
+  EXPECT_EQ(ranked.devices(), 1u);
+  EXPECT_EQ(own[Key(1, M::kGpuUtilPct)], std::vector<double>{90});
+  EXPECT_EQ(own.count(Key(0, M::kGpuUtilPct)), 0u);
+  ranked.Stop();
+  g_cuda_devices = {0, 1};
+}
+
+// Under MIG NVML does not support whole-GPU utilization: none is reported, and it is said.
+TEST(NvmlSampler, MigGpuGetsNoUtilization) {
+  g_cuda_devices = {3};
+  RecordSink sink;
+  NvmlSampler sampler(sink, FakeApi(), 100, &CudaBusIds, -1);
+  std::string why;
+  ASSERT_TRUE(sampler.Init(why)) << why;
+  sampler.SampleOnce(1'000);
+  auto samples = Drain(sink);
+  EXPECT_EQ(samples.count(Key(0, M::kGpuUtilPct)), 0u);
+  EXPECT_EQ(samples.count(Key(0, M::kMemoryUtilPct)), 0u);
+  EXPECT_EQ(samples[Key(0, M::kSmClockMhz)], std::vector<double>{1980});
+  ASSERT_EQ(sampler.notes().size(), 1u);
+  EXPECT_NE(sampler.notes()[0].find("MIG"), std::string::npos);
+  sampler.Stop();
+  g_cuda_devices = {0, 1};
 }
 
 }  // namespace
