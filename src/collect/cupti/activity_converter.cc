@@ -82,6 +82,24 @@ std::uint32_t ActivityConverter::InternPointer(const char* text) {
   return *id;
 }
 
+std::uint32_t ActivityConverter::InternText(const char* text) {
+  constexpr std::size_t kMaxCached = 1 << 16;  // a program naming every range uniquely
+  if (text == nullptr || *text == '\0') return 0;
+  auto it = texts_.find(text);
+  if (it != texts_.end()) return it->second;
+  std::uint32_t id = sink_.NewStringId();
+  producer_.AppendString(id, text);
+  if (texts_.size() < kMaxCached) texts_.emplace(text, id);
+  return id;
+}
+
+bool ActivityConverter::Timed(std::uint64_t start, std::uint64_t end) {
+  if (start != 0 && end != 0 && end >= start) return true;
+  ++stats_.invalid_records;
+  sink_.CountDrops(wire::DropSource::kInvalidRecords, 1);
+  return false;
+}
+
 std::uint32_t ActivityConverter::ApiNameId(wire::ApiDomain domain, std::uint32_t cbid) {
   std::uintptr_t key = (std::uintptr_t{static_cast<std::uint8_t>(domain)} << 32) | cbid;
   bool inserted = false;
@@ -119,6 +137,7 @@ void ActivityConverter::Convert(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      if (!Timed(k->start, k->end)) return;
       wire::KernelRecord r;
       r.header = HeaderFor<wire::KernelRecord>(RecordKind::kKernel);
       r.start_ns = k->start;
@@ -151,6 +170,7 @@ void ActivityConverter::Convert(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      if (!Timed(m->start, m->end)) return;
       wire::MemcpyRecord r = MemcpyCommon(*m);
       r.device = r.src_device = r.dst_device = m->deviceId;
       r.runtime_correlation = m->runtimeCorrelationId;
@@ -159,6 +179,7 @@ void ActivityConverter::Convert(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+      if (!Timed(m->start, m->end)) return;
       wire::MemcpyRecord r = MemcpyCommon(*m);
       r.device = m->deviceId;
       r.src_device = m->srcDeviceId;
@@ -168,6 +189,7 @@ void ActivityConverter::Convert(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+      if (!Timed(m->start, m->end)) return;
       wire::MemsetRecord r{};
       r.header = HeaderFor<wire::MemsetRecord>(RecordKind::kMemset);
       r.start_ns = m->start;
@@ -228,8 +250,8 @@ void ActivityConverter::Convert(const CUpti_Activity* record) {
         r.pid = m->objectId.pt.processId;
         r.tid = m->objectId.pt.threadId;
       }
-      r.name_id = InternPointer(m->name);
-      r.domain_id = InternPointer(m->domain);
+      r.name_id = InternText(m->name);
+      r.domain_id = InternText(m->domain);
       producer_.Append(r);
       break;
     }

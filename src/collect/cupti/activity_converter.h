@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "collect/agent/record_sink.h"
@@ -30,6 +32,7 @@ struct ConverterStats {
   std::uint64_t records = 0;          // converted to wire records
   std::uint64_t ignored = 0;          // kinds we do not keep (context, stream, name, ...)
   std::uint64_t invalid_buffers = 0;  // iteration stopped on CUPTI_ERROR_INVALID_KIND
+  std::uint64_t invalid_records = 0;  // zero timestamps (CUPTI: could not be collected), left out
 };
 
 class ActivityConverter {
@@ -42,11 +45,20 @@ class ActivityConverter {
 
   // The hot path, one record; callers hold the converter (ConvertBuffer does this).
   void Convert(const CUpti_Activity* record);
-  void Flush() { producer_.Flush(); }
+  // Publishes the partly filled block (at close). Thread-safe like ConvertBuffer.
+  void Flush() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    producer_.Flush();
+  }
   ConverterStats stats() const { return stats_; }
 
  private:
+  // CUPTI strings with a stable address for the session (kernel, device names): by pointer.
   std::uint32_t InternPointer(const char* text);
+  // NVTX strings, whose buffers CUPTI may reuse for other text: by content (bounded cache).
+  std::uint32_t InternText(const char* text);
+  // False (and counted) for a GPU activity CUPTI could not time.
+  bool Timed(std::uint64_t start, std::uint64_t end);
   std::uint32_t ApiNameId(wire::ApiDomain domain, std::uint32_t cbid);
 
   // Open-addressing map from a stable key (CUPTI string pointer, API id) to a string id.
@@ -63,6 +75,7 @@ class ActivityConverter {
   BlockProducer producer_;
   IdMap strings_;
   IdMap api_names_;
+  std::unordered_map<std::string, std::uint32_t> texts_;
   ConverterStats stats_;
   std::mutex mutex_;
   std::uint32_t pid_;

@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -243,6 +245,129 @@ TEST(ActivityConverter, FullPoolDropsAreCountedInTheFile) {
     EXPECT_GT(t->gpu.size(), 0u);
     EXPECT_LT(t->gpu.size(), 80u);
   }
+  std::remove(path.c_str());
+}
+
+// Converts `b` through a fresh sink and writer and reads the file back.
+auto RoundTrip(FakeBuffer& b, const char* name, ConverterStats* stats = nullptr) {
+  std::string path = ::testing::TempDir() + "/" + name + "." + std::to_string(getpid()) + ".pltrace";
+  RecordSink sink;
+  {
+    TraceWriter writer(sink, WriterOptions{});
+    EXPECT_EQ(writer.Open(path), "");
+    ActivityConverter converter(sink, &FakeBuffer::Next, &ApiName);
+    FakeBuffer::Use(&b);
+    converter.ConvertBuffer(b.data(), b.size());
+    if (stats != nullptr) *stats = converter.stats();
+    writer.Close();
+  }
+  auto t = ingest::native::ReadNative(path);
+  std::remove(path.c_str());
+  return t;
+}
+
+// CUPTI documents a zero start/end as "could not be collected": such records are left out and
+// counted as dropped, not kept as kernels at the epoch.
+TEST(ActivityConverter, ZeroTimestampRecordsAreDroppedAndCounted) {
+  FakeBuffer b;
+  CUpti_ActivityKernel10 k{};
+  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  k.name = kKernelName;
+  k.correlationId = 1;
+  b.Add(k);  // start = end = 0
+  k.start = 5'000;
+  k.end = 0;
+  b.Add(k);
+  k.start = 5'000;
+  k.end = 6'000;
+  k.correlationId = 2;
+  b.Add(k);
+  CUpti_ActivityMemset4 s{};
+  s.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+  b.Add(s);
+  ConverterStats stats;
+  auto t = RoundTrip(b, "zero_ts", &stats);
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_EQ(t->gpu.size(), 1u);
+  EXPECT_EQ(t->gpu.correlation[0], 2);
+  EXPECT_EQ(stats.invalid_records, 3u);
+  EXPECT_EQ(t->quality.Get(model::Dq::kDroppedRecords), 3);
+}
+
+// NVTX names live in buffers CUPTI may reuse: the same address with new text is a new name, and
+// the same text at two addresses is one string.
+TEST(ActivityConverter, MarkerNamesAreInternedByContent) {
+  char reused[16] = "forward";
+  char copy[16] = "forward";
+  FakeBuffer first, second;
+  FakeBuffer* b = &first;
+  CUpti_ActivityMarker2 m{};
+  m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+  m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+  m.objectId.pt.threadId = 88;
+  auto range = [&](std::uint32_t id, std::uint64_t at, const char* name) {
+    m.id = id;
+    m.flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+    m.timestamp = at;
+    m.name = name;
+    b->Add(m);
+    m.flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
+    m.timestamp = at + 100;
+    m.name = nullptr;
+    b->Add(m);
+  };
+  range(1, 1'000, reused);
+  range(2, 2'000, copy);
+  std::string path = ::testing::TempDir() + "/markers." + std::to_string(getpid()) + ".pltrace";
+  RecordSink sink;
+  {
+    TraceWriter writer(sink, WriterOptions{});
+    ASSERT_EQ(writer.Open(path), "");
+    ActivityConverter converter(sink, &FakeBuffer::Next, &ApiName);
+    FakeBuffer::Use(&first);
+    converter.ConvertBuffer(first.data(), first.size());
+    std::strcpy(reused, "backward");  // CUPTI reused the name's memory
+    b = &second;
+    range(3, 3'000, reused);
+    FakeBuffer::Use(&second);
+    converter.ConvertBuffer(second.data(), second.size());
+    writer.Close();
+  }
+  auto t = ingest::native::ReadNative(path);
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_EQ(t->cpu.size(), 3u);
+  EXPECT_EQ(t->Str(t->cpu.name[0]), "forward");
+  EXPECT_EQ(t->Str(t->cpu.name[1]), "forward");
+  EXPECT_EQ(t->cpu.name[0], t->cpu.name[1]);
+  EXPECT_EQ(t->Str(t->cpu.name[2]), "backward");
+  std::remove(path.c_str());
+}
+
+// The close path flushes the converter while CUPTI's thread may be converting: every record
+// arrives exactly once.
+TEST(ActivityConverter, FlushDuringConversionLosesAndRepeatsNothing) {
+  constexpr int kBuffers = 400;
+  std::string path = ::testing::TempDir() + "/flush_race." + std::to_string(getpid()) + ".pltrace";
+  RecordSink sink(SinkOptions{4096, 1024, 1024});  // a block per buffer fits: no hand-off drops
+  {
+    TraceWriter writer(sink, WriterOptions{});
+    ASSERT_EQ(writer.Open(path), "");
+    ActivityConverter converter(sink, &FakeBuffer::Next, &ApiName);
+    FakeBuffer b = MakeBuffer();
+    FakeBuffer::Use(&b);
+    std::atomic<bool> converting{true};
+    std::thread flusher([&] {
+      while (converting.load()) converter.Flush();
+    });
+    for (int i = 0; i < kBuffers; ++i) converter.ConvertBuffer(b.data(), b.size());
+    converting.store(false);
+    flusher.join();
+    writer.Close();
+  }
+  auto t = ingest::native::ReadNative(path);
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->quality.Get(model::Dq::kDroppedRecords), 0);
+  EXPECT_EQ(t->gpu.size(), 4u * kBuffers);
   std::remove(path.c_str());
 }
 

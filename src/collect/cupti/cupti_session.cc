@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "collect/agent/agent.h"
 #include "collect/agent/bounded_queue.h"
@@ -118,27 +119,56 @@ void PointNvtxAtCupti() {
 
 }  // namespace
 
+bool CuptiVersionSupported(std::uint32_t runtime_version) {
+  return runtime_version / 10000 == CUPTI_API_VERSION / 10000;
+}
+
+namespace {
+
+std::string ResultText(CUptiResult rc) {
+  const char* text = nullptr;
+  cuptiGetResultString(rc, &text);
+  return text != nullptr ? text : "error " + std::to_string(rc);
+}
+
+// What a half-done set-up enabled, undone on failure so CUPTI is left as we found it.
+struct SetUp {
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::vector<CUpti_ActivityKind> enabled;
+  void Undo() {
+    for (auto it = enabled.rbegin(); it != enabled.rend(); ++it) cuptiActivityDisable(*it);
+    enabled.clear();
+    if (subscriber != nullptr) cuptiUnsubscribe(subscriber);
+    subscriber = nullptr;
+  }
+};
+
+}  // namespace
+
 std::string StartCuptiSession(Agent& agent) {
   uint32_t version = 0;
-  if (cuptiGetVersion(&version) != CUPTI_SUCCESS || version != CUPTI_API_VERSION) {
+  if (cuptiGetVersion(&version) != CUPTI_SUCCESS || !CuptiVersionSupported(version)) {
     return "libcupti reports API version " + std::to_string(version) + ", built for " +
-           std::to_string(CUPTI_API_VERSION) + " (record layouts differ)";
+           std::to_string(CUPTI_API_VERSION) + " (record layouts differ between major versions)";
   }
   auto* s = new Session();  // lives until the process ends: CUPTI may call back during exit
   s->agent = &agent;
   s->converter = std::make_unique<ActivityConverter>(agent.sink(), &cuptiActivityGetNextRecord, &ApiName);
   g_session = s;
 
+  SetUp setup;
   char old_name[128] = {};
   CUpti_SubscriberParams params{};
   params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
   params.subscriberName = "Plasmient";
   params.oldSubscriberName = old_name;
   params.oldSubscriberSize = sizeof old_name;
-  if (cuptiSubscribe_v2(&s->subscriber, &OnCallback, nullptr, &params) != CUPTI_SUCCESS) {
+  if (cuptiSubscribe_v2(&setup.subscriber, &OnCallback, nullptr, &params) != CUPTI_SUCCESS) {
+    setup.subscriber = nullptr;
     return std::string("another CUPTI client is attached (") + (old_name[0] != '\0' ? old_name : "unknown") +
            ")";
   }
+  s->subscriber = setup.subscriber;
   for (CUpti_CallbackId id : kRuntimeLaunches) {
     cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
   }
@@ -149,9 +179,11 @@ std::string StartCuptiSession(Agent& agent) {
   size_t one = sizeof zeroed;
   cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &one, &zeroed);
   if (cuptiActivityRegisterTimestampCallback(&Timestamp) != CUPTI_SUCCESS) {
+    setup.Undo();
     return "cuptiActivityRegisterTimestampCallback failed";
   }
   if (cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted) != CUPTI_SUCCESS) {
+    setup.Undo();
     return "cuptiActivityRegisterCallbacks failed";
   }
   PointNvtxAtCupti();
@@ -169,11 +201,14 @@ std::string StartCuptiSession(Agent& agent) {
       CUPTI_ACTIVITY_KIND_DEVICE,
   };
   for (CUpti_ActivityKind kind : kinds) {
-    CUptiResult rc = cuptiActivityEnable(kind);
+    // DEVICE records are emitted at driver initialization, which may already be under way when
+    // the injection runs: EnableAndDump also emits the devices that exist.
+    CUptiResult rc =
+        kind == CUPTI_ACTIVITY_KIND_DEVICE ? cuptiActivityEnableAndDump(kind) : cuptiActivityEnable(kind);
+    if (rc == CUPTI_SUCCESS) setup.enabled.push_back(kind);
     if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_NOT_COMPATIBLE) {
-      const char* text = nullptr;
-      cuptiGetResultString(rc, &text);
-      return "cuptiActivityEnable(" + std::to_string(kind) + "): " + (text ? text : "error");
+      setup.Undo();
+      return "cuptiActivityEnable(" + std::to_string(kind) + "): " + ResultText(rc);
     }
   }
   agent.SetWriterTick([] { FlushCupti(false); });

@@ -1,0 +1,146 @@
+// StartCuptiSession against a stand-in CUPTI defined here (no libcupti, no driver): the version
+// rule, DEVICE records dumped at enable, and a failed set-up leaving CUPTI as it found it.
+#include "collect/cupti/cupti_session.h"
+
+#include <cupti.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "collect/agent/agent.h"
+#include "collect/cublas/gemm_scope.h"
+
+namespace {
+
+std::uint32_t g_version = CUPTI_API_VERSION;
+bool g_subscribed = false;
+int g_unsubscribes = 0;
+std::set<int> g_enabled;
+std::set<int> g_dumped;
+CUpti_ActivityKind g_failing_kind = CUPTI_ACTIVITY_KIND_INVALID;
+
+}  // namespace
+
+namespace plasmient::collect {
+GemmScope*& CurrentGemmScope() {
+  thread_local GemmScope* scope = nullptr;
+  return scope;
+}
+}  // namespace plasmient::collect
+
+extern "C" {
+CUptiResult cuptiGetVersion(uint32_t* v) {
+  *v = g_version;
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle* h, CUpti_CallbackFunc, void*, CUpti_SubscriberParams*) {
+  if (g_subscribed) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  g_subscribed = true;
+  *h = reinterpret_cast<CUpti_SubscriberHandle>(0x10);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
+  g_subscribed = false;
+  ++g_unsubscribes;
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiEnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) {
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute, size_t*, void*) { return CUPTI_SUCCESS; }
+CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc) { return CUPTI_SUCCESS; }
+CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc,
+                                           CUpti_BuffersCallbackCompleteFunc) {
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
+  if (kind == g_failing_kind) return CUPTI_ERROR_UNKNOWN;
+  g_enabled.insert(kind);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind) {
+  if (kind == g_failing_kind) return CUPTI_ERROR_UNKNOWN;
+  g_enabled.insert(kind);
+  g_dumped.insert(kind);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
+  g_enabled.erase(kind);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityFlushAll(uint32_t) { return CUPTI_SUCCESS; }
+CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* n) {
+  *n = 0;
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityGetNextRecord(uint8_t*, size_t, CUpti_Activity**) {
+  return CUPTI_ERROR_MAX_LIMIT_REACHED;
+}
+CUptiResult cuptiGetResultString(CUptiResult, const char** text) {
+  *text = "stand-in error";
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain, uint32_t, const char** name) {
+  *name = nullptr;
+  return CUPTI_ERROR_INVALID_PARAMETER;
+}
+}  // extern "C"
+
+namespace plasmient::collect {
+namespace {
+
+struct TestAgent {
+  TestAgent() : agent(Config(), SinkOptions{}) { EXPECT_EQ(agent.Start(), ""); }
+  ~TestAgent() {
+    agent.Shutdown();
+    std::remove(agent.path().c_str());
+  }
+  static AgentConfig Config() {
+    AgentConfig c;
+    c.out_dir = ::testing::TempDir();
+    c.pid = getpid();
+    c.host = "cupti-test";
+    return c;
+  }
+  Agent agent;
+};
+
+TEST(CuptiSession, SameMajorVersionIsAccepted) {
+  EXPECT_TRUE(CuptiVersionSupported(CUPTI_API_VERSION));
+  EXPECT_TRUE(CuptiVersionSupported(130200));  // CUDA 13.2's CUPTI, loaded first by PyTorch
+  EXPECT_FALSE(CuptiVersionSupported(120900));
+  EXPECT_FALSE(CuptiVersionSupported(140000));
+  EXPECT_FALSE(CuptiVersionSupported(28));  // 12.9's old numbering
+}
+
+TEST(CuptiSession, NewerMinorStartsAndDumpsDevices) {
+  TestAgent t;
+  g_version = 130200;
+  EXPECT_EQ(StartCuptiSession(t.agent), "");
+  EXPECT_TRUE(g_subscribed);
+  EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  EXPECT_TRUE(g_dumped.count(CUPTI_ACTIVITY_KIND_DEVICE)) << "devices that exist before enable are emitted";
+  EXPECT_FALSE(g_dumped.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  cuptiUnsubscribe(nullptr);
+  g_enabled.clear();
+  g_version = CUPTI_API_VERSION;
+}
+
+TEST(CuptiSession, FailedSetUpUnsubscribesAndDisables) {
+  TestAgent t;
+  g_failing_kind = CUPTI_ACTIVITY_KIND_MARKER;
+  int unsubscribes = g_unsubscribes;
+  std::string why = StartCuptiSession(t.agent);
+  EXPECT_NE(why.find("stand-in error"), std::string::npos) << why;
+  EXPECT_FALSE(g_subscribed) << "CUPTI left subscribed: no other tool can attach";
+  EXPECT_EQ(g_unsubscribes, unsubscribes + 1);
+  EXPECT_TRUE(g_enabled.empty()) << "kinds left enabled after a failed set-up";
+  g_failing_kind = CUPTI_ACTIVITY_KIND_INVALID;
+}
+
+}  // namespace
+}  // namespace plasmient::collect
