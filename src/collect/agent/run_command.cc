@@ -83,7 +83,7 @@ std::string FindAgentLibrary(const RunOptions& options) {
 }
 
 std::vector<std::string> AgentEnvironment(const std::vector<std::string>& base, const RunOptions& options,
-                                          const std::string& agent_path) {
+                                          const std::string& agent_path, std::vector<std::string>* notes) {
   std::vector<std::string> env = base;
   if (!options.out_dir.empty()) Set(env, "PLASMIENT_OUT_DIR", options.out_dir);
   if (!options.job_id.empty()) Set(env, "PLASMIENT_JOB_ID", options.job_id);
@@ -91,8 +91,15 @@ std::vector<std::string> AgentEnvironment(const std::vector<std::string>& base, 
     Set(env, "PLASMIENT_NVML_PERIOD_MS", std::to_string(options.nvml_period_ms));
   }
   if (agent_path.empty()) return env;
-  Set(env, "CUDA_INJECTION64_PATH", agent_path);
-  if (options.nccl_plugin) Set(env, "NCCL_PROFILER_PLUGIN", agent_path);
+  auto replace = [&](const char* name) {
+    std::string old = Get(env, name);
+    if (!old.empty() && old != agent_path && notes != nullptr) {
+      notes->push_back(std::string(name) + "=" + old + " is replaced by the agent (one tool per process)");
+    }
+    Set(env, name, agent_path);
+  };
+  replace("CUDA_INJECTION64_PATH");
+  if (options.nccl_plugin) replace("NCCL_PROFILER_PLUGIN");
 #ifdef PLASMIENT_CUPTI_LIBRARY_PATH
   if (Get(env, "NVTX_INJECTION64_PATH").empty() && Exists(PLASMIENT_CUPTI_LIBRARY_PATH)) {
     Set(env, "NVTX_INJECTION64_PATH", PLASMIENT_CUPTI_LIBRARY_PATH);
@@ -124,7 +131,11 @@ int RunCommand(const RunOptions& options, const std::vector<std::string>& argv) 
 
   std::vector<std::string> base;
   for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
-  std::vector<std::string> env = AgentEnvironment(base, options, agent);
+  std::vector<std::string> notes;
+  std::vector<std::string> env = AgentEnvironment(base, options, agent, &notes);
+  if (!options.quiet) {
+    for (const std::string& note : notes) std::fprintf(stderr, "plasmient: %s\n", note.c_str());
+  }
   std::vector<char*> envp, args;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

@@ -20,9 +20,12 @@ struct RunOptions {
 std::string FindAgentLibrary(const RunOptions& options);
 
 // The environment CMD gets: `base` (NAME=value strings) plus the agent variables. `agent_path`
-// empty means "no agent" (no driver, or no .so): only PLASMIENT_OUT_DIR is set.
+// empty means "no agent" (no driver, or no .so): only PLASMIENT_OUT_DIR is set. Each variable of
+// another tool it replaces (Nsight's CUDA_INJECTION64_PATH, another NCCL profiler plugin) adds a
+// line to `notes` when given.
 std::vector<std::string> AgentEnvironment(const std::vector<std::string>& base, const RunOptions& options,
-                                          const std::string& agent_path);
+                                          const std::string& agent_path,
+                                          std::vector<std::string>* notes = nullptr);
 
 // Runs argv (argv[0] looked up in PATH) and waits. SIGINT/SIGTERM received meanwhile are
 // forwarded to CMD. Returns CMD's exit code, 128 + N when CMD died of signal N, 127 when it

@@ -82,5 +82,22 @@ TEST(AgentEnvironment, SetsInjectionPluginAndPreload) {
             0);
 }
 
+// Another tool's injection (Nsight Systems sets CUDA_INJECTION64_PATH) is replaced, and said.
+TEST(AgentEnvironment, SaysWhenItReplacesAnotherTool) {
+  RunOptions o;
+  std::vector<std::string> notes;
+  auto env = AgentEnvironment(
+      {"CUDA_INJECTION64_PATH=/opt/nsys/libToolsInjection64.so", "NCCL_PROFILER_PLUGIN=/opt/inspector.so"}, o,
+      "/lib/libplasmient_agent.so", &notes);
+  EXPECT_NE(std::find(env.begin(), env.end(), "CUDA_INJECTION64_PATH=/lib/libplasmient_agent.so"), env.end());
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("CUDA_INJECTION64_PATH=/opt/nsys/libToolsInjection64.so"), std::string::npos);
+  EXPECT_NE(notes[1].find("/opt/inspector.so"), std::string::npos);
+  notes.clear();
+  AgentEnvironment({"CUDA_INJECTION64_PATH=/lib/libplasmient_agent.so"}, o, "/lib/libplasmient_agent.so",
+                   &notes);
+  EXPECT_TRUE(notes.empty()) << "our own agent already set is not another tool";
+}
+
 }  // namespace
 }  // namespace plasmient::collect
