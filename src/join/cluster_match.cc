@@ -198,9 +198,10 @@ MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks) {
         key = {it.group, kP2pChannel + directed, n, lo, hi};
         expected = 2;
       } else if (it.seq >= 0) {
+        // NCCL's seqNumber counts per collective type, so (group, type, seq) names a collective.
         // One collective may run as several kernels: the k-th with a seq meets the k-th elsewhere.
-        std::int64_t k = ordinals[{it.group, kBySeq, it.seq, -1}]++;
-        key = {it.group, kBySeq, it.seq, k, -1};
+        std::int64_t k = ordinals[{it.group, kBySeq, it.seq, static_cast<int>(kind)}]++;
+        key = {it.group, kBySeq, it.seq, k, static_cast<int>(kind)};
       } else {
         std::int64_t n = ordinals[{it.group, static_cast<int>(kind), -1, -1}]++;
         key = {it.group, static_cast<int>(kind), n, -1, -1};

@@ -212,6 +212,23 @@ TEST(ClusterTest, MatchesBySeqDespiteOrderAndCountsMissingInstances) {
   EXPECT_EQ(result.quality.Get(model::Dq::kCollectiveUnmatched), 1);
 }
 
+// The native trace's seq is NCCL's seqNumber, counted per collective type: an all-reduce and an
+// all-gather can both be seq 1 in one communicator, and ranks may issue them in either order.
+TEST(ClusterTest, SeqIsPerCollectiveType) {
+  Job job({0, 0});
+  job.Collective("0", {0, 1}, 1, "allreduce", {0, 0}, kMs, 0);
+  job.Collective("0", {0, 1}, 1, "allgather", {5 * kMs, 5 * kMs}, kMs, 0);
+  std::swap(job.ranks[1].items[0], job.ranks[1].items[1]);
+  std::vector<const RankCollectives*> ptrs = {&job.ranks[0], &job.ranks[1]};
+  MatchSet set = MatchCollectives(ptrs);
+  ASSERT_EQ(set.matches.size(), 2u);
+  for (const auto& m : set.matches) {
+    ASSERT_TRUE(m.complete());
+    EXPECT_EQ(job.ranks[0].items[m.members[0].item].kind, job.ranks[1].items[m.members[1].item].kind);
+  }
+  EXPECT_EQ(set.unmatched, 0);
+}
+
 TEST(ClusterTest, OneSeqRunAsTwoKernelsMatchesKernelByKernel) {
   Job job({0, 3 * kMs});
   job.Collective("0", {0, 1}, 5, "allreduce", {0, 0}, kMs, 0);
