@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # GPU check for the live agent. Needs: CUDA toolkit (nvcc, CUPTI, cuBLAS), CMake, ninja; PyTorch
-# optional. No network, no other packages. Under 5 minutes on one GPU.
+# optional (training steps, the two-rank NCCL run). No network, no other packages. About 5
+# minutes on one GPU.
 #
 #   scripts/gpu-check.sh            # writes everything under $OUT (default: a temp folder)
 #
 # Builds the agent standalone (cmake -S src/collect; without zstd it writes stored chunks),
-# compiles a CUDA workload (GEMM of known size, memory-bound kernel, copies), runs it with and
-# without the agent, and where PyTorch is present a few training steps under the agent launcher
-# and under torch.profiler. Agent traces stay in $OUT for analysis elsewhere. Summary table last.
+# compiles a CUDA workload for this GPU (-arch=native: no PTX JIT in the timings), runs it with
+# and without the agent, and where PyTorch is present training steps under the agent launcher
+# and under torch.profiler, and two ranks doing NCCL all-reduces under the agent. Overhead is the
+# in-process CUDA-event median of steady-state steps (warm-up left out), agent on vs off. Any
+# dropped record or a trace without its closing chunk fails the check; so do missing GPM samples
+# on Hopper or later. Agent traces stay in $OUT. Summary table last; exit 1 on any FAIL.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,13 +40,6 @@ run_logged() {   # run_logged LABEL CMD...: output to the log; returns the comma
   [[ $rc -ne 0 ]] && echo "   ($label exited $rc; see $LOG)"
   return $rc
 }
-seconds_of() {   # seconds_of CMD...: wall seconds of CMD (its output to the log)
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" >> "$LOG" 2>&1
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
-}
 checks_from() {   # checks_from FILE: turn compare.py's CHECK lines into summary rows
   while read -r _ name status detail; do
     record "$name" "$status" "$detail"
@@ -67,7 +64,7 @@ DUMP="$WORK/build-agent/plasmient_agent_dump"
 LAUNCH="$WORK/build-agent/plasmient_agent_run"
 
 note "build the CUDA workload"
-if run_logged nvcc nvcc -O2 -std=c++17 "$ROOT/src/collect/gpu_check/workload.cu" -lcublas \
+if run_logged nvcc nvcc -O2 -std=c++17 -arch=native "$ROOT/src/collect/gpu_check/workload.cu" -lcublas \
      -o "$WORK/workload"; then
   record build_workload PASS "nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
 else
@@ -76,31 +73,46 @@ fi
 
 have_python=0
 command -v python3 > /dev/null && have_python=1
+COMPARE="$ROOT/src/collect/gpu_check/compare.py"
+OVERHEAD_LIMIT_PCT=5
+cc_major=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -n 1 | cut -d. -f1)
+cc_major=${cc_major:-0}
 
-if [[ -x "$WORK/workload" && -f "$AGENT" ]]; then
+compare() {   # compare OUTFILE MODE ARGS...: compare.py's CHECK lines into the summary
+  local out="$1"; shift
+  python3 "$COMPARE" "$@" > "$out" 2>> "$LOG"
+  checks_from "$out"
+}
+json_field() {   # json_field FILE KEY
+  python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
+}
+dump_csv() {   # dump_csv TRACE CSV: summary to the log, CSV for compare.py
+  "$DUMP" "$1" | tee -a "$LOG"
+  "$DUMP" "$1" --kernels > "$2"
+}
+
+if [[ -x "$WORK/workload" && -f "$AGENT" && $have_python == 1 ]]; then
   note "workload without the agent"
-  base_s=$(seconds_of "$WORK/workload" 8192 20)
+  run_logged workload-plain sh -c "'$WORK/workload' 8192 20 60 > '$OUT/workload-plain.json'"
   note "workload under the agent"
   rm -rf "$OUT/workload-trace"
-  agent_s=$(seconds_of "$LAUNCH" --out "$OUT/workload-trace" --agent "$AGENT" -- \
-            "$WORK/workload" 8192 20)
-  grep '^{"m"' "$LOG" | tail -n 1 > "$OUT/workload.json" || true
+  run_logged workload-agent sh -c "'$LAUNCH' --out '$OUT/workload-trace' --agent '$AGENT' -- \
+    '$WORK/workload' 8192 20 60 > '$OUT/workload.json'"
   trace=$(find "$OUT/workload-trace" -name '*.pltrace' 2> /dev/null | head -n 1)
-  if [[ -n "$trace" && -s "$OUT/workload.json" ]]; then
+  if [[ -n "$trace" && -s "$OUT/workload.json" && -s "$OUT/workload-plain.json" ]]; then
     record workload_trace PASS "$trace ($(stat -c %s "$trace") bytes)"
-    "$DUMP" "$trace" | tee -a "$LOG"
-    "$DUMP" "$trace" --kernels > "$OUT/workload-kernels.csv"
-    if [[ $have_python == 1 ]]; then
-      python3 "$ROOT/src/collect/gpu_check/compare.py" workload "$OUT/workload.json" \
-        "$OUT/workload-kernels.csv" > "$OUT/workload-checks.txt" 2>> "$LOG"
-      checks_from "$OUT/workload-checks.txt"
-      python3 "$ROOT/src/collect/gpu_check/compare.py" overhead workload "$base_s" "$agent_s" \
-        > "$OUT/overhead-workload.txt" 2>> "$LOG"
-      checks_from "$OUT/overhead-workload.txt"
-    fi
+    dump_csv "$trace" "$OUT/workload-kernels.csv"
+    compare "$OUT/workload-checks.txt" workload "$OUT/workload.json" "$OUT/workload-kernels.csv"
+    compare "$OUT/workload-integrity.txt" integrity workload "$OUT/workload-kernels.csv"
+    compare "$OUT/workload-gpm.txt" gpm workload "$OUT/workload-kernels.csv" "$cc_major"
+    compare "$OUT/overhead-workload.txt" overhead workload_steps \
+      "$(json_field "$OUT/workload-plain.json" step_ms_median)" \
+      "$(json_field "$OUT/workload.json" step_ms_median)" "$OVERHEAD_LIMIT_PCT"
   else
     record workload_trace FAIL "no trace or no workload output (see $LOG)"
   fi
+elif [[ $have_python == 0 ]]; then
+  record workload SKIP "python3 missing: the comparisons need it"
 fi
 
 if [[ $have_python == 1 ]] && python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>> "$LOG"; then
@@ -116,23 +128,41 @@ if [[ $have_python == 1 ]] && python3 -c 'import torch, sys; sys.exit(0 if torch
   # The largest file: the training process (the launcher's shell children trace nothing).
   trace=$(find "$OUT/torch-trace" -name '*.pltrace' -printf '%s %p\n' 2> /dev/null |
           sort -rn | head -n 1 | cut -d' ' -f2-)
-  if [[ -n "$trace" && -s "$OUT/torch-profile.json" ]]; then
+  if [[ -n "$trace" && -s "$OUT/torch-profile.json" && -s "$OUT/torch-agent.json" ]]; then
     record torch_trace PASS "$trace"
-    "$DUMP" "$trace" | tee -a "$LOG"
-    "$DUMP" "$trace" --kernels > "$OUT/torch-kernels.csv"
-    python3 "$ROOT/src/collect/gpu_check/compare.py" torch "$OUT/torch-profile.json" \
-      "$OUT/torch-kernels.csv" > "$OUT/torch-checks.txt" 2>> "$LOG"
-    checks_from "$OUT/torch-checks.txt"
-    base=$(python3 -c "import json; print(json.load(open('$OUT/torch-plain.json'))['seconds'])")
-    with=$(python3 -c "import json; print(json.load(open('$OUT/torch-agent.json'))['seconds'])")
-    python3 "$ROOT/src/collect/gpu_check/compare.py" overhead torch_steps "$base" "$with" \
-      > "$OUT/overhead-torch.txt" 2>> "$LOG"
-    checks_from "$OUT/overhead-torch.txt"
+    dump_csv "$trace" "$OUT/torch-kernels.csv"
+    compare "$OUT/torch-checks.txt" torch "$OUT/torch-profile.json" "$OUT/torch-agent.json" \
+      "$OUT/torch-kernels.csv"
+    compare "$OUT/torch-integrity.txt" integrity torch "$OUT/torch-kernels.csv"
+    compare "$OUT/overhead-torch.txt" overhead torch_steps \
+      "$(json_field "$OUT/torch-plain.json" step_ms_median)" \
+      "$(json_field "$OUT/torch-agent.json" step_ms_median)" "$OVERHEAD_LIMIT_PCT"
   else
-    record torch_trace FAIL "no agent trace or no torch.profiler reference (see $LOG)"
+    record torch_trace FAIL "no agent trace, step timings or torch.profiler reference (see $LOG)"
+  fi
+
+  note "NCCL: two ranks, all-reduce, under the agent"
+  rm -rf "$OUT/nccl-trace"
+  run_logged nccl timeout 180 "$LAUNCH" --out "$OUT/nccl-trace" --agent "$AGENT" -- \
+    python3 "$ROOT/src/collect/gpu_check/nccl_allreduce.py" "$OUT/nccl.json" 50
+  if [[ -s "$OUT/nccl.json" ]]; then
+    csvs=()
+    for rank in 0 1; do
+      t=$(find "$OUT/nccl-trace" -name "plasmient.rank$rank.*.pltrace" -printf '%s %p\n' 2> /dev/null |
+          sort -rn | head -n 1 | cut -d' ' -f2-)
+      [[ -z "$t" ]] && continue
+      dump_csv "$t" "$OUT/nccl-rank$rank.csv"
+      csvs+=("$OUT/nccl-rank$rank.csv")
+      if [[ "$(json_field "$OUT/nccl.json" ok)" == True ]]; then
+        compare "$OUT/nccl-rank$rank-integrity.txt" integrity "nccl_rank$rank" "$OUT/nccl-rank$rank.csv"
+      fi
+    done
+    compare "$OUT/nccl-checks.txt" nccl "$OUT/nccl.json" "${csvs[@]}"
+  else
+    record nccl_two_ranks FAIL "no result from the two-rank run (see $LOG)"
   fi
 else
-  record torch SKIP "PyTorch with CUDA not available"
+  record torch SKIP "PyTorch with CUDA not available (training steps and NCCL not run)"
 fi
 
 echo

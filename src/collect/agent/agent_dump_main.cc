@@ -1,7 +1,10 @@
 // plasmient_agent_dump FILE [--kernels]: reads an agent trace with the wire library only and
-// prints a summary (or one CSV line per kernel / GEMM), for machines without the analyzer.
+// prints a summary, or CSV: one line per kernel, GEMM call, copy, memset, NVTX range,
+// collective, NVML sample and drop source, and a `file` line (closing chunk seen, corrupt
+// chunks), for machines without the analyzer (scripts/gpu-check.sh).
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -60,8 +63,10 @@ int main(int argc, char** argv) {
   std::vector<MemcpyRecord> memcpys;
   std::vector<MemsetRecord> memsets;
   std::vector<MarkerRecord> markers;
+  std::vector<CollectiveRecord> collectives;
+  std::vector<NvmlSampleRecord> samples;
   std::map<int, std::int64_t> kinds;
-  std::int64_t drops = 0;
+  std::map<int, std::int64_t> drops;  // source -> largest cumulative count
   ScanReport r =
       ScanChunks(bytes.data(), bytes.size(), [&](const ChunkHeader&, const std::uint8_t* raw, std::size_t n) {
         WalkRecords(raw, n, [&](const RecordHeader& h, const std::uint8_t* p) {
@@ -79,8 +84,13 @@ int main(int argc, char** argv) {
             memsets.push_back(Load<MemsetRecord>(p));
           } else if (h.kind == RecordKind::kMarker) {
             markers.push_back(Load<MarkerRecord>(p));
+          } else if (h.kind == RecordKind::kCollective) {
+            collectives.push_back(Load<CollectiveRecord>(p));
+          } else if (h.kind == RecordKind::kNvmlSample) {
+            samples.push_back(Load<NvmlSampleRecord>(p));
           } else if (h.kind == RecordKind::kDrops) {
-            drops += Load<DropRecord>(p).cumulative;  // cumulative per source: summary only
+            auto d = Load<DropRecord>(p);
+            drops[d.source] = std::max(drops[d.source], d.cumulative);
           }
         });
       });
@@ -122,13 +132,31 @@ int main(int argc, char** argv) {
         open.erase(m.id);
       }
     }
+    for (const auto& c : collectives) {
+      std::printf("collective,%s,%llu,%llu,%llu,%d,%d,,,%llu\n", Csv(strings[c.func_id]).c_str(),
+                  static_cast<unsigned long long>(c.start_ns), static_cast<unsigned long long>(c.end_ns),
+                  static_cast<unsigned long long>(c.seq), c.rank, c.nranks,
+                  static_cast<unsigned long long>(c.bytes));
+    }
+    for (const auto& v : samples) {
+      std::printf("sample,metric%u,%llu,%llu,%u,,,,,%.6g\n", v.metric,
+                  static_cast<unsigned long long>(v.ts_ns), static_cast<unsigned long long>(v.ts_ns),
+                  v.device, v.value);
+    }
+    for (const auto& [source, n] : drops)
+      std::printf("drops,source%d,,,,,,,,%lld\n", source, static_cast<long long>(n));
+    std::printf("file,%s,,,,,,,,%lld\n", r.truncated ? "truncated" : "last_chunk",
+                static_cast<long long>(r.corrupt_chunks));
     return 0;
   }
   std::printf("file: %s\nchunks: %lld ok, %lld corrupt, truncated: %s%s\n", argv[1],
               static_cast<long long>(r.chunks_ok), static_cast<long long>(r.corrupt_chunks),
               r.truncated ? "yes " : "no", r.truncated ? r.first_problem.c_str() : "");
   for (const auto& [kind, n] : kinds) std::printf("record kind %d: %lld\n", kind, static_cast<long long>(n));
-  std::printf("kernels: %zu, gemm calls: %zu, drop records (sum of cumulative): %lld\n", kernels.size(),
-              gemms.size(), static_cast<long long>(drops));
+  std::int64_t dropped = 0;
+  for (const auto& [source, n] : drops) dropped += n;
+  std::printf("kernels: %zu, gemm calls: %zu, collectives: %zu, NVML samples: %zu, dropped records: %lld\n",
+              kernels.size(), gemms.size(), collectives.size(), samples.size(),
+              static_cast<long long>(dropped));
   return 0;
 }

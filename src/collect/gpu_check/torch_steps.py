@@ -1,23 +1,27 @@
-"""A few training steps of a small transformer-like MLP, for scripts/gpu-check.sh.
+"""Training steps of a small transformer-like MLP, for scripts/gpu-check.sh.
 
   python3 torch_steps.py plain OUT.json     # time the steps (run with or without the agent)
   python3 torch_steps.py profile OUT.json   # same steps under torch.profiler; writes OUT.json
                                             # and OUT.trace.json (Kineto)
-The steps run inside an NVTX range "plasmient_steps" (the agent sees it through CUPTI) and end
-with a device synchronize, so kernels of the steps fall inside it.
+Each step is timed with CUDA events; the first WARM steps are left out and the median of the rest
+is the step time (in-process, so clock drift between two processes does not enter a comparison
+within one run). The timed steps run inside an NVTX range "plasmient_steps" (the agent sees it
+through CUPTI) and end with a device synchronize, so their kernels fall inside it.
 """
 import json
+import statistics
 import sys
-import time
 
 import torch
+
+WARM, STEPS = 5, 30
 
 
 def main():
     mode, out = sys.argv[1], sys.argv[2]
     torch.manual_seed(0)
     dev = torch.device("cuda")
-    width, batch, steps = 2048, 4096, 8
+    width, batch = 2048, 4096
     model = torch.nn.Sequential(
         torch.nn.Linear(width, 4 * width), torch.nn.GELU(),
         torch.nn.Linear(4 * width, width), torch.nn.LayerNorm(width),
@@ -33,25 +37,27 @@ def main():
         loss.backward()
         opt.step()
 
-    for _ in range(3):  # warm-up: cuBLAS heuristics, allocator, lazy init
+    for _ in range(WARM):  # cuBLAS heuristics, allocator, lazy init
         step()
     torch.cuda.synchronize()
 
     def run_steps():
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                  for _ in range(STEPS)]
         torch.cuda.nvtx.range_push("plasmient_steps")
-        t0 = time.perf_counter()
-        for _ in range(steps):
+        for begin, end in events:
+            begin.record()
             step()
+            end.record()
         torch.cuda.synchronize()
-        t1 = time.perf_counter()
         torch.cuda.nvtx.range_pop()
-        return t1 - t0
+        return [b.elapsed_time(e) for b, e in events]
 
-    result = {"mode": mode, "steps": steps, "width": width, "batch": batch}
+    result = {"mode": mode, "steps": STEPS, "warm": WARM, "width": width, "batch": batch}
     if mode == "profile":
         from torch.profiler import ProfilerActivity, profile
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            result["seconds"] = run_steps()
+            step_ms = run_steps()
         trace = out.replace(".json", ".trace.json")
         prof.export_chrome_trace(trace)
         with open(trace) as f:
@@ -61,10 +67,13 @@ def main():
         result["kernel_us"] = sum(float(e.get("dur", 0)) for e in kernels)
         result["trace"] = trace
     else:
-        result["seconds"] = run_steps()
+        step_ms = run_steps()
+    result["step_ms"] = step_ms
+    result["step_ms_median"] = statistics.median(step_ms)
+    result["event_ms_total"] = sum(step_ms)
     with open(out, "w") as f:
         json.dump(result, f)
-    print(json.dumps(result))
+    print(json.dumps({k: v for k, v in result.items() if k != "step_ms"}))
 
 
 if __name__ == "__main__":
