@@ -35,6 +35,27 @@ enum EventState : int {
   kStateKernelChStop = 22,
 };
 
+// Union members v4 and v5 share.
+struct ProxyOpDescr {
+  pid_t pid;
+  std::uint8_t channelId;
+  int peer;
+  int nSteps;
+  int chunkSize;
+  int isSend;
+};
+struct ProxyStepDescr {
+  int step;
+};
+struct KernelChDescr {
+  std::uint8_t channelId;
+  std::uint64_t pTimer;  // GPU globaltimer at the channel's start
+};
+struct NetPluginDescr {
+  std::int64_t id;
+  void* data;
+};
+
 struct EventDescrV5 {
   std::uint64_t type;
   void* parentObj;
@@ -85,25 +106,10 @@ struct EventDescrV5 {
       std::uint8_t nChannels;
       void* parentGroup;
     } p2p;
-    struct {
-      pid_t pid;
-      std::uint8_t channelId;
-      int peer;
-      int nSteps;
-      int chunkSize;
-      int isSend;
-    } proxyOp;
-    struct {
-      int step;
-    } proxyStep;
-    struct {
-      std::uint8_t channelId;
-      std::uint64_t pTimer;
-    } kernelCh;
-    struct {
-      std::int64_t id;
-      void* data;
-    } netPlugin;
+    ProxyOpDescr proxyOp;
+    ProxyStepDescr proxyStep;
+    KernelChDescr kernelCh;
+    NetPluginDescr netPlugin;
   };
 };
 
@@ -171,25 +177,10 @@ struct EventDescrV4 {
       int peer;
       std::uint8_t nChannels;
     } p2p;
-    struct {
-      pid_t pid;
-      std::uint8_t channelId;
-      int peer;
-      int nSteps;
-      int chunkSize;
-      int isSend;
-    } proxyOp;
-    struct {
-      int step;
-    } proxyStep;
-    struct {
-      std::uint8_t channelId;
-      std::uint64_t pTimer;
-    } kernelCh;
-    struct {
-      std::int64_t id;
-      void* data;
-    } netPlugin;
+    ProxyOpDescr proxyOp;
+    ProxyStepDescr proxyStep;
+    KernelChDescr kernelCh;
+    NetPluginDescr netPlugin;
   };
 };
 using EventStateArgsV4 = EventStateArgsV5;  // identical union

@@ -175,49 +175,45 @@ TEST(NvmlSampler, InitFailureIsReported) {
   EXPECT_NE(why.find("nvmlInit"), std::string::npos);
 }
 
+// One poll of a sampler over CUDA devices `cuda_devices` (NVML indices in CUDA ordinal order).
+struct OnePoll {
+  OnePoll(std::vector<unsigned> cuda_devices, int local_rank)
+      : sampler(sink, FakeApi(), 100, &CudaBusIds, local_rank) {
+    g_cuda_devices = std::move(cuda_devices);
+    std::string why;
+    EXPECT_TRUE(sampler.Init(why)) << why;
+    sampler.SampleOnce(1'000);
+    samples = Drain(sink);
+    sampler.Stop();
+    g_cuda_devices = {0, 1};
+  }
+  RecordSink sink;
+  NvmlSampler sampler;
+  std::map<std::pair<std::uint32_t, std::uint16_t>, std::vector<double>> samples;
+};
+
 // CUDA_VISIBLE_DEVICES=2,0: CUDA ordinal 0 is NVML index 2. Samples are labelled by CUDA ordinal
 // and come from the GPU at that ordinal's bus id, not from NVML's index order.
 TEST(NvmlSampler, LabelsByCudaOrdinalUnderVisibleDevices) {
-  g_cuda_devices = {2, 0};
-  RecordSink sink;
-  NvmlSampler sampler(sink, FakeApi(), 100, &CudaBusIds, -1);
-  std::string why;
-  ASSERT_TRUE(sampler.Init(why)) << why;
-  sampler.SampleOnce(1'000);
-  auto samples = Drain(sink);
-  EXPECT_EQ(samples[Key(0, M::kGpuUtilPct)], std::vector<double>{92});
-  EXPECT_EQ(samples[Key(1, M::kGpuUtilPct)], std::vector<double>{90});
-  EXPECT_EQ(samples.count(Key(2, M::kGpuUtilPct)), 0u);
-  sampler.Stop();
-
+  OnePoll all({2, 0}, -1);
+  EXPECT_EQ(all.samples[Key(0, M::kGpuUtilPct)], std::vector<double>{92});
+  EXPECT_EQ(all.samples[Key(1, M::kGpuUtilPct)], std::vector<double>{90});
+  EXPECT_EQ(all.samples.count(Key(2, M::kGpuUtilPct)), 0u);
   // A rank with LOCAL_RANK=1 samples its own GPU only: ordinal 1, NVML index 0.
-  NvmlSampler ranked(sink, FakeApi(), 100, &CudaBusIds, 1);
-  ASSERT_TRUE(ranked.Init(why)) << why;
-  ranked.SampleOnce(1'000);
-  auto own = Drain(sink);
-  EXPECT_EQ(ranked.devices(), 1u);
-  EXPECT_EQ(own[Key(1, M::kGpuUtilPct)], std::vector<double>{90});
-  EXPECT_EQ(own.count(Key(0, M::kGpuUtilPct)), 0u);
-  ranked.Stop();
-  g_cuda_devices = {0, 1};
+  OnePoll ranked({2, 0}, 1);
+  EXPECT_EQ(ranked.sampler.devices(), 1u);
+  EXPECT_EQ(ranked.samples[Key(1, M::kGpuUtilPct)], std::vector<double>{90});
+  EXPECT_EQ(ranked.samples.count(Key(0, M::kGpuUtilPct)), 0u);
 }
 
 // Under MIG NVML does not support whole-GPU utilization: none is reported, and it is said.
 TEST(NvmlSampler, MigGpuGetsNoUtilization) {
-  g_cuda_devices = {3};
-  RecordSink sink;
-  NvmlSampler sampler(sink, FakeApi(), 100, &CudaBusIds, -1);
-  std::string why;
-  ASSERT_TRUE(sampler.Init(why)) << why;
-  sampler.SampleOnce(1'000);
-  auto samples = Drain(sink);
-  EXPECT_EQ(samples.count(Key(0, M::kGpuUtilPct)), 0u);
-  EXPECT_EQ(samples.count(Key(0, M::kMemoryUtilPct)), 0u);
-  EXPECT_EQ(samples[Key(0, M::kSmClockMhz)], std::vector<double>{1980});
-  ASSERT_EQ(sampler.notes().size(), 1u);
-  EXPECT_NE(sampler.notes()[0].find("MIG"), std::string::npos);
-  sampler.Stop();
-  g_cuda_devices = {0, 1};
+  OnePoll mig({3}, -1);
+  EXPECT_EQ(mig.samples.count(Key(0, M::kGpuUtilPct)), 0u);
+  EXPECT_EQ(mig.samples.count(Key(0, M::kMemoryUtilPct)), 0u);
+  EXPECT_EQ(mig.samples[Key(0, M::kSmClockMhz)], std::vector<double>{1980});
+  ASSERT_EQ(mig.sampler.notes().size(), 1u);
+  EXPECT_NE(mig.sampler.notes()[0].find("MIG"), std::string::npos);
 }
 
 }  // namespace
