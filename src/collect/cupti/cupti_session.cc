@@ -3,6 +3,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -150,6 +151,12 @@ std::string StartCuptiSession(Agent& agent) {
   if (cuptiGetVersion(&version) != CUPTI_SUCCESS || !CuptiVersionSupported(version)) {
     return "libcupti reports API version " + std::to_string(version) + ", built for " +
            std::to_string(CUPTI_API_VERSION) + " (record layouts differ between major versions)";
+  }
+  if (version > CUPTI_API_VERSION) {
+    std::fprintf(
+        stderr,
+        "plasmient agent: libcupti %u is newer than the build's %u; records are read with %u's layouts\n",
+        version, CUPTI_API_VERSION, CUPTI_API_VERSION);
   }
   auto* s = new Session();  // lives until the process ends: CUPTI may call back during exit
   s->agent = &agent;

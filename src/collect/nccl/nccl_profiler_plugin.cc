@@ -52,7 +52,8 @@ constexpr std::uintptr_t kChildBit = 1;
 constexpr std::uintptr_t kGenerationMask = 0x3e;  // bits 1-5
 // An Op whose children stopped coming (fewer channels ran than announced, e.g. p2p channels
 // with no steps) is written out with the end it has after this long without events; one that
-// never saw a child (its kernel may still be queued behind others) after much longer.
+// never saw a child (its kernel may still be queued behind others) after much longer, or after
+// the short wait when the pool is empty.
 constexpr std::uint64_t kStaleNs = 2'000'000'000;
 constexpr std::uint64_t kChildlessStaleNs = 60'000'000'000;
 constexpr std::size_t kSweepPerAcquire = 4;
@@ -129,20 +130,27 @@ void FinishIfDone(Op* op) {
   if (!op->own_open && op->in_flight == 0 && op->started >= op->expected) Finish(op);
 }
 
-bool Stale(const Op& op, std::uint64_t now) {
+enum class SweepFor {
+  kStale,     // idle past kStaleNs with a child seen, past kChildlessStaleNs without
+  kPressure,  // the pool is empty: idle past kStaleNs, child seen or not
+  kAll,       // communicator or agent close
+};
+
+bool Stale(const Op& op, std::uint64_t now, SweepFor why) {
   if (op.own_open || op.in_flight > 0) return false;
-  return now - op.touched_ns >= (op.started > 0 ? kStaleNs : kChildlessStaleNs);
+  bool short_wait = op.started > 0 || why == SweepFor::kPressure;
+  return now - op.touched_ns >= (short_wait ? kStaleNs : kChildlessStaleNs);
 }
 
-// Writes out the Ops of `context` (any when null): all of them when `all` (communicator or agent
-// close), else the stale ones.
-void Sweep(Context* context, std::size_t first, std::size_t count, bool all) {
+// Writes out the Ops of `context` (any when null) in slots [first, first + count) that `why`
+// lets go.
+void Sweep(Context* context, std::size_t first, std::size_t count, SweepFor why) {
   std::uint64_t now = MonotonicNs();
   for (std::size_t i = 0; i < count; ++i) {
     Op* op = Pool().At(first + i);
     std::lock_guard<std::mutex> lock(op->mutex);
     if (!op->live || (context != nullptr && op->context != context)) continue;
-    if (all || Stale(*op, now)) Finish(op);
+    if (why == SweepFor::kAll || Stale(*op, now, why)) Finish(op);
   }
 }
 
@@ -156,7 +164,8 @@ NcclResult Init(void** context, std::uint64_t comm_id, int* mask, const char* co
   *context = c;
   *mask = kProfileColl | kProfileP2p | kProfileKernelCh;
   static std::once_flag close_hook;
-  std::call_once(close_hook, [agent] { agent->AddPreCloseHook([] { Sweep(nullptr, 0, kPoolSize, true); }); });
+  std::call_once(close_hook,
+                 [agent] { agent->AddPreCloseHook([] { Sweep(nullptr, 0, kPoolSize, SweepFor::kAll); }); });
   return kNcclSuccess;
 }
 
@@ -201,8 +210,12 @@ NcclResult StartEvent(void* context, void** handle, EventDescrV5* d) {
   auto* c = static_cast<Context*>(context);
   if (c == nullptr || d == nullptr) return kNcclSuccess;
   if (d->type == kProfileColl || d->type == kProfileP2p) {
-    Sweep(nullptr, Pool().sweep_cursor.fetch_add(kSweepPerAcquire), kSweepPerAcquire, false);
+    Sweep(nullptr, Pool().sweep_cursor.fetch_add(kSweepPerAcquire), kSweepPerAcquire, SweepFor::kStale);
     Op* op = Pool().Acquire();
+    if (op == nullptr) {
+      Sweep(nullptr, 0, kPoolSize, SweepFor::kPressure);
+      op = Pool().Acquire();
+    }
     if (op == nullptr) {
       c->agent->sink().CountDrops(wire::DropSource::kNcclEvents, 1);
       return kNcclSuccess;
@@ -263,7 +276,7 @@ NcclResult RecordEventState(void* handle, int state, EventStateArgsV5* args) {
 
 NcclResult Finalize(void* context) {
   auto* c = static_cast<Context*>(context);
-  Sweep(c, 0, kPoolSize, true);  // what is still open for this communicator will not finish
+  Sweep(c, 0, kPoolSize, SweepFor::kAll);  // what is still open for this communicator will not finish
   delete c;
   return kNcclSuccess;
 }

@@ -272,6 +272,42 @@ TEST(NcclProfilerPlugin, LateChildOfAFinishedCollectiveIsIgnored) {
   std::remove(path.c_str());
 }
 
+// Collectives whose channels never report (no KernelCh at all) must not hold the pool forever:
+// when it is empty, those idle for 2 s are written out with their enqueue-time end.
+TEST(NcclProfilerPlugin, ChildlessCollectivesAreReclaimedWhenThePoolRunsOut) {
+  Plugin loaded = Load("nccl_plugin_childless");
+  const ProfilerV5* plugin = loaded.v5;
+  ASSERT_NE(plugin, nullptr);
+  void* ctx = nullptr;
+  int mask = 0;
+  ASSERT_EQ(plugin->init(&ctx, 0x5eedull, &mask, "world", 1, 2, 0, nullptr), kNcclSuccess);
+  constexpr int kPool = 4096;
+  auto enqueue = [&](int seq) {
+    EventDescrV5 coll{};
+    coll.type = kProfileColl;
+    coll.coll.seqNumber = static_cast<std::uint64_t>(seq);
+    coll.coll.func = "AllReduce";
+    coll.coll.datatype = "ncclFloat32";
+    coll.coll.count = 4;
+    coll.coll.nChannels = 2;  // announced, never reported
+    void* h = nullptr;
+    plugin->startEvent(ctx, &h, &coll);
+    if (h != nullptr) plugin->stopEvent(h);
+    return h != nullptr;
+  };
+  for (int i = 0; i < kPool; ++i) ASSERT_TRUE(enqueue(i)) << i;
+  EXPECT_FALSE(enqueue(kPool)) << "the pool is full of recent collectives";
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  EXPECT_TRUE(enqueue(kPool + 1)) << "idle childless collectives are written out to make room";
+  std::string path = loaded.trace_path();
+  loaded.shutdown();
+  auto t = ingest::native::ReadNative(path);
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->collectives.size(), static_cast<std::size_t>(kPool + 1));
+  EXPECT_EQ(t->quality.Get(model::Dq::kDroppedRecords), 1);
+  std::remove(path.c_str());
+}
+
 // NCCL 2.27 finds `ncclProfiler_v4`: init with the comm hash after the name, one-byte types.
 TEST(NcclProfilerPlugin, Version4Table) {
   Plugin loaded = Load("nccl_plugin_v4");
