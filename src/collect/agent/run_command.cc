@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
@@ -143,23 +144,36 @@ int RunCommand(const RunOptions& options, const std::vector<std::string>& argv) 
   for (auto& a : argv_copy) args.push_back(a.data());
   args.push_back(nullptr);
 
-  // Forward SIGINT/SIGTERM to CMD while it runs; restore our dispositions afterwards.
+  // Forward SIGINT/SIGTERM to CMD while it runs; restore our dispositions afterwards. They stay
+  // blocked until CMD's pid is known, so one that arrives while CMD starts is forwarded, not lost;
+  // CMD itself starts with our original mask.
   struct sigaction forward, old_int, old_term;
   memset(&forward, 0, sizeof forward);
   forward.sa_handler = Forward;
   sigemptyset(&forward.sa_mask);
   forward.sa_flags = SA_RESTART;
+  sigset_t forwarded, old_mask;
+  sigemptyset(&forwarded);
+  sigaddset(&forwarded, SIGINT);
+  sigaddset(&forwarded, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &forwarded, &old_mask);
   sigaction(SIGINT, &forward, &old_int);
   sigaction(SIGTERM, &forward, &old_term);
 
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setsigmask(&attr, &old_mask);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), envp.data());
+  int rc = posix_spawnp(&pid, args[0], nullptr, &attr, args.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  if (rc == 0) g_child.store(pid);
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   int status = 0;
   int result = 127;
   if (rc != 0) {
     std::fprintf(stderr, "plasmient: cannot start %s: %s\n", argv[0].c_str(), strerror(rc));
   } else {
-    g_child.store(pid);
     while (waitpid(pid, &status, 0) < 0) {
       if (errno != EINTR) break;
     }
