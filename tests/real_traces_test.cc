@@ -99,7 +99,10 @@ TEST_P(PeerReference, IdleComputeAndOverlapWithinOnePointPerRank) {
   REQUIRE_SHARED_TRACES(shared);
   const auto& c = GetParam();
   std::string inputs;
-  for (const auto& t : c.traces) inputs += " " + (*shared / t).string();
+  for (const auto& t : c.traces) {
+    inputs += ' ';
+    inputs += (*shared / t).string();
+  }
   Analysis a = Analyze(inputs, "--steps :-1");
   ASSERT_EQ(a.run.exit_code, 0) << a.run.out;
   auto ours = PerRank(a.json);

@@ -128,7 +128,10 @@ Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
     std::set<std::string> keys;
     for (const auto& r : rows) keys.insert(std::get<std::string>(r[kJobKeyColumn]));
     std::string in;
-    for (const auto& k : keys) in += (in.empty() ? "" : ",") + Quote(k);
+    for (const auto& k : keys) {
+      if (!in.empty()) in += ',';
+      in += Quote(k);
+    }
     auto present =
         Query("SELECT DISTINCT job_key FROM " + TableName(t.id) + " WHERE job_key IN (" + in + ")");
     if (!present) return std::unexpected(present.error());

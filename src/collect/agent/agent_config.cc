@@ -46,7 +46,9 @@ std::string TraceFilePath(const AgentConfig& c) {
   std::string name = "plasmient.";
   if (c.rank >= 0) name += "rank" + std::to_string(c.rank) + ".";
   for (char ch : c.host) name.push_back(ch == '/' ? '_' : ch);
-  name += "." + std::to_string(c.pid) + ".pltrace";
+  name += '.';
+  name += std::to_string(c.pid);
+  name += ".pltrace";
   return c.out_dir + "/" + name;
 }
 
