@@ -1,34 +1,47 @@
 #!/usr/bin/env bash
 # One entry point for newcomers and CI:
 #   scripts/dev.sh demo   install what is missing, build, run `plasmient demo`
-#   scripts/dev.sh test   install what is missing, build, run the whole test suite
+#   scripts/dev.sh test   install what is missing, then what CI runs: the format check, the build
+#                         with warnings as errors, the boundary check, the whole test suite
 #   scripts/dev.sh build  install what is missing, build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${PLASMIENT_BUILD_DIR:-build}
 jobs=${PLASMIENT_JOBS:-$(nproc)}
 
-build() {
-  scripts/install-deps.sh
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+build() {  # build [CMAKE_ARGS...]
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
   cmake --build "$build_dir" -j "$jobs"
+}
+
+step() {  # step NAME CMD...: runs CMD, says how long it took; the first failing step ends the run
+  local name=$1 start=$SECONDS
+  shift
+  echo "== dev.sh test: $name" >&2
+  "$@"
+  echo "== dev.sh test: $name done in $((SECONDS - start)) s" >&2
 }
 
 case "${1:-}" in
   demo)
+    scripts/install-deps.sh
     build
     shift
     exec "$build_dir/plasmient" demo "$@"
     ;;
   test)
-    build
+    scripts/install-deps.sh --checks
     if [[ ! -d ../shared/traces ]]; then
       echo "plasmient: ../shared/traces is absent: tests on real traces will be skipped (they say so)" >&2
     fi
-    cd "$build_dir"
-    ctest --output-on-failure -j "$jobs" --timeout 600
+    step format scripts/check-format.sh
+    step build build -DPLASMIENT_WERROR=ON
+    step boundaries scripts/check-boundaries.sh "$build_dir"
+    # Last, so that its summary closes the output.
+    step ctest ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 600
     ;;
   build)
+    scripts/install-deps.sh
     build
     ;;
   *)

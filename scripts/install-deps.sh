@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Plasmient builds and tests with, when they are missing.
-#   scripts/install-deps.sh          the build and test dependencies
-#   scripts/install-deps.sh --fleet  only the optional servers tests/fleet/fleet_test.sh runs
-#                                    against (Prometheus, ClickHouse); never needed to build
+#   scripts/install-deps.sh           the build and test dependencies
+#   scripts/install-deps.sh --checks  those and the tools `scripts/dev.sh test` (and so CI) checks
+#                                     the code with: clang-format 14, clang-tidy 16, clang 16 with
+#                                     its sanitizer and libFuzzer runtimes
+#   scripts/install-deps.sh --fleet   only the optional servers tests/fleet/fleet_test.sh runs
+#                                     against (Prometheus, ClickHouse); never needed to build
 set -euo pipefail
 
 packages=(
@@ -12,6 +15,9 @@ packages=(
   python3
   chromium  # tests/html_render_test.sh renders the HTML report headless
 )
+if [[ ${1:-} == --checks ]]; then
+  packages+=(clang-format clang-tidy-16 clang-16 libclang-rt-16-dev)
+fi
 if [[ ${1:-} == --fleet ]]; then
   packages=(prometheus clickhouse-server)
 fi
