@@ -89,6 +89,7 @@ struct DeviceInfo {
   std::int32_t sm_count = 0;
   std::int32_t cc_major = 0, cc_minor = 0;
   std::int64_t total_memory_bytes = 0;
+  std::int32_t warp_size = 0;                     // 0 when unknown
   std::int64_t sm_clock_mhz = 0;                  // 0 when unknown
   std::int64_t memory_bandwidth_bytes_per_s = 0;  // 0 when unknown
 };

@@ -24,6 +24,7 @@ enum class PeakKind : std::uint8_t {
   kFp16,        // FP16 tensor
   kFp8,         // FP8 tensor
   kInt8,        // INT8 tensor (ops/s)
+  kFp4,         // FP4 tensor (Blackwell NVFP4/MXFP4); 0 before Blackwell
   kCount
 };
 inline constexpr int kPeakKinds = static_cast<int>(PeakKind::kCount);
@@ -60,18 +61,37 @@ struct DeviceMatch {
   std::string reason;  // how the row was chosen, for the report
 };
 
-// A trace's deviceProperties: name ("NVIDIA A100-SXM4-80GB", "AMD Radeon Graphics"...),
-// SM/CU count, compute capability, and total memory (0 = unknown).
-Result<DeviceMatch> MatchDevice(std::string_view name, int sm_count, int cc_major, int cc_minor,
-                                std::int64_t total_memory_bytes = 0);
+// What a trace says about a GPU (Kineto deviceProperties, Nsight's TARGET_INFO_GPU, the
+// agent's CUPTI device record). 0 / empty = not given.
+struct DeviceQuery {
+  std::string_view name;           // "NVIDIA A100-SXM4-80GB", "AMD Radeon Graphics", "" ...
+  int sm_count = 0;                // SMs (NVIDIA) or CUs (AMD)
+  int cc_major = 0, cc_minor = 0;  // compute capability; ROCm reports gfx942 as 9.4, gfx90a as 9.0
+  std::int64_t memory_bytes = 0;
+  int warp_size = 0;  // 32 on NVIDIA, 64 on AMD CDNA
+};
+
+// The name first, then compute capability, SM/CU count, memory size and warp size
+// (docs/devices.md, "Matching a trace's device"). An error names the device when no row fits.
+Result<DeviceMatch> MatchDevice(const DeviceQuery& query);
+// A device named only by its kernels (no deviceProperties): the newest architecture tag in
+// the kernel names ("sm90_xmma…", "ampere_sgemm…", "volta_…", "…gfx942…"); nullptr when none
+// says. The row is the family's common datacenter part, so the choice stays an assumption.
+const DeviceSpec* DeviceFromKernelNames(std::span<const std::string_view> kernel_names);
 // A user's --gpu: a table key ("h100_sxm"), an alias ("H100", "a100"), or a device name.
 Result<DeviceMatch> FindDeviceByKey(std::string_view key_or_name);
 
-// The peak that bounds work of this dtype: bf16/fp16/fp8/int8 tensor pipes; fp32 per math
-// mode (TF32 tensor, else FP32 matrix where the chip has one, else FP32 vector); fp64 the
-// FP64 tensor pipe where present. Falls back to a slower pipe when the chip lacks one
-// (bf16 on V100 → FP32) and uses the bf16/fp16 tensor peak for kUnknown.
+// The pipe that runs work of this dtype on this device: bf16/fp16/fp8/fp4/int8 tensor pipes;
+// fp32 per math mode (TF32 tensor, else FP32 matrix where the chip has one, else FP32
+// vector); fp64 the FP64 tensor pipe where present. A chip without the dtype's pipe runs it
+// on the next one that exists (bf16 on V100: FP32 CUDA cores; fp8 on A100: the BF16 tensor
+// pipe after an upcast; fp4 before Blackwell: FP8, else BF16). kUnknown: the BF16 (else FP16)
+// tensor pipe.
+PeakKind PeakPipe(const DeviceSpec& device, Dtype dtype, MathMode mode);
+// The peak of that pipe.
 double PeakFlops(const DeviceSpec& device, Dtype dtype, MathMode mode);
+// "bf16", or "bf16 on fp32 (no bf16 tensor path)" where the device lacks the dtype's own pipe.
+std::string PeakLabel(const DeviceSpec& device, Dtype dtype, MathMode mode);
 
 // The table for `plasmient peaks`: one row per device, TFLOPS and TB/s.
 std::string FormatPeakTable();

@@ -11,6 +11,18 @@ std::string_view KeyOf(const Result<DeviceMatch>& m) {
   return m ? m->spec->key : std::string_view("<error>");
 }
 
+Result<DeviceMatch> Match(std::string_view name, int sms, int major, int minor, std::int64_t memory = 0,
+                          int warp = 0) {
+  return MatchDevice({.name = name,
+                      .sm_count = sms,
+                      .cc_major = major,
+                      .cc_minor = minor,
+                      .memory_bytes = memory,
+                      .warp_size = warp});
+}
+
+constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
+
 TEST(DeviceTable, EveryRowHasBandwidthAndATensorOrVectorPeak) {
   std::set<std::string_view> keys;
   for (const DeviceSpec& d : DeviceTable()) {
@@ -20,7 +32,7 @@ TEST(DeviceTable, EveryRowHasBandwidthAndATensorOrVectorPeak) {
     EXPECT_GT(d.Peak(PeakKind::kFp16), d.Peak(PeakKind::kFp32)) << d.key;
     EXPECT_GT(d.price_per_gpu_hour, 0) << d.key;
   }
-  EXPECT_GE(keys.size(), 14u);  // every gpu-peaks row, plus 40 GB A100s and per-GCD MI200 rows
+  EXPECT_GE(keys.size(), 21u);  // every gpu-peaks row, 40 GB A100s, per-GCD MI200 rows, H20, GB200, MI325X
 }
 
 TEST(DeviceTable, DatasheetFigures) {
@@ -70,40 +82,40 @@ TEST(MathModeChoice, DefaultsUserAndKernelEvidence) {
 }
 
 TEST(MatchDevice, NamesSeenInTraces) {
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA A100-SXM4-80GB", 108, 8, 0, 84990623744)), "a100_sxm_80gb");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA A100-PG509-200", 108, 8, 0, 42297524224)), "a100_sxm_40gb");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA A100-PG509-200", 108, 8, 0)), "a100_sxm_40gb");
-  EXPECT_EQ(KeyOf(MatchDevice("Tesla V100-SXM2-32GB", 80, 7, 0)), "v100_sxm2");
-  EXPECT_EQ(KeyOf(MatchDevice("Tesla V100-DGXS-32GB", 80, 7, 0)), "v100_sxm2");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA H100 80GB HBM3", 132, 9, 0)), "h100_sxm");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA H100", 132, 9, 0)), "h100_sxm");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA H100", 114, 9, 0)), "h100_pcie");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA H100 NVL", 132, 9, 0)), "h100_nvl");
-  EXPECT_EQ(KeyOf(MatchDevice("AMD Instinct MI300X", 304, 9, 4)), "mi300x");
-  EXPECT_EQ(KeyOf(MatchDevice("AMD Radeon Graphics", 104, 9, 0)), "mi250_gcd");
-  EXPECT_EQ(KeyOf(MatchDevice("AMD Radeon Graphics", 110, 9, 0)), "mi250x_gcd");
-  EXPECT_EQ(KeyOf(MatchDevice("AMD Radeon Graphics", 304, 9, 4)), "mi300x");
+  EXPECT_EQ(KeyOf(Match("NVIDIA A100-SXM4-80GB", 108, 8, 0, 84990623744)), "a100_sxm_80gb");
+  EXPECT_EQ(KeyOf(Match("NVIDIA A100-PG509-200", 108, 8, 0, 42297524224)), "a100_sxm_40gb");
+  EXPECT_EQ(KeyOf(Match("NVIDIA A100-PG509-200", 108, 8, 0)), "a100_sxm_40gb");
+  EXPECT_EQ(KeyOf(Match("Tesla V100-SXM2-32GB", 80, 7, 0)), "v100_sxm2");
+  EXPECT_EQ(KeyOf(Match("Tesla V100-DGXS-32GB", 80, 7, 0)), "v100_sxm2");
+  EXPECT_EQ(KeyOf(Match("NVIDIA H100 80GB HBM3", 132, 9, 0)), "h100_sxm");
+  EXPECT_EQ(KeyOf(Match("NVIDIA H100", 132, 9, 0)), "h100_sxm");
+  EXPECT_EQ(KeyOf(Match("NVIDIA H100", 114, 9, 0)), "h100_pcie");
+  EXPECT_EQ(KeyOf(Match("NVIDIA H100 NVL", 132, 9, 0)), "h100_nvl");
+  EXPECT_EQ(KeyOf(Match("AMD Instinct MI300X", 304, 9, 4)), "mi300x");
+  EXPECT_EQ(KeyOf(Match("AMD Radeon Graphics", 104, 9, 0)), "mi250_gcd");
+  EXPECT_EQ(KeyOf(Match("AMD Radeon Graphics", 110, 9, 0)), "mi250x_gcd");
+  EXPECT_EQ(KeyOf(Match("AMD Radeon Graphics", 304, 9, 4)), "mi300x");
 }
 
 TEST(MatchDevice, OtherNamesAndCapabilityFallback) {
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA H200", 132, 9, 0)), "h200_sxm");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA B200", 148, 10, 0)), "b200_hgx");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA A100 80GB PCIe", 108, 8, 0)), "a100_pcie_80gb");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA L40S", 142, 8, 9)), "l40s");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA L4", 58, 8, 9)), "l4");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA A10G", 80, 8, 6)), "a10g");
-  EXPECT_EQ(KeyOf(MatchDevice("NVIDIA A10", 72, 8, 6)), "a10");
-  EXPECT_EQ(KeyOf(MatchDevice("", 108, 8, 0)), "a100_sxm_80gb");
-  auto m = MatchDevice("NVIDIA H100", 132, 9, 0);
+  EXPECT_EQ(KeyOf(Match("NVIDIA H200", 132, 9, 0)), "h200_sxm");
+  EXPECT_EQ(KeyOf(Match("NVIDIA B200", 148, 10, 0)), "b200_hgx");
+  EXPECT_EQ(KeyOf(Match("NVIDIA A100 80GB PCIe", 108, 8, 0)), "a100_pcie_80gb");
+  EXPECT_EQ(KeyOf(Match("NVIDIA L40S", 142, 8, 9)), "l40s");
+  EXPECT_EQ(KeyOf(Match("NVIDIA L4", 58, 8, 9)), "l4");
+  EXPECT_EQ(KeyOf(Match("NVIDIA A10G", 80, 8, 6)), "a10g");
+  EXPECT_EQ(KeyOf(Match("NVIDIA A10", 72, 8, 6)), "a10");
+  EXPECT_EQ(KeyOf(Match("", 108, 8, 0)), "a100_sxm_80gb");
+  auto m = Match("NVIDIA H100", 132, 9, 0);
   ASSERT_TRUE(m);
   EXPECT_NE(m->reason.find("132 SMs"), std::string::npos) << m->reason;
 }
 
 TEST(MatchDevice, UnknownDevicesAreErrors) {
-  EXPECT_FALSE(MatchDevice("NVIDIA GeForce RTX 4090", 128, 8, 9));
-  EXPECT_FALSE(MatchDevice("", 0, 0, 0));
-  EXPECT_FALSE(MatchDevice("AMD Radeon Graphics", 60, 10, 3));  // a consumer RDNA part
-  EXPECT_FALSE(MatchDevice("NVIDIA H100", 100, 9, 0));
+  EXPECT_FALSE(Match("NVIDIA GeForce RTX 4090", 128, 8, 9));
+  EXPECT_FALSE(Match("", 0, 0, 0));
+  EXPECT_FALSE(Match("AMD Radeon Graphics", 60, 10, 3));  // a consumer RDNA part
+  EXPECT_FALSE(Match("NVIDIA H100", 100, 9, 0));
 }
 
 TEST(FindDeviceByKey, KeysAliasesAndNames) {
@@ -116,6 +128,69 @@ TEST(FindDeviceByKey, KeysAliasesAndNames) {
   auto bad = FindDeviceByKey("tpu_v5");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("tpu_v5"), std::string::npos);
+}
+
+TEST(MatchDevice, FieldsDecideWhenTheNameIsEmpty) {
+  // The ROCm trace with an empty name: gfx942 (9.4), 304 CUs, warp 64, 192 GiB is an MI300X.
+  auto mi300 = Match("", 304, 9, 4, 192 * kGiB, 64);
+  ASSERT_TRUE(mi300) << mi300.error().message;
+  EXPECT_EQ(mi300->spec->key, "mi300x");
+  EXPECT_NE(mi300->reason.find("304"), std::string::npos) << mi300->reason;
+  EXPECT_EQ(KeyOf(Match("", 304, 9, 4, 256 * kGiB, 64)), "mi325x");
+  EXPECT_EQ(KeyOf(Match("", 304, 9, 4)), "mi300x");                     // memory unknown: the base part
+  EXPECT_EQ(KeyOf(Match("", 110, 9, 0, 64 * kGiB, 64)), "mi250x_gcd");  // gfx90a, not Hopper
+  EXPECT_EQ(KeyOf(Match("", 132, 9, 0, 85018279936, 32)), "h100_sxm");
+  EXPECT_EQ(KeyOf(Match("", 132, 9, 0, 102'085'492'736, 32)), "h100_sxm");  // 96 GB part, as in a trace
+  EXPECT_EQ(KeyOf(Match("", 132, 9, 0, 150'754'820'096, 32)), "h200_sxm");
+  EXPECT_EQ(KeyOf(Match("", 78, 9, 0, 102'625'181'696, 32)), "h20");
+  EXPECT_EQ(KeyOf(Match("", 108, 8, 0, 42'297'524'224)), "a100_sxm_40gb");
+  EXPECT_EQ(KeyOf(Match("", 148, 10, 0)), "b200_hgx");
+  // Warp 64 is AMD: a Hopper-shaped signature with warp 64 matches nothing rather than an H100.
+  EXPECT_FALSE(Match("", 132, 9, 0, 80 * kGiB, 64));
+  // Warp 32 is NVIDIA: an MI300X-shaped signature with warp 32 matches nothing.
+  EXPECT_FALSE(Match("", 304, 9, 4, 192 * kGiB, 32));
+}
+
+TEST(MatchDevice, NewRowsByName) {
+  EXPECT_EQ(KeyOf(Match("AMD Instinct MI325X", 304, 9, 4)), "mi325x");
+  EXPECT_EQ(KeyOf(Match("NVIDIA H20", 78, 9, 0)), "h20");
+  EXPECT_EQ(KeyOf(Match("NVIDIA GB200", 152, 10, 0)), "gb200");
+  EXPECT_EQ(KeyOf(Match("NVIDIA B200", 148, 10, 0)), "b200_hgx");
+  EXPECT_EQ(KeyOf(Match("NVIDIA H100 PCIe", 114, 9, 0)), "h100_pcie");
+  EXPECT_EQ(KeyOf(Match("NVIDIA H100 NVL", 132, 9, 0, 100'485'038'080)), "h100_nvl");
+  EXPECT_EQ(KeyOf(Match("NVIDIA H200", 132, 9, 0)), "h200_sxm");  // not the H20
+}
+
+TEST(PeakPipe, EachRowRunsADtypeOnlyOnPipesItHas) {
+  const DeviceSpec& v100 = *FindDeviceByKey("v100")->spec;
+  EXPECT_EQ(PeakPipe(v100, Dtype::kBf16, MathMode::kIeeeFp32), PeakKind::kFp32);
+  EXPECT_EQ(PeakLabel(v100, Dtype::kBf16, MathMode::kIeeeFp32), "bf16 on fp32 (no bf16 pipe)");
+  EXPECT_EQ(PeakLabel(v100, Dtype::kFp16, MathMode::kIeeeFp32), "fp16");
+  EXPECT_EQ(PeakLabel(v100, Dtype::kUnknown, MathMode::kIeeeFp32), "fp16");  // its only tensor pipe
+  EXPECT_DOUBLE_EQ(PeakFlops(v100, Dtype::kUnknown, MathMode::kIeeeFp32), 125e12);
+  const DeviceSpec& b200 = *FindDeviceByKey("b200")->spec;
+  EXPECT_DOUBLE_EQ(PeakFlops(b200, Dtype::kFp4, MathMode::kIeeeFp32), 9000e12);
+  EXPECT_EQ(PeakLabel(b200, Dtype::kFp4, MathMode::kIeeeFp32), "fp4");
+  const DeviceSpec& h100 = *FindDeviceByKey("h100")->spec;
+  EXPECT_DOUBLE_EQ(PeakFlops(h100, Dtype::kFp4, MathMode::kIeeeFp32), 1978.9e12);  // upcast to FP8
+  EXPECT_EQ(PeakLabel(h100, Dtype::kFp4, MathMode::kIeeeFp32), "fp4 on fp8 (no fp4 pipe)");
+  EXPECT_EQ(PeakLabel(h100, Dtype::kFp32, MathMode::kTf32), "fp32");
+  EXPECT_EQ(PeakLabel(h100, Dtype::kInt64, MathMode::kIeeeFp32), "int64");
+  const DeviceSpec& a100 = *FindDeviceByKey("a100")->spec;
+  EXPECT_EQ(PeakLabel(a100, Dtype::kFp8, MathMode::kIeeeFp32), "fp8 on bf16 (no fp8 pipe)");
+}
+
+TEST(DeviceFromKernelNames, NewestArchitectureTagWins) {
+  std::vector<std::string_view> hopper = {"ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_nn",
+                                          "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"};
+  ASSERT_NE(DeviceFromKernelNames(hopper), nullptr);
+  EXPECT_EQ(DeviceFromKernelNames(hopper)->key, "h100_sxm");
+  std::vector<std::string_view> volta = {"volta_sgemm_128x64_nn",
+                                         "void at::native::vectorized_elementwise_kernel"};
+  ASSERT_NE(DeviceFromKernelNames(volta), nullptr);
+  EXPECT_EQ(DeviceFromKernelNames(volta)->key, "v100_sxm2");
+  std::vector<std::string_view> none = {"void at::native::vectorized_elementwise_kernel", "Cijk_Ailk_Bljk"};
+  EXPECT_EQ(DeviceFromKernelNames(none), nullptr);
 }
 
 TEST(PeakTable, OneLinePerDevice) {

@@ -29,6 +29,10 @@ constexpr std::array kSpellings = {
     DtypeSpelling{"c10::Float8_e5m2fnuz", Dtype::kFp8},
     DtypeSpelling{"Float8_e4m3fn", Dtype::kFp8},
     DtypeSpelling{"Float8_e5m2", Dtype::kFp8},
+    DtypeSpelling{"c10::Float8_e8m0fnu", Dtype::kFp8},  // MX block scales
+    DtypeSpelling{"Float8_e8m0fnu", Dtype::kFp8},
+    DtypeSpelling{"c10::Float4_e2m1fn_x2", Dtype::kFp4},
+    DtypeSpelling{"Float4_e2m1fn_x2", Dtype::kFp4},
     DtypeSpelling{"signed char", Dtype::kInt8},
     DtypeSpelling{"Char", Dtype::kInt8},
     DtypeSpelling{"int8_t", Dtype::kInt8},
@@ -92,7 +96,10 @@ Dtype DtypeFromScalarTypeCode(int code) {
     case 24:
     case 25:
     case 26:
+    case 44:  // Float8_e8m0fnu
       return Dtype::kFp8;
+    case 45:  // Float4_e2m1fn_x2
+      return Dtype::kFp4;
     default:
       return Dtype::kUnknown;
   }
@@ -130,6 +137,8 @@ int DtypeBytes(Dtype dtype) {
       return 8;
     case Dtype::kComplex128:
       return 16;
+    case Dtype::kFp4:
+      return 1;  // one stored element packs two fp4 values
   }
   return 0;
 }
@@ -166,6 +175,8 @@ std::string_view DtypeName(Dtype dtype) {
       return "complex64";
     case Dtype::kComplex128:
       return "complex128";
+    case Dtype::kFp4:
+      return "fp4";
   }
   return "unknown";
 }
@@ -178,6 +189,7 @@ bool IsFloatingPoint(Dtype dtype) {
     case Dtype::kBf16:
     case Dtype::kFp16:
     case Dtype::kFp8:
+    case Dtype::kFp4:
     case Dtype::kComplex64:
     case Dtype::kComplex128:
       return true;

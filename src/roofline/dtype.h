@@ -22,6 +22,7 @@ enum class Dtype : std::uint8_t {
   kBool,
   kComplex64,
   kComplex128,
+  kFp4,  // c10::Float4_e2m1fn_x2: two fp4 values per stored element (MXFP4/NVFP4 payloads)
 };
 
 // "float", "c10::BFloat16", "c10::Half", "double", "long int", "Float", "BFloat16",

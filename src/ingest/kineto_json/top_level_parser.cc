@@ -46,6 +46,8 @@ bool ReadDevice(od::object obj, model::DeviceInfo* d) {
       d->cc_minor = static_cast<std::int32_t>(n);
     else if (key == "totalGlobalMem" && ReadInt64(v, &n))
       d->total_memory_bytes = n;
+    else if (key == "warpSize" && ReadInt64(v, &n))
+      d->warp_size = static_cast<std::int32_t>(n);
   }
   return true;
 }
