@@ -100,8 +100,9 @@ std::string VerdictSentence(const verdict::JobVerdict& job, Loss* worst) {
 std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions& o) {
   Painter p(o.color);
   std::string out;
-  std::string title = fmt::format("─ plasmient · {} · {} ", Truncate(o.title, 36),
-                                  job.device.name.empty() ? "unknown GPU" : job.device.name);
+  std::string title = fmt::format("─ plasmient · {} · {}{} ", Truncate(o.title, 36),
+                                  job.device.name.empty() ? "unknown GPU" : job.device.name,
+                                  job.device.assumed ? " (assumed)" : "");
   title = Truncate(title, kWidth - 1);
   out += "┌" + title + Repeat("─", kWidth - Columns(title)) + "┐\n";
 
@@ -133,9 +134,13 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
     if (frac < 0.005) continue;
     Row(out, p, 4, verdict::LossLabel(l), Percent(frac), verdict::LossShortFix(l), "33");
   }
-  if (auto mfu = job.mfu()) {
-    std::string line =
-        fmt::format("  MFU {} (model FLOPs) · HFU {} (hardware FLOPs)", Percent(*mfu), Percent(job.hfu()));
+  if (auto coverage = job.model_coverage()) {
+    // MFU only where the model FLOPs are known well enough (docs/verdict.md, "MFU").
+    const auto mfu = job.mfu();
+    std::string line = mfu ? fmt::format("  MFU {} (model FLOPs) · HFU {} · models cover {}", Percent(*mfu),
+                                         Percent(job.hfu()), Percent(*coverage))
+                           : fmt::format("  HFU {} (hardware FLOPs) · models cover {} of compute time",
+                                         Percent(job.hfu()), Percent(*coverage));
     BoxLine(out, line, Columns(line));
   }
   if (job.bill.price_per_gpu_hour > 0) {

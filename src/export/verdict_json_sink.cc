@@ -30,6 +30,7 @@ void WriteDevice(JsonWriter& w, const verdict::DeviceChoice& d) {
   w.Field("peak_flops_per_s", d.peak_flops_per_s).Field("peak_dtype", d.peak_dtype);
   w.Field("memory_bandwidth_bytes_per_s", d.memory_bandwidth_bytes_per_s);
   w.Field("price_per_gpu_hour", d.price_per_gpu_hour).Field("source", d.source);
+  w.Field("assumed", d.assumed);
   w.EndObject();
 }
 
@@ -62,6 +63,7 @@ void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   WriteLosses(w, r.run);
   w.Field("start_ns", r.run.start_ns).Field("end_ns", r.run.end_ns);
   w.Field("kernels", r.kernels).Field("hardware_flops", r.hardware_flops);
+  w.Field("compute_kernel_s", r.compute_kernel_s).Field("modeled_compute_s", r.modeled_compute_s);
   w.Field("peak_flops_per_s", r.device.peak_flops_per_s).Field("peak_dtype", r.device.peak_dtype);
   w.Field("clock_offset_s", r.clock_offset_s).Field("clock_aligned", r.clock_aligned);
   w.Field("wait_on_peers_s", r.wait_on_peers_s).Field("transfer_s", r.transfer_s);
@@ -144,6 +146,12 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
   }
   w.Field("mfu_source", job.model_flops_source);
   w.Field("hardware_flops", job.hardware_flops).Field("model_flops", job.model_flops);
+  if (auto coverage = job.model_coverage()) {
+    w.Field("model_coverage", *coverage);
+  } else {
+    w.Key("model_coverage").Null();
+  }
+  w.Field("compute_kernel_s", job.compute_kernel_s).Field("modeled_compute_s", job.modeled_compute_s);
 
   w.Key("per_rank").BeginArray();
   for (const auto& r : job.ranks) WriteRank(w, r);

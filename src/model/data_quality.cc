@@ -51,8 +51,15 @@ constexpr DqInfo kCatalogue[] = {
      "compute kernels with no FLOP or byte model: their time is reported as unmodeled"},
     {Dq::kFlopsAbovePeak, "flops_above_peak", kWarning,
      "kernels whose modeled FLOPs exceed peak x duration; useful time clamped to the kernel's time"},
-    {Dq::kConvAssumedGeometry, "conv_assumed_geometry", kInfo,
-     "convolutions without stride/padding in the trace; output size assumed equal to input"},
+    {Dq::kConvAssumedGeometry, "conv_assumed_geometry", kWarning,
+     "convolutions without stride/padding and no output tensor in the trace; output size assumed equal "
+     "to input (stride 1): their FLOPs may be overstated"},
+    {Dq::kConvOutputFromTrace, "conv_output_from_trace", kInfo,
+     "convolutions without stride/padding whose output size was read from the tensor the next op "
+     "consumed or from the backward pass's grad_output"},
+    {Dq::kMfuAboveHfu, "mfu_above_hfu", kWarning,
+     "derived model FLOPs exceed the hardware FLOPs credited as useful: some kernels' FLOP models need "
+     "more than peak x duration (overstated shapes or a low peak); MFU is shown as computed, not clamped"},
     {Dq::kUnknownDevice, "unknown_device", kWarning,
      "GPU not in the device table; fallback peak used (override with --gpu or --peak-tflops)"},
     {Dq::kUnknownDtype, "unknown_dtype", kInfo,

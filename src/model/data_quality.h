@@ -43,6 +43,8 @@ enum class Dq : std::uint16_t {
   kUnmodeledKernel,      // compute kernel with neither FLOP nor byte model
   kFlopsAbovePeak,       // a kernel whose modeled FLOPs need more than the peak: clamped
   kConvAssumedGeometry,  // convolution without stride/padding: output size assumed
+  kConvOutputFromTrace,  // convolution without stride/padding: output size from a tensor the trace shows
+  kMfuAboveHfu,          // derived model FLOPs above the hardware FLOPs credited as useful
   kUnknownDevice,        // GPU name matched no device-table row: fallback peak used
   kUnknownDtype,         // op input dtype not recognized: device's bf16 peak assumed
   // steps

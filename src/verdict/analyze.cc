@@ -65,20 +65,36 @@ std::vector<char> SelectActivities(Trace& t, const join::Joined& j, const Analyz
   return kept;
 }
 
+// The dtype that carries most modeled FLOPs; kUnknown when no kernel has a floating-point
+// FLOP model (the device's headline tensor pipe then stands in). Integer work (index
+// arithmetic, embedding offsets) never sets the headline peak while floating-point work exists.
 roofline::Dtype DominantDtype(const Trace& t, const KernelCosts& c, const std::vector<char>& kept) {
   std::unordered_map<int, double> by_dtype;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
     if (kept[i] && c.flops[i] > 0) by_dtype[static_cast<int>(c.dtype[i])] += c.flops[i];
   }
-  roofline::Dtype best = roofline::Dtype::kBf16;
+  roofline::Dtype best = roofline::Dtype::kUnknown;
   double best_flops = 0;
   for (auto [d, f] : by_dtype) {
-    if (f > best_flops && static_cast<roofline::Dtype>(d) != roofline::Dtype::kUnknown) {
-      best = static_cast<roofline::Dtype>(d);
+    const auto dtype = static_cast<roofline::Dtype>(d);
+    if (f > best_flops && roofline::IsFloatingPoint(dtype)) {
+      best = dtype;
       best_flops = f;
     }
   }
   return best;
+}
+
+// The newest architecture its kernel names carry (sm90_…, ampere_…, volta_…), or nullptr.
+const roofline::DeviceSpec* DeviceFromKernels(const Trace& t) {
+  std::unordered_set<std::uint32_t> seen;
+  std::vector<std::string_view> names;
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    if (t.gpu.kind[i] == model::GpuKind::kKernel && seen.insert(t.gpu.name[i].value).second) {
+      names.push_back(t.Str(t.gpu.name[i]));
+    }
+  }
+  return roofline::DeviceFromKernelNames(names);
 }
 
 Result<const roofline::DeviceSpec*> ChooseDevice(Trace& t, const AnalyzeOptions& o, DeviceChoice& choice) {
@@ -96,20 +112,34 @@ Result<const roofline::DeviceSpec*> ChooseDevice(Trace& t, const AnalyzeOptions&
   for (const auto& d : t.devices) order.push_back(&d);
   std::stable_sort(order.begin(), order.end(),
                    [&](const auto* a, const auto* b) { return used[a->id] > used[b->id]; });
+  std::string first_error;
   for (const model::DeviceInfo* dp : order) {
     const auto& d = *dp;
-    auto m = roofline::MatchDevice(d.name, d.sm_count, d.cc_major, d.cc_minor, d.total_memory_bytes);
+    auto m = roofline::MatchDevice({.name = d.name,
+                                    .sm_count = d.sm_count,
+                                    .cc_major = d.cc_major,
+                                    .cc_minor = d.cc_minor,
+                                    .memory_bytes = d.total_memory_bytes,
+                                    .warp_size = d.warp_size});
     if (m) {
       choice.source = "trace: " + m->reason;
       choice.trace_name = d.name;
       return m->spec;
     }
+    if (first_error.empty()) first_error = m.error().message;
   }
   t.quality.Add(Dq::kUnknownDevice);
+  choice.assumed = true;
+  const std::string why = t.devices.empty() ? "the trace has no deviceProperties" : first_error;
+  if (const roofline::DeviceSpec* d = DeviceFromKernels(t)) {
+    choice.source = fmt::format(
+        "assumed {}: {}; its kernel names are built for that architecture (use --gpu)", d->name, why);
+    return d;
+  }
   auto fallback = roofline::FindDeviceByKey(kDefaultDeviceKey);
   if (!fallback) return std::unexpected(fallback.error());
-  choice.source = t.devices.empty() ? "assumed H100 SXM: the trace has no deviceProperties (use --gpu)"
-                                    : "assumed H100 SXM: the trace's GPU is not in the table (use --gpu)";
+  choice.source = fmt::format("assumed {}: {}, and no kernel name says which architecture (use --gpu)",
+                              fallback->spec->name, why);
   return fallback->spec;
 }
 
@@ -269,7 +299,7 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   roofline::MathMode math = roofline::ChooseMathMode(o.fp32_math, false, "");
   v.device.name = std::string((*spec)->name);
   v.device.key = std::string((*spec)->key);
-  v.device.peak_dtype = std::string(roofline::DtypeName(dtype));
+  v.device.peak_dtype = roofline::PeakLabel(**spec, dtype, math);
   v.device.peak_flops_per_s = o.peak_flops_per_s.value_or(roofline::PeakFlops(**spec, dtype, math));
   v.device.memory_bandwidth_bytes_per_s =
       o.memory_bandwidth_bytes_per_s.value_or((*spec)->memory_bandwidth_bytes_per_s);
@@ -319,7 +349,12 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
     e.useful_ns[k] = std::min(ideal_ns, share);
   }
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
-    if (kept[k] && j.cls[k] == ActivityClass::kCompute && e.loss[k] == Loss::kUnmodeledKernels) {
+    if (!kept[k] || j.cls[k] != ActivityClass::kCompute) continue;
+    const double dur_s = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]) * kNsToS;
+    v.compute_kernel_s += dur_s;
+    if (costs.flops[k] >= 0 || costs.bytes[k] >= 0) {
+      v.modeled_compute_s += dur_s;
+    } else {
       t.quality.Add(Dq::kUnmodeledKernel);
     }
   }

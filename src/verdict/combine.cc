@@ -1,5 +1,7 @@
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "verdict/aggregate.h"
 #include "verdict/analyze.h"
 #include "verdict/cluster_verdict.h"
@@ -56,6 +58,8 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
     if (job.device.name.empty()) job.device = r.device;
     job.job.Add(r.run);
     job.hardware_flops += r.hardware_flops;
+    job.compute_kernel_s += r.compute_kernel_s;
+    job.modeled_compute_s += r.modeled_compute_s;
     job.capacity_flops += r.capacity_flops;
     if (job.model_flops_source.empty()) job.model_flops_source = r.model_flops_source;
     if (r.model_flops >= 0) {
@@ -70,6 +74,18 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
     if (r.top_ops.size() > o.top_n) r.top_ops.resize(o.top_n);
   }
   if (all_model && job.capacity_flops > 0) job.model_flops = model_flops;
+  if (job.model_flops_source.starts_with("derived")) {
+    const auto coverage = job.model_coverage();
+    if (!coverage || *coverage < kMfuMinCoverage) {
+      job.model_flops = -1;
+      job.model_flops_source = fmt::format(
+          "not reported: FLOP or byte models cover {:.0f}% of compute-kernel time, below the {:.0f}% that "
+          "derived model FLOPs need (pass --model-flops-per-step)",
+          100 * coverage.value_or(0), 100 * kMfuMinCoverage);
+    } else if (job.model_flops > job.hfu() * job.capacity_flops * 1.0001) {
+      job.quality.Add(model::Dq::kMfuAboveHfu);
+    }
+  }
   job.top_kernels = MergeAggregates(std::move(kernels), o.top_n);
   job.top_ops = MergeAggregates(std::move(ops), o.top_n);
   job.ranks = std::move(ranks);

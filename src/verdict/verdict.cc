@@ -83,13 +83,15 @@ double KernelAggregate::roofline_fraction() const {
   return ceiling > 0 ? flops / time_s / ceiling : 0;
 }
 
+std::optional<double> JobVerdict::model_coverage() const {
+  if (compute_kernel_s <= 0) return std::nullopt;
+  return modeled_compute_s / compute_kernel_s;
+}
+
 std::optional<double> JobVerdict::mfu() const {
   if (model_flops < 0 || capacity_flops <= 0) return std::nullopt;
-  double mfu = model_flops / capacity_flops;
-  // Derived model FLOPs are a subset of the hardware FLOPs, whose useful time is clamped at each
-  // kernel's duration: the derived MFU can never honestly exceed HFU.
-  if (model_flops_source.starts_with("derived")) mfu = std::min(mfu, hfu());
-  return mfu;
+  // Not clamped to HFU: a derived MFU above it is reported in data quality (mfu_above_hfu).
+  return model_flops / capacity_flops;
 }
 
 }  // namespace plasmient::verdict

@@ -72,11 +72,16 @@ struct KernelAggregate {
   double roofline_fraction() const;    // (flops / time) / ceiling, or bandwidth share
 };
 
+// Below this share of compute-kernel time with a FLOP or byte model, the FLOPs derived from
+// the trace miss too much work to be called the model's: MFU is not reported (docs/verdict.md).
+inline constexpr double kMfuMinCoverage = 0.90;
+
 struct DeviceChoice {
   std::string name;  // device table row name
   std::string key;
   std::string trace_name;  // as the trace reports it
   std::string source;      // how it was chosen: "trace deviceProperties", "--gpu", ...
+  bool assumed = false;    // no --gpu and no device field matched: a guess; `source` says why
   std::string peak_dtype;  // dominant dtype, e.g. "bf16"
   double peak_flops_per_s = 0;
   double memory_bandwidth_bytes_per_s = 0;
@@ -96,6 +101,8 @@ struct RankVerdict {
   // Peer figures (HTA's temporal breakdown and comm/comp overlap).
   double gpu_busy_s = 0, compute_s = 0, communication_s = 0, communication_overlapped_s = 0;
   double hardware_flops = 0;       // Σ modeled FLOPs of kept kernels
+  double compute_kernel_s = 0;     // Σ durations of kept compute kernels
+  double modeled_compute_s = 0;    // of which a FLOP or byte model priced
   double capacity_flops = 0;       // P × T
   double model_flops = -1;         // MFU numerator when known
   std::string model_flops_source;  // "--model-flops-per-step", "derived: 3 × forward ...", ""
@@ -152,7 +159,13 @@ struct JobVerdict {
   std::vector<PipelineStageVerdict> pipeline;
   std::vector<std::string> job_problems;  // why the inputs may not be one job
 
+  double compute_kernel_s = 0, modeled_compute_s = 0;  // Σ over ranks
+
   double hfu() const { return job.achieved(); }
+  // Share of compute-kernel time with a FLOP or byte model; nullopt with no compute kernel.
+  std::optional<double> model_coverage() const;
+  // Model FLOPs over capacity; nullopt when unknown (CombineRanks leaves derived model FLOPs
+  // unknown when model coverage is below kMfuMinCoverage: docs/verdict.md, "MFU").
   std::optional<double> mfu() const;
   double headroom() const { return job.useful_s > 0 ? job.wall_s / job.useful_s : 0; }
 };
