@@ -1,6 +1,8 @@
 // Attention FLOP models: 2·B·H·Lq·Lk·(D + Dv) forward, halved when causal with Lq = Lk;
 // backward 2.5 × forward.
+#include <algorithm>
 #include <array>
+#include <optional>
 
 #include "roofline/op_args.h"
 
@@ -75,9 +77,97 @@ bool Split(ShapeSpan s, Layout layout, Dims& out) {
   return false;
 }
 
+// Variable-length (packed) attention: q[Tq, H, D], k/v[Tk, Hk, D], cumulative sequence
+// offsets cu_seqlens[B + 1]. The per-sequence lengths are values, not shapes, so FLOPs use
+// equal lengths Tq/B and Tk/B: a lower bound (Σ Lq·Lk ≥ Tq·Tk/B for matched lengths).
+struct VarlenOp {
+  std::string_view name;
+  int query, cu_seqlens_q, causal_arg;
+  bool backward;
+};
+
+// clang-format off
+constexpr std::array kVarlenOps = {
+    VarlenOp{"flash_attn::_flash_attn_varlen_forward",  0, 3,  9, false},
+    VarlenOp{"flash_attn::_flash_attn_varlen_backward", 1, 9, 15, true},
+    VarlenOp{"_flash_attention_forward",                0, 3,  8, false},
+    VarlenOp{"_flash_attention_backward",               1, 6, 11, true},
+};
+// clang-format on
+
+bool EstimateVarlen(std::string_view name, const OpArgs& args, OpCost& cost) {
+  const VarlenOp* op = FindByName(kVarlenOps, name);
+  if (op == nullptr) return false;
+  ShapeSpan q = args.Shape(op->query), k = args.Shape(op->query + 1), v = args.Shape(op->query + 2);
+  ShapeSpan cu = args.Shape(op->cu_seqlens_q);
+  if (q.size() != 3 || k.size() != 3 || v.size() != 3 || cu.size() != 1 || cu[0] < 2) return false;
+  if (q[2] != k[2] || k[0] != v[0]) return false;
+  auto f = [](std::int64_t x) { return static_cast<double>(x); };
+  const double batch = f(cu[0] - 1), heads = f(q[1]);
+  double flops = 2.0 * heads * f(q[0]) * f(k[0]) / batch * f(q[2] + v[2]);
+  bool causal = false;
+  if (op->causal_arg >= 0 && args.has_concrete)
+    causal = ParseBool(args.Concrete(op->causal_arg)).value_or(false);
+  if (causal && q[0] == k[0]) flops *= 0.5;
+  SetDtype(args, cost);
+  const double width = args.Width(op->query, cost.dtype);
+  const double qkv = (f(Elements(q)) + f(Elements(k)) + f(Elements(v))) * width;
+  const double out = f(q[0]) * heads * f(v[2]) * width;
+  cost.heavy = true;
+  cost.backward = op->backward;
+  cost.flops = op->backward ? 2.5 * flops : flops;
+  cost.bytes = op->backward ? 2 * qkv + 2 * out : qkv + out;
+  cost.model = op->backward ? "varlen_attention_bwd" : "varlen_attention_fwd";
+  return true;
+}
+
+// Paged decode attention (vLLM paged_attention_v1/v2): query[B, H, D] against a KV cache
+// [blocks, Hkv, …, block_size, …] through block_tables[B, max_blocks]. The context lengths are
+// values (seq_lens), so neither the FLOPs nor the KV bytes are known exactly: the byte model
+// takes every sequence at max_seq_len (Concrete Inputs), else at the block table's reach —
+// an upper bound on the KV-cache read that dominates decode. No FLOP model.
+struct PagedOp {
+  std::string_view name;
+  int query, key_cache, block_tables, block_size_arg, max_seq_len_arg;
+};
+
+constexpr std::array kPagedOps = {
+    PagedOp{"_C::paged_attention_v1", 1, 2, 6, 8, 9},
+    PagedOp{"_C::paged_attention_v2", 4, 5, 9, 11, 12},
+};
+
+bool EstimatePaged(std::string_view name, const OpArgs& args, OpCost& cost) {
+  const PagedOp* op = FindByName(kPagedOps, name);
+  if (op == nullptr) return false;
+  ShapeSpan q = args.Shape(op->query), cache = args.Shape(op->key_cache),
+            tables = args.Shape(op->block_tables);
+  if (q.size() != 3 || cache.size() < 3 || tables.size() != 2 || tables[0] != q[0]) return false;
+  const double blocks_elems = static_cast<double>(Elements(cache.subspan(1)));  // one block: Hkv·D·block_size
+  std::optional<std::int64_t> block_size, max_len;
+  if (args.has_concrete) {
+    block_size = ParseInt(args.Concrete(op->block_size_arg));
+    max_len = ParseInt(args.Concrete(op->max_seq_len_arg));
+  }
+  double blocks_per_seq = static_cast<double>(tables[1]);
+  if (block_size && max_len && *block_size > 0) {
+    blocks_per_seq =
+        std::min(blocks_per_seq, static_cast<double>((*max_len + *block_size - 1) / *block_size));
+  }
+  SetDtype(args, cost);
+  const double q_bytes = static_cast<double>(Elements(q)) * args.Width(op->query, cost.dtype);
+  const double kv_bytes =
+      2 * static_cast<double>(q[0]) * blocks_per_seq * blocks_elems * args.Width(op->key_cache, cost.dtype);
+  cost.flops = -1;
+  cost.bytes = 2 * q_bytes + kv_bytes;
+  cost.model = "paged_attention_bytes";
+  cost.heavy = true;
+  return true;
+}
+
 }  // namespace
 
 bool EstimateAttention(std::string_view name, const OpArgs& args, OpCost& cost) {
+  if (EstimateVarlen(name, args, cost) || EstimatePaged(name, args, cost)) return true;
   const AttentionOp* op = FindByName(kAttentionOps, name);
   if (op == nullptr) return false;
   Dims q, k, v;

@@ -88,6 +88,19 @@ bool OutputSpatial(const ConvLayout& layout, const OpArgs& args, ShapeSpan x, Sh
   return true;
 }
 
+// The output shape the trace shows elsewhere, when its batch and channel agree with the op.
+bool OutputFromTrace(ShapeSpan hint, ShapeSpan x, ShapeSpan w, int batch_dims,
+                     std::array<std::int64_t, kMaxSpatial>& out) {
+  const std::size_t rank = w.size() - 2;
+  if (hint.size() != x.size() || hint[batch_dims] != w[0]) return false;
+  if (batch_dims == 1 && hint[0] != x[0]) return false;
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (hint[batch_dims + 1 + i] <= 0) return false;
+    out[i] = hint[batch_dims + 1 + i];
+  }
+  return true;
+}
+
 // cudnn_convolution_backward_input(self_size, grad_output, weight, ...) and
 // cudnn_convolution_backward_weight(weight_size, grad_output, self, ...): one half of the
 // backward each, so 1 × forward. The sizes of the missing tensor come from Concrete Inputs.
@@ -155,7 +168,10 @@ bool EstimateConv(std::string_view name, const OpArgs& args, OpCost& cost) {
     cost.flops = 2.0 * n * static_cast<double>(w[0]) * w1 * kernel * SpatialProduct(gout, batch_dims + 1);
   } else {
     std::array<std::int64_t, kMaxSpatial> out{};
-    cost.conv_assumed_geometry = !OutputSpatial(*layout, args, x, w, batch_dims, out);
+    if (!OutputSpatial(*layout, args, x, w, batch_dims, out)) {
+      cost.conv_output_from_trace = OutputFromTrace(args.conv_output, x, w, batch_dims, out);
+      cost.conv_assumed_geometry = !cost.conv_output_from_trace;
+    }
     double out_spatial = 1;
     for (int i = 0; i < rank; ++i) out_spatial *= static_cast<double>(out[i]);
     if (out_spatial <= 0) return false;

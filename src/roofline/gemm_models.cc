@@ -67,11 +67,63 @@ bool Linear(const OpArgs& args, OpCost& cost) {
   return SetGemm("linear", args, 0, 1, 1, m, n, k, ArgBytes(args, 2, cost.dtype), cost);
 }
 
+// fp4 operands are stored two to an element (Float4_e2m1fn_x2, or uint8 MX payloads beside
+// e8m0 scales): the contraction is twice the stored K.
+void UnpackFp4(OpCost& cost) {
+  if (cost.dtype != Dtype::kFp4 || !cost.modeled()) return;
+  cost.flops *= 2;
+}
+
+// _grouped_mm(a, b, offs?, ...) and _scaled_grouped_mm(a, b, scale_a, scale_b, offs?, ...):
+// groups of GEMMs in one kernel (MoE experts). offs splits the 2-D operand's rows (or K, or
+// N) among the groups, so the FLOPs are those of the whole operands whatever the split:
+//   2-D a[M,K] × 3-D b[G,K,N]: each row meets one group's weight    → 2·M·K·N, out [M,N]
+//   3-D a[G,M,K] × 3-D b[G,K,N]: G equal GEMMs                      → 2·G·M·K·N, out [G,M,N]
+//   2-D a[M,K] × 2-D b[K,N], K split (weight gradients)             → 2·M·K·N, out [G,M,N]
+//   3-D a[G,M,K] × 2-D b[K,N], N split                              → 2·M·K·N, out [M,N]
+bool GroupedMm(std::string_view model, const OpArgs& args, OpCost& cost) {
+  ShapeSpan a = args.Shape(0), b = args.Shape(1);
+  SetDtype(args, cost);
+  const int width = args.Width(0, cost.dtype);
+  auto f = [](std::int64_t v) { return static_cast<double>(v); };
+  double flops = 0, out = 0;
+  if (a.size() == 2 && b.size() == 3 && a[1] == b[1]) {
+    flops = 2 * f(a[0]) * f(a[1]) * f(b[2]);
+    out = f(a[0]) * f(b[2]);
+  } else if (a.size() == 3 && b.size() == 3 && a[0] == b[0] && a[2] == b[1]) {
+    flops = 2 * f(a[0]) * f(a[1]) * f(a[2]) * f(b[2]);
+    out = f(a[0]) * f(a[1]) * f(b[2]);
+  } else if (a.size() == 2 && b.size() == 2 && a[1] == b[0]) {
+    flops = 2 * f(a[0]) * f(a[1]) * f(b[1]);
+    out = f(a[0]) * f(b[1]);  // per group; the group count is in offs, which has no size here
+  } else if (a.size() == 3 && b.size() == 2 && a[2] == b[0]) {
+    flops = 2 * f(a[1]) * f(a[2]) * f(b[1]);
+    out = f(a[1]) * f(b[1]);
+  } else {
+    return false;
+  }
+  if (flops <= 0) return false;
+  cost.model = model;
+  cost.heavy = true;
+  cost.flops = flops;
+  cost.bytes = ArgBytes(args, 0, cost.dtype) + ArgBytes(args, 1, cost.dtype) + out * width;
+  UnpackFp4(cost);
+  return true;
+}
+
 }  // namespace
 
 bool EstimateGemm(std::string_view name, const OpArgs& args, OpCost& cost) {
   if (name == "mm") return Mm("mm", args, 0, 1, 0, cost);
-  if (name == "_scaled_mm") return Mm("scaled_mm", args, 0, 1, 0, cost);
+  if (name == "_scaled_mm" || name == "_scaled_mm_v2") {
+    // FP8/MX GEMMs: the dtype (fp8, fp4) picks their own peak; scales are tiny.
+    if (!Mm("scaled_mm", args, 0, 1, 0, cost)) return false;
+    if (cost.dtype == Dtype::kUint8) cost.dtype = Dtype::kFp4;  // MX fp4 payloads viewed as bytes
+    UnpackFp4(cost);
+    return true;
+  }
+  if (name == "_grouped_mm") return GroupedMm("grouped_mm", args, cost);
+  if (name == "_scaled_grouped_mm") return GroupedMm("scaled_grouped_mm", args, cost);
   if (name == "addmm" || name == "_addmm_activation") {
     SetDtype(args, cost);
     return Mm("addmm", args, 1, 2, ArgBytes(args, 0, cost.dtype), cost);

@@ -20,6 +20,7 @@ struct OpArgs {
   StringArray concrete;
   bool has_concrete = false;
   Dtype context_dtype = Dtype::kUnknown;
+  ShapeSpan conv_output;  // EstimateOp's conv_output hint; empty when none
 
   ShapeSpan Shape(int arg) const { return dims.Shape(arg); }
   int Rank(int arg) const { return static_cast<int>(dims.Shape(arg).size()); }
@@ -50,5 +51,6 @@ bool EstimateGemm(std::string_view name, const OpArgs& args, OpCost& cost);
 bool EstimateConv(std::string_view name, const OpArgs& args, OpCost& cost);
 bool EstimateAttention(std::string_view name, const OpArgs& args, OpCost& cost);
 bool EstimateMemoryOp(std::string_view name, const OpArgs& args, OpCost& cost);
+bool EstimateMoe(std::string_view name, const OpArgs& args, OpCost& cost);
 
 }  // namespace plasmient::roofline::internal

@@ -38,11 +38,13 @@ double ArgBytes(const OpArgs& args, int arg, Dtype op_dtype) {
 }  // namespace internal
 
 OpCost EstimateOp(std::string_view op_name, std::string_view input_dims, std::string_view input_types,
-                  std::string_view concrete_inputs, Dtype context_dtype) {
+                  std::string_view concrete_inputs, Dtype context_dtype,
+                  std::span<const std::int64_t> conv_output) {
   OpCost cost;
   if (op_name.empty() || input_dims.empty()) return cost;
   internal::OpArgs args;
   args.context_dtype = context_dtype;
+  args.conv_output = conv_output;
   // A truncated argument list (JIT graph ops with hundreds of inputs) has no model.
   if (!args.dims.Parse(input_dims) || args.dims.truncated()) return cost;
   if (!input_types.empty() && !args.types.Parse(input_types)) return cost;
@@ -51,7 +53,8 @@ OpCost EstimateOp(std::string_view op_name, std::string_view input_dims, std::st
   std::string_view name = op_name;
   if (name.starts_with("aten::")) name.remove_prefix(6);
   if (internal::EstimateGemm(name, args, cost) || internal::EstimateConv(name, args, cost) ||
-      internal::EstimateAttention(name, args, cost) || internal::EstimateMemoryOp(name, args, cost)) {
+      internal::EstimateAttention(name, args, cost) || internal::EstimateMoe(name, args, cost) ||
+      internal::EstimateMemoryOp(name, args, cost)) {
     return cost;
   }
   return OpCost{};

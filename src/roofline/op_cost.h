@@ -3,6 +3,8 @@
 // the models and their assumptions: docs/flop-models.md.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "roofline/dtype.h"
@@ -16,8 +18,9 @@ struct OpCost {
   std::string_view model;  // "mm", "conv", "sdpa_fwd", "elementwise"...; empty = no model
   bool heavy = false;      // GEMM/conv/attention class: its heavy kernels get the FLOPs
   bool backward = false;
-  bool conv_assumed_geometry = false;  // stride/padding absent: stride 1, output size = input size
-  bool dtype_assumed = false;          // element type unknown: bytes use the context dtype (or fp32)
+  bool conv_assumed_geometry = false;   // stride/padding absent: stride 1, output size = input size
+  bool conv_output_from_trace = false;  // stride/padding absent: output size from conv_output
+  bool dtype_assumed = false;           // element type unknown: bytes use the context dtype (or fp32)
 
   bool modeled() const { return !model.empty(); }
 };
@@ -25,8 +28,12 @@ struct OpCost {
 // op_name as traced ("aten::mm", "aten::_scaled_dot_product_flash_attention"...).
 // context_dtype is used for tensors whose element type the trace does not give (TensorList
 // arguments, traces without "Input type"); kUnknown means fp32 widths are assumed.
+// conv_output: for a convolution whose stride and padding the trace does not give, the shape
+// of its output as the trace shows it elsewhere ([N, C_out, spatial...]: the input of the op
+// that consumed it, or the backward pass's grad_output); used when N and C_out agree.
 // An op without a model returns model empty and flops = bytes = -1. Never fails.
 OpCost EstimateOp(std::string_view op_name, std::string_view input_dims, std::string_view input_types,
-                  std::string_view concrete_inputs, Dtype context_dtype = Dtype::kUnknown);
+                  std::string_view concrete_inputs, Dtype context_dtype = Dtype::kUnknown,
+                  std::span<const std::int64_t> conv_output = {});
 
 }  // namespace plasmient::roofline

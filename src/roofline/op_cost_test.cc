@@ -68,6 +68,62 @@ TEST(GemmModel, MatmulOneDimOperands) {
                    35776);  // 2·32·559·1
 }
 
+TEST(GemmModel, ScaledMmFp8AndPackedFp4) {
+  OpCost fp8 = EstimateOp("aten::_scaled_mm", "[[128, 256], [256, 512], [], []]",
+                          R"(["c10::Float8_e4m3fn","c10::Float8_e4m3fn","float","float"])", "");
+  EXPECT_EQ(fp8.dtype, Dtype::kFp8);
+  EXPECT_DOUBLE_EQ(fp8.flops, 33554432);  // 2·128·512·256
+  // fp4x2 stores two values per element: K = 2·128.
+  OpCost fp4 = EstimateOp("aten::_scaled_mm", "[[128, 128], [128, 512], [128, 8], [8, 512]]",
+                          R"(["c10::Float4_e2m1fn_x2","c10::Float4_e2m1fn_x2","c10::Float8_e8m0fnu",)"
+                          R"("c10::Float8_e8m0fnu"])",
+                          "");
+  EXPECT_EQ(fp4.dtype, Dtype::kFp4);
+  EXPECT_DOUBLE_EQ(fp4.flops, 33554432);
+}
+
+TEST(GemmModel, GroupedMmAllLayouts) {
+  // 2-D tokens × 3-D experts: 4096 routed rows over 8 experts, K 1024, N 2048.
+  OpCost a = EstimateOp("aten::_grouped_mm", "[[4096, 1024], [8, 1024, 2048], [8]]",
+                        R"(["c10::BFloat16","c10::BFloat16","int"])", "");
+  EXPECT_EQ(a.model, "grouped_mm");
+  EXPECT_TRUE(a.heavy);
+  EXPECT_DOUBLE_EQ(a.flops, 17179869184);  // 2·4096·1024·2048
+  EXPECT_DOUBLE_EQ(a.bytes, (4096.0 * 1024 + 8 * 1024 * 2048 + 4096 * 2048) * 2);
+  OpCost b = EstimateOp("aten::_grouped_mm", "[[8, 512, 1024], [8, 1024, 2048]]",
+                        R"(["c10::BFloat16","c10::BFloat16"])", "");
+  EXPECT_DOUBLE_EQ(b.flops, 17179869184);  // 2·8·512·1024·2048
+  OpCost w = EstimateOp("aten::_grouped_mm", "[[1024, 4096], [4096, 2048], [8]]",
+                        R"(["c10::BFloat16","c10::BFloat16","int"])", "");
+  EXPECT_DOUBLE_EQ(w.flops, 17179869184);  // weight gradient, K split: 2·1024·4096·2048
+  OpCost bad = EstimateOp("aten::_grouped_mm", "[[4096, 1000], [8, 1024, 2048]]",
+                          R"(["c10::BFloat16","c10::BFloat16"])", "");
+  EXPECT_FALSE(bad.modeled());
+}
+
+TEST(MoeModel, FusedExpertsFromTokensTopKAndExpertShapes) {
+  // 64 tokens, H 2880, 32 experts, w1 [32, 5760, 2880] (gate+up), w2 [32, 2880, 2880], top-4.
+  OpCost c = EstimateOp("vllm::outplace_fused_experts",
+                        "[[64, 2880], [32, 5760, 2880], [32, 2880, 2880], [64, 4], [64, 4]]",
+                        R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","float","int"])", "");
+  EXPECT_EQ(c.model, "fused_moe");
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * 64 * 4 * 2880 * (5760 + 2880));
+  // 256 routed rows reach all 32 experts: every weight read once, hidden in and out.
+  EXPECT_DOUBLE_EQ(c.bytes, 2 * 64.0 * 2880 * 2 + (32.0 * 5760 * 2880 + 32.0 * 2880 * 2880) * 2);
+  // Packed fp4 experts (uint8, two values a byte): H' = 1440, intermediate 2·1440.
+  OpCost fp4 = EstimateOp("vllm::outplace_fused_experts",
+                          "[[2, 2880], [32, 5760, 1440], [32, 2880, 1440], [2, 4], [2, 4]]",
+                          R"(["c10::BFloat16","unsigned char","unsigned char","float","int"])", "");
+  EXPECT_EQ(fp4.dtype, Dtype::kFp4);
+  EXPECT_DOUBLE_EQ(fp4.flops, 2.0 * 2 * 4 * 2880 * (5760 + 2880));
+  // 8 routed rows reach at most 8 of the 32 experts.
+  EXPECT_DOUBLE_EQ(fp4.bytes, 2 * 2.0 * 2880 * 2 + 8.0 / 32 * (32.0 * 5760 * 1440 + 32.0 * 2880 * 1440));
+  OpCost mismatch = EstimateOp("vllm::outplace_fused_experts",
+                               "[[64, 2880], [32, 5760, 2880], [32, 4096, 2880], [64, 4], [64, 4]]",
+                               R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","float","int"])", "");
+  EXPECT_FALSE(mismatch.modeled());
+}
+
 TEST(GemmModel, MismatchedInnerDimensionHasNoModel) {
   OpCost c = EstimateOp("aten::mm", "[[8,512],[256,1024]]", R"(["float","float"])", "");
   EXPECT_FALSE(c.modeled());
@@ -125,6 +181,26 @@ TEST(ConvModel, MissingGeometryAssumesSameSizeAndSaysSo) {
   EXPECT_TRUE(c.conv_assumed_geometry);
   EXPECT_DOUBLE_EQ(c.flops, 30211571712);  // out assumed 224·224: 2·32·64·3·49·50176
   EXPECT_DOUBLE_EQ(c.bytes, 430347008);    // (32·3·224² + 64·3·49 + 32·64·224²)·4
+}
+
+TEST(ConvModel, MissingGeometryTakesTheOutputShapeTheTraceShows) {
+  // ResNet's stem: 7×7 stride 2 → 112×112, as the next op's input or grad_output shows.
+  const std::int64_t out[] = {32, 64, 112, 112};
+  OpCost c =
+      EstimateOp("aten::cudnn_convolution", "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+                 R"(["float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool"])",
+                 "", Dtype::kUnknown, out);
+  EXPECT_FALSE(c.conv_assumed_geometry);
+  EXPECT_TRUE(c.conv_output_from_trace);
+  EXPECT_DOUBLE_EQ(c.flops, 7552892928);  // 2·32·64·3·49·12544: a quarter of the stride-1 guess
+  // A shape whose channels disagree with the weight is not this convolution's output.
+  const std::int64_t other[] = {32, 128, 112, 112};
+  OpCost d =
+      EstimateOp("aten::cudnn_convolution", "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+                 R"(["float","float","GenericList","GenericList","GenericList","Int","Bool","Bool","Bool"])",
+                 "", Dtype::kUnknown, other);
+  EXPECT_TRUE(d.conv_assumed_geometry);
+  EXPECT_DOUBLE_EQ(d.flops, 30211571712);
 }
 
 TEST(ConvModel, BackwardIsTwiceForwardWithOutputFromGradOutput) {
@@ -255,11 +331,40 @@ TEST(AttentionModel, EfficientAttentionKernelMaskType) {
   EXPECT_DOUBLE_EQ(causal.flops, 268435456);
 }
 
-TEST(AttentionModel, PackedVariableLengthHasNoModel) {
+TEST(AttentionModel, PackedVariableLengthUsesEqualLengthsLowerBound) {
+  // cum_seq_q has 4 entries: 3 sequences sharing 1000 tokens.
   OpCost c = EstimateOp("aten::_flash_attention_forward",
                         "[[1000, 16, 64], [1000, 16, 64], [1000, 16, 64], [4], [4]]",
                         R"(["c10::Half","c10::Half","c10::Half","int","int"])", "");
-  EXPECT_FALSE(c.modeled());
+  EXPECT_EQ(c.model, "varlen_attention_fwd");
+  EXPECT_NEAR(c.flops, 2.0 * 16 * 1000 * 1000 / 3 * 128, 1);  // 2·H·Tq·Tk/B·(D + Dv)
+  EXPECT_DOUBLE_EQ(c.bytes, 8192000);                         // (3 + 1)·1000·16·64·2
+  OpCost causal = EstimateOp(
+      "flash_attn::_flash_attn_varlen_forward",
+      "[[1000, 16, 64], [1000, 16, 64], [1000, 16, 64], [4], [4], [], [], [], [], [], [], []]",
+      R"(["c10::Half","c10::Half","c10::Half","int","int","Int","Int","Double","Double","Bool","Int","Int"])",
+      R"(["","","","","","512","512","0.","0.125","True","-1","-1"])");
+  EXPECT_NEAR(causal.flops, c.flops / 2, 1);
+  OpCost no_offsets =
+      EstimateOp("aten::_flash_attention_forward", "[[1000, 16, 64], [1000, 16, 64], [1000, 16, 64]]",
+                 R"(["c10::Half","c10::Half","c10::Half"])", "");
+  EXPECT_FALSE(no_offsets.modeled());
+}
+
+TEST(AttentionModel, PagedDecodeHasAKvCacheByteModelAndNoFlops) {
+  // paged_attention_v1(out, query[8,32,128], key_cache[1000,8,16,16,8], value_cache, 8, scale,
+  // block_tables[8,64], seq_lens[8], block_size 16, max_seq_len 500, ...)
+  OpCost c = EstimateOp("_C::paged_attention_v1",
+                        "[[8, 32, 128], [8, 32, 128], [1000, 8, 16, 16, 8], [1000, 8, 128, 16], [], [], "
+                        "[8, 64], [8], [], []]",
+                        R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","Int","Double",)"
+                        R"("int","int","Int","Int"])",
+                        R"(["","","","","8","0.088","","","16","500"])");
+  EXPECT_EQ(c.model, "paged_attention_bytes");
+  EXPECT_LT(c.flops, 0);
+  // max_seq_len 500 → 32 blocks of 16 per sequence, each block 8·16·16·8 = 16384 elements:
+  // KV 2·8·32·16384·2 bytes; query in and out 2·8·32·128·2.
+  EXPECT_DOUBLE_EQ(c.bytes, 2.0 * 8 * 32 * 16384 * 2 + 2.0 * 8 * 32 * 128 * 2);
 }
 
 TEST(MemoryModel, ElementwiseWithScalar) {

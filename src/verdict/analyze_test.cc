@@ -142,6 +142,118 @@ TEST(AnalyzeRank, NoGpuActivityIsSaidPlainly) {
   EXPECT_NE(v->no_gpu_reason.find("no GPU activity"), std::string::npos);
 }
 
+AnalyzeOptions TraceDeviceOptions() {  // the device as the trace says, or assumed
+  AnalyzeOptions o;
+  return o;
+}
+
+TEST(AnalyzeRank, EmptyNamedRocmDeviceIsMatchedOnItsFieldsNotAssumed) {
+  Builder t;
+  t.Kernel("aten::mm", kMmDims, kMmTypes, "Cijk_Ailk_Bljk_BBS_BH", 0, 100'000);
+  t.b.AddDevice({.id = 0,
+                 .name = "",
+                 .sm_count = 304,
+                 .cc_major = 9,
+                 .cc_minor = 4,
+                 .total_memory_bytes = 206141652992,
+                 .warp_size = 64});
+  model::Trace trace = std::move(t.b).Finish();
+  auto v = AnalyzeRank(trace, TraceDeviceOptions());
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ(v->device.key, "mi300x") << v->device.source;
+  EXPECT_FALSE(v->device.assumed);
+  EXPECT_EQ(v->device.peak_dtype, "bf16");
+}
+
+TEST(AnalyzeRank, DeviceWithoutPropertiesIsAssumedFromKernelNamesAndSaysWhy) {
+  Builder t;
+  t.Kernel("aten::mm", kMmDims, "[\"float\",\"float\"]", "volta_sgemm_128x64_nn", 0, 100'000);
+  model::Trace trace = std::move(t.b).Finish();
+  auto v = AnalyzeRank(trace, TraceDeviceOptions());
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_TRUE(v->device.assumed);
+  EXPECT_EQ(v->device.key, "v100_sxm2");
+  EXPECT_NE(v->device.source.find("no deviceProperties"), std::string::npos) << v->device.source;
+  Builder plain;
+  plain.Kernel("aten::add", kAddDims, kAddTypes, "vectorized_elementwise_kernel", 0, 100'000);
+  model::Trace no_hint = std::move(plain.b).Finish();
+  auto h = AnalyzeRank(no_hint, TraceDeviceOptions());
+  ASSERT_TRUE(h);
+  EXPECT_TRUE(h->device.assumed);
+  EXPECT_EQ(h->device.key, "h100_sxm");
+}
+
+TEST(AnalyzeRank, ModelCoverageIsTheModeledShareOfComputeKernelTime) {
+  Builder t;
+  t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm_bf16bf16_bf16f32", 0, 75'000);
+  t.Kernel("aten::my_custom_op", "", "", "my_custom_kernel", 75'000, 100'000);
+  t.Kernel("", "", "", "Memcpy DtoH", 100'000, 200'000, GpuKind::kMemcpy);  // not compute
+  model::Trace trace = std::move(t.b).Finish();
+  auto v = AnalyzeRank(trace, Options());
+  ASSERT_TRUE(v);
+  EXPECT_NEAR(v->compute_kernel_s, 100e-6, 1e-12);
+  EXPECT_NEAR(v->modeled_compute_s, 75e-6, 1e-12);
+  // Derived model FLOPs at 75% coverage are not reported as MFU.
+  JobVerdict job = CombineRanks({*v}, Options());
+  ASSERT_TRUE(job.model_coverage());
+  EXPECT_NEAR(*job.model_coverage(), 0.75, 1e-9);
+  EXPECT_FALSE(job.mfu());
+  EXPECT_NE(job.model_flops_source.find("not reported"), std::string::npos) << job.model_flops_source;
+}
+
+TEST(AnalyzeRank, KernelWithoutLaunchTakesTheCostOfItsNamesakeWithTheNearestDuration) {
+  Builder t;
+  t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm_bf16bf16_bf16f32", 0, 50'000);
+  t.Kernel("aten::mm", "[[2048,1024],[1024,1024]]", kMmTypes, "sm90_xmma_gemm_bf16bf16_bf16f32", 60'000,
+           160'000);
+  // The same kernel with no launch record (lost by the tracer), 48 us long: the first mm's twin.
+  t.b.AddGpu(
+      {.start_ns = 170'000, .end_ns = 218'000, .stream = 7, .name = "sm90_xmma_gemm_bf16bf16_bf16f32"});
+  t.b.AddGpu({.start_ns = 220'000, .end_ns = 230'000, .stream = 7, .name = "unknown_orphan_kernel"});
+  model::Trace trace = std::move(t.b).Finish();
+  auto v = AnalyzeRank(trace, Options());
+  ASSERT_TRUE(v);
+  const double mm = roofline::EstimateOp("aten::mm", kMmDims, kMmTypes, "").flops;
+  const double big = roofline::EstimateOp("aten::mm", "[[2048,1024],[1024,1024]]", kMmTypes, "").flops;
+  EXPECT_NEAR(v->hardware_flops, 2 * mm + big, 1);
+  EXPECT_NEAR(v->modeled_compute_s, 198e-6, 1e-12);  // all but the unknown orphan
+}
+
+TEST(AnalyzeRank, ParentOpKernelsGetOnlyWhatItsPricedChildrenDidNotCount) {
+  // cudnn_convolution_backward (2 × forward) launches the weight-gradient kernel itself and the
+  // data-gradient kernel through cudnn_convolution_backward_input (1 × forward).
+  TraceBuilder b;
+  const std::string_view bwd_dims = "[[8,64,56,56],[8,64,56,56],[64,64,3,3]]";
+  const std::string_view in_dims = "[[],[8,64,56,56],[64,64,3,3]]";
+  const std::string_view types = "[\"float\",\"float\",\"float\"]";
+  const std::string_view in_types = "[\"GenericList\",\"float\",\"float\"]";
+  b.AddCpuOp({.start_ns = 0,
+              .end_ns = 100,
+              .pid = 1,
+              .tid = 1,
+              .name = "aten::cudnn_convolution_backward",
+              .input_dims = bwd_dims,
+              .input_types = types});
+  b.AddCpuOp({.start_ns = 10,
+              .end_ns = 40,
+              .pid = 1,
+              .tid = 1,
+              .name = "aten::cudnn_convolution_backward_input",
+              .input_dims = in_dims,
+              .input_types = in_types,
+              .concrete_inputs = "[\"[8, 64, 56, 56]\",\"\",\"\"]"});
+  b.AddApi({.start_ns = 20, .end_ns = 21, .pid = 1, .tid = 1, .name = "cudaLaunchKernel", .correlation = 1});
+  b.AddApi({.start_ns = 60, .end_ns = 61, .pid = 1, .tid = 1, .name = "cudaLaunchKernel", .correlation = 2});
+  b.AddGpu({.start_ns = 1000, .end_ns = 2000, .stream = 7, .name = "dgrad_engine", .correlation = 1});
+  b.AddGpu({.start_ns = 2000, .end_ns = 3000, .stream = 7, .name = "wgrad_alg0_engine", .correlation = 2});
+  model::Trace trace = std::move(b).Finish();
+  auto v = AnalyzeRank(trace, Options());
+  ASSERT_TRUE(v);
+  const double whole = roofline::EstimateOp("aten::cudnn_convolution_backward", bwd_dims, types, "").flops;
+  ASSERT_GT(whole, 0);
+  EXPECT_NEAR(v->hardware_flops, whole, whole * 1e-9);  // not 1.5 × whole
+}
+
 TEST(ParseStepSlice, PythonSliceSyntax) {
   auto s = ParseStepSlice(":-1");
   ASSERT_TRUE(s);

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "base/name_memo.h"
 #include "roofline/kernel_name.h"
+#include "roofline/op_args_parser.h"
 #include "roofline/op_cost.h"
 
 namespace plasmient::verdict {
@@ -35,10 +38,12 @@ class OpPricer {
     p.done = true;
     const auto& cpu = t_.cpu;
     p.cost = Estimate(row);
+    if (p.cost.conv_assumed_geometry) p.cost = EstimateWithConvOutput(row, p.cost);
     if (!p.cost.model.empty() && p.cost.flops < 0 && p.cost.bytes < 0) {
       t_.quality.Add(Dq::kOpNoShapes);
     }
     if (p.cost.conv_assumed_geometry) t_.quality.Add(Dq::kConvAssumedGeometry);
+    if (p.cost.conv_output_from_trace) t_.quality.Add(Dq::kConvOutputFromTrace);
     p.backward = p.cost.backward;
     for (std::int32_t a = row; a >= 0 && !p.backward; a = j_.op_parent[a]) {
       p.backward = is_backward_name_(cpu.name[a]);
@@ -69,6 +74,104 @@ class OpPricer {
     return it->second;
   }
 
+  // A convolution without stride/padding: its output shape from the trace, else the estimate
+  // as it was (stride 1 assumed).
+  roofline::OpCost EstimateWithConvOutput(std::int32_t row, const roofline::OpCost& assumed) {
+    const auto& cpu = t_.cpu;
+    std::vector<std::int64_t> output = BackwardGradOutput(row);
+    if (output.empty()) output = ConsumerInput(row);
+    if (output.empty()) return assumed;
+    return roofline::EstimateOp(t_.Str(cpu.name[row]), t_.Str(cpu.input_dims[row]),
+                                t_.Str(cpu.input_types[row]), t_.Str(cpu.concrete_inputs[row]),
+                                roofline::Dtype::kUnknown, output);
+  }
+
+  // Training: the backward op of the same convolution (same input and weight shapes) carries
+  // grad_output, the forward output's shape.
+  std::vector<std::int64_t> BackwardGradOutput(std::int32_t row) {
+    if (!grad_outputs_built_) BuildGradOutputs();
+    roofline::OpDims dims;
+    if (!dims.Parse(t_.Str(t_.cpu.input_dims[row]))) return {};
+    auto it = grad_outputs_.find(ConvKey(dims.Shape(0), dims.Shape(1)));
+    return it == grad_outputs_.end() ? std::vector<std::int64_t>{} : it->second;
+  }
+
+  void BuildGradOutputs() {
+    grad_outputs_built_ = true;
+    const auto& cpu = t_.cpu;
+    // Argument positions (input, weight, grad_output) of the backward ops.
+    struct Layout {
+      std::string_view name;
+      int input, weight, grad_output;
+    };
+    constexpr Layout kLayouts[] = {{"aten::convolution_backward", 1, 2, 0},
+                                   {"aten::cudnn_convolution_backward", 0, 2, 1},
+                                   {"aten::miopen_convolution_backward", 0, 2, 1}};
+    for (std::size_t r = 0; r < cpu.size(); ++r) {
+      std::string_view name = t_.Str(cpu.name[r]);
+      const Layout* layout = nullptr;
+      for (const Layout& l : kLayouts) layout = name == l.name ? &l : layout;
+      if (layout == nullptr) continue;
+      roofline::OpDims dims;
+      if (!dims.Parse(t_.Str(cpu.input_dims[r]))) continue;
+      auto gout = dims.Shape(layout->grad_output);
+      if (gout.size() < 3) continue;
+      grad_outputs_.try_emplace(ConvKey(dims.Shape(layout->input), dims.Shape(layout->weight)), gout.begin(),
+                                gout.end());
+    }
+  }
+
+  static std::string ConvKey(std::span<const std::int64_t> input, std::span<const std::int64_t> weight) {
+    std::string key;
+    for (std::int64_t v : input) key += std::to_string(v) + ',';
+    key += '|';
+    for (std::int64_t v : weight) key += std::to_string(v) + ',';
+    return key;
+  }
+
+  // Inference: the next op on the thread after the convolution (and the ops wrapping it)
+  // whose first input is [N, C_out, ...]: batch norm, activation, add, pooling.
+  std::vector<std::int64_t> ConsumerInput(std::int32_t row) {
+    const auto& cpu = t_.cpu;
+    roofline::OpDims dims;
+    if (!dims.Parse(t_.Str(cpu.input_dims[row]))) return {};
+    auto x = dims.Shape(0), w = dims.Shape(1);
+    if (x.size() < 3 || w.size() != x.size()) return {};
+    TimeNs end = cpu.end_ns[row];
+    for (std::int32_t a = j_.op_parent[row]; a >= 0; a = j_.op_parent[a]) {
+      if (t_.Str(cpu.name[a]).find("conv") == std::string_view::npos) break;
+      end = cpu.end_ns[a];
+    }
+    if (thread_order_.empty()) BuildThreadOrder();
+    const std::int32_t pos = position_[row];
+    constexpr int kLookAhead = 16;  // ops after the convolution that may consume its output
+    int seen = 0;
+    for (std::size_t i = pos + 1; i < thread_order_.size() && seen < kLookAhead; ++i) {
+      const std::int32_t r = thread_order_[i];
+      if (cpu.pid[r] != cpu.pid[row] || cpu.tid[r] != cpu.tid[row]) break;
+      if (cpu.start_ns[r] < end || cpu.kind[r] != model::CpuOpKind::kOp) continue;
+      ++seen;
+      roofline::OpDims next;
+      if (!next.Parse(t_.Str(cpu.input_dims[r])) || next.arg_count() == 0) continue;
+      auto in = next.Shape(0);
+      if (in.size() == x.size() && in[0] == x[0] && in[1] == w[0]) return {in.begin(), in.end()};
+    }
+    return {};
+  }
+
+  void BuildThreadOrder() {
+    const auto& cpu = t_.cpu;
+    thread_order_.resize(cpu.size());
+    for (std::size_t r = 0; r < cpu.size(); ++r) thread_order_[r] = static_cast<std::int32_t>(r);
+    std::stable_sort(thread_order_.begin(), thread_order_.end(), [&](std::int32_t a, std::int32_t b) {
+      return std::tie(cpu.pid[a], cpu.tid[a], cpu.start_ns[a]) <
+             std::tie(cpu.pid[b], cpu.tid[b], cpu.start_ns[b]);
+    });
+    position_.resize(cpu.size());
+    for (std::size_t i = 0; i < thread_order_.size(); ++i)
+      position_[thread_order_[i]] = static_cast<std::int32_t>(i);
+  }
+
   struct KeyHash {
     std::size_t operator()(const std::array<std::uint32_t, 4>& k) const noexcept {
       std::uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -82,7 +185,41 @@ class OpPricer {
   std::vector<OpPrice> prices_;
   NameMemo<bool (*)(std::string_view)> is_backward_name_;
   std::unordered_map<std::array<std::uint32_t, 4>, roofline::OpCost, KeyHash> estimates_;
+  bool grad_outputs_built_ = false;
+  std::unordered_map<std::string, std::vector<std::int64_t>> grad_outputs_;  // ConvKey → grad_output
+  std::vector<std::int32_t> thread_order_, position_;  // op rows by (pid, tid, start), and back
 };
+
+// A kernel whose launch the trace lost (ROCm traces drop some) has no op, so no shapes; the
+// same kernel (same name) priced elsewhere in the trace, with the nearest duration, very
+// likely ran the same shapes: it lends its cost (docs/verdict.md, "Kernels without an op").
+void PriceByTwin(const model::Trace& t, const std::vector<std::int32_t>& orphans, KernelCosts& c) {
+  if (orphans.empty()) return;
+  std::unordered_map<std::uint32_t, std::vector<std::pair<TimeNs, std::int32_t>>> priced;  // by duration
+  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
+    if (c.cost_op[k] >= 0 && (c.flops[k] >= 0 || c.bytes[k] >= 0)) {
+      priced[t.gpu.name[k].value].push_back(
+          {t.gpu.end_ns[k] - t.gpu.start_ns[k], static_cast<std::int32_t>(k)});
+    }
+  }
+  for (auto& [name, v] : priced) std::sort(v.begin(), v.end());
+  for (std::int32_t k : orphans) {
+    auto it = priced.find(t.gpu.name[k].value);
+    if (it == priced.end()) continue;
+    const auto& v = it->second;
+    const TimeNs dur = t.gpu.end_ns[k] - t.gpu.start_ns[k];
+    auto near = std::lower_bound(v.begin(), v.end(), std::pair<TimeNs, std::int32_t>{dur, -1});
+    if (near == v.end() || (near != v.begin() && dur - std::prev(near)->first < near->first - dur)) --near;
+    const std::int32_t twin = near->second;
+    c.flops[k] = c.flops[twin];
+    c.bytes[k] = c.bytes[twin];
+    c.dtype[k] = c.dtype[twin];
+    c.backward[k] = c.backward[twin];
+    c.heavy_op[k] = c.heavy_op[twin];
+    c.op_ai[k] = c.op_ai[twin];
+    c.cost_op[k] = c.cost_op[twin];
+  }
+}
 
 }  // namespace
 
@@ -105,8 +242,13 @@ KernelCosts PriceKernels(model::Trace& t, const join::Joined& j, const std::vect
     double heavy_ns = 0, all_ns = 0;
   };
   std::unordered_map<std::int32_t, Group> groups;
+  std::vector<std::int32_t> without_op;  // kept compute kernels no launch ties to an op
   for (std::size_t i = 0; i < n; ++i) {
-    if (!kept[i] || j.cls[i] != join::ActivityClass::kCompute || j.op[i] < 0) continue;
+    if (!kept[i] || j.cls[i] != join::ActivityClass::kCompute) continue;
+    if (j.op[i] < 0) {
+      without_op.push_back(static_cast<std::int32_t>(i));
+      continue;
+    }
     std::int32_t op = pricer.CostOp(j.op[i]);
     if (op < 0) {
       c.backward[i] = pricer.Get(j.op[i]).backward;
@@ -118,8 +260,28 @@ KernelCosts PriceKernels(model::Trace& t, const join::Joined& j, const std::vect
     g.all_ns += dur;
     if (is_heavy(t.gpu.name[i])) g.heavy_ns += dur;
   }
+  // An op whose kernels are partly launched by priced child ops (cudnn_convolution_backward
+  // and its _input half, matmul and its bmm) already has those children's work counted: its
+  // own kernels get the rest, never the whole op again.
+  std::unordered_map<std::int32_t, std::pair<double, double>> by_children;  // flops, bytes
+  for (const auto& [op, g] : groups) {
+    for (std::int32_t a = j.op_parent[op]; a >= 0; a = j.op_parent[a]) {
+      if (!groups.contains(a)) continue;
+      const roofline::OpCost& child = pricer.Get(op).cost;
+      by_children[a].first += std::max(0.0, child.flops);
+      by_children[a].second += std::max(0.0, child.bytes);
+      break;
+    }
+  }
   for (auto& [op, g] : groups) {
     const OpPrice& p = pricer.Get(op);
+    const auto children = by_children.find(op);
+    const double own_flops = children == by_children.end() || p.cost.flops < 0
+                                 ? p.cost.flops
+                                 : std::max(0.0, p.cost.flops - children->second.first);
+    const double own_bytes = children == by_children.end() || p.cost.bytes < 0
+                                 ? p.cost.bytes
+                                 : std::max(0.0, p.cost.bytes - children->second.second);
     bool by_heavy = g.heavy_ns > 0;
     double total = by_heavy ? g.heavy_ns : g.all_ns;
     for (std::int32_t k : g.kernels) {
@@ -134,10 +296,11 @@ KernelCosts PriceKernels(model::Trace& t, const join::Joined& j, const std::vect
       // op's model covered its work, and their time is that op's overhead.
       double w = total > 0 ? dur / total : 1.0 / static_cast<double>(g.kernels.size());
       if (!receives) w = 0;
-      c.flops[k] = p.cost.flops >= 0 ? p.cost.flops * w : (p.cost.bytes >= 0 ? 0 : -1);
-      c.bytes[k] = p.cost.bytes >= 0 ? p.cost.bytes * w : -1;
+      c.flops[k] = own_flops >= 0 ? own_flops * w : (own_bytes >= 0 ? 0 : -1);
+      c.bytes[k] = own_bytes >= 0 ? own_bytes * w : -1;
     }
   }
+  PriceByTwin(t, without_op, c);
   return c;
 }
 
