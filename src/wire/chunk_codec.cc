@@ -162,7 +162,8 @@ ScanReport ScanChunks(const std::uint8_t* data, std::size_t size, const ChunkVis
       problem(body, "chunk payload checksum mismatch");
       continue;
     }
-    if (h.sequence > next_sequence) r.missing_sequence += h.sequence - next_sequence;
+    if (h.sequence > next_sequence)
+      r.missing_sequence += static_cast<std::int64_t>(h.sequence - next_sequence);
     next_sequence = h.sequence + 1;
     saw_last = saw_last || (h.flags & kChunkLast) != 0;
     if ((h.flags & kChunkZstd) == 0) {

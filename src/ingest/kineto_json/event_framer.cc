@@ -1,5 +1,6 @@
 #include "ingest/kineto_json/event_framer.h"
 
+#include <cstddef>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -105,7 +106,7 @@ BlockMasks Classify64(const char* p) {
   const __m128i open = _mm_set1_epi8('{');
   const __m128i close = _mm_set1_epi8('}');
   BlockMasks m;
-  for (int k = 0; k < 4; ++k) {
+  for (std::ptrdiff_t k = 0; k < 4; ++k) {
     __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
     __m128i folded = _mm_or_si128(v, lower);
     auto bits = [&](__m128i hits) {
