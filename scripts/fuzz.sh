@@ -8,15 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${PLASMIENT_FUZZ_BUILD_DIR:-build-fuzz}
-if ! command -v clang++-16 >/dev/null || [[ ! -d /usr/lib/llvm-16/lib/clang/16/lib/linux ]]; then
-  sudo_cmd=()
-  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq clang-16 libclang-rt-16-dev
-fi
+scripts/install-deps.sh --checks
 CC=clang-16 CXX=clang++-16 cmake -S . -B "$build" -G Ninja -DPLASMIENT_BUILD_FUZZ=ON \
   -DPLASMIENT_BUILD_TESTS=OFF -DPLASMIENT_BUILD_BENCH=OFF -DPLASMIENT_WITH_CUDA=OFF \
   "-DCMAKE_CXX_FLAGS=-U__cpp_concepts -D__cpp_concepts=202002L -Wno-builtin-macro-redefined" >/dev/null
-cmake --build "$build" --target kineto_json_fuzz nsys_sqlite_reader_fuzz
+cmake --build "$build" -j "${PLASMIENT_JOBS:-$(nproc)}" --target kineto_json_fuzz nsys_sqlite_reader_fuzz
 
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
@@ -36,5 +32,9 @@ sqlite3 "$corpus/nsys/seed.sqlite" "PRAGMA page_size=512;
   CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, eventClass INT, globalTid INT, correlationId INT, nameId INT);
   INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(50,60,0,16777217,1,2);
   CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT); INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.13.2');"
-"$build/src/ingest/kineto_json_fuzz" "$corpus/kineto" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048
-"$build/src/ingest/nsys_sqlite/nsys_sqlite_reader_fuzz" "$corpus/nsys" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
+# An input that crashes, hangs or leaks is kept as $build/crash-… (or timeout-…, leak-…) and fails
+# this script.
+"$build/src/ingest/kineto_json_fuzz" "$corpus/kineto" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+  -rss_limit_mb=2048 -artifact_prefix="$build/"
+"$build/src/ingest/nsys_sqlite/nsys_sqlite_reader_fuzz" "$corpus/nsys" -max_total_time="$seconds" -timeout=10 \
+  -rss_limit_mb=2048 -artifact_prefix="$build/"
