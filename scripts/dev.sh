@@ -2,8 +2,10 @@
 # One entry point for newcomers and CI:
 #   scripts/dev.sh demo   install what is missing, build, run `plasmient demo`
 #   scripts/dev.sh test   install what is missing, then what CI runs: the format check, the build
-#                         with warnings as errors, the boundary check, the whole test suite
+#                         with warnings as errors, the boundary check, clang-tidy, a fuzz smoke
+#                         of each reader, the whole test suite (docs/checks.md)
 #   scripts/dev.sh build  install what is missing, build
+# PLASMIENT_FUZZ_SECONDS (default 60) bounds each fuzz target's run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${PLASMIENT_BUILD_DIR:-build}
@@ -37,6 +39,9 @@ case "${1:-}" in
     step format scripts/check-format.sh
     step build build -DPLASMIENT_WERROR=ON
     step boundaries scripts/check-boundaries.sh "$build_dir"
+    # clang-tidy on the stages held to it so far; widen the pattern as each further stage is clean.
+    step clang-tidy scripts/tidy.sh "$build_dir" '^src/(base|model|wire|ingest)/'
+    step fuzz scripts/fuzz.sh "${PLASMIENT_FUZZ_SECONDS:-60}"
     # Last, so that its summary closes the output.
     step ctest ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 600
     ;;

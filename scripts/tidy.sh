@@ -37,7 +37,9 @@ for entry in json.load(open(src)):
     rel = path[len(root) + 1:] if path.startswith(root + "/") else None
     if rel is None or not rel.startswith(("src/", "tests/", "bench/")) or not re.search(regex, rel):
         continue
-    is_test = not rel.startswith("src/") or "/testdata/" in rel or re.search(r"_(test|fuzz)\.cc$", rel)
+    # A file of a test or fuzz target, by the target it is compiled into (its object's folder).
+    is_test = not rel.startswith("src/") or "/testdata/" in rel or re.search(
+        r"(_test|_fuzz)\.dir/", entry["command"])
     if is_test and all_files == "0":
         continue
     entry["command"] = entry["command"].replace("-std=c++23", "-std=c++2b").replace(
