@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One entry point for newcomers and CI:
-#   scripts/dev.sh demo   install what is missing, build, run `plasmient demo`
+#   scripts/dev.sh demo   install what the CLI needs, build the CLI only, run `plasmient demo`
 #   scripts/dev.sh test   install what is missing, then what CI runs: the format check, the build
 #                         with warnings as errors, the boundary check, clang-tidy, a fuzz smoke
 #                         of each reader, the whole test suite (docs/checks.md)
@@ -24,12 +24,24 @@ step() {  # step NAME CMD...: runs CMD, says how long it took; the first failing
   echo "== dev.sh test: $name done in $((SECONDS - start)) s" >&2
 }
 
+# The demo needs the plasmient binary alone: no test or benchmark packages, targets or browser.
+# It builds in the build folder when one is configured (the libraries are shared), else in its own.
+build_demo() {
+  scripts/install-deps.sh --demo
+  demo_dir=$build_dir
+  if [[ ! -f $build_dir/CMakeCache.txt ]]; then
+    demo_dir=$build_dir-demo
+    cmake -S . -B "$demo_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DPLASMIENT_BUILD_TESTS=OFF -DPLASMIENT_BUILD_BENCH=OFF >/dev/null
+  fi
+  cmake --build "$demo_dir" -j "$jobs" --target plasmient
+}
+
 case "${1:-}" in
   demo)
-    scripts/install-deps.sh
-    build
+    build_demo
     shift
-    exec "$build_dir/plasmient" demo "$@"
+    exec "$demo_dir/plasmient" demo "$@"
     ;;
   test)
     scripts/install-deps.sh --checks

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Plasmient builds and tests with, when they are missing.
 #   scripts/install-deps.sh           the build and test dependencies
+#   scripts/install-deps.sh --demo    only what building the plasmient binary needs (dev.sh demo)
 #   scripts/install-deps.sh --checks  those and the tools `scripts/dev.sh test` (and so CI) checks
 #                                     the code with: clang-format 14, clang-tidy 16, clang 16 with
 #                                     its sanitizer and libFuzzer runtimes
@@ -8,15 +9,21 @@
 #                                     against (Prometheus, ClickHouse); never needed to build
 set -euo pipefail
 
-packages=(
+build_packages=(
   build-essential cmake ninja-build pkg-config
-  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libsqlite3-dev sqlite3
-  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
+  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libsqlite3-dev libcpp-httplib-dev
+)
+packages=(
+  "${build_packages[@]}" sqlite3
+  libgtest-dev libgmock-dev libbenchmark-dev
   python3
   chromium  # tests/html_render_test.sh renders the HTML report headless
 )
 if [[ ${1:-} == --checks ]]; then
   packages+=(clang-format clang-tidy-16 clang-16 libclang-rt-16-dev)
+fi
+if [[ ${1:-} == --demo ]]; then
+  packages=("${build_packages[@]}")
 fi
 if [[ ${1:-} == --fleet ]]; then
   packages=(prometheus clickhouse-server)
