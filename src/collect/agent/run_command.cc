@@ -75,8 +75,11 @@ std::string Get(const std::vector<std::string>& env, const std::string& name) {
 
 std::string FindAgentLibrary(const RunOptions& options) {
   if (!options.agent_path.empty()) return Exists(options.agent_path) ? options.agent_path : "";
-  std::string beside = ExecutableDir() + "/libplasmient_agent.so";
-  if (Exists(beside)) return beside;
+  // Beside the binary (the build folder), then where `cmake --install` and the .deb put it.
+  for (const char* relative : {"/libplasmient_agent.so", "/../lib/plasmient/libplasmient_agent.so"}) {
+    std::string candidate = ExecutableDir() + relative;
+    if (Exists(candidate)) return candidate;
+  }
 #ifdef PLASMIENT_AGENT_BUILD_PATH
   if (Exists(PLASMIENT_AGENT_BUILD_PATH)) return PLASMIENT_AGENT_BUILD_PATH;
 #endif

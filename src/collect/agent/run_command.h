@@ -8,7 +8,7 @@ namespace plasmient::collect {
 
 struct RunOptions {
   std::string out_dir;      // PLASMIENT_OUT_DIR for the traced processes (created if absent)
-  std::string agent_path;   // the agent .so; empty: next to this executable, else built-in
+  std::string agent_path;   // the agent .so; empty: next to this executable, ../lib/plasmient/, the build
   std::string job_id;       // PLASMIENT_JOB_ID, when set
   bool gemm_shapes = true;  // LD_PRELOAD the agent so cuBLAS calls are seen (shapes)
   bool nccl_plugin = true;  // NCCL_PROFILER_PLUGIN
