@@ -1,6 +1,7 @@
 # Install layout and the Debian packages (docs/deploy.md):
 #   cmake --install build --prefix DIR         bin/plasmient, lib/plasmient/libplasmient_agent.so
-#                                              (when built), share/doc/plasmient, the systemd unit
+#                                              (when built), share/doc/plasmient, the systemd unit,
+#                                              share/plasmient/grafana/plasmient.json
 #   cmake --build build --target package       build/plasmient_<version>_<arch>.deb (and
 #                                              plasmient-agent_… when the agent is built)
 include(GNUInstallDirs)
@@ -13,6 +14,8 @@ install(FILES deploy/systemd/plasmient-serve.service DESTINATION lib/systemd/sys
 install(FILES deploy/systemd/plasmient.sysusers DESTINATION lib/sysusers.d RENAME plasmient.conf
   COMPONENT plasmient)
 install(FILES deploy/systemd/plasmient.tmpfiles DESTINATION lib/tmpfiles.d RENAME plasmient.conf
+  COMPONENT plasmient)
+install(FILES deploy/grafana/plasmient.json DESTINATION ${CMAKE_INSTALL_DATADIR}/plasmient/grafana
   COMPONENT plasmient)
 set(components plasmient)
 if(TARGET plasmient_agent)

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""The Grafana dashboard's queries against real Prometheus fed by plasmient serve.
+
+grafana_test.py PLASMIENT DASHBOARD_JSON
+Starts serve on a spool (loopback port), Prometheus scraping it every second, drops two
+one-rank traces and a two-rank job whose rank 0 waits in every all-reduce (rank 1 is the
+straggler), then evaluates every panel target's PromQL (and each variable's label query)
+through Prometheus's HTTP API. Fails on a query error or an empty result, and checks facts:
+the weighted achieved stat against serve's own exposition, the stacked layers summing to 1,
+the straggler table naming rank 1. Exit 77 (skipped) when prometheus is absent and cannot be
+installed (scripts/install-deps.sh --fleet, as root).
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+plasmient, dashboard_path = os.path.realpath(sys.argv[1]), sys.argv[2]
+here = os.path.dirname(os.path.realpath(__file__))
+root = os.path.dirname(os.path.dirname(here))
+# What Grafana would put in: every host and job, a price, a rate window of a few scrapes.
+variables = {"$host": ".*", "$job": ".*", "$price": "2.49", "$__rate_interval": "30s"}
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", flush=True)
+    sys.exit(1)
+
+
+if not shutil.which("prometheus"):
+    if os.geteuid() != 0 or subprocess.run([f"{root}/scripts/install-deps.sh", "--fleet"]).returncode != 0:
+        print("SKIP: Debian's prometheus is not installed and could not be (apt-get as root)")
+        sys.exit(77)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.read().decode()
+
+
+def wait_for(what, check, limit=60):
+    t0 = time.time()
+    while True:
+        try:
+            if check():
+                return
+        except OSError:
+            pass
+        if time.time() - t0 > limit:
+            fail(f"timed out after {limit} s waiting for {what}")
+        time.sleep(0.2)
+
+
+work = tempfile.mkdtemp(prefix="plasmient-grafana.")
+procs = []
+try:
+    serve_port, prom_port = free_port(), free_port()
+    spool = os.path.join(work, "spool")
+    os.makedirs(os.path.join(spool, "ddp-a"))
+    log = open(os.path.join(work, "serve.log"), "w")
+    procs.append(subprocess.Popen([plasmient, "serve", "--spool", spool, "--listen", f"127.0.0.1:{serve_port}",
+                                   "--poll-ms", "50", "--host", "node-a"], stdout=log, stderr=log))
+    serve = f"http://127.0.0.1:{serve_port}"
+    wait_for("plasmient serve", lambda: get(f"{serve}/healthz") is not None)
+    with open(os.path.join(here, "prometheus.yml")) as f:
+        config = f.read().replace("@TARGET@", f"127.0.0.1:{serve_port}")
+    with open(os.path.join(work, "prometheus.yml"), "w") as f:
+        f.write(config)
+    prom_log = open(os.path.join(work, "prometheus.log"), "w")
+    procs.append(subprocess.Popen(["prometheus", f"--config.file={work}/prometheus.yml",
+                                   f"--storage.tsdb.path={work}/data", f"--web.listen-address=127.0.0.1:{prom_port}"],
+                                  stdout=prom_log, stderr=prom_log))
+    prom = f"http://127.0.0.1:{prom_port}"
+    wait_for("Prometheus", lambda: get(f"{prom}/-/ready") is not None)
+
+    def gen(out, *args):
+        subprocess.run([sys.executable, os.path.join(here, "make_trace.py"), out, *args], check=True)
+
+    for i in (1, 2):  # written beside the spool, renamed in
+        gen(os.path.join(work, f"single-{i}.json.gz"), "--seed", str(i))
+        os.rename(os.path.join(work, f"single-{i}.json.gz"), os.path.join(spool, f"single-{i}.json.gz"))
+    gen(os.path.join(spool, "ddp-a", "rank0.json.gz"), "--seed", "7", "--world", "2", "--rank", "0", "--slow-comm")
+    gen(os.path.join(spool, "ddp-a", "rank1.json.gz"), "--seed", "7", "--world", "2", "--rank", "1")
+    open(os.path.join(spool, "ddp-a", ".done"), "w").close()
+
+    def exposition():
+        return get(f"{serve}/metrics")
+
+    wait_for("3 analyses", lambda: re.search(r"^plasmient_serve_traces_analyzed_total 3$", exposition(), re.M))
+
+    def query(expr):
+        body = json.loads(get(f"{prom}/api/v1/query?" + urllib.parse.urlencode({"query": expr})))
+        if body.get("status") != "success":
+            fail(f"{expr}: {body.get('error')}")
+        return body["data"]["result"]
+
+    # Four ranks scraped, and enough scrapes since for rate() over the rate window.
+    wait_for("Prometheus to scrape the 4 ranks",
+             lambda: len(query('plasmient_gpu_seconds_total{host="node-a"}')) == 4)
+    time.sleep(3)
+
+    dashboard = json.load(open(dashboard_path))
+
+    def substitute(expr):
+        for name in sorted(variables, key=len, reverse=True):
+            expr = expr.replace(name, variables[name])
+        if "$" in expr:
+            fail(f"an unknown variable in {expr}")
+        return expr
+
+    results = {}
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            expr = substitute(target["expr"])
+            result = query(expr)
+            if not result:
+                fail(f"panel '{panel['title']}' {target['refId']}: empty result for {expr}")
+            results[(panel["title"], target["refId"])] = result
+            print(f"ok  {panel['title']} [{target['refId']}]: {len(result)} series")
+    for var in dashboard["templating"]["list"]:
+        if var["type"] != "query":
+            continue
+        m = re.fullmatch(r"label_values\((.*), *(\w+)\)", var["query"]["query"])
+        if not m:
+            fail(f"variable {var['name']}: not label_values(SELECTOR, LABEL)")
+        url = f"{prom}/api/v1/label/{m.group(2)}/values?" + urllib.parse.urlencode({"match[]": substitute(m.group(1))})
+        values = json.loads(get(url))["data"]
+        if not values:
+            fail(f"variable {var['name']}: no values")
+        print(f"ok  variable {var['name']}: {values}")
+
+    # Facts, from serve's exposition rather than from the dashboard.
+    series = {}
+    for line in exposition().splitlines():
+        m = re.match(r"(plasmient_(?:gpu|wasted_gpu)_seconds_total)\{(.*)\} (\S+)$", line)
+        if m:
+            series.setdefault(m.group(1), []).append(float(m.group(3)))
+    want = 1 - sum(series["plasmient_wasted_gpu_seconds_total"]) / sum(series["plasmient_gpu_seconds_total"])
+    by_title = {p["title"]: p for p in dashboard["panels"]}
+
+    def value(title, ref="A"):
+        return [float(r["value"][1]) for r in results[(title, ref)]]
+
+    got = value("Achieved fraction of peak (GPU-seconds weighted)")[0]
+    if abs(got - want) > 1e-9 or not 0 < want < 1:
+        fail(f"achieved stat {got}, serve's counters say {want}")
+    layers = "Where the time went: achieved and the seven losses, stacked"
+    total = sum(value(layers, "A")) + sum(value(layers, "B"))
+    if abs(total - 1) > 1e-6 or len(results[(layers, "B")]) != 7:
+        fail(f"the stacked layers sum to {total} over {len(results[(layers, 'B')])} losses, want 1 over 7")
+    straggler = results[("Stragglers: the rank the others waited for", "A")]
+    if [(r["metric"]["job"], r["metric"]["rank"]) for r in straggler] != [("ddp-a", "1")]:
+        fail(f"straggler table: {[r['metric'] for r in straggler]}, want ddp-a rank 1")
+    print(f"achieved {got:.4f} = 1 - wasted/GPU-seconds from serve; layers sum to {total:.6f}; "
+          f"straggler ddp-a rank 1; {len(results)} queries in {len(by_title)} panels")
+    print("PASS")
+finally:
+    for p in procs:
+        p.kill()
+        p.wait()
+    shutil.rmtree(work, ignore_errors=True)
