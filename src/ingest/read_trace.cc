@@ -1,8 +1,9 @@
 #include "ingest/read_trace.h"
 
-#include <cstdio>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
-#include <memory>
 
 #include "ingest/native/native_reader.h"
 #include "ingest/nsys_sqlite/nsys_meta.h"
@@ -20,10 +21,11 @@ Result<model::Trace> ReadByFormat(const std::string& path, Format format, const 
       return ReadKinetoJson(path, options);
     case Format::kNsysSqlite: {
       nsys::NsysReadOptions no;
+      no.open = options.open;
       return nsys::ReadNsysSqlite(path, no);
     }
     case Format::kNative:
-      return native::ReadNative(path);
+      return native::ReadNative(path, options.open, options.max_decoded_bytes);
     case Format::kUnknown:
       break;
   }
@@ -32,21 +34,28 @@ Result<model::Trace> ReadByFormat(const std::string& path, Format format, const 
 
 }  // namespace
 
-Result<Format> DetectFormat(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) return Fail("{}: cannot open: {}", path, std::strerror(errno));
+Result<Format> DetectFormat(const std::string& path, const OpenRules& rules) {
+  auto file = InputFile::Open(path, rules);
+  if (!file) return std::unexpected(file.error());
   char head[16] = {};
-  std::size_t n = std::fread(head, 1, sizeof head, f.get());
-  std::string_view first(head, n);
-  if (n == 0) return Fail("{}: empty file at byte 0", path);
+  ssize_t got = ::pread(file->fd(), head, sizeof head, 0);
+  if (got < 0) return Fail("{}: cannot read: {} at byte 0", path, std::strerror(errno));
+  std::string_view first(head, static_cast<std::size_t>(got));
+  if (first.empty()) return Fail("{}: empty file at byte 0", path);
   if (nsys::LooksLikeSqlite(first)) return Format::kNsysSqlite;
   if (first.starts_with(kNativeMagic)) return Format::kNative;
-  // Kineto JSON, plain or gzip: its reader checks the content itself.
-  return Format::kKinetoJson;
+  if (LooksLikeGzip(first)) return Format::kKinetoJson;
+  // Plain JSON opens with '{' or '[' after optional white space and a UTF-8 byte-order mark.
+  if (first.starts_with("\xEF\xBB\xBF")) first.remove_prefix(3);
+  std::size_t at = first.find_first_not_of(" \t\r\n");
+  if (at == std::string_view::npos && first.size() == sizeof head)
+    return Format::kKinetoJson;  // its reader decides
+  if (at != std::string_view::npos && (first[at] == '{' || first[at] == '[')) return Format::kKinetoJson;
+  return Format::kUnknown;
 }
 
 Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& options) {
-  auto format = DetectFormat(path);
+  auto format = DetectFormat(path, options.open);
   if (!format) return std::unexpected(format.error());
   auto trace = ReadByFormat(path, *format, options);
   // No rank inside the file: "rank-3", "rank_3", "rank3" in its name says which.

@@ -12,8 +12,9 @@ namespace plasmient::ingest {
 
 enum class Format { kKinetoJson, kNsysSqlite, kNative, kUnknown };
 
-// Reads the first bytes of `path` and names its format; fails when the file cannot be read.
-Result<Format> DetectFormat(const std::string& path);
+// Reads the first bytes of `path` and names its format (kUnknown for bytes no reader takes);
+// fails when the file cannot be opened as an input (input_file.h) or is empty.
+Result<Format> DetectFormat(const std::string& path, const OpenRules& rules = {});
 
 Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& options = {});
 

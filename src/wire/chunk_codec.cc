@@ -96,7 +96,8 @@ void ChunkEncoder::Encode(const std::uint8_t* raw, std::size_t raw_bytes, std::u
   out.insert(out.end(), payload, payload + stored);
 }
 
-ScanReport ScanChunks(const std::uint8_t* data, std::size_t size, const ChunkVisitor& on_chunk) {
+ScanReport ScanChunks(const std::uint8_t* data, std::size_t size, const ChunkVisitor& on_chunk,
+                      std::uint64_t max_total_raw_bytes) {
   ScanReport r;
   auto problem = [&r](std::size_t offset, const std::string& what) {
     if (r.first_problem.empty()) r.first_problem = At(offset, what);
@@ -128,6 +129,7 @@ ScanReport ScanChunks(const std::uint8_t* data, std::size_t size, const ChunkVis
   std::size_t pos = std::max<std::size_t>(r.header.header_bytes, sizeof(FileHeader));
   std::vector<std::uint8_t> raw;
   std::uint64_t next_sequence = 0;
+  std::uint64_t total_raw = 0;
   bool saw_last = false;
 #ifdef PLASMIENT_WIRE_HAVE_ZSTD
   ZSTD_DCtx* dctx = ZSTD_createDCtx();
@@ -162,6 +164,12 @@ ScanReport ScanChunks(const std::uint8_t* data, std::size_t size, const ChunkVis
       problem(body, "chunk payload checksum mismatch");
       continue;
     }
+    if (max_total_raw_bytes != 0 && h.raw_bytes > max_total_raw_bytes - total_raw) {
+      r.error = At(body, "chunks decompress to more than " + std::to_string(max_total_raw_bytes >> 20) +
+                             " MiB, the cap for this input");
+      break;
+    }
+    total_raw += h.raw_bytes;
     if (h.sequence > next_sequence)
       r.missing_sequence += static_cast<std::int64_t>(h.sequence - next_sequence);
     next_sequence = h.sequence + 1;

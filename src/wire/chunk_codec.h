@@ -53,9 +53,12 @@ struct ScanReport {
   std::string first_problem;            // "offset N: what", for the first problem met
 };
 
-// Calls `on_chunk` with each good chunk's decompressed payload, in file order.
+// Calls `on_chunk` with each good chunk's decompressed payload, in file order. When the
+// payloads would add up to more than `max_total_raw_bytes` (0: no cap), stops with `error` set:
+// each chunk is capped, a file of many small, highly compressed chunks is not.
 using ChunkVisitor = std::function<void(const ChunkHeader&, const std::uint8_t* raw, std::size_t raw_bytes)>;
-ScanReport ScanChunks(const std::uint8_t* data, std::size_t size, const ChunkVisitor& on_chunk);
+ScanReport ScanChunks(const std::uint8_t* data, std::size_t size, const ChunkVisitor& on_chunk,
+                      std::uint64_t max_total_raw_bytes = 0);
 
 // Walks the records of one payload. Returns false on a record that does not fit or is too small
 // (the rest of the payload is then skipped); `on_record` gets each record's header and bytes.

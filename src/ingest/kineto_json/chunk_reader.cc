@@ -18,23 +18,21 @@ bool LooksLikeGzip(std::string_view first_bytes) {
 // ---- file ----
 
 FileChunkReader::FileChunkReader(int fd, std::string path, std::int64_t total, std::size_t chunk_bytes)
-    : fd_(fd), path_(std::move(path)), total_(total), buffer_(std::max<std::size_t>(chunk_bytes, 1)) {}
+    : fd_(fd), path_(std::move(path)), total_(total), buffer_(std::max<std::size_t>(chunk_bytes, 1)) {
+#ifdef POSIX_FADV_SEQUENTIAL
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+}
 
 FileChunkReader::~FileChunkReader() { ::close(fd_); }
 
 Result<std::unique_ptr<FileChunkReader>> FileChunkReader::Open(const std::string& path,
-                                                               std::size_t chunk_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Fail("{}: cannot open: {} at byte 0", path, std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return Fail("{}: not a regular file at byte 0", path);
-  }
-#ifdef POSIX_FADV_SEQUENTIAL
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-  return std::unique_ptr<FileChunkReader>(new FileChunkReader(fd, path, st.st_size, chunk_bytes));
+                                                               std::size_t chunk_bytes,
+                                                               const OpenRules& rules) {
+  auto file = InputFile::Open(path, rules);
+  if (!file) return std::unexpected(file.error());
+  std::int64_t size = file->size();
+  return std::make_unique<FileChunkReader>(file->Release(), path, size, chunk_bytes);
 }
 
 Result<std::string_view> FileChunkReader::Next() {
@@ -64,10 +62,11 @@ Result<std::string_view> MemoryChunkReader::Next() {
 // ---- gzip ----
 
 GzipChunkReader::GzipChunkReader(std::unique_ptr<ChunkReader> compressed, std::string name,
-                                 std::size_t chunk_bytes)
+                                 std::size_t chunk_bytes, std::int64_t max_out_bytes)
     : compressed_(std::move(compressed)),
       name_(std::move(name)),
-      out_(std::max<std::size_t>(chunk_bytes, 1)) {
+      out_(std::max<std::size_t>(chunk_bytes, 1)),
+      max_out_(max_out_bytes) {
   zs_ready_ = inflateInit2(&zs_, 15 + 16) == Z_OK;
 }
 
@@ -112,34 +111,44 @@ Result<std::string_view> GzipChunkReader::Next() {
                   in_offset_);
     }
   }
-  return std::string_view(out_.data(), out_.size() - zs_.avail_out);
+  std::size_t n = out_.size() - zs_.avail_out;
+  out_total_ += static_cast<std::int64_t>(n);
+  if (out_total_ > max_out_) {
+    return Fail(
+        "{}: inflates to more than {} MiB, the cap for this input ({}x its size, at least {} MiB) at byte {}",
+        name_, max_out_ >> 20, kDecodedBytesFactor, kMinDecodedBytesCap >> 20, in_offset_);
+  }
+  return std::string_view(out_.data(), n);
 }
 
 // ---- factories ----
 
 Result<std::unique_ptr<ChunkReader>> OpenChunkReader(const std::string& path, std::size_t chunk_bytes,
-                                                     bool* is_gzip) {
-  char magic[2] = {0, 0};
-  {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Fail("{}: cannot open: {} at byte 0", path, std::strerror(errno));
-    ssize_t n = ::read(fd, magic, sizeof magic);
-    ::close(fd);
-    *is_gzip = n == 2 && LooksLikeGzip(std::string_view(magic, 2));
-  }
-  auto file =
-      FileChunkReader::Open(path, *is_gzip ? std::min<std::size_t>(chunk_bytes, 1u << 20) : chunk_bytes);
+                                                     bool* is_gzip, const OpenRules& rules,
+                                                     std::int64_t max_decoded_bytes) {
+  auto file = InputFile::Open(path, rules);
   if (!file) return std::unexpected(file.error());
-  if (!*is_gzip) return std::unique_ptr<ChunkReader>(std::move(*file));
-  return std::unique_ptr<ChunkReader>(std::make_unique<GzipChunkReader>(std::move(*file), path, chunk_bytes));
+  char magic[2] = {0, 0};
+  ssize_t n = ::pread(file->fd(), magic, sizeof magic, 0);
+  *is_gzip = n == 2 && LooksLikeGzip(std::string_view(magic, 2));
+  std::int64_t size = file->size();
+  auto reader = std::make_unique<FileChunkReader>(
+      file->Release(), path, size, *is_gzip ? std::min<std::size_t>(chunk_bytes, 1u << 20) : chunk_bytes);
+  if (!*is_gzip) return std::unique_ptr<ChunkReader>(std::move(reader));
+  std::int64_t cap = max_decoded_bytes > 0 ? max_decoded_bytes : DecodedBytesCap(size);
+  return std::unique_ptr<ChunkReader>(
+      std::make_unique<GzipChunkReader>(std::move(reader), path, chunk_bytes, cap));
 }
 
 std::unique_ptr<ChunkReader> MemoryChunkReaderFor(std::string_view bytes, const std::string& name,
-                                                  std::size_t chunk_bytes, bool* is_gzip) {
+                                                  std::size_t chunk_bytes, bool* is_gzip,
+                                                  std::int64_t max_decoded_bytes) {
   *is_gzip = LooksLikeGzip(bytes.substr(0, 2));
   auto memory = std::make_unique<MemoryChunkReader>(bytes, chunk_bytes);
   if (!*is_gzip) return memory;
-  return std::make_unique<GzipChunkReader>(std::move(memory), name, chunk_bytes);
+  std::int64_t cap =
+      max_decoded_bytes > 0 ? max_decoded_bytes : DecodedBytesCap(static_cast<std::int64_t>(bytes.size()));
+  return std::make_unique<GzipChunkReader>(std::move(memory), name, chunk_bytes, cap);
 }
 
 }  // namespace plasmient::ingest

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "base/result.h"
+#include "ingest/input_file.h"
 
 namespace plasmient::ingest {
 
@@ -33,14 +34,16 @@ class ChunkReader {
 // Reads a file with large reads; `chunk_bytes` is the read size.
 class FileChunkReader final : public ChunkReader {
  public:
-  static Result<std::unique_ptr<FileChunkReader>> Open(const std::string& path, std::size_t chunk_bytes);
+  static Result<std::unique_ptr<FileChunkReader>> Open(const std::string& path, std::size_t chunk_bytes,
+                                                       const OpenRules& rules = {});
+  // Takes an open file (InputFile::Release) at offset 0.
+  FileChunkReader(int fd, std::string path, std::int64_t total, std::size_t chunk_bytes);
   ~FileChunkReader() override;
   Result<std::string_view> Next() override;
   std::int64_t raw_bytes_done() const override { return done_; }
   std::int64_t raw_bytes_total() const override { return total_; }
 
  private:
-  FileChunkReader(int fd, std::string path, std::int64_t total, std::size_t chunk_bytes);
   int fd_;
   std::string path_;
   std::int64_t total_;
@@ -63,10 +66,12 @@ class MemoryChunkReader final : public ChunkReader {
   std::size_t pos_ = 0;
 };
 
-// Streams gzip (including concatenated members) from another reader with zlib's inflate.
+// Streams gzip (including concatenated members) from another reader with zlib's inflate, and
+// fails once more than `max_out_bytes` come out (a gzip bomb).
 class GzipChunkReader final : public ChunkReader {
  public:
-  GzipChunkReader(std::unique_ptr<ChunkReader> compressed, std::string name, std::size_t chunk_bytes);
+  GzipChunkReader(std::unique_ptr<ChunkReader> compressed, std::string name, std::size_t chunk_bytes,
+                  std::int64_t max_out_bytes);
   ~GzipChunkReader() override;
   Result<std::string_view> Next() override;
   std::int64_t raw_bytes_done() const override { return compressed_->raw_bytes_done(); }
@@ -81,13 +86,18 @@ class GzipChunkReader final : public ChunkReader {
   bool input_done_ = false;
   bool member_done_ = false;    // the last member ended; more input may start another
   std::int64_t in_offset_ = 0;  // compressed bytes handed to inflate so far
+  std::int64_t out_total_ = 0;  // inflated bytes handed out so far
+  std::int64_t max_out_;
 };
 
 // Opens a file, plain or gzip as its first bytes say (never its name). `*is_gzip` is set.
+// `max_decoded_bytes` bounds what gzip may inflate to; 0: DecodedBytesCap(the file's size).
 Result<std::unique_ptr<ChunkReader>> OpenChunkReader(const std::string& path, std::size_t chunk_bytes,
-                                                     bool* is_gzip);
+                                                     bool* is_gzip, const OpenRules& rules = {},
+                                                     std::int64_t max_decoded_bytes = 0);
 // The same over a caller-owned buffer.
 std::unique_ptr<ChunkReader> MemoryChunkReaderFor(std::string_view bytes, const std::string& name,
-                                                  std::size_t chunk_bytes, bool* is_gzip);
+                                                  std::size_t chunk_bytes, bool* is_gzip,
+                                                  std::int64_t max_decoded_bytes = 0);
 
 }  // namespace plasmient::ingest

@@ -171,8 +171,12 @@ bool WantedTopLevelKey(std::string_view key) {
 
 }  // namespace
 
-EventFramer::EventFramer(std::string name, std::size_t batch_bytes, BatchSink sink)
-    : name_(std::move(name)), batch_bytes_(batch_bytes == 0 ? 1 : batch_bytes), sink_(std::move(sink)) {}
+EventFramer::EventFramer(std::string name, std::size_t batch_bytes, BatchSink sink,
+                         std::size_t max_event_bytes)
+    : name_(std::move(name)),
+      batch_bytes_(batch_bytes == 0 ? 1 : batch_bytes),
+      max_event_bytes_(max_event_bytes),
+      sink_(std::move(sink)) {}
 
 std::unexpected<Error> EventFramer::Problem(std::string_view what, std::size_t i) const {
   return Fail("{}: {} at byte {}", name_, what, base_ + static_cast<std::int64_t>(i));
@@ -186,6 +190,13 @@ Status EventFramer::Feed(std::string_view chunk) {
   while (i < n) PLASMIENT_TRY(Step(p, n, i));
   // Keep what an unfinished event or value has so far; it continues at the next chunk's start.
   if (state_ == State::kEvent || ((state_ == State::kValue || state_ == State::kScalar) && capture_)) {
+    if (carry_.size() + (n - start_) > max_event_bytes_) {
+      std::int64_t began = state_ == State::kEvent ? base_ + static_cast<std::int64_t>(start_) -
+                                                         static_cast<std::int64_t>(carry_.size())
+                                                   : value_offset_;
+      return Fail("{}: one event or value is longer than {} MiB (the cap) at byte {}", name_,
+                  max_event_bytes_ >> 20, began);
+    }
     carry_.append(p + start_, n - start_);
   }
   base_ += static_cast<std::int64_t>(n);
@@ -253,6 +264,7 @@ Status EventFramer::Step(const char* p, std::size_t n, std::size_t& i) {
         }
         std::size_t j = FindStringEnd(p, i, n);
         key_.append(p + i, j - i);
+        if (key_.size() > kMaxTopLevelKeyBytes) return Problem("a top-level key longer than 64 KiB", j);
         i = j;
         if (i == n) return Ok();
         if (p[i] == '\\') {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "ingest/input_file.h"
 #include "ingest/kineto_json/event_batch.h"
 #include "ingest/kineto_json/event_prefilter.h"
 
@@ -28,7 +29,10 @@ class EventFramer {
   // stop (the consumer has gone away).
   using BatchSink = std::function<bool(EventBatch& batch)>;
 
-  EventFramer(std::string name, std::size_t batch_bytes, BatchSink sink);
+  // An event (or kept top-level value) longer than `max_event_bytes` fails the input: an
+  // unfinished one is buffered across chunks, and that buffer must stay bounded.
+  EventFramer(std::string name, std::size_t batch_bytes, BatchSink sink,
+              std::size_t max_event_bytes = kMaxEventBytes);
 
   // Frames the next chunk of the uncompressed input.
   Status Feed(std::string_view chunk);
@@ -73,6 +77,7 @@ class EventFramer {
 
   std::string name_;
   std::size_t batch_bytes_;
+  std::size_t max_event_bytes_;
   BatchSink sink_;
   EventBatch batch_;
 

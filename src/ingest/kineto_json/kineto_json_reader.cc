@@ -1,6 +1,7 @@
 #include "ingest/kineto_json/kineto_json_reader.h"
 
 #include <atomic>
+#include <exception>
 #include <optional>
 #include <thread>
 
@@ -58,30 +59,48 @@ Result<model::Trace> Ingest(ChunkReader& reader, const std::string& name, bool g
   std::optional<EventFramer> framer;
   Status framed;
   if (!options.threaded) {
-    framer.emplace(name, batch_bytes, [&](EventBatch& batch) {
-      parser.ParseBatch(batch);
-      progress.Report(raw_done.load(std::memory_order_relaxed));
-      return true;
-    });
+    framer.emplace(
+        name, batch_bytes,
+        [&](EventBatch& batch) {
+          parser.ParseBatch(batch);
+          progress.Report(raw_done.load(std::memory_order_relaxed));
+          return true;
+        },
+        options.max_event_bytes);
     framed = FrameAll(reader, *framer, raw_done);
   } else {
     BatchQueue queue(kQueueBatches);
-    framer.emplace(name, batch_bytes, [&](EventBatch& batch) {
-      if (!queue.Push(std::move(batch))) return false;
-      batch = queue.TakeFree();
-      return true;
-    });
+    framer.emplace(
+        name, batch_bytes,
+        [&](EventBatch& batch) {
+          if (!queue.Push(std::move(batch))) return false;
+          batch = queue.TakeFree();
+          return true;
+        },
+        options.max_event_bytes);
     std::thread producer([&] {
-      framed = FrameAll(reader, *framer, raw_done);
+      // An exception escaping this thread would end the process: it becomes this input's error.
+      try {
+        framed = FrameAll(reader, *framer, raw_done);
+      } catch (const std::bad_alloc&) {
+        framed = Fail("{}: out of memory while reading at byte {}", name, framer->bytes());
+      }
       queue.Close();
     });
     EventBatch batch;
-    while (queue.Pop(&batch)) {
-      parser.ParseBatch(batch);
-      queue.Recycle(std::move(batch));
-      progress.Report(raw_done.load(std::memory_order_relaxed));
+    std::exception_ptr parse_failed;  // e.g. bad_alloc: the producer must be stopped and joined first
+    try {
+      while (queue.Pop(&batch)) {
+        parser.ParseBatch(batch);
+        queue.Recycle(std::move(batch));
+        progress.Report(raw_done.load(std::memory_order_relaxed));
+      }
+    } catch (...) {
+      parse_failed = std::current_exception();
+      queue.Cancel();
     }
     producer.join();
+    if (parse_failed) std::rethrow_exception(parse_failed);
   }
   if (!framed) return std::unexpected(framed.error());
 
@@ -109,8 +128,8 @@ Result<model::Trace> Ingest(ChunkReader& reader, const std::string& name, bool g
 
 Result<model::Trace> ReadKinetoJson(const std::string& path, const IngestOptions& options) {
   bool gzip = false;
-  auto reader =
-      OpenChunkReader(path, options.chunk_bytes == 0 ? kDefaultChunkBytes : options.chunk_bytes, &gzip);
+  auto reader = OpenChunkReader(path, options.chunk_bytes == 0 ? kDefaultChunkBytes : options.chunk_bytes,
+                                &gzip, options.open, options.max_decoded_bytes);
   if (!reader) return std::unexpected(reader.error());
   return Ingest(**reader, path, gzip, options);
 }
@@ -118,8 +137,9 @@ Result<model::Trace> ReadKinetoJson(const std::string& path, const IngestOptions
 Result<model::Trace> ReadKinetoJsonBuffer(std::string_view bytes, const std::string& name,
                                           const IngestOptions& options) {
   bool gzip = false;
-  auto reader = MemoryChunkReaderFor(
-      bytes, name, options.chunk_bytes == 0 ? kDefaultChunkBytes : options.chunk_bytes, &gzip);
+  auto reader =
+      MemoryChunkReaderFor(bytes, name, options.chunk_bytes == 0 ? kDefaultChunkBytes : options.chunk_bytes,
+                           &gzip, options.max_decoded_bytes);
   return Ingest(*reader, name, gzip, options);
 }
 

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "ingest/input_file.h"
 #include "ingest/kineto_json/chunk_reader.h"
 #include "model/trace.h"
 
@@ -21,9 +22,12 @@ namespace plasmient::ingest {
 struct IngestOptions {
   // Called on the caller's thread every few MB with raw (file) bytes; may be empty.
   std::function<void(std::int64_t bytes_done, std::int64_t bytes_total)> progress;
-  std::size_t chunk_bytes = 0;  // read/inflate size; 0 = 8 MiB. Tests use tiny sizes.
-  std::size_t batch_bytes = 0;  // framed JSON per parser batch; 0 = 1 MiB
-  bool threaded = true;         // frame on a second thread (false: all on the caller's thread)
+  std::size_t chunk_bytes = 0;         // read/inflate size; 0 = 8 MiB. Tests use tiny sizes.
+  std::size_t batch_bytes = 0;         // framed JSON per parser batch; 0 = 1 MiB
+  bool threaded = true;                // frame on a second thread (false: all on the caller's thread)
+  OpenRules open;                      // how the file is opened (input_file.h)
+  std::int64_t max_decoded_bytes = 0;  // inflated bytes; 0 = DecodedBytesCap(the input's size)
+  std::size_t max_event_bytes = kMaxEventBytes;
 };
 
 // Reads a Kineto trace file (.json or gzip). Fails, with "<path>: <problem> at byte <offset>",

@@ -1,8 +1,10 @@
 #include "ingest/native/native_reader.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <unordered_map>
 
@@ -45,21 +47,27 @@ struct Records {
   std::int64_t malformed = 0;
 };
 
+// The record is at least a T: checked before any of it is read (WalkRecords guarantees only
+// that `size_bytes` bytes are there).
+template <typename T>
+bool Fits(const wire::RecordHeader& h, Records& all) {
+  if (h.size_bytes >= sizeof(T)) return true;
+  ++all.malformed;
+  return false;
+}
+
 template <typename T>
 void Keep(std::vector<T>& out, const wire::RecordHeader& h, const std::uint8_t* p, Records& all) {
-  if (h.size_bytes < sizeof(T)) {
-    ++all.malformed;
-    return;
-  }
-  out.push_back(Load<T>(p));
+  if (Fits<T>(h, all)) out.push_back(Load<T>(p));
 }
 
 void Collect(const wire::RecordHeader& h, const std::uint8_t* p, Records& r) {
   ++r.events;
   switch (h.kind) {
     case RecordKind::kString: {
+      if (!Fits<wire::StringRecord>(h, r)) return;
       auto s = Load<wire::StringRecord>(p);
-      if (h.size_bytes < sizeof s || s.length > h.size_bytes - sizeof s) {
+      if (s.length > h.size_bytes - sizeof s) {
         ++r.malformed;
         return;
       }
@@ -89,11 +97,13 @@ void Collect(const wire::RecordHeader& h, const std::uint8_t* p, Records& r) {
     case RecordKind::kNvmlSample:
       return Keep(r.samples, h, p, r);
     case RecordKind::kExternalCorrelation: {
+      if (!Fits<wire::ExternalCorrelationRecord>(h, r)) return;
       auto e = Load<wire::ExternalCorrelationRecord>(p);
       r.external_ids[e.correlation] = static_cast<std::int64_t>(e.external_id);
       return;
     }
     case RecordKind::kDrops: {
+      if (!Fits<wire::DropRecord>(h, r)) return;
       auto d = Load<wire::DropRecord>(p);
       if (d.source < std::size(r.drops)) {
         r.drops[d.source] = std::max(r.drops[d.source], d.cumulative);
@@ -267,17 +277,24 @@ class RowMaker {
   }
 
   // Kernels launched inside a cuBLAS call carry the call's external id, like Kineto's
-  // External id that ties kernels to their op.
+  // External id that ties kernels to their op. A call's launches are the correlation ids
+  // [first, first + count) on its thread: one binary search per API row.
   void TieGemmKernels(model::Trace& t) {
     if (gemm_launches_.empty()) return;
+    auto by_thread_first = [](const GemmLaunch& a, const GemmLaunch& b) {
+      return a.tid != b.tid ? a.tid < b.tid : a.first < b.first;
+    };
+    std::stable_sort(gemm_launches_.begin(), gemm_launches_.end(), by_thread_first);
     std::unordered_map<std::int64_t, std::int64_t> ext_by_corr;
     for (std::size_t i = 0; i < t.api.size(); ++i) {
-      for (const auto& g : gemm_launches_) {
-        std::int64_t c = t.api.correlation[i];
-        if (t.api.tid[i] == g.tid && c >= g.first && c < g.first + std::max<std::int64_t>(g.count, 1)) {
-          t.api.external_id[i] = g.external_id;
-          ext_by_corr[c] = g.external_id;
-        }
+      std::int64_t c = t.api.correlation[i];
+      GemmLaunch probe{c, 0, t.api.tid[i], 0};
+      auto it = std::upper_bound(gemm_launches_.begin(), gemm_launches_.end(), probe, by_thread_first);
+      if (it == gemm_launches_.begin()) continue;
+      const GemmLaunch& g = *std::prev(it);
+      if (g.tid == t.api.tid[i] && c >= g.first && c < g.first + std::max<std::int64_t>(g.count, 1)) {
+        t.api.external_id[i] = g.external_id;
+        ext_by_corr[c] = g.external_id;
       }
     }
     for (const auto& g : gemm_launches_) {
@@ -372,17 +389,22 @@ class RowMaker {
 
 }  // namespace
 
-Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size, const std::string& path) {
+Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size, const std::string& path,
+                                     std::int64_t max_decoded_bytes) {
   Records records;
   std::int64_t bad_payloads = 0;
-  wire::ScanReport scan =
-      wire::ScanChunks(data, size, [&](const wire::ChunkHeader&, const std::uint8_t* raw, std::size_t n) {
+  std::int64_t cap =
+      max_decoded_bytes > 0 ? max_decoded_bytes : DecodedBytesCap(static_cast<std::int64_t>(size));
+  wire::ScanReport scan = wire::ScanChunks(
+      data, size,
+      [&](const wire::ChunkHeader&, const std::uint8_t* raw, std::size_t n) {
         if (!wire::WalkRecords(raw, n, [&](const wire::RecordHeader& h, const std::uint8_t* p) {
               Collect(h, p, records);
             })) {
           ++bad_payloads;
         }
-      });
+      },
+      static_cast<std::uint64_t>(cap));
   if (!scan.error.empty()) return Fail("{}: {}", path, scan.error);
 
   model::TraceInfo info;
@@ -417,12 +439,20 @@ Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size,
   return trace;
 }
 
-Result<model::Trace> ReadNative(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Fail("{}: cannot open native trace", path);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Fail("{}: read error", path);
-  return ReadNativeBytes(bytes.data(), bytes.size(), path);
+Result<model::Trace> ReadNative(const std::string& path, const OpenRules& rules,
+                                std::int64_t max_decoded_bytes) {
+  auto file = InputFile::Open(path, rules);
+  if (!file) return std::unexpected(file.error());
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(file->size()));
+  std::size_t filled = 0;
+  while (filled < bytes.size()) {
+    ssize_t n = ::read(file->fd(), bytes.data() + filled, bytes.size() - filled);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail("{}: read error: {} at byte {}", path, std::strerror(errno), filled);
+    if (n == 0) break;  // shrank while read: what is there is read as a cut-off file
+    filled += static_cast<std::size_t>(n);
+  }
+  return ReadNativeBytes(bytes.data(), filled, path, max_decoded_bytes);
 }
 
 }  // namespace plasmient::ingest::native

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "ingest/input_file.h"
 #include "model/trace.h"
 
 namespace plasmient::ingest::native {
@@ -15,8 +16,11 @@ inline constexpr std::string_view kGemmOpName = "cublas::gemm";
 
 // Fatal only when the file cannot be opened or is not a native trace at all. A cut-off file,
 // corrupt chunks and agent drops are counted (kTruncatedNativeFile, kCorruptChunk,
-// kDroppedRecords) and everything readable is returned.
-Result<model::Trace> ReadNative(const std::string& path);
-Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size, const std::string& path);
+// kDroppedRecords) and everything readable is returned. Fatal too when the chunks decompress to
+// more than `max_decoded_bytes` in all (0: DecodedBytesCap of the file's size, input_file.h).
+Result<model::Trace> ReadNative(const std::string& path, const OpenRules& rules = {},
+                                std::int64_t max_decoded_bytes = 0);
+Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size, const std::string& path,
+                                     std::int64_t max_decoded_bytes = 0);
 
 }  // namespace plasmient::ingest::native

@@ -4,8 +4,21 @@
 
 namespace plasmient::ingest::nsys {
 
+namespace {
+constexpr std::string_view kNsysTables[] = {kKernelTable,       kMemcpyTable,  kMemsetTable,  kRuntimeTable,
+                                            kDriverTable,       kNvtxTable,    kStringsTable, kGpuInfoTable,
+                                            kSessionStartTable, kExportMetaV3, kExportMetaV2};
+}  // namespace
+
 Result<NsysSchema> NsysSchema::Load(const Db& db) {
   NsysSchema schema;
+  auto views = db.ViewNames();
+  if (!views) return std::unexpected(std::move(views.error()));
+  for (const auto& view : *views) {
+    if (std::ranges::find(kNsysTables, view) != std::end(kNsysTables)) {
+      return Fail("{}: {} is a view where Nsight Systems writes a table: refused", db.path(), view);
+    }
+  }
   auto names = db.TableNames();
   if (!names) return std::unexpected(std::move(names.error()));
   for (const auto& name : *names) {
@@ -41,11 +54,7 @@ std::string NsysSchema::ColumnOrNull(std::string_view table, std::initializer_li
 }
 
 bool NsysSchema::LooksLikeNsys() const {
-  for (auto table : {kKernelTable, kMemcpyTable, kMemsetTable, kRuntimeTable, kDriverTable, kNvtxTable,
-                     kStringsTable, kGpuInfoTable, kSessionStartTable, kExportMetaV3, kExportMetaV2}) {
-    if (HasTable(table)) return true;
-  }
-  return false;
+  return std::ranges::any_of(kNsysTables, [&](std::string_view table) { return HasTable(table); });
 }
 
 }  // namespace plasmient::ingest::nsys

@@ -1,9 +1,10 @@
 #include "ingest/nsys_sqlite/nsys_sqlite_reader.h"
 
+#include <unistd.h>
+
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include "ingest/nsys_sqlite/nsys_meta.h"
 
@@ -21,14 +22,14 @@ std::uint32_t BigEndian(const unsigned char* p, int n) {
 
 // Checks the 100-byte database header against the file size, so a cut-off copy fails with a
 // clear message instead of a "malformed" error halfway through a table.
-Status CheckHeader(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return Fail("{}: cannot open: {}", path, std::strerror(errno));
-  const auto file_bytes = static_cast<std::uint64_t>(in.tellg());
+Result<std::uint64_t> CheckHeader(const std::string& path, const OpenRules& rules) {
+  auto file = InputFile::Open(path, rules);
+  if (!file) return std::unexpected(file.error());
+  const auto file_bytes = static_cast<std::uint64_t>(file->size());
   std::array<unsigned char, kHeaderBytes> header{};
-  in.seekg(0);
-  in.read(reinterpret_cast<char*>(header.data()), header.size());
-  const auto got = static_cast<std::size_t>(in.gcount());
+  ssize_t read = ::pread(file->fd(), header.data(), header.size(), 0);
+  if (read < 0) return Fail("{}: cannot read: {}", path, std::strerror(errno));
+  const auto got = static_cast<std::size_t>(read);
   std::string_view first(reinterpret_cast<const char*>(header.data()), got);
   if (!LooksLikeSqlite(first)) {
     return Fail(
@@ -53,12 +54,7 @@ Status CheckHeader(const std::string& path) {
     return Fail("{}: byte {}: truncated SQLite file (header says {} pages of {} bytes = {} bytes)", path,
                 file_bytes, pages, page_bytes, pages * page_bytes);
   }
-  return Ok();
-}
-
-std::uint64_t FileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  return in ? static_cast<std::uint64_t>(in.tellg()) : 0;
+  return file_bytes;
 }
 
 void SetRank(model::TraceInfo& info, const NsysExportMeta& meta) {
@@ -73,8 +69,9 @@ void SetRank(model::TraceInfo& info, const NsysExportMeta& meta) {
 bool LooksLikeSqlite(std::string_view first_bytes) { return first_bytes.starts_with(kSqliteMagic); }
 
 Result<model::Trace> ReadNsysSqlite(const std::string& path, const NsysReadOptions& options) {
-  PLASMIENT_TRY(CheckHeader(path));
-  auto db = Db::Open(path);
+  auto file_bytes = CheckHeader(path, options.open);
+  if (!file_bytes) return std::unexpected(std::move(file_bytes.error()));
+  auto db = Db::Open(path, {.no_follow = options.open.no_follow, .max_seconds = options.max_seconds});
   if (!db) return std::unexpected(std::move(db.error()));
   auto schema = NsysSchema::Load(*db);
   if (!schema) return std::unexpected(std::move(schema.error()));
@@ -89,7 +86,7 @@ Result<model::Trace> ReadNsysSqlite(const std::string& path, const NsysReadOptio
   model::TraceInfo info;
   info.path = path;
   info.format = "nsys-sqlite";
-  info.input_bytes = static_cast<std::int64_t>(FileBytes(path));
+  info.input_bytes = static_cast<std::int64_t>(*file_bytes);
   model::TraceBuilder builder(std::move(info));
   auto meta = ReadExportMeta(*db, *schema, builder.quality());
   if (!meta) return std::unexpected(std::move(meta.error()));

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "ingest/input_file.h"
 #include "ingest/nsys_sqlite/nsys_parse_context.h"
 #include "model/trace.h"
 
@@ -16,6 +17,8 @@ namespace plasmient::ingest::nsys {
 struct NsysReadOptions {
   // Optional: called every 65536 rows and at the end of each table with its rows read so far.
   ProgressFn progress;
+  OpenRules open;         // how the file is opened (input_file.h)
+  int max_seconds = 600;  // all of the file's queries together; then the read fails
 };
 
 // True when `first_bytes` starts with the SQLite header "SQLite format 3\0".

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <utility>
 
 namespace plasmient::ingest::nsys {
@@ -19,6 +20,16 @@ std::string OneLine(std::string_view text) {
   }
   return out;
 }
+
+std::int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Called every kProgressOps virtual-machine steps; non-zero interrupts the statement.
+constexpr int kProgressOps = 100000;
+int PastDeadline(void* deadline_ns) { return SteadyNowNs() > *static_cast<std::int64_t*>(deadline_ns); }
 
 }  // namespace
 
@@ -51,6 +62,9 @@ Result<bool> Statement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
+  if (rc == SQLITE_INTERRUPT) {
+    return Fail("{}: reading {}: stopped at the time limit for reading one file", *path_, OneLine(what_));
+  }
   return Fail("{}: reading {}: {}", *path_, OneLine(what_),
               OneLine(sqlite3_errmsg(sqlite3_db_handle(stmt_))));
 }
@@ -80,28 +94,36 @@ std::string_view Statement::Text(int col) const {
 
 Db::Db(sqlite3* db, std::string path) : db_(db), path_(std::make_unique<std::string>(std::move(path))) {}
 
-Db::Db(Db&& other) noexcept : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)) {}
+Db::Db(Db&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)),
+      path_(std::move(other.path_)),
+      deadline_ns_(std::move(other.deadline_ns_)) {}
 
 Db& Db::operator=(Db&& other) noexcept {
   if (this != &other) {
     sqlite3_close_v2(db_);
     db_ = std::exchange(other.db_, nullptr);
     path_ = std::move(other.path_);
+    deadline_ns_ = std::move(other.deadline_ns_);
   }
   return *this;
 }
 
 Db::~Db() { sqlite3_close_v2(db_); }
 
-Result<Db> Db::Open(const std::string& path) {
+Result<Db> Db::Open(const std::string& path, const DbLimits& limits) {
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (limits.no_follow ? SQLITE_OPEN_NOFOLLOW : 0);
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   Db db(raw, path);  // owns the handle even when opening failed
   if (rc != SQLITE_OK) {
     return Fail("{}: cannot open as SQLite: {}", path,
                 OneLine(raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  db.deadline_ns_ =
+      std::make_unique<std::int64_t>(SteadyNowNs() + std::int64_t{limits.max_seconds} * 1'000'000'000);
+  sqlite3_progress_handler(raw, kProgressOps, &PastDeadline, db.deadline_ns_.get());
   // The first read of the schema is where encrypted, locked and damaged files show.
   auto probe = db.Prepare("SELECT count(*) FROM sqlite_master", "the schema");
   if (!probe) return std::unexpected(std::move(probe.error()));
@@ -133,8 +155,11 @@ Result<std::vector<std::string>> Db::TextColumn(std::string_view sql, std::strin
 }
 
 Result<std::vector<std::string>> Db::TableNames() const {
-  return TextColumn("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name",
-                    "the table list", 0);
+  return TextColumn("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", "the table list", 0);
+}
+
+Result<std::vector<std::string>> Db::ViewNames() const {
+  return TextColumn("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name", "the view list", 0);
 }
 
 Result<std::vector<std::string>> Db::ColumnNames(const std::string& table) const {

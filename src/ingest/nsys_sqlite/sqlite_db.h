@@ -48,10 +48,15 @@ class Statement {
   std::string what_;
 };
 
+struct DbLimits {
+  bool no_follow = false;  // refuse a symbolic link as the file itself
+  int max_seconds = 600;   // every statement run on the connection, together; then interrupted
+};
+
 class Db {
  public:
   // Opens read-only. Fails when the file is missing, not SQLite, encrypted or locked.
-  [[nodiscard]] static Result<Db> Open(const std::string& path);
+  [[nodiscard]] static Result<Db> Open(const std::string& path, const DbLimits& limits = {});
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
   Db(Db&& other) noexcept;
@@ -60,7 +65,10 @@ class Db {
 
   // `what` names the reading in error messages, e.g. "CUPTI_ACTIVITY_KIND_KERNEL".
   [[nodiscard]] Result<Statement> Prepare(std::string_view sql, std::string what) const;
+  // Tables only: a view where a table is expected is refused by the caller (a view can be a
+  // recursive query that never ends).
   [[nodiscard]] Result<std::vector<std::string>> TableNames() const;
+  [[nodiscard]] Result<std::vector<std::string>> ViewNames() const;
   [[nodiscard]] Result<std::vector<std::string>> ColumnNames(const std::string& table) const;
   const std::string& path() const { return *path_; }
 
@@ -70,6 +78,8 @@ class Db {
   Result<std::vector<std::string>> TextColumn(std::string_view sql, std::string what, int col) const;
   sqlite3* db_ = nullptr;
   std::unique_ptr<std::string> path_;  // stable address for statements' messages
+  // When reading must stop (steady clock, ns); a stable address for SQLite's progress handler.
+  std::unique_ptr<std::int64_t> deadline_ns_;
 };
 
 }  // namespace plasmient::ingest::nsys

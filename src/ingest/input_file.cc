@@ -1,0 +1,68 @@
+#include "ingest/input_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace plasmient::ingest {
+
+std::int64_t DecodedBytesCap(std::int64_t input_bytes) {
+  return std::max(kMinDecodedBytesCap, kDecodedBytesFactor * std::max<std::int64_t>(input_bytes, 0));
+}
+
+std::string_view FileKindName(unsigned st_mode) {
+  if (S_ISREG(st_mode)) return "a regular file";
+  if (S_ISDIR(st_mode)) return "a directory";
+  if (S_ISFIFO(st_mode)) return "a FIFO";
+  if (S_ISCHR(st_mode)) return "a character device";
+  if (S_ISBLK(st_mode)) return "a block device";
+  if (S_ISSOCK(st_mode)) return "a socket";
+  if (S_ISLNK(st_mode)) return "a symbolic link";
+  return "not a regular file";
+}
+
+Result<InputFile> InputFile::Open(const std::string& path, const OpenRules& rules) {
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer; fstat says what it is first.
+  int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (rules.no_follow ? O_NOFOLLOW : 0);
+  int fd = ::open(path.c_str(), flags);
+  if (fd < 0) {
+    if (errno == ELOOP && rules.no_follow) return Fail("{}: a symbolic link: refused at byte 0", path);
+    return Fail("{}: cannot open: {} at byte 0", path, std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    return Fail("{}: cannot stat: {} at byte 0", path, std::strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Fail("{}: {}, not a regular file: refused at byte 0", path, FileKindName(st.st_mode));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return InputFile(fd, st.st_size);
+}
+
+InputFile::InputFile(InputFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)), size_(other.size_) {}
+
+InputFile& InputFile::operator=(InputFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    size_ = other.size_;
+  }
+  return *this;
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int InputFile::Release() { return std::exchange(fd_, -1); }
+
+}  // namespace plasmient::ingest
