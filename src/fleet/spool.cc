@@ -1,8 +1,12 @@
 #include "fleet/spool.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -75,30 +79,71 @@ bool IsTraceFileName(std::string_view name) {
                      [&](std::string_view s) { return name.ends_with(s) && name.size() > s.size(); });
 }
 
-std::vector<SpoolEntry> ListReady(const fs::path& spool, std::size_t limit, std::size_t* total) {
+namespace {
+
+// Why a path in the spool is refused, or empty: read with lstat, so a link is seen as a link.
+std::string Refusal(const fs::path& p, bool folder_ok, uid_t owner, const SpoolRules& rules) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0)
+    return fmt::format("{}: cannot stat: {}", p.string(), std::strerror(errno));
+  if (S_ISLNK(st.st_mode)) return fmt::format("{}: a symbolic link: refused", p.string());
+  if (!S_ISREG(st.st_mode) && !(folder_ok && S_ISDIR(st.st_mode))) {
+    return fmt::format("{}: {}, not a regular file: refused", p.string(), ingest::FileKindName(st.st_mode));
+  }
+  if (!rules.any_owner && st.st_uid != owner) {
+    return fmt::format("{}: owned by uid {}, not by the spool's owner (uid {}): refused (serve --any-owner)",
+                       p.string(), st.st_uid, owner);
+  }
+  return {};
+}
+
+bool Exists(const fs::path& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0;
+}
+
+// Fills a folder entry's marker and files; false while it is still being filled (no marker).
+bool ListFolder(SpoolEntry& entry, uid_t owner, const SpoolRules& rules) {
+  if (entry.marker.empty() && Exists(entry.path / ".done")) entry.marker = entry.path / ".done";
+  if (entry.marker.empty()) return false;
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(entry.path, ec)) {
+    std::string fname = f.path().filename().string();
+    if (!IsTraceFileName(fname)) continue;
+    if (std::string why = Refusal(f.path(), false, owner, rules); !why.empty()) {
+      if (entry.refusal.empty()) entry.refusal = why;
+      continue;
+    }
+    entry.files.push_back(f.path());
+  }
+  std::sort(entry.files.begin(), entry.files.end());
+  return true;
+}
+
+}  // namespace
+
+std::vector<SpoolEntry> ListReady(const fs::path& spool, std::size_t limit, std::size_t* total,
+                                  const SpoolRules& rules) {
   std::vector<std::pair<fs::file_time_type, SpoolEntry>> ready;
+  struct stat spool_st {};
+  uid_t owner = ::stat(spool.c_str(), &spool_st) == 0 ? spool_st.st_uid : ::geteuid();
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(spool, ec)) {
     std::string name = e.path().filename().string();
     if (IsInProgressName(name) || IsReservedFolder(name) || name.ends_with(".done")) continue;
     SpoolEntry entry{name, e.path()};
     fs::path sibling = spool / (name + ".done");
-    if (fs::exists(sibling, ec)) entry.marker = sibling;
+    if (Exists(sibling)) entry.marker = sibling;
     std::error_code type_ec;
-    if (e.is_directory(type_ec)) {
+    entry.refusal = Refusal(e.path(), true, owner, rules);
+    if (entry.refusal.empty() && e.symlink_status(type_ec).type() == fs::file_type::directory) {
       entry.is_folder = true;
-      if (entry.marker.empty() && fs::exists(e.path() / ".done", ec)) entry.marker = e.path() / ".done";
-      if (entry.marker.empty()) continue;  // still being filled
-      for (const auto& f : fs::directory_iterator(e.path(), ec)) {
-        std::string fname = f.path().filename().string();
-        if (f.is_regular_file(type_ec) && IsTraceFileName(fname)) entry.files.push_back(f.path());
-      }
-      std::sort(entry.files.begin(), entry.files.end());
-    } else if (e.is_regular_file(type_ec)) {
+      if (!ListFolder(entry, owner, rules)) continue;  // still being filled
+    } else if (entry.refusal.empty()) {
       entry.files.push_back(e.path());  // non-trace names are ready too: they fail visibly
-    } else {
-      continue;
     }
+    if (entry.refusal.empty() && !entry.marker.empty())
+      entry.refusal = Refusal(entry.marker, false, owner, rules);
     ready.emplace_back(MTime(entry.marker.empty() ? e.path() : entry.marker), std::move(entry));
   }
   std::sort(ready.begin(), ready.end(), [](const auto& a, const auto& b) {
@@ -113,20 +158,24 @@ std::vector<SpoolEntry> ListReady(const fs::path& spool, std::size_t limit, std:
   return out;
 }
 
-Result<std::string> HashEntry(const SpoolEntry& entry) {
+Result<std::string> HashEntry(const SpoolEntry& entry, const ingest::OpenRules& rules,
+                              const std::function<bool()>& stop) {
   Hasher h;
   h.Update(entry.name.data(), entry.name.size() + 1);
   std::vector<char> buf(1 << 20);
   for (const auto& file : entry.files) {
     std::string rel = file.filename().string();
     h.Update(rel.data(), rel.size() + 1);
-    std::ifstream f(file, std::ios::binary);
-    if (!f) return Fail("{}: cannot open", file.string());
-    while (f) {
-      f.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-      h.Update(buf.data(), static_cast<std::size_t>(f.gcount()));
+    auto f = ingest::InputFile::Open(file.string(), rules);
+    if (!f) return std::unexpected(f.error());
+    while (true) {
+      ssize_t n = ::read(f->fd(), buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return Fail("{}: read error: {}", file.string(), std::strerror(errno));
+      if (n == 0) break;
+      if (stop && stop()) return Fail("{}: stopped while hashing", file.string());
+      h.Update(buf.data(), static_cast<std::size_t>(n));
     }
-    if (f.bad()) return Fail("{}: read error", file.string());
   }
   return h.Hex();
 }
@@ -134,16 +183,27 @@ Result<std::string> HashEntry(const SpoolEntry& entry) {
 Result<Labels> ReadMarkerLabels(const SpoolEntry& entry) {
   Labels labels;
   if (entry.marker.empty()) return labels;
-  std::ifstream f(entry.marker);
-  std::string line;
+  auto f = ingest::InputFile::Open(entry.marker.string(), {.no_follow = true});
+  if (!f) return std::unexpected(f.error());
+  if (f->size() > kMaxMarkerBytes) {
+    return Fail("{}: larger than {} KiB: not a marker", entry.marker.string(), kMaxMarkerBytes >> 10);
+  }
+  std::string text(static_cast<std::size_t>(kMaxMarkerBytes) + 1, '\0');
+  ssize_t n = ::pread(f->fd(), text.data(), text.size(), 0);
+  if (n < 0) return Fail("{}: read error: {}", entry.marker.string(), std::strerror(errno));
+  text.resize(static_cast<std::size_t>(n));
   std::int64_t offset = 0;
-  while (std::getline(f, line)) {
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = std::min(text.find('\n', at), text.size());
+    std::string line = text.substr(at, end - at);
     std::int64_t here = offset;
-    offset += static_cast<std::int64_t>(line.size()) + 1;
+    offset += static_cast<std::int64_t>(end - at) + 1;
+    at = end + 1;
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     if (line.empty() || line.starts_with('#')) continue;
     auto label = ParseLabel(line);
-    if (!label) return Fail("{}: byte {}: {}", entry.marker.string(), here, label.error().message);
+    // The marker's text is not quoted: its bytes are the writer's, the error file is not.
+    if (!label) return Fail("{}: byte {}: not a key=value label line", entry.marker.string(), here);
     labels.push_back(std::move(*label));
   }
   return labels;
@@ -164,7 +224,10 @@ Result<fs::path> MoveEntry(const SpoolEntry& entry, const fs::path& spool, std::
   fs::create_directories(dir, ec);
   if (ec) return Fail("{}: cannot create: {}", dir.string(), ec.message());
   fs::path dest = dir / entry.name;
-  for (int n = 1; fs::exists(dest, ec) || fs::exists(fs::path(dest) += ".done", ec); ++n) {
+  auto taken = [](fs::path p) {
+    return Exists(p) || Exists(fs::path(p) += ".done") || Exists(fs::path(p) += ".error");
+  };
+  for (int n = 1; taken(dest); ++n) {
     dest = dir / fmt::format("{}.{}", entry.name, n);
   }
   bool sibling_marker = !entry.marker.empty() && entry.marker.parent_path() == entry.path.parent_path();
@@ -182,9 +245,16 @@ Status FailEntry(const SpoolEntry& entry, const fs::path& spool, std::string_vie
   if (!dest) return std::unexpected(dest.error());
   fs::path err = *dest;
   err += ".error";
-  std::ofstream f(err);
-  f << error << '\n';
-  if (!f) return Fail("{}: cannot write", err.string());
+  std::string text;
+  for (char c : error) {
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F) text += c;
+  }
+  text += '\n';
+  int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return Fail("{}: cannot create: {}", err.string(), std::strerror(errno));
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ok = ::close(fd) == 0 && ok;
+  if (!ok) return Fail("{}: cannot write", err.string());
   return Ok();
 }
 

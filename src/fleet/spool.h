@@ -6,15 +6,21 @@
 //     sibling `<folder>.done`: writers create the marker last.
 // A `<entry>.done` marker may hold `key=value` lines: the job's labels. Analyzed entries move
 // to done/, bad ones to failed/ beside a `<entry>.error` file.
+// The daemon may run as root while any user writes the spool: symbolic links (the entry, its
+// marker, the files of a job folder), anything but regular files and folders, and entries owned
+// by another user than the spool's owner are refused (moved to failed/ with the reason), never
+// read; every file is opened with O_NOFOLLOW.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
 #include "fleet/job_rows.h"
+#include "ingest/input_file.h"
 
 namespace plasmient::fleet {
 
@@ -24,18 +30,29 @@ struct SpoolEntry {
   bool is_folder = false;
   std::filesystem::path marker;              // the .done file, when there is one
   std::vector<std::filesystem::path> files;  // trace files, sorted (the file itself for a file)
+  std::string refusal;                       // non-empty: why the entry is refused unread
+};
+
+struct SpoolRules {
+  bool any_owner = false;  // accept entries owned by users other than the spool's owner
 };
 
 bool IsTraceFileName(std::string_view name);
 
 // Ready entries, oldest first (by modification time, then name), at most `limit`; `total` gets
-// how many are ready in all.
-std::vector<SpoolEntry> ListReady(const std::filesystem::path& spool, std::size_t limit, std::size_t* total);
+// how many are ready in all. Refused entries are ready too (with `refusal` set).
+std::vector<SpoolEntry> ListReady(const std::filesystem::path& spool, std::size_t limit, std::size_t* total,
+                                  const SpoolRules& rules = {});
 
 // A 128-bit hash (hex) of the entry's name and its files' names and contents: the job key.
-Result<std::string> HashEntry(const SpoolEntry& entry);
+// The files are opened as `rules` say (input_file.h).
+// `stop`, when given, is asked between reads: true ends the hash with an error.
+Result<std::string> HashEntry(const SpoolEntry& entry, const ingest::OpenRules& rules = {},
+                              const std::function<bool()>& stop = {});
 
-// The labels in the entry's .done marker ("key=value" lines; blank lines and # comments skipped).
+// The labels in the entry's .done marker ("key=value" lines; blank lines and # comments skipped;
+// at most kMaxMarkerBytes). Opened with O_NOFOLLOW; an error never quotes the marker's text.
+inline constexpr std::int64_t kMaxMarkerBytes = 64 << 10;
 Result<Labels> ReadMarkerLabels(const SpoolEntry& entry);
 
 // The job id: a folder's name, or a file's name without its trace extensions.
@@ -44,7 +61,8 @@ std::string JobIdOf(const SpoolEntry& entry);
 // Moves the entry (and its sibling marker) into spool/<to>/, renaming on a clash.
 Result<std::filesystem::path> MoveEntry(const SpoolEntry& entry, const std::filesystem::path& spool,
                                         std::string_view to);
-// Moves it to failed/ and writes failed/<name>.error with the message.
+// Moves it to failed/ and writes failed/<name>.error (mode 0600, control characters dropped)
+// with the message.
 Status FailEntry(const SpoolEntry& entry, const std::filesystem::path& spool, std::string_view error);
 
 }  // namespace plasmient::fleet
