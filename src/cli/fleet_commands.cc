@@ -51,6 +51,9 @@ struct ServeArgs {
   std::size_t max_jobs = 32;
   int poll_ms = 200;
   bool delete_done = false;
+  bool any_owner = false;
+  fleet::AnalysisLimits limits;
+  int http_timeout_s = 5;
 };
 
 bool ParseLabels(const std::vector<std::string>& texts, fleet::Labels& out) {
@@ -76,6 +79,9 @@ int RunServe(ServeArgs& a) {
   o.max_jobs_in_metrics = a.max_jobs;
   o.poll_ms = a.poll_ms;
   o.delete_done = a.delete_done;
+  o.spool_rules.any_owner = a.any_owner;
+  o.limits = a.limits;
+  o.http_read_timeout_s = a.http_timeout_s;
   if (!ParseLabels(a.labels, o.labels)) return 2;
   auto listen = fleet::ParseListen(a.listen);
   if (!listen) {
@@ -103,7 +109,7 @@ int RunServe(ServeArgs& a) {
              listen->first, daemon.port());
   int sig = 0;
   sigwait(&signals, &sig);
-  fmt::print(stderr, "plasmient serve: {}, finishing the analysis in progress\n",
+  fmt::print(stderr, "plasmient serve: {}, stopping (an analysis in progress is redone on the next start)\n",
              sig == SIGTERM ? "SIGTERM" : "SIGINT");
   daemon.Stop();
   daemon.Wait();
@@ -247,6 +253,26 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
       ->check(CLI::Range(10, 60000));
   serve->add_flag("--delete-done", serve_args->delete_done,
                   "delete analyzed traces instead of moving them to done/");
+  serve->add_flag("--any-owner", serve_args->any_owner,
+                  "accept spool entries owned by other users than the spool's owner");
+  serve
+      ->add_option("--analysis-timeout-s", serve_args->limits.timeout_s,
+                   "wall-time limit of one entry's analysis (its own process)")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->capture_default_str();
+  serve
+      ->add_option("--analysis-memory-mb", serve_args->limits.memory_mb,
+                   "address space one entry's analysis may add")
+      ->check(CLI::Range(std::int64_t{16}, std::int64_t{1} << 30))
+      ->capture_default_str();
+  serve->add_option("--analysis-cpu-s", serve_args->limits.cpu_s, "CPU-time limit of one entry's analysis")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30))
+      ->capture_default_str();
+  serve
+      ->add_option("--http-timeout-s", serve_args->http_timeout_s,
+                   "HTTP read timeout; a connection sent nothing for twice this long is closed")
+      ->check(CLI::Range(1, 600))
+      ->capture_default_str();
   serve_args->clickhouse.Add(*serve);
   AddVerdictOptions(*serve, serve_args->analyze);
   hooks.push_back({serve, [serve_args] { return RunServe(*serve_args); }});

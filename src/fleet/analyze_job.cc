@@ -7,13 +7,16 @@
 namespace plasmient::fleet {
 
 Result<verdict::JobVerdict> AnalyzeJobFiles(const std::vector<std::filesystem::path>& files,
-                                            const verdict::AnalyzeOptions& options) {
+                                            const verdict::AnalyzeOptions& options,
+                                            const ingest::OpenRules& rules) {
   if (files.empty()) return Fail("no trace files (.json, .json.gz, .sqlite, .plasmient)");
   std::vector<verdict::RankVerdict> ranks;
   ranks.reserve(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     std::string path = files[i].string();
-    auto trace = ingest::ReadTrace(path);
+    ingest::IngestOptions ro;
+    ro.open = rules;
+    auto trace = ingest::ReadTrace(path, ro);
     if (!trace) return std::unexpected(trace.error());
     if (trace->info.rank < 0 && files.size() > 1) trace->info.rank = static_cast<std::int64_t>(i);
     auto v = verdict::AnalyzeRank(*trace, options);

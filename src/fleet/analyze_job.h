@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "base/result.h"
+#include "ingest/input_file.h"
 #include "verdict/analyze.h"
 
 namespace plasmient::fleet {
 
 Result<verdict::JobVerdict> AnalyzeJobFiles(const std::vector<std::filesystem::path>& files,
-                                            const verdict::AnalyzeOptions& options);
+                                            const verdict::AnalyzeOptions& options,
+                                            const ingest::OpenRules& rules = {});
 
 }  // namespace plasmient::fleet

@@ -38,6 +38,11 @@ Status WriteDurably(const fs::path& path, std::string_view data) {
   std::error_code ec;
   fs::rename(tmp, path, ec);
   if (ec) return Fail("{}: cannot rename into place: {}", path.string(), ec.message());
+  // The rename is durable once the folder is: only then may the caller journal the job as done.
+  int dir = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  bool synced = dir >= 0 && ::fsync(dir) == 0;
+  if (dir >= 0) ::close(dir);
+  if (!synced) return Fail("{}: cannot sync its folder", path.string());
   return Ok();
 }
 
@@ -63,6 +68,10 @@ Status ClickHouseOutbox::Open() {
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec) return Fail("{}: cannot create the ClickHouse outbox: {}", dir_.string(), ec.message());
+  // A .part file is a write a crash cut short: its analysis was not journaled, and is redone.
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    if (e.path().extension() == ".part") fs::remove(e.path(), ec);
+  }
   std::int64_t bytes = 0, files = 0;
   for (const auto& p : ListPending(dir_)) {
     bytes += static_cast<std::int64_t>(fs::file_size(p, ec));

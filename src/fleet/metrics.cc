@@ -1,9 +1,11 @@
 #include "fleet/metrics.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace plasmient::fleet {
 namespace {
@@ -24,23 +26,150 @@ void Header(std::string& out, std::string_view name, std::string_view type, std:
 
 }  // namespace
 
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the valid UTF-8 sequence at s[i], or 0 (RFC 3629: no overlongs, no surrogates).
+std::size_t Utf8Length(std::string_view s, std::size_t i) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  auto cont = [&](std::size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
+  unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if ((c == 0xE0 && b(1) < 0xA0) || (c == 0xED && b(1) > 0x9F)) return 0;
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if ((c == 0xF0 && b(1) < 0x90) || (c == 0xF4 && b(1) > 0x8F)) return 0;
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
 std::string EscapeLabelValue(std::string_view value) {
   std::string out;
   out.reserve(value.size());
-  for (char c : value) {
-    if (c == '\\')
+  for (std::size_t i = 0; i < value.size();) {
+    std::size_t n = Utf8Length(value, i);
+    char c = value[i];
+    if (n == 0) {
+      out += kReplacement;
+      n = 1;
+    } else if (c == '\\') {
       out += "\\\\";
-    else if (c == '"')
+    } else if (c == '"') {
       out += "\\\"";
-    else if (c == '\n')
+    } else if (c == '\n') {
       out += "\\n";
-    else
-      out += c;
+    } else if (n == 1 && (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)) {
+      out += kReplacement;  // other control characters: valid, but no scraper needs them
+    } else {
+      out.append(value, i, n);
+    }
+    i += n;
   }
   return out;
 }
 
-void MetricsRegistry::RecordJob(const verdict::JobVerdict& job, const JobContext& context) {
+std::vector<RankSample> SampleJob(const verdict::JobVerdict& job) {
+  std::vector<RankSample> out;
+  for (const auto& rank : job.ranks) {
+    if (!rank.no_gpu_reason.empty()) continue;
+    RankSample& s = out.emplace_back();
+    s.rank = rank.rank;
+    s.gpu = rank.device.name;
+    s.utilization = rank.run.utilization();
+    s.achieved = rank.run.achieved();
+    for (std::size_t i = 0; i < verdict::kLossCount; ++i)
+      s.loss[i] = rank.run.loss(static_cast<verdict::Loss>(i));
+    s.gpu_s = rank.run.wall_s;
+    s.wasted_s = rank.run.wall_s - rank.run.useful_s;
+    for (const auto& step : rank.steps) {
+      double d = step.figures.wall_s;
+      auto b = std::lower_bound(kStepBucketsS.begin(), kStepBucketsS.end(), d);
+      if (b != kStepBucketsS.end()) ++s.buckets[static_cast<std::size_t>(b - kStepBucketsS.begin())];
+      ++s.steps;
+      s.steps_sum_s += d;
+    }
+  }
+  return out;
+}
+
+// One line per rank: the GPU name (with \, tab and newline escaped), then the numbers, by tabs.
+std::string SerializeSamples(const std::vector<RankSample>& samples) {
+  std::string out;
+  for (const auto& s : samples) {
+    out += fmt::format("{}\t", s.rank);
+    for (char c : s.gpu) {
+      if (c == '\\')
+        out += "\\\\";
+      else if (c == '\t')
+        out += "\\t";
+      else if (c == '\n')
+        out += "\\n";
+      else
+        out += c;
+    }
+    out += fmt::format("\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", s.utilization, s.achieved,
+                       fmt::join(s.loss, "\t"), s.gpu_s, s.wasted_s, fmt::join(s.buckets, "\t"), s.steps,
+                       s.steps_sum_s, "end");
+  }
+  return out;
+}
+
+Result<std::vector<RankSample>> ParseSamples(std::string_view text) {
+  std::vector<RankSample> out;
+  while (!text.empty()) {
+    std::size_t eol = text.find('\n');
+    if (eol == std::string_view::npos) return Fail("metrics samples: unterminated line");
+    std::string_view line = text.substr(0, eol);
+    text.remove_prefix(eol + 1);
+    std::vector<std::string_view> cells;
+    for (std::size_t at = 0;;) {
+      std::size_t tab = line.find('\t', at);
+      cells.push_back(line.substr(at, tab == std::string_view::npos ? std::string_view::npos : tab - at));
+      if (tab == std::string_view::npos) break;
+      at = tab + 1;
+    }
+    constexpr std::size_t kCells = 2 + 2 + verdict::kLossCount + 2 + kStepBucketsS.size() + 2 + 1;
+    if (cells.size() != kCells || cells.back() != "end") return Fail("metrics samples: bad line");
+    RankSample& s = out.emplace_back();
+    std::size_t k = 0;
+    bool ok = true;
+    auto num = [&](auto& v) {
+      std::string_view c = cells[k++];
+      auto r = std::from_chars(c.data(), c.data() + c.size(), v);
+      ok = ok && r.ec == std::errc() && r.ptr == c.data() + c.size();
+    };
+    num(s.rank);
+    for (std::string_view g = cells[k++]; !g.empty(); g.remove_prefix(1)) {
+      if (g[0] == '\\' && g.size() > 1) {
+        g.remove_prefix(1);
+        s.gpu += g[0] == 't' ? '\t' : g[0] == 'n' ? '\n' : g[0];
+      } else {
+        s.gpu += g[0];
+      }
+    }
+    num(s.utilization);
+    num(s.achieved);
+    for (auto& l : s.loss) num(l);
+    num(s.gpu_s);
+    num(s.wasted_s);
+    for (auto& b : s.buckets) num(b);
+    num(s.steps);
+    num(s.steps_sum_s);
+    if (!ok) return Fail("metrics samples: bad number");
+  }
+  return out;
+}
+
+void MetricsRegistry::RecordJob(const std::vector<RankSample>& samples, const JobContext& context) {
   std::lock_guard lock(mu_);
   dirty_ = true;
   auto it = std::find(job_order_.begin(), job_order_.end(), context.job_id);
@@ -52,24 +181,18 @@ void MetricsRegistry::RecordJob(const verdict::JobVerdict& job, const JobContext
     while (lo != series_.end() && lo->first.first == old) lo = series_.erase(lo);
     job_order_.pop_front();
   }
-  for (const auto& rank : job.ranks) {
-    if (!rank.no_gpu_reason.empty()) continue;
-    RankSeries& s = series_[Key{context.job_id, rank.rank}];
+  for (const auto& sample : samples) {
+    RankSeries& s = series_[Key{context.job_id, sample.rank}];
     s.host = context.host;
-    s.gpu = rank.device.name;
-    s.utilization = rank.run.utilization();
-    s.achieved = rank.run.achieved();
-    for (std::size_t i = 0; i < verdict::kLossCount; ++i)
-      s.loss[i] = rank.run.loss(static_cast<verdict::Loss>(i));
-    s.gpu_s += rank.run.wall_s;
-    s.wasted_s += rank.run.wall_s - rank.run.useful_s;
-    for (const auto& step : rank.steps) {
-      double d = step.figures.wall_s;
-      auto b = std::lower_bound(kStepBucketsS.begin(), kStepBucketsS.end(), d);
-      if (b != kStepBucketsS.end()) ++s.buckets[static_cast<std::size_t>(b - kStepBucketsS.begin())];
-      ++s.steps;
-      s.steps_sum_s += d;
-    }
+    s.gpu = sample.gpu;
+    s.utilization = sample.utilization;
+    s.achieved = sample.achieved;
+    s.loss = sample.loss;
+    s.gpu_s += sample.gpu_s;
+    s.wasted_s += sample.wasted_s;
+    for (std::size_t i = 0; i < s.buckets.size(); ++i) s.buckets[i] += sample.buckets[i];
+    s.steps += sample.steps;
+    s.steps_sum_s += sample.steps_sum_s;
   }
 }
 

@@ -42,11 +42,32 @@ struct SelfMetric {
   double value;
 };
 
+// What the metrics take from one rank of one analysis: made where the verdict is (serve's
+// analysis process) and sent as text to the daemon (SerializeSamples / ParseSamples).
+struct RankSample {
+  std::int64_t rank = -1;
+  std::string gpu;
+  double utilization = 0, achieved = 0;
+  std::array<double, verdict::kLossCount> loss{};
+  double gpu_s = 0, wasted_s = 0;
+  std::array<std::uint64_t, kStepBucketsS.size()> buckets{};  // steps per bucket (not cumulative)
+  std::uint64_t steps = 0;
+  double steps_sum_s = 0;
+};
+
+// The ranks with GPU activity.
+std::vector<RankSample> SampleJob(const verdict::JobVerdict& job);
+std::string SerializeSamples(const std::vector<RankSample>& samples);
+Result<std::vector<RankSample>> ParseSamples(std::string_view text);
+
 class MetricsRegistry {
  public:
   explicit MetricsRegistry(std::size_t max_jobs = 200) : max_jobs_(max_jobs) {}
 
-  void RecordJob(const verdict::JobVerdict& job, const JobContext& context);
+  void RecordJob(const verdict::JobVerdict& job, const JobContext& context) {
+    RecordJob(SampleJob(job), context);
+  }
+  void RecordJob(const std::vector<RankSample>& samples, const JobContext& context);
   void SetLive(const std::string& host, std::vector<LiveSample> samples);
   // The whole exposition: the analyses' series, then `self` (self-metrics of the daemon).
   std::string Render(const std::vector<SelfMetric>& self) const;
@@ -77,7 +98,8 @@ class MetricsRegistry {
   void RenderSeries(std::string& out) const;
 };
 
-// Label value escaping of the exposition format: \\, \" and \n.
+// A label value of the exposition format: valid UTF-8 (each invalid byte becomes U+FFFD) with
+// \\, \" and \n escaped, so no file name, host or label can make a scrape invalid.
 std::string EscapeLabelValue(std::string_view value);
 
 }  // namespace plasmient::fleet

@@ -66,5 +66,45 @@ TEST(MetricsTest, LiveSamplesAppearPerGpu) {
 
 TEST(MetricsTest, EscapesLabelValues) { EXPECT_EQ(EscapeLabelValue("a\\b\"c\nd"), "a\\\\b\\\"c\\nd"); }
 
+TEST(MetricsTest, LabelValuesAreValidUtf8) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(EscapeLabelValue("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"),
+            "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
+  EXPECT_EQ(EscapeLabelValue("a\xFF"
+                             "b"),
+            "a" + fffd + "b");                                      // never valid
+  EXPECT_EQ(EscapeLabelValue("\xC3\x28"), fffd + "(");              // cut sequence
+  EXPECT_EQ(EscapeLabelValue("\xC0\xAF"), fffd + fffd);             // overlong '/'
+  EXPECT_EQ(EscapeLabelValue("\xED\xA0\x80"), fffd + fffd + fffd);  // a surrogate
+  EXPECT_EQ(EscapeLabelValue("\xE2\x82"), fffd + fffd);             // cut at the end
+  EXPECT_EQ(EscapeLabelValue("a\x1B[0m\x7F"), "a" + fffd + "[0m" + fffd);
+}
+
+TEST(MetricsTest, SamplesSurviveTheirText) {
+  RankSample s;
+  s.rank = 3;
+  s.gpu = "odd\tname\\with\nbreaks";
+  s.utilization = 0.1 + 0.2;
+  s.achieved = 1e-300;
+  s.loss[2] = 0.25;
+  s.gpu_s = 12345.678;
+  s.buckets[4] = 7;
+  s.steps = 7;
+  s.steps_sum_s = 0.07;
+  auto back = ParseSamples(SerializeSamples({s, s}));
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_EQ(back->size(), 2u);
+  const RankSample& b = back->at(1);
+  EXPECT_EQ(b.rank, 3);
+  EXPECT_EQ(b.gpu, s.gpu);
+  EXPECT_EQ(b.utilization, s.utilization);
+  EXPECT_EQ(b.achieved, s.achieved);
+  EXPECT_EQ(b.loss, s.loss);
+  EXPECT_EQ(b.gpu_s, s.gpu_s);
+  EXPECT_EQ(b.buckets, s.buckets);
+  EXPECT_EQ(b.steps_sum_s, s.steps_sum_s);
+  EXPECT_FALSE(ParseSamples("3\tgpu\t1\n"));
+}
+
 }  // namespace
 }  // namespace plasmient::fleet

@@ -1,16 +1,21 @@
 #include "fleet/serve.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <charconv>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <httplib.h>
 
-#include "fleet/analyze_job.h"
+#include "fleet/http_guard.h"
 #include "fleet/record.h"
+#include "ingest/read_trace.h"
 
 namespace plasmient::fleet {
 namespace fs = std::filesystem;
@@ -21,6 +26,36 @@ std::int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+std::int64_t SteadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The daemon died this many times analyzing one entry: it is set aside, not retried forever.
+constexpr int kMaxAttempts = 2;
+// Beyond the analysis time limit, how long /healthz waits for progress before saying unhealthy.
+constexpr double kHealthSlackS = 10;
+
+// Before the content is hashed, each file must be a trace by its size, layout and first bytes:
+// a file with holes (sparse) is refused unread, and bytes no reader takes fail at once.
+Status CheckInputFile(const fs::path& file) {
+  auto f = ingest::InputFile::Open(file.string(), {.no_follow = true});
+  if (!f) return std::unexpected(f.error());
+  off_t hole = ::lseek(f->fd(), 0, SEEK_HOLE);
+  if (hole >= 0 && hole < f->size()) {
+    return plasmient::Fail("{}: a sparse file ({} bytes, a hole at byte {}): refused", file.string(),
+                           f->size(), static_cast<std::int64_t>(hole));
+  }
+  auto format = ingest::DetectFormat(file.string(), {.no_follow = true});
+  if (!format) return std::unexpected(format.error());
+  if (*format == ingest::Format::kUnknown) {
+    return plasmient::Fail("{}: not a trace (neither JSON, gzip, SQLite nor Plasmient native) at byte 0",
+                           file.string());
+  }
+  return Ok();
 }
 
 }  // namespace
@@ -46,6 +81,26 @@ ServeDaemon::ServeDaemon(ServeOptions options)
 ServeDaemon::~ServeDaemon() {
   Stop();
   Wait();
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+Status ServeDaemon::LockSpool(const fs::path& state) {
+  fs::path path = state / "lock";
+  lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0) return plasmient::Fail("{}: cannot open: {}", path.string(), std::strerror(errno));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    char pid[32] = {};
+    ssize_t n = ::pread(lock_fd_, pid, sizeof pid - 1, 0);
+    std::string who =
+        n > 0 ? fmt::format(" (pid {})", std::string_view(pid, static_cast<std::size_t>(n))) : "";
+    return plasmient::Fail("--spool {}: another plasmient serve is using this spool{}; one per spool",
+                           options_.spool.string(), who);
+  }
+  std::string pid = std::to_string(::getpid());
+  if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) < 0) {
+    return plasmient::Fail("{}: cannot write", path.string());
+  }
+  return Ok();
 }
 
 Status ServeDaemon::Start() {
@@ -55,6 +110,9 @@ Status ServeDaemon::Start() {
   fs::path state = options_.spool / ".plasmient";
   fs::create_directories(state, ec);
   if (ec) return plasmient::Fail("{}: cannot create: {}", state.string(), ec.message());
+  state_ = state;
+  PLASMIENT_TRY(LockSpool(state));
+  Progress();
   std::string db_path = options_.db_path.empty() ? (state / "store.sqlite").string() : options_.db_path;
   auto db = SqliteStore::Open(db_path);
   if (!db) return std::unexpected(db.error());
@@ -72,12 +130,19 @@ Status ServeDaemon::Start() {
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
   http_->set_keep_alive_max_count(10'000);
   http_->set_keep_alive_timeout(5);
+  // Bodies: the endpoints take none, so a large one is refused (413) before it is read whole.
+  http_->set_payload_max_length(options_.max_body_bytes);
+  http_->set_read_timeout(options_.http_read_timeout_s);
+  http_->set_write_timeout(options_.http_read_timeout_s);
   http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     ++counters_.scrapes;
     res.set_content(RenderMetrics(), "text/plain; version=0.0.4; charset=utf-8");
   });
-  http_->Get("/healthz",
-             [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  http_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+    std::string why = Unhealthy();
+    if (!why.empty()) res.status = 503;
+    res.set_content(why.empty() ? "ok\n" : why + "\n", "text/plain");
+  });
   http_->Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("plasmient serve: metrics at /metrics\n", "text/plain");
   });
@@ -101,6 +166,7 @@ Status ServeDaemon::Start() {
   }
   if (listen_fd >= 0) ::listen(listen_fd, 1024);
   http_thread_ = std::thread([this] { http_->listen_after_bind(); });
+  reaper_.Start(port_, std::chrono::seconds(2 * options_.http_read_timeout_s));
   if (outbox_) outbox_->Start();
   ingest_thread_ = std::thread([this] { IngestLoop(); });
   return Ok();
@@ -115,7 +181,17 @@ void ServeDaemon::Stop() {
 void ServeDaemon::Wait() {
   if (ingest_thread_.joinable()) ingest_thread_.join();
   if (http_thread_.joinable()) http_thread_.join();
+  reaper_.Stop();
   if (outbox_) outbox_->Stop();
+}
+
+void ServeDaemon::Progress() { last_progress_ns_ = SteadyNs(); }
+
+std::string ServeDaemon::Unhealthy() const {
+  double idle_s = static_cast<double>(SteadyNs() - last_progress_ns_.load()) / 1e9;
+  if (idle_s <= options_.limits.timeout_s + kHealthSlackS) return {};
+  return fmt::format("unhealthy: no progress for {:.0f} s (the analysis time limit is {} s)", idle_s,
+                     options_.limits.timeout_s);
 }
 
 std::string ServeDaemon::RenderMetrics() {
@@ -160,9 +236,10 @@ std::string ServeDaemon::RenderMetrics() {
 
 void ServeDaemon::IngestLoop() {
   while (!stop_) {
+    Progress();
     if (options_.live) metrics_.SetLive(options_.host, options_.live->Poll());
     std::size_t total = 0;
-    auto entries = ListReady(options_.spool, 64, &total);
+    auto entries = ListReady(options_.spool, 64, &total, options_.spool_rules);
     counters_.queue_depth = static_cast<std::int64_t>(total);
     if (entries.empty()) {
       std::unique_lock lock(mu_);
@@ -176,6 +253,7 @@ void ServeDaemon::IngestLoop() {
       } catch (const std::exception& ex) {  // a library's exception must not stop the daemon
         Fail(e, fmt::format("{}: {}", e.path.string(), ex.what()));
       }
+      Progress();
       --counters_.queue_depth;
     }
   }
@@ -189,13 +267,47 @@ void ServeDaemon::Fail(const SpoolEntry& entry, std::string_view error) {
   }
 }
 
+bool ServeDaemon::SetAsideAfterCrashes(const SpoolEntry& entry) {
+  fs::path path = state_ / "in-progress";
+  int attempts = 0;
+  if (std::FILE* f = std::fopen(path.c_str(), "r")) {
+    char name[4096] = {};
+    if (std::fscanf(f, "%d ", &attempts) != 1 || !std::fgets(name, sizeof name, f) ||
+        std::string_view(name) != entry.name + "\n") {
+      attempts = 0;
+    }
+    std::fclose(f);
+  }
+  if (attempts >= kMaxAttempts) {
+    Fail(entry, fmt::format("{}: the daemon stopped {} times while analyzing it: set aside",
+                            entry.path.string(), attempts));
+    return true;
+  }
+  std::string text = fmt::format("{} {}\n", attempts + 1, entry.name);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
+    ::close(fd);
+    if (!ok) fmt::print(stderr, "plasmient serve: {}: cannot write\n", path.string());
+  }
+  return false;
+}
+
 void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
+  if (!entry.refusal.empty()) return Fail(entry, entry.refusal);
   if (!entry.is_folder && !IsTraceFileName(entry.name)) {
     return Fail(entry, fmt::format("{}: not a trace file (expected .json, .json.gz, .sqlite or .plasmient)",
                                    entry.name));
   }
-  auto key = HashEntry(entry);
-  if (!key) return Fail(entry, key.error().message);
+  for (const auto& f : entry.files) {
+    if (auto s = CheckInputFile(f); !s) return Fail(entry, s.error().message);
+  }
+  const ingest::OpenRules no_follow{.no_follow = true};
+  auto key = HashEntry(entry, no_follow, [this] { return stop_.load(); });
+  if (!key) {
+    if (stop_) return;  // hashing was cut short by SIGTERM: the entry stays for the next run
+    return Fail(entry, key.error().message);
+  }
   auto seen = db_->HasJob(*key);
   if (!seen) {
     ++counters_.store_errors;
@@ -220,18 +332,26 @@ void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
       ctx.labels.emplace_back(k, v);
     }
     for (const auto& f : entry.files) ctx.inputs.push_back(f.filename().string());
+    if (SetAsideAfterCrashes(entry)) return;
+    ctx.at_ns = NowNs();
     auto t0 = std::chrono::steady_clock::now();
-    auto job = AnalyzeJobFiles(entry.files, options_.analyze);
+    AnalysisOutcome outcome = AnalyzeIsolated(entry.files, options_.analyze, no_follow, ctx, options_.limits,
+                                              state_ / "analysis.result", [this] { return stop_.load(); });
     counters_.analysis_seconds = counters_.analysis_seconds.load() +
                                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!job) return Fail(entry, job.error().message);
-    ctx.at_ns = NowNs();
-    Batch batch = BuildRows(*job, ctx);
+    std::error_code ec;
+    fs::remove(state_ / "in-progress", ec);
+    if (outcome.kind == AnalysisOutcome::Kind::kStopped) return;  // SIGTERM: analyzed again next run
+    if (outcome.kind == AnalysisOutcome::Kind::kFailed) return Fail(entry, outcome.error);
+    const Batch& batch = outcome.output.batch;
     if (outbox_) {
+      // Journaled as done only once every store has it or its outbox file is durable.
       auto put = outbox_->Put(ctx.job_key, batch);
       if (!put) {
         ++counters_.store_errors;
         fmt::print(stderr, "plasmient serve: {}\n", put.error().message);
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        return;  // left in the spool: retried
       }
     }
     auto recorded = db_->Record(batch, entry.name);
@@ -241,7 +361,7 @@ void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
       std::this_thread::sleep_for(std::chrono::seconds(1));
       return;  // left in the spool: retried, and the outbox file is rewritten under the same key
     }
-    metrics_.RecordJob(*job, ctx);
+    metrics_.RecordJob(outcome.output.samples, ctx);
     ++counters_.analyzed;
   } else {
     ++counters_.duplicates;

@@ -1,8 +1,9 @@
 // `plasmient serve`: a per-node daemon that analyzes traces as they land in a spool folder
 // (spool.h), records every analysis in the SQLite store (and ClickHouse through the outbox),
-// and exposes Prometheus metrics over HTTP. A bad trace is moved to failed/ and never stops
-// it; an analysis is journaled in the same transaction as its rows, so kill -9 at any point
-// and a restart neither lose nor double-count a trace.
+// and exposes Prometheus metrics over HTTP. Each entry is analyzed in a child process under
+// limits (isolated_analysis.h); a bad trace is moved to failed/ and never stops it; an analysis
+// is journaled in the same transaction as its rows, after its outbox file is durable, so kill -9
+// at any point and a restart neither lose nor double-count a trace. One daemon per spool (a lock).
 #pragma once
 
 #include <atomic>
@@ -16,6 +17,8 @@
 
 #include "base/result.h"
 #include "fleet/clickhouse_outbox.h"
+#include "fleet/http_guard.h"
+#include "fleet/isolated_analysis.h"
 #include "fleet/metrics.h"
 #include "fleet/spool.h"
 #include "fleet/sqlite_store.h"
@@ -39,9 +42,13 @@ struct ServeOptions {
   int poll_ms = 200;
   std::size_t max_jobs_in_metrics = 32;
   int http_threads = 128;
-  std::string host;             // the host label; default gethostname()
-  bool delete_done = false;     // delete analyzed traces instead of moving to done/
-  LiveSampler* live = nullptr;  // live GPU sampler (the agent's NVML reader), or none
+  std::string host;                       // the host label; default gethostname()
+  bool delete_done = false;               // delete analyzed traces instead of moving to done/
+  LiveSampler* live = nullptr;            // live GPU sampler (the agent's NVML reader), or none
+  SpoolRules spool_rules;                 // --any-owner
+  AnalysisLimits limits;                  // --analysis-timeout-s, --analysis-memory-mb, --analysis-cpu-s
+  std::size_t max_body_bytes = 64 << 10;  // HTTP request bodies (the endpoints take none)
+  int http_read_timeout_s = 5;            // a request's header and body, and idle keep-alive
 };
 
 // Parses "HOST:PORT" ("[::1]:9464" for IPv6).
@@ -67,12 +74,18 @@ class ServeDaemon {
 
   int port() const { return port_; }
   std::string RenderMetrics();
+  // Empty when healthy, else why not: no progress for longer than the analysis time limit.
+  std::string Unhealthy() const;
   const ServeCounters& counters() const { return counters_; }
 
  private:
   void IngestLoop();
   void ProcessEntry(const SpoolEntry& entry);
   void Fail(const SpoolEntry& entry, std::string_view error);
+  Status LockSpool(const std::filesystem::path& state);
+  // The entry under analysis, on disk: one the daemon died analyzing twice is set aside.
+  bool SetAsideAfterCrashes(const SpoolEntry& entry);
+  void Progress();
 
   ServeOptions options_;
   std::unique_ptr<SqliteStore> db_;
@@ -80,11 +93,15 @@ class ServeDaemon {
   MetricsRegistry metrics_;
   ServeCounters counters_;
   std::unique_ptr<httplib::Server> http_;
+  SlowClientReaper reaper_;
   int port_ = 0;
   std::thread http_thread_, ingest_thread_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<bool> stop_{false};
+  std::atomic<std::int64_t> last_progress_ns_{0};  // steady clock
+  std::filesystem::path state_;
+  int lock_fd_ = -1;
 };
 
 }  // namespace plasmient::fleet
