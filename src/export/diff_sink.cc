@@ -116,7 +116,8 @@ std::string RenderDiffTerminal(const verdict::VerdictDiff& d, const DiffLabels& 
     out += "\n kernels whose lost time changed most (share of capacity)\n";
     for (std::size_t i = 0; i < std::min<std::size_t>(d.kernels.size(), 10); ++i) {
       const auto& k = d.kernels[i];
-      std::string name = k.name.size() > 44 ? k.name.substr(0, 43) + "…" : k.name;
+      std::string name = PrintableText(k.name);
+      if (name.size() > 44) name = name.substr(0, 43) + "…";
       out += fmt::format(" {:<44} {:>7} {:>7} {:>11}\n", name, OptPercent(k.before_lost_fraction),
                          OptPercent(k.after_lost_fraction), SignedPoints(k.delta()));
     }

@@ -21,8 +21,10 @@ int Columns(std::string_view s) {
   return n;
 }
 
-std::string Truncate(std::string_view s, int cols) {
-  if (Columns(s) <= cols) return std::string(s);
+std::string Truncate(std::string_view text, int cols) {
+  std::string printable = PrintableText(text);
+  std::string_view s = printable;
+  if (Columns(s) <= cols) return printable;
   std::string out;
   int n = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -101,7 +103,7 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
   Painter p(o.color);
   std::string out;
   std::string title = fmt::format("─ plasmient · {} · {}{} ", Truncate(o.title, 36),
-                                  job.device.name.empty() ? "unknown GPU" : job.device.name,
+                                  job.device.name.empty() ? "unknown GPU" : PrintableText(job.device.name),
                                   job.device.assumed ? " (assumed)" : "");
   title = Truncate(title, kWidth - 1);
   out += "┌" + title + Repeat("─", kWidth - Columns(title)) + "┐\n";

@@ -46,4 +46,21 @@ std::string SignedPoints(double d) {
   return fmt::format("{}{:.1f} pts", p > 0 ? "+" : "−", std::fabs(p));
 }
 
+std::string PrintableText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7F) continue;
+    // C1 controls, U+0080..U+009F, are C2 80..C2 9F in UTF-8 (0x9B alone is CSI on some terminals).
+    if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F &&
+        static_cast<unsigned char>(text[i + 1]) >= 0x80) {
+      ++i;
+      continue;
+    }
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
 }  // namespace plasmient::exporting

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <ctime>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -33,13 +34,23 @@ bool ParseInt(std::string_view s, std::int64_t& v) {
 }  // namespace
 
 Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns) {
+  // Times are Int64 ns since 1970: from 1970 to 2262 (the last whole second that fits).
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1'000'000'000;
+  auto out_of_range = [&] {
+    return Fail("{}: out of range (Unix seconds 0 to {}: 1970 to 2262)", text, kMaxSeconds);
+  };
   std::int64_t v = 0;
-  if (ParseInt(text, v)) return v * 1'000'000'000;
+  if (ParseInt(text, v)) {
+    if (v < 0 || v > kMaxSeconds) return out_of_range();
+    return v * 1'000'000'000;
+  }
   if (text.size() >= 2) {
     char unit = text.back();
     std::int64_t per = unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
-    if (per && ParseInt(text.substr(0, text.size() - 1), v) && v >= 0)
+    if (per && ParseInt(text.substr(0, text.size() - 1), v) && v >= 0) {
+      if (v > now_ns / 1'000'000'000 / per) return out_of_range();  // before 1970
       return now_ns - v * per * 1'000'000'000;
+    }
   }
   std::tm tm{};
   std::string s(text);
@@ -50,7 +61,9 @@ Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns) {
     if (!end || *end != '\0')
       return Fail("{}: expected Unix seconds, YYYY-MM-DD[THH:MM:SS[Z]] or an age like 24h, 7d", text);
   }
-  return static_cast<std::int64_t>(timegm(&tm)) * 1'000'000'000;
+  std::int64_t seconds = static_cast<std::int64_t>(timegm(&tm));
+  if (seconds < 0 || seconds > kMaxSeconds) return out_of_range();
+  return seconds * 1'000'000'000;
 }
 
 std::string BuildSql(const FleetQuery& q, const QueryableStore& store) {
