@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# Hostile inputs against `plasmient serve` and the CLI (docs/fleet.md, "Hostile input"): each
+# probe builds its input, runs with time limits (and the daemon under `ulimit -v`), and checks
+# the outcome. Prints PASS/FAIL per probe; exits 1 when any fails.
+#   serve_hostile_test.sh PLASMIENT
+# HOSTILE_OLD=1 leaves out the flags older builds lack (to measure a build before these limits).
+set -u
+bin=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+mk_trace() { python3 "$here/../fleet/make_trace.py" "$@"; }
+mk_hostile() { python3 "$here/make_hostile.py" "$@"; }
+work=$(mktemp -d /tmp/plasmient-hostile.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  [[ -n ${KEEP_HOSTILE_TMP:-} ]] || rm -rf "$work"
+}
+trap cleanup EXIT
+failures=0
+new=(--analysis-memory-mb 1024 --analysis-timeout-s 60)
+[[ -n ${HOSTILE_OLD:-} ]] && new=()
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+healthz() { curl -s -o /dev/null -w '%{http_code}' --max-time "${2:-3}" "http://127.0.0.1:$1/healthz"; }
+
+# serve_on SPOOL [FLAGS...]: starts serve on a free port (sets port, serve_pid), waits for /healthz.
+serve_on() {
+  local spool=$1
+  shift
+  port=$(free_port)
+  (ulimit -v 4000000; exec "$bin" serve --spool "$spool" --listen "127.0.0.1:$port" --poll-ms 50 "$@" \
+     >"$spool.log" 2>&1) &
+  serve_pid=$!
+  pids+=("$serve_pid")
+  for _ in $(seq 100); do
+    [[ $(healthz "$port" 1) == 200 ]] && return 0
+    kill -0 "$serve_pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+stop_serve() { kill -9 "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; }
+# wait_file SECONDS PATH: true once PATH exists.
+wait_file() {
+  for _ in $(seq $(($1 * 10))); do
+    [[ -e $2 ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+new_spool() { local s="$work/$1"; mkdir -p "$s"; echo "$s"; }
+probe() {
+  local name=$1
+  shift
+  local t0=$SECONDS
+  if "$@"; then echo "PASS $name ($((SECONDS - t0)) s)"; else echo "FAIL $name ($((SECONDS - t0)) s)"; failures=$((failures + 1)); fi
+}
+
+mk_trace "$work/good.json" --seed 1
+mk_trace "$work/big.json" --seed 2 --steps 3000 --gemms 8  # a few seconds of analysis
+
+# --- item 2: files ------------------------------------------------------------------------------
+p_marker_symlink() {
+  local s; s=$(new_spool marker-link)
+  printf 'password=hunter2\n' > "$work/secret"; chmod 600 "$work/secret"
+  mkdir "$s/job"; cp "$work/good.json" "$s/job/rank0.json"
+  ln -s "$work/secret" "$s/job.done"
+  serve_on "$s" "${new[@]}" || return 1
+  wait_file 10 "$s/failed/job.error" || { stop_serve; return 1; }
+  stop_serve
+  grep -q "symbolic link" "$s/failed/job.error" && ! grep -rq hunter2 "$s/failed" "$s/.plasmient" &&
+    [[ $(stat -c %a "$s/failed/job.error") == 600 ]]
+}
+p_trace_symlink() {
+  local s; s=$(new_spool trace-link)
+  cp "$work/good.json" "$work/private.json"; chmod 600 "$work/private.json"
+  ln -s "$work/private.json" "$s/link.json"
+  serve_on "$s" "${new[@]}" || return 1
+  wait_file 10 "$s/failed/link.json.error"; local rc=$?
+  stop_serve
+  [[ $rc == 0 ]] && grep -q "symbolic link" "$s/failed/link.json.error" &&
+    [[ $(sqlite3 "$s/.plasmient/store.sqlite" 'SELECT count(*) FROM jobs') == 0 ]]
+}
+p_fifo_marker() {
+  local s; s=$(new_spool fifo-marker)
+  mkdir "$s/job"; cp "$work/good.json" "$s/job/rank0.json"; mkfifo "$s/job.done"
+  serve_on "$s" "${new[@]}" || return 1
+  wait_file 10 "$s/failed/job.error"; local rc=$?
+  cp "$work/good.json" "$s/after.json"  # the daemon goes on
+  wait_file 20 "$s/done/after.json"; local rc2=$?
+  stop_serve
+  [[ $rc == 0 && $rc2 == 0 ]] && grep -q "FIFO" "$s/failed/job.error"
+}
+p_foreign_owner() {
+  [[ $(id -u) == 0 ]] || { echo "  (not root: cannot chown; checked as skipped)"; return 0; }
+  local s; s=$(new_spool foreign)
+  cp "$work/good.json" "$s/theirs.json"; chown 65534 "$s/theirs.json"
+  serve_on "$s" "${new[@]}" || return 1
+  wait_file 10 "$s/failed/theirs.json.error"; local rc=$?
+  stop_serve
+  [[ $rc == 0 ]] && grep -q "owned by uid 65534" "$s/failed/theirs.json.error"
+}
+p_analyze_fifo() {
+  mkfifo "$work/fifo.json"
+  local out rc
+  out=$(timeout 5 "$bin" analyze "$work/fifo.json" 2>&1); rc=$?
+  [[ $rc == 1 ]] && grep -q "FIFO" <<<"$out"
+}
+p_analyze_device() {
+  local out rc
+  out=$(timeout 5 "$bin" analyze /dev/zero 2>&1); rc=$?
+  [[ $rc == 1 ]] && grep -q "character device" <<<"$out"
+}
+
+# --- item 3: caps -------------------------------------------------------------------------------
+p_huge_string() {
+  local s; s=$(new_spool huge-string)
+  mk_hostile huge-string "$s/.huge.json.gz.part" 3072 && mv "$s/.huge.json.gz.part" "$s/huge.json.gz"
+  serve_on "$s" "${new[@]}" || return 1
+  wait_file 60 "$s/failed/huge.json.gz.error"; local rc=$?
+  local health; health=$(healthz "$port")
+  stop_serve
+  [[ $rc == 0 && $health == 200 ]] && grep -q "longer than 64 MiB" "$s/failed/huge.json.gz.error"
+}
+p_sqlite_view() {
+  local s; s=$(new_spool sqlite-view)
+  mk_hostile view-sqlite "$s/.loop.sqlite.part" && mv "$s/.loop.sqlite.part" "$s/loop.sqlite"
+  serve_on "$s" "${new[@]}" || return 1
+  wait_file 15 "$s/failed/loop.sqlite.error"; local rc=$?
+  stop_serve
+  [[ $rc == 0 ]] && grep -q "is a view" "$s/failed/loop.sqlite.error"
+}
+p_http_body() {
+  local s; s=$(new_spool http-body)
+  serve_on "$s" "${new[@]}" || return 1
+  head -c $((64 << 20)) /dev/zero > "$work/body"
+  local rss0; rss0=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
+  local a b
+  a=$(curl -s -o /dev/null -w '%{http_code}' --max-time 20 --data-binary @"$work/body" "http://127.0.0.1:$port/metrics")
+  b=$(curl -s -o /dev/null -w '%{http_code}' --max-time 20 -H 'Transfer-Encoding: chunked' --data-binary @"$work/body" "http://127.0.0.1:$port/metrics")
+  local rss1; rss1=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
+  stop_serve
+  rm -f "$work/body"
+  echo "  64 MB POSTs: $a (length given), $b (chunked); serve RSS ${rss0} kB -> ${rss1} kB"
+  [[ $a == 413 && $b == 413 ]] && ((rss1 - rss0 < 65536))
+}
+p_slow_clients() {
+  local s; s=$(new_spool slow)
+  local extra=(); [[ -z ${HOSTILE_OLD:-} ]] && extra=(--http-timeout-s 1)
+  serve_on "$s" "${new[@]}" "${extra[@]}" || return 1
+  # 130 clients, each sending one header line every 0.5 s and never finishing its request.
+  python3 - "$port" <<'PY' &
+import socket, sys, time
+port = int(sys.argv[1]); socks = []
+for i in range(130):
+    c = socket.create_connection(("127.0.0.1", port)); c.sendall(b"GET /metrics HTTP/1.1\r\n"); socks.append(c)
+end = time.time() + 12
+while time.time() < end:
+    for c in socks:
+        try: c.sendall(b"X-Slow: 1\r\n")
+        except OSError: pass
+    time.sleep(0.5)
+PY
+  local slow=$!
+  pids+=("$slow")
+  sleep 1
+  local a b; a=$(healthz "$port" 6); b=$(curl -s -o /dev/null -w '%{http_code}' --max-time 6 "http://127.0.0.1:$port/metrics")
+  kill "$slow" 2>/dev/null; wait "$slow" 2>/dev/null
+  stop_serve
+  [[ $a == 200 && $b == 200 ]]
+}
+
+# --- item 1: isolation --------------------------------------------------------------------------
+p_memory_limit() {
+  [[ -n ${HOSTILE_OLD:-} ]] && return 1
+  local s; s=$(new_spool memory)
+  cp "$work/big.json" "$s/big.json"
+  serve_on "$s" --analysis-memory-mb 16 || return 1
+  wait_file 20 "$s/failed/big.json.error"; local rc=$?
+  local health; health=$(healthz "$port")
+  stop_serve
+  [[ $rc == 0 ]] && cat "$s/failed/big.json.error"
+  [[ $rc == 0 && $health == 200 ]] && grep -q "memory limit" "$s/failed/big.json.error"
+}
+p_time_limit() {
+  [[ -n ${HOSTILE_OLD:-} ]] && return 1
+  local s; s=$(new_spool timeout)
+  cp "$work/big.json" "$s/big.json"
+  serve_on "$s" --analysis-timeout-s 0.1 || return 1
+  wait_file 20 "$s/failed/big.json.error"; local rc=$?
+  stop_serve
+  [[ $rc == 0 ]] && grep -q "took longer than 0.1 s" "$s/failed/big.json.error"
+}
+p_set_aside() {
+  local s; s=$(new_spool set-aside)
+  mkdir -p "$s/.plasmient"; printf '2 crash.json\n' > "$s/.plasmient/in-progress"
+  cp "$work/good.json" "$s/crash.json"
+  serve_on "$s" "${new[@]}" || return 1
+  wait_file 10 "$s/failed/crash.json.error"; local rc=$?
+  stop_serve
+  [[ $rc == 0 ]] && grep -q "set aside" "$s/failed/crash.json.error"
+}
+p_sigterm() {
+  local s; s=$(new_spool sigterm)
+  cp "$work/big.json" "$s/.big.json.part"
+  serve_on "$s" "${new[@]}" || return 1
+  mv "$s/.big.json.part" "$s/big.json"
+  sleep 0.5
+  local t0; t0=$(date +%s.%N)
+  kill -TERM "$serve_pid"
+  for _ in $(seq 50); do kill -0 "$serve_pid" 2>/dev/null || break; sleep 0.05; done
+  local alive=0; kill -0 "$serve_pid" 2>/dev/null && alive=1
+  local took; took=$(python3 -c "print(f'{$(date +%s.%N) - $t0:.2f}')")
+  echo "  SIGTERM to exit: $took s"
+  stop_serve
+  [[ $alive == 0 ]] && python3 -c "import sys; sys.exit(0 if $took <= 1.0 else 1)"
+}
+
+# --- item 5: exactly once -----------------------------------------------------------------------
+p_second_serve() {
+  local s; s=$(new_spool lock)
+  serve_on "$s" "${new[@]}" || return 1
+  local first=$serve_pid out rc
+  out=$(timeout 5 "$bin" serve --spool "$s" --listen "127.0.0.1:$(free_port)" 2>&1); rc=$?
+  serve_pid=$first; stop_serve
+  [[ $rc == 1 ]] && grep -q "another plasmient serve" <<<"$out"
+}
+p_stale_part() {
+  local s; s=$(new_spool stale-part)
+  mkdir -p "$s/.plasmient/clickhouse-outbox"; echo torn > "$s/.plasmient/clickhouse-outbox/1-x.tsv.part"
+  serve_on "$s" "${new[@]}" --clickhouse "http://127.0.0.1:$(free_port)" || return 1
+  sleep 0.5
+  stop_serve
+  [[ ! -e $s/.plasmient/clickhouse-outbox/1-x.tsv.part ]]
+}
+p_outbox_failure() {
+  local s; s=$(new_spool outbox-fail)
+  serve_on "$s" "${new[@]}" --clickhouse "http://127.0.0.1:$(free_port)" || return 1
+  rm -rf "$s/.plasmient/clickhouse-outbox"; echo blocked > "$s/.plasmient/clickhouse-outbox"  # writes fail
+  cp "$work/good.json" "$s/job.json"
+  sleep 2
+  local journaled; journaled=$(sqlite3 "$s/.plasmient/store.sqlite" 'SELECT count(*) FROM ingest_journal')
+  local waiting=0; [[ -e $s/job.json ]] && waiting=1
+  rm -f "$s/.plasmient/clickhouse-outbox"; mkdir "$s/.plasmient/clickhouse-outbox"
+  wait_file 20 "$s/done/job.json"; local rc=$?
+  stop_serve
+  echo "  while the outbox could not be written: journaled $journaled, entry waiting $waiting"
+  [[ $journaled == 0 && $waiting == 1 && $rc == 0 ]] && [[ -n $(ls "$s/.plasmient/clickhouse-outbox") ]]
+}
+
+# --- item 6: metrics ----------------------------------------------------------------------------
+p_metrics_odd_bytes() {
+  command -v promtool >/dev/null || { echo "  (no promtool: scripts/install-deps.sh --fleet)"; return 1; }
+  local s; s=$(new_spool odd-bytes)
+  cp "$work/good.json" "$s/bad"$'\xff\xfe\x01\x1b[0m"\\'"name.json"
+  mkdir "$s/job"$'\xc3\x28'; cp "$work/good.json" "$s/job"$'\xc3\x28'"/rank0.json"
+  printf 'team=t\xed\xa0\x80eam\nuser=u\xf8ser\x7f\n' > "$s/job"$'\xc3\x28'".done"
+  serve_on "$s" "${new[@]}" --host $'h\xffo"s\\t' --label $'site=s\xe2\x82' || return 1
+  for _ in $(seq 100); do [[ $(ls "$s/done" 2>/dev/null | grep -vc '\.done$') == 2 ]] && break; sleep 0.1; done
+  curl -s --max-time 5 "http://127.0.0.1:$port/metrics" > "$work/odd.prom"
+  stop_serve
+  grep -q '^plasmient_achieved_fraction_of_peak_ratio{' "$work/odd.prom" &&
+    [[ $(grep -c '^plasmient_achieved_fraction_of_peak_ratio{' "$work/odd.prom") == 2 ]] &&
+    promtool check metrics < "$work/odd.prom"
+}
+
+# --- item 7: smaller ----------------------------------------------------------------------------
+p_sparse() {
+  local s; s=$(new_spool sparse)
+  truncate -s 20G "$s/.sparse.json.part" && printf '{"traceEvents":[' | dd of="$s/.sparse.json.part" conv=notrunc 2>/dev/null
+  mv "$s/.sparse.json.part" "$s/sparse.json"
+  serve_on "$s" "${new[@]}" || return 1
+  wait_file 10 "$s/failed/sparse.json.error"; local rc=$?
+  stop_serve
+  [[ $rc == 0 ]] && grep -q "sparse" "$s/failed/sparse.json.error"
+}
+p_since_range() {
+  local out rc
+  out=$("$bin" fleet --db "$work/range.sqlite" --top jobs --since 9223372037 2>&1); rc=$?
+  [[ $rc == 2 ]] && grep -q "out of range" <<<"$out"
+}
+p_escape_names() {
+  mk_hostile escape-names "$work/escapes.json" "$work/good.json"
+  local out; out=$(timeout 30 "$bin" analyze "$work/escapes.json" --no-color 2>&1)
+  grep -q "EVIL" <<<"$out" && ! grep -q $'\x1b' <<<"$out" && ! grep -q $'\x07' <<<"$out"
+}
+
+probe "marker symlink to a 0600 secret: refused, error 0600, no secret anywhere" p_marker_symlink
+probe "trace symlink: refused, nothing recorded" p_trace_symlink
+probe "FIFO as .done marker: refused, the daemon goes on" p_fifo_marker
+probe "entry owned by another user: refused" p_foreign_owner
+probe "analyze FIFO: exit 1, says FIFO" p_analyze_fifo
+probe "analyze /dev/zero: exit 1, says device" p_analyze_device
+probe "3 MB gzip holding one 3 GB JSON string: failed/, daemon healthy" p_huge_string
+probe "SQLite whose kernel table is a recursive view: refused" p_sqlite_view
+probe "64 MB POSTs (with a length and chunked): 413, RSS flat" p_http_body
+probe "130 slow-header clients: /healthz and /metrics answer" p_slow_clients
+probe "analysis over its memory limit: failed/ with the reason, daemon healthy" p_memory_limit
+probe "analysis over its time limit: failed/ with the reason" p_time_limit
+probe "entry the daemon died on twice: set aside" p_set_aside
+probe "SIGTERM during an analysis: exit within 1 s" p_sigterm
+probe "second serve on one spool: exits 1, says why" p_second_serve
+probe "stale outbox .part files: removed" p_stale_part
+probe "outbox write fails: not journaled, retried, then recorded" p_outbox_failure
+probe "odd bytes in file names, host, labels: promtool check metrics" p_metrics_odd_bytes
+probe "20 GB sparse file: refused before hashing" p_sparse
+probe "fleet --since 9223372037: exit 2, out of range" p_since_range
+probe "escape codes in kernel names: not on the terminal" p_escape_names
+
+echo "$failures probe(s) failed"
+[[ $failures == 0 ]]
