@@ -20,7 +20,7 @@ constexpr DqInfo kCatalogue[] = {
      "flow events; the correlation argument is the join key"},
     {Dq::kCounterEvents, "counter_events", kInfo, "counter events kept as device samples"},
     {Dq::kPythonFunctionsSkipped, "python_functions_skipped", kInfo,
-     "python_function events; not needed by the verdict"},
+     "python_function events other than nn.Module ranges; not needed by the verdict"},
     {Dq::kCuptiRangeProfilerEvents, "cupti_range_profiler_events", kWarning,
      "CUPTI range-profiler events: the trace was taken in counter mode and has no kernel timeline"},
     {Dq::kAmbiguousTimebase, "ambiguous_timebase", kWarning,

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/string_pool.h"
@@ -43,7 +44,12 @@ enum class CpuOpKind : std::uint8_t {
   kOp,          // cpu_op / Operator: an ATen op or similar
   kAnnotation,  // user_annotation / record_function / NVTX range
   kStep,        // ProfilerStep#N
+  kModule,      // an nn.Module's forward call; the name is the instance, e.g. "Qwen2Attention_3"
 };
+
+// How profilers name a module's forward range (Kineto python_function events, NVTX ranges):
+// "nn.Module: Qwen2Attention_3". TraceBuilder turns any range so named into a kModule row.
+inline constexpr std::string_view kModuleRangePrefix = "nn.Module: ";
 
 // Host-side ranges: ops with shapes, annotations, steps.
 struct CpuOps {
@@ -56,6 +62,9 @@ struct CpuOps {
   std::vector<StringId> input_dims;       // raw JSON text, e.g. "[[8,512],[512,1024]]"
   std::vector<StringId> input_types;      // raw JSON text, e.g. "[\"c10::BFloat16\",...]"
   std::vector<StringId> concrete_inputs;  // raw JSON text, e.g. "[\"\",\"\",\"[1, 1]\"]"
+  // Autograd: the op's "Sequence number", shared by a forward op and the backward op it
+  // created; "Fwd thread id" is non-zero on backward ops only. kNoId when absent.
+  std::vector<std::int64_t> sequence, forward_thread;
   std::size_t size() const { return start_ns.size(); }
 };
 

@@ -51,13 +51,21 @@ std::int32_t TraceBuilder::AddCpuOp(const CpuOpRow& r) {
   t.end_ns.push_back(ClampEnd(r.start_ns, r.end_ns));
   t.pid.push_back(r.pid);
   t.tid.push_back(r.tid);
-  t.name.push_back(s.Intern(r.name));
-  t.kind.push_back(r.kind);
+  std::string_view name = r.name;
+  CpuOpKind kind = r.kind;
+  if (kind != CpuOpKind::kOp && name.starts_with(kModuleRangePrefix)) {
+    name.remove_prefix(kModuleRangePrefix.size());
+    kind = CpuOpKind::kModule;
+  }
+  t.name.push_back(s.Intern(name));
+  t.kind.push_back(kind);
   t.external_id.push_back(r.external_id);
   t.step.push_back(r.step);
   t.input_dims.push_back(s.Intern(r.input_dims));
   t.input_types.push_back(s.Intern(r.input_types));
   t.concrete_inputs.push_back(s.Intern(r.concrete_inputs));
+  t.sequence.push_back(r.sequence);
+  t.forward_thread.push_back(r.forward_thread);
   return row;
 }
 

@@ -31,6 +31,7 @@ struct CpuOpRow {
   CpuOpKind kind = CpuOpKind::kOp;
   std::int64_t external_id = kNoId, step = kNoId;
   std::string_view input_dims, input_types, concrete_inputs;
+  std::int64_t sequence = kNoId, forward_thread = kNoId;
 };
 
 struct CollectiveRow {
@@ -55,7 +56,8 @@ class TraceBuilder {
   TraceBuilder() = default;
   explicit TraceBuilder(TraceInfo info) { trace_.info = std::move(info); }
 
-  // Each returns the new row's index in its table.
+  // Each returns the new row's index in its table. A CPU range named "nn.Module: X" becomes a
+  // kModule row named X, whatever the format called it.
   std::int32_t AddGpu(const GpuRow& row);
   std::int32_t AddApi(const ApiRow& row);
   std::int32_t AddCpuOp(const CpuOpRow& row);

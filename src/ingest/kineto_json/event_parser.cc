@@ -30,6 +30,7 @@ struct EventFields {
   bool has_ts = false, has_dur = false;
   std::int64_t device = kNoId, stream = kNoId, correlation = kNoId, external_id = kNoId, bytes = 0;
   std::string_view input_dims, input_types, concrete_inputs;
+  std::int64_t sequence = kNoId, forward_thread = kNoId;
   bool has_collective = false;
   std::string_view coll_name, dtype, pg_name, pg_ranks;
   std::int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = kNoId;
@@ -174,6 +175,8 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
       case 13:
         if (key == "In msg nelems")
           ReadInt(v, &ev.in_nelems);
+        else if (key == "Fwd thread id")
+          ReadInt(v, &ev.forward_thread);
         else
           used = false;
         break;
@@ -188,6 +191,8 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
           ReadRaw(v, &impl.concrete_text, &ev.concrete_inputs);
         } else if (key == "Collective name") {
           ev.has_collective = ReadString(v, &ev.coll_name);
+        } else if (key == "Sequence number") {
+          ReadInt(v, &ev.sequence);
         } else {
           used = false;
         }
@@ -421,8 +426,11 @@ void EventParser::EmitComplete(const EventFields& ev) {
   }
   Category category = Classify(ev.cat);
   if (category == Category::kPython) {
-    dq.Add(Dq::kPythonFunctionsSkipped);
-    return;
+    if (!ev.name.starts_with(model::kModuleRangePrefix)) {
+      dq.Add(Dq::kPythonFunctionsSkipped);
+      return;
+    }
+    category = Category::kAnnotation;  // the builder makes it a module row
   }
   if (category == Category::kRangeProfiler) {
     dq.Add(Dq::kCuptiRangeProfilerEvents);
@@ -496,6 +504,8 @@ void EventParser::EmitComplete(const EventFields& ev) {
       row.input_dims = ev.input_dims;
       row.input_types = ev.input_types;
       row.concrete_inputs = ev.concrete_inputs;
+      row.sequence = ev.sequence;
+      row.forward_thread = ev.forward_thread;
       std::int32_t op = builder_.AddCpuOp(row);
       if (ev.has_collective) {
         collectives_from_args_ = true;

@@ -1,14 +1,20 @@
 #include "ingest/kineto_json/event_prefilter.h"
 
+#include <cstring>
+
 namespace plasmient::ingest {
 namespace {
 
-// Consumes whitespace then `token`; false when the text does not continue that way.
-bool Expect(std::string_view& s, std::string_view token) {
+// Consumes whitespace then `token`; false when the text does not continue that way. The token
+// is a literal so its length is a constant and the comparison compiles to a few loads (this
+// runs several times per event on the framing thread).
+template <std::size_t N>
+inline bool Expect(std::string_view& s, const char (&token)[N]) {
+  constexpr std::size_t kLength = N - 1;
   std::size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
-  if (s.substr(i, token.size()) != token) return false;
-  s.remove_prefix(i + token.size());
+  if (s.size() - i < kLength || std::memcmp(s.data() + i, token, kLength) != 0) return false;
+  s.remove_prefix(i + kLength);
   return true;
 }
 
@@ -30,6 +36,10 @@ Prefiltered PrefilterEvent(std::string_view s) {
       return Prefiltered::kInstant;
     case 'X':
       if (Expect(s, ",") && Expect(s, "\"cat\"") && Expect(s, ":") && Expect(s, "\"python_function\"")) {
+        // Module ranges ("nn.Module: X", written right after "cat") are the one kind the parser wants.
+        if (Expect(s, ",") && Expect(s, "\"name\"") && Expect(s, ":") && Expect(s, "\"nn.Module: ")) {
+          return Prefiltered::kParse;
+        }
         return Prefiltered::kPythonFunction;
       }
       return Prefiltered::kParse;

@@ -11,7 +11,8 @@ namespace plasmient::ingest {
 enum class Prefiltered : std::uint8_t { kParse, kFlow, kInstant, kPythonFunction };
 
 // kParse unless the event visibly starts with {"ph": "s"|"f"|"t"|"i"|"I" or with
-// {"ph": "X", "cat": "python_function". Anything unusual is left to the parser.
+// {"ph": "X", "cat": "python_function" and a name other than "nn.Module: …" (module ranges are
+// parsed). Anything unusual is left to the parser.
 Prefiltered PrefilterEvent(std::string_view event);
 
 struct PrefilterCounts {

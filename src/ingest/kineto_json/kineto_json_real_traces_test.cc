@@ -55,8 +55,14 @@ TEST(KinetoJsonRealTracesTest, CountsMatchTheManifest) {
     EXPECT_EQ(gpu_kinds[GpuKind::kMemcpy], Cat(e, "gpu_memcpy") + Cat(e, "Memcpy"));
     EXPECT_EQ(gpu_kinds[GpuKind::kMemset], Cat(e, "gpu_memset") + Cat(e, "Memset"));
     EXPECT_EQ(static_cast<std::int64_t>(t.api.size()), Int(e, "runtime_events"));
-    EXPECT_EQ(static_cast<std::int64_t>(t.cpu.size()),
+    // Module ranges are the python_function events named "nn.Module: …"; the rest of the
+    // python_function events are skipped.
+    std::int64_t modules = 0;
+    for (CpuOpKind k : t.cpu.kind) modules += k == CpuOpKind::kModule;
+    EXPECT_EQ(static_cast<std::int64_t>(t.cpu.size()) - modules,
               Cat(e, "cpu_op") + Cat(e, "Operator") + Cat(e, "user_annotation"));
+    EXPECT_LE(modules, Cat(e, "python_function"));
+    EXPECT_EQ(modules + t.quality.Get(model::Dq::kPythonFunctionsSkipped), Cat(e, "python_function"));
 
     // Profiler steps, by number.
     std::set<std::int64_t> steps;
