@@ -69,13 +69,17 @@ class LaunchIndex {
 
 // Sweeps each thread's CPU ranges (sorted by start, outer before inner) with a stack, setting
 // every range's parent, then answers "innermost enclosing op/annotation" for each launch.
-void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch,
-                std::vector<std::int32_t>& launch_op, std::vector<std::int32_t>& launch_annotation) {
+struct LaunchContext {
+  std::vector<std::int32_t> op, annotation, layer;  // per ApiCalls row: innermost enclosing row, or -1
+};
+
+void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, LaunchContext& launch) {
   const auto& cpu = t.cpu;
   const auto& api = t.api;
   j.op_parent.assign(cpu.size(), -1);
-  launch_op.assign(api.size(), -1);
-  launch_annotation.assign(api.size(), -1);
+  launch.op.assign(api.size(), -1);
+  launch.annotation.assign(api.size(), -1);
+  launch.layer.assign(api.size(), -1);
 
   // Items: CPU ranges (is_launch=false) and API calls (is_launch=true), per thread by time.
   // Threads get dense indices so the sort compares one small integer, not (pid, tid).
@@ -122,12 +126,14 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch,
     }
     while (!stack.empty() && cpu.end_ns[stack.back()] <= it.start) stack.pop_back();
     if (it.is_launch) {
+      std::int32_t &op = launch.op[it.row], &annotation = launch.annotation[it.row];
+      std::int32_t& layer = launch.layer[it.row];
       for (auto s = stack.rbegin(); s != stack.rend(); ++s) {
-        if (cpu.kind[*s] == CpuOpKind::kOp && launch_op[it.row] < 0) launch_op[it.row] = *s;
-        if (cpu.kind[*s] == CpuOpKind::kAnnotation && launch_annotation[it.row] < 0) {
-          launch_annotation[it.row] = *s;
-        }
-        if (launch_op[it.row] >= 0 && launch_annotation[it.row] >= 0) break;
+        CpuOpKind kind = cpu.kind[*s];
+        if (kind == CpuOpKind::kOp && op < 0) op = *s;
+        if (kind == CpuOpKind::kAnnotation && annotation < 0) annotation = *s;
+        if (IsLayerRange(kind) && layer < 0) layer = *s;
+        if (op >= 0 && annotation >= 0 && layer >= 0) break;
       }
       continue;
     }
@@ -180,6 +186,91 @@ bool OpChainNamesComm(const Trace& t, const Joined& j, std::int32_t op, bool* p2
   return false;
 }
 
+// Backward kernels take the layer of the forward op that created their autograd node: the op
+// with the same sequence number that is neither a backward op nor inside one, the latest one
+// to start before the backward op (sequence numbers restart per thread; the latest ran last).
+class ForwardLayers {
+ public:
+  ForwardLayers(const Trace& t, const Joined& j) : t_(t) {
+    const auto& cpu = t.cpu;
+    for (std::size_t r = 0; r < cpu.size(); ++r) {
+      if (cpu.kind[r] == CpuOpKind::kOp && cpu.sequence[r] != kNoId &&
+          BackwardOpOf(j, static_cast<std::int32_t>(r)) < 0) {
+        forward_.push_back({cpu.sequence[r], cpu.start_ns[r], static_cast<std::int32_t>(r)});
+      }
+    }
+    std::sort(forward_.begin(), forward_.end(), [](const Entry& a, const Entry& b) {
+      return std::tie(a.sequence, a.start_ns, a.row) < std::tie(b.sequence, b.start_ns, b.row);
+    });
+  }
+
+  bool IsBackwardOp(std::size_t r) const {
+    return t_.cpu.forward_thread[r] != kNoId && t_.cpu.forward_thread[r] > 0 && t_.cpu.sequence[r] != kNoId;
+  }
+
+  // The backward op enclosing `op` (itself included), or -1.
+  std::int32_t BackwardOpOf(const Joined& j, std::int32_t op) const {
+    for (int depth = 0; op >= 0 && depth < 64; ++depth, op = j.op_parent[op]) {
+      if (IsBackwardOp(static_cast<std::size_t>(op))) return op;
+    }
+    return -1;
+  }
+
+  // The layer range around the forward op of backward op `bwd`, or -1.
+  std::int32_t LayerOf(const Joined& j, std::int32_t bwd) const {
+    std::int64_t seq = t_.cpu.sequence[bwd];
+    TimeNs start = t_.cpu.start_ns[bwd];
+    auto it = std::upper_bound(forward_.begin(), forward_.end(), std::pair{seq, start},
+                               [](const std::pair<std::int64_t, TimeNs>& v, const Entry& e) {
+                                 return std::tie(v.first, v.second) < std::tie(e.sequence, e.start_ns);
+                               });
+    if (it == forward_.begin() || (it - 1)->sequence != seq) return -1;
+    std::int32_t r = (it - 1)->row;
+    for (int depth = 0; r >= 0 && depth < 64; ++depth, r = j.op_parent[r]) {
+      if (IsLayerRange(t_.cpu.kind[r])) return r;
+    }
+    return -1;
+  }
+
+ private:
+  struct Entry {
+    std::int64_t sequence;
+    TimeNs start_ns;
+    std::int32_t row;
+  };
+  const Trace& t_;
+  std::vector<Entry> forward_;
+};
+
+// Every activity's layer: the range around its launch, else (backward kernels) the range around
+// its forward op, else the backward branch.
+void AssignLayers(const Trace& t, Joined& j, const std::vector<std::int32_t>& launch_layer) {
+  const std::size_t n = t.gpu.size();
+  j.layer.assign(n, -1);
+  j.layer_source.assign(n, LayerSource::kNone);
+  ForwardLayers forward(t, j);
+  NameMemo is_backward_name(t.strings, IsBackwardOpName);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (j.launch[i] >= 0 && launch_layer[j.launch[i]] >= 0) {
+      j.layer[i] = launch_layer[j.launch[i]];
+      j.layer_source[i] = LayerSource::kLaunch;
+      continue;
+    }
+    bool backward = false;
+    if (std::int32_t bwd = forward.BackwardOpOf(j, j.op[i]); bwd >= 0) {
+      backward = true;
+      j.layer[i] = forward.LayerOf(j, bwd);
+    } else {
+      for (std::int32_t r = j.op[i], depth = 0; r >= 0 && depth < 64 && !backward;
+           r = j.op_parent[r], ++depth) {
+        backward = is_backward_name(t.cpu.name[r]);
+      }
+    }
+    if (!backward) continue;
+    j.layer_source[i] = j.layer[i] >= 0 ? LayerSource::kForward : LayerSource::kBackward;
+  }
+}
+
 bool IsCommKernelName(std::string_view name) {
   return ContainsNoCase(name, "nccl") || ContainsNoCase(name, "rccl") ||
          ContainsNoCase(name, "multimem_all_reduce") || ContainsNoCase(name, "cross_device_reduce");
@@ -207,6 +298,11 @@ ActivityClass ClassifyKernel(const Trace& t, Joined& j, std::size_t i, CommName&
 }
 
 }  // namespace
+
+bool IsBackwardOpName(std::string_view name) {
+  return name.find("Backward") != std::string_view::npos || name.find("backward") != std::string_view::npos ||
+         name.starts_with("autograd::engine::evaluate_function");
+}
 
 std::string_view ClassName(ActivityClass c) {
   switch (c) {
@@ -243,8 +339,8 @@ Joined Join(Trace& t) {
   for (std::int32_t l : j.launch) {
     if (l >= 0) is_launch[l] = 1;
   }
-  std::vector<std::int32_t> launch_op, launch_annotation;
-  NestCpuOps(t, j, is_launch, launch_op, launch_annotation);
+  LaunchContext launch;
+  NestCpuOps(t, j, is_launch, launch);
   CollectSteps(t, j);
 
   for (std::size_t c = 0; c < t.collectives.size(); ++c) {
@@ -267,8 +363,8 @@ Joined Join(Trace& t) {
     if (l < 0) {
       ++no_launch;
     } else {
-      j.op[i] = launch_op[l];
-      j.annotation[i] = launch_annotation[l];
+      j.op[i] = launch.op[l];
+      j.annotation[i] = launch.annotation[l];
       j.step[i] = StepAt(j, t.api.pid[l], t.api.start_ns[l]);
       before_launch += t.gpu.start_ns[i] < t.api.start_ns[l];
     }
@@ -289,6 +385,7 @@ Joined Join(Trace& t) {
     if (j.launch[i] >= 0 && j.op[i] < 0) ++launch_no_op;
   }
   t.quality.Add(Dq::kLaunchNoOp, launch_no_op);
+  AssignLayers(t, j, launch.layer);
   if (j.steps.empty() && n > 0) t.quality.Add(Dq::kNoProfilerSteps);
   return j;
 }

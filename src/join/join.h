@@ -15,11 +15,27 @@ enum class ActivityClass : std::uint8_t { kCompute, kCollective, kP2P, kMemory }
 
 std::string_view ClassName(ActivityClass c);
 
+// An op of autograd's backward pass, by name ("MmBackward0", "autograd::engine::evaluate_function: …").
+bool IsBackwardOpName(std::string_view name);
+
 struct Step {
   std::int64_t number = -1;   // N of ProfilerStep#N
   std::int32_t cpu_row = -1;  // row in CpuOps
   std::int64_t pid = 0;
   TimeNs start_ns = 0, end_ns = 0;  // CPU range of the step
+};
+
+// Module and annotation ranges are the model layer: the ranges a kernel's layer is read from.
+inline bool IsLayerRange(model::CpuOpKind kind) {
+  return kind == model::CpuOpKind::kModule || kind == model::CpuOpKind::kAnnotation;
+}
+
+// How a GPU activity got its layer (docs/layers.md).
+enum class LayerSource : std::uint8_t {
+  kNone,      // no layer range encloses its launch, and it is not a backward kernel
+  kLaunch,    // the innermost layer range enclosing its launch on the launching thread
+  kForward,   // a backward kernel: the layer range around the forward op with its autograd sequence number
+  kBackward,  // a backward kernel whose forward op is not in the trace
 };
 
 // One entry per GpuActivities row, plus the CPU-op tree.
@@ -30,6 +46,8 @@ struct Joined {
   std::vector<std::int32_t> step;        // index into steps (by launch time), or -1
   std::vector<ActivityClass> cls;
   std::vector<std::int32_t> collective;  // Collectives row describing this activity, or -1
+  std::vector<std::int32_t> layer;       // its layer range (CpuOps row of kind kModule/kAnnotation), or -1
+  std::vector<LayerSource> layer_source;
 
   std::vector<std::int32_t> op_parent;      // per CpuOps row: enclosing CpuOps row on its thread, or -1
   std::vector<std::int32_t> op_collective;  // per CpuOps row: Collectives row, or -1

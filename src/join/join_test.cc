@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "join/layer_tree.h"
 #include "model/trace_builder.h"
 
 namespace plasmient::join {
@@ -61,7 +62,12 @@ TEST_P(JoinBothExternalIdStyles, LaunchOpAnnotationAndStepByContainment) {
   ASSERT_EQ(j.launch.size(), 3u);
   EXPECT_EQ(j.launch[0], 0);
   EXPECT_EQ(t.Str(t.cpu.name[j.op[0]]), "aten::addmm");  // innermost, not linear
-  EXPECT_EQ(t.Str(t.cpu.name[j.annotation[0]]), "nn.Module: Linear_0");
+  // A range named "nn.Module: X" is module X (TraceBuilder), the kernel's layer.
+  EXPECT_EQ(j.annotation[0], -1);
+  EXPECT_EQ(t.cpu.kind[j.layer[0]], CpuOpKind::kModule);
+  EXPECT_EQ(t.Str(t.cpu.name[j.layer[0]]), "Linear_0");
+  EXPECT_EQ(j.layer_source[0], LayerSource::kLaunch);
+  EXPECT_EQ(j.layer_source[1], LayerSource::kNone);
   EXPECT_EQ(t.Str(t.cpu.name[j.op_parent[j.op[0]]]), "aten::linear");
   EXPECT_EQ(t.Str(t.cpu.name[j.op[1]]), "aten::mul");  // its own thread's op
   ASSERT_EQ(j.steps.size(), 1u);
@@ -97,6 +103,102 @@ TEST(Join, CommunicationFromArgsThenOpsThenNames) {
   EXPECT_EQ(j.cls[3], ActivityClass::kP2P);
   EXPECT_EQ(j.cls[4], ActivityClass::kCollective);
   EXPECT_EQ(j.cls[5], ActivityClass::kMemory);
+}
+
+// Forward on thread 1: Model_0 > Block_0 > Linear_0 > aten::addmm (sequence 7) launching k0,
+// and Block_0 again launching k1 directly. Backward on thread 2: AddmmBackward0 (sequence 7)
+// launching k2, MulBackward0 (sequence 99, no forward op) launching k3; k4 outside everything.
+model::Trace ModuleTrace() {
+  TraceBuilder b;
+  auto range = [&](TimeNs s, TimeNs e, std::int64_t tid, std::string_view name, CpuOpKind kind) {
+    b.AddCpuOp({.start_ns = s, .end_ns = e, .pid = 1, .tid = tid, .name = name, .kind = kind});
+  };
+  range(0, 1000, 1, "nn.Module: Model_0", CpuOpKind::kAnnotation);
+  range(10, 900, 1, "nn.Module: Block_0", CpuOpKind::kAnnotation);
+  range(20, 300, 1, "nn.Module: Linear_0", CpuOpKind::kAnnotation);
+  b.AddCpuOp({.start_ns = 30,
+              .end_ns = 200,
+              .pid = 1,
+              .tid = 1,
+              .name = "aten::addmm",
+              .sequence = 7,
+              .forward_thread = 0});
+  b.AddApi({.start_ns = 40, .end_ns = 50, .pid = 1, .tid = 1, .correlation = 1});
+  b.AddApi({.start_ns = 400, .end_ns = 410, .pid = 1, .tid = 1, .correlation = 2});
+  b.AddCpuOp({.start_ns = 2000,
+              .end_ns = 2500,
+              .pid = 1,
+              .tid = 2,
+              .name = "autograd::engine::evaluate_function: AddmmBackward0",
+              .sequence = 7,
+              .forward_thread = 1});
+  b.AddCpuOp({.start_ns = 2010,
+              .end_ns = 2400,
+              .pid = 1,
+              .tid = 2,
+              .name = "aten::mm",
+              .sequence = 7,
+              .forward_thread = 0});
+  b.AddApi({.start_ns = 2020, .end_ns = 2030, .pid = 1, .tid = 2, .correlation = 3});
+  b.AddCpuOp({.start_ns = 3000,
+              .end_ns = 3500,
+              .pid = 1,
+              .tid = 2,
+              .name = "MulBackward0",
+              .sequence = 99,
+              .forward_thread = 1});
+  b.AddApi({.start_ns = 3010, .end_ns = 3020, .pid = 1, .tid = 2, .correlation = 4});
+  b.AddApi({.start_ns = 4000, .end_ns = 4010, .pid = 1, .tid = 1, .correlation = 5});
+  const char* const kernels[] = {"k0", "k1", "k2", "k3", "k4"};
+  for (std::int64_t c = 1; c <= 5; ++c) {
+    b.AddGpu({.start_ns = 100 * c, .end_ns = 100 * c + 50, .name = kernels[c - 1], .correlation = c});
+  }
+  return std::move(b).Finish();
+}
+
+TEST(Join, LayerOfLaunchThenOfTheForwardOpThenTheBackwardBranch) {
+  model::Trace t = ModuleTrace();
+  Joined j = Join(t);
+  auto name = [&](std::size_t i) {
+    return j.layer[i] < 0 ? std::string_view("-") : t.Str(t.cpu.name[j.layer[i]]);
+  };
+  EXPECT_EQ(name(0), "Linear_0");
+  EXPECT_EQ(j.layer_source[0], LayerSource::kLaunch);
+  EXPECT_EQ(name(1), "Block_0");
+  EXPECT_EQ(name(2), "Linear_0");  // AddmmBackward0 has the sequence number of Linear_0's addmm
+  EXPECT_EQ(j.layer_source[2], LayerSource::kForward);
+  EXPECT_EQ(name(3), "-");
+  EXPECT_EQ(j.layer_source[3], LayerSource::kBackward);
+  EXPECT_EQ(j.layer_source[4], LayerSource::kNone);
+
+  LayerTree tree = BuildLayerTree(t, j, std::vector<char>(t.gpu.size(), 1));
+  auto path = [&](std::size_t i) { return tree.nodes[tree.activity[i]].path; };
+  EXPECT_EQ(path(0), "Model_0/Block_0/Linear_0");
+  EXPECT_EQ(path(1), "Model_0/Block_0");
+  EXPECT_EQ(path(2), "Model_0/Block_0/Linear_0");
+  EXPECT_EQ(path(3), kBackwardNode);
+  EXPECT_EQ(path(4), kNoModuleNode);
+  const LayerNode& linear = tree.nodes[tree.activity[0]];
+  EXPECT_EQ(linear.type, "Linear");
+  EXPECT_EQ(linear.depth, 2);
+  EXPECT_EQ(linear.calls, 1);  // one forward range, although two kernels joined it
+  EXPECT_EQ(tree.nodes[linear.parent].path, "Model_0/Block_0");
+  EXPECT_EQ(tree.nodes.size(), 5u);
+
+  std::vector<char> only_first(t.gpu.size(), 0);
+  only_first[0] = 1;
+  LayerTree kept = BuildLayerTree(t, j, only_first);
+  EXPECT_EQ(kept.nodes.size(), 3u);
+  EXPECT_EQ(kept.activity[1], -1);
+}
+
+TEST(Join, ModuleTypeDropsTheInstanceNumber) {
+  EXPECT_EQ(ModuleType("Qwen2Attention_3"), "Qwen2Attention");
+  EXPECT_EQ(ModuleType("Linear_12"), "Linear");
+  EXPECT_EQ(ModuleType("Linear"), "Linear");
+  EXPECT_EQ(ModuleType("layer_norm_"), "layer_norm_");
+  EXPECT_EQ(ModuleType("_3"), "_3");
+  EXPECT_EQ(ModuleType("fc2"), "fc2");
 }
 
 TEST(Join, CorrelationIsPerProcessWhenTheGpuRowKnowsItsProcess) {

@@ -22,15 +22,10 @@ struct OpPrice {
   bool backward = false;
 };
 
-bool IsBackwardName(std::string_view name) {
-  return name.find("Backward") != std::string_view::npos || name.find("backward") != std::string_view::npos ||
-         name.starts_with("autograd::engine::evaluate_function");
-}
-
 class OpPricer {
  public:
   OpPricer(model::Trace& t, const join::Joined& j)
-      : t_(t), j_(j), prices_(t.cpu.size()), is_backward_name_(t.strings, IsBackwardName) {}
+      : t_(t), j_(j), prices_(t.cpu.size()), is_backward_name_(t.strings, join::IsBackwardOpName) {}
 
   const OpPrice& Get(std::int32_t row) {
     OpPrice& p = prices_[row];
