@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "export/units_text.h"
+#include "join/layer_tree.h"
 
 namespace plasmient::exporting {
 namespace {
@@ -97,6 +98,27 @@ std::string VerdictSentence(const verdict::JobVerdict& job, Loss* worst) {
   return "VERDICT: " + head + room;
 }
 
+// The module types that took the most GPU time (docs/layers.md); nothing when the trace has
+// no module or annotation ranges.
+void RenderTopLayers(std::string& out, const verdict::Layers& layers) {
+  constexpr std::size_t kShown = 10;
+  double gpu_time = 0;
+  bool any_layer = false;
+  for (const auto& n : layers.nodes) {
+    if (n.depth > 0) continue;
+    gpu_time += n.gpu_time_s;
+    any_layer = any_layer || (n.path != join::kNoModuleNode && n.path != join::kBackwardNode);
+  }
+  if (!any_layer || gpu_time <= 0) return;
+  out += "\n top layers                            instances  GPU time  achieved  main loss\n";
+  for (std::size_t i = 0; i < std::min(layers.types.size(), kShown); ++i) {
+    const auto& f = layers.types[i];
+    out += fmt::format(" {:<36} {:>9} {:>9} {:>9}  {}\n", Truncate(f.type, 36), f.instances,
+                       Percent(f.gpu_time_s / gpu_time), Percent(f.achieved_fraction()),
+                       verdict::LossLabel(f.main_loss()));
+  }
+}
+
 }  // namespace
 
 std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions& o) {
@@ -166,6 +188,7 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
                            k.calls, Percent(k.achieved_fraction()), Percent(k.roofline_fraction()), k.bound);
       }
     }
+    RenderTopLayers(out, job.layers);
     if (job.ranks.size() > 1) {
       out += "\n rank  achieved  utilization  exposed comm  bubble  idle    wall\n";
       std::size_t shown = 0;

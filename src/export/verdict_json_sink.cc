@@ -51,6 +51,40 @@ void WriteAggregates(JsonWriter& w, std::string_view key, const std::vector<verd
   w.EndArray();
 }
 
+void WriteLayerFigures(JsonWriter& w, const verdict::Layers& layers, const verdict::LayerFigures& f) {
+  w.Field("gpu_time_s", f.gpu_time_s).Field("share_of_window", layers.share_of_window(f));
+  w.Field("achieved_fraction", f.achieved_fraction());
+  w.Key("losses").BeginObject();
+  for (std::size_t i = 0; i < kLossCount; ++i) {
+    w.Field(verdict::LossKey(static_cast<Loss>(i)), f.gpu_time_s > 0 ? f.loss_s[i] / f.gpu_time_s : 0);
+  }
+  w.EndObject();
+  w.Field("flops", f.flops).Field("calls", f.calls).Field("kernels", f.kernels);
+  w.Key("top_kernels").BeginArray();
+  for (const auto& [name, seconds] : f.top_kernels) {
+    w.BeginObject().Field("name", name).Field("gpu_time_s", seconds).EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteLayers(JsonWriter& w, const verdict::Layers& layers) {
+  w.Key("layers").BeginArray();
+  for (const auto& f : layers.nodes) {
+    w.BeginObject().Field("path", f.path).Field("name", f.name).Field("type", f.type);
+    w.Field("depth", f.depth).Field("parent", f.parent);
+    WriteLayerFigures(w, layers, f);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("layer_types").BeginArray();
+  for (const auto& f : layers.types) {
+    w.BeginObject().Field("type", f.type).Field("instances", f.instances);
+    WriteLayerFigures(w, layers, f);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.BeginObject();
   w.Field("rank", r.rank).Field("path", r.path);
@@ -68,6 +102,7 @@ void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.Field("clock_offset_s", r.clock_offset_s).Field("clock_aligned", r.clock_aligned);
   w.Field("wait_on_peers_s", r.wait_on_peers_s).Field("transfer_s", r.transfer_s);
   w.Field("caused_wait_s", r.caused_wait_s).Field("p2p_wait_s", r.p2p_wait_s);
+  WriteLayers(w, r.layers);
   w.EndObject();
 }
 
@@ -170,6 +205,7 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
   WriteCluster(w, job);
   WriteAggregates(w, "top_kernels", job.top_kernels);
   WriteAggregates(w, "top_ops", job.top_ops);
+  WriteLayers(w, job.layers);
 
   w.Key("fixes").BeginArray();
   for (const auto& f : job.fixes) {

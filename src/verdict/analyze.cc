@@ -17,6 +17,7 @@
 #include "roofline/op_cost.h"
 #include "verdict/aggregate.h"
 #include "verdict/kernel_costs.h"
+#include "verdict/layers.h"
 #include "verdict/sweep.h"
 
 namespace plasmient::verdict {
@@ -415,6 +416,8 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
                       },
                       bw};
   AggregateKernels(t, j, costs, kept, ledger, o.top_n * 4, v);
+  v.layers =
+      RollUpLayers(t, j, ActivityLedger{kept, e.share_ns, e.useful_ns, e.loss, costs.flops}, v.run.wall_s);
   v.capacity_flops = peak * v.run.wall_s;
   v.collectives = CollectiveInstances(t, j, kept);
   v.quality = t.quality;

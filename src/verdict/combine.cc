@@ -5,6 +5,7 @@
 #include "verdict/aggregate.h"
 #include "verdict/analyze.h"
 #include "verdict/cluster_verdict.h"
+#include "verdict/layers.h"
 
 namespace plasmient::verdict {
 namespace {
@@ -89,6 +90,7 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
   job.top_kernels = MergeAggregates(std::move(kernels), o.top_n);
   job.top_ops = MergeAggregates(std::move(ops), o.top_n);
   job.ranks = std::move(ranks);
+  job.layers = MergeLayers(job.ranks);
   job.fixes = BuildFixes(job);
   AddClusterFigures(job, o);  // needs job.ranks sorted by rank; adds straggler fixes
   job.bill = BuildBill(job, o);

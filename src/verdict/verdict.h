@@ -76,6 +76,36 @@ struct KernelAggregate {
 // the trace miss too much work to be called the model's: MFU is not reported (docs/verdict.md).
 inline constexpr double kMfuMinCoverage = 0.90;
 
+// One node of the module tree, or one module type (all instances of a class together): the
+// sweep's figures of the GPU activities under it (docs/layers.md). Inclusive of its subtree.
+struct LayerFigures {
+  std::string path;                     // "Qwen2Model_0/Qwen2DecoderLayer_3/Qwen2Attention_3"; "" for a type
+  std::string name;                     // the last name of the path; "" for a type
+  std::string type;                     // "Qwen2Attention"
+  std::int32_t depth = 0, parent = -1;  // parent: index in the same list, -1 at the top
+  std::int64_t instances = 0;           // a type: module instances (paths) of that type
+  std::int64_t calls = 0;               // ranges that ran (forward calls)
+  std::int64_t kernels = 0;             // GPU activities
+  double gpu_time_s = 0;                // Σ of their sweep shares (concurrent kernels split)
+  double useful_s = 0;
+  std::array<double, kLossCount> loss_s{};
+  double flops = 0;
+  std::vector<std::pair<std::string, double>> top_kernels;  // (kernel, GPU time s), largest first
+
+  double achieved_fraction() const { return gpu_time_s > 0 ? useful_s / gpu_time_s : 0; }
+  Loss main_loss() const;  // the largest of loss_s
+  void Add(const LayerFigures& other);
+};
+
+// The model layer of a rank or job: the tree in depth-first order (parents before children,
+// "(backward)" and "(no module)" last) and the types by GPU time. The top-level nodes' figures
+// sum to the window's GPU time: wall − host-bound idle.
+struct Layers {
+  double window_s = 0;  // the rank's wall time; for the job, Σ over ranks
+  std::vector<LayerFigures> nodes, types;
+  double share_of_window(const LayerFigures& f) const { return window_s > 0 ? f.gpu_time_s / window_s : 0; }
+};
+
 struct DeviceChoice {
   std::string name;  // device table row name
   std::string key;
@@ -109,6 +139,7 @@ struct RankVerdict {
   std::int64_t kernels = 0, kept_activities = 0;
   std::vector<KernelAggregate> top_kernels, top_ops;  // by lost time, bounded
   std::vector<CollectiveInstance> collectives;        // kept communication kernels, by start
+  Layers layers;                                      // the model layer (nn.Module tree)
   // Cluster figures (docs/cluster.md), set by CombineRanks when the job has two ranks or more.
   double clock_offset_s = 0;  // its clock minus the lowest rank's
   bool clock_aligned = false;
@@ -150,6 +181,7 @@ struct JobVerdict {
   double model_flops = -1;
   std::string model_flops_source;
   std::vector<KernelAggregate> top_kernels, top_ops;
+  Layers layers;  // the ranks' trees merged by path, types by name
   std::vector<Fix> fixes;
   Bill bill;
   model::DataQuality quality;
