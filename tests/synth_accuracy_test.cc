@@ -38,6 +38,26 @@ void ExpectFigures(element truth, element got, const std::string& where) {
   }
 }
 
+// Every module type synth put in the trace, with its share of the window and achieved
+// fraction within half a point of truth (docs/layers.md); no type the truth does not have.
+void ExpectLayerTypes(element truth, element got) {
+  std::map<std::string, element> got_types;
+  for (element t : got["layer_types"].get_array()) got_types[std::string(t["type"].get_string().value())] = t;
+  std::size_t types = 0;
+  for (element t : truth["layer_types"].get_array()) {
+    std::string type(t["type"].get_string().value());
+    ++types;
+    ASSERT_TRUE(got_types.count(type)) << "layer type " << type << " missing from the verdict";
+    element g = got_types[type];
+    EXPECT_NEAR(g["share_of_window"].get_double(), t["share_of_window"].get_double(), kTolerance)
+        << "layer type " << type << " share_of_window";
+    EXPECT_NEAR(g["achieved_fraction"].get_double(), t["achieved_fraction"].get_double(), kTolerance)
+        << "layer type " << type << " achieved_fraction";
+  }
+  EXPECT_GE(types, 2u) << "the truth names no module type";
+  EXPECT_EQ(types, got_types.size()) << "the verdict has layer types the truth does not";
+}
+
 class SynthAccuracy : public ::testing::TestWithParam<Scenario> {};
 
 TEST_P(SynthAccuracy, VerdictMatchesTruthWithinHalfAPoint) {
@@ -74,6 +94,7 @@ TEST_P(SynthAccuracy, VerdictMatchesTruthWithinHalfAPoint) {
   }
   EXPECT_EQ(ranks, got_ranks.size());
   ExpectFigures(truth["job"], got, "job");
+  ExpectLayerTypes(truth, got);
   fs::remove_all(dir);
 }
 

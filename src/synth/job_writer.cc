@@ -185,6 +185,7 @@ Status WriteJob(const SynthConfig& input, const std::string& out_dir, Progress* 
     report.truth = &rank_truth;
     report.activities = &activities;
     report.kernel_names = &writer.kernel_names();
+    report.layer_types = &writer.layer_types();
     PLASMIENT_TRY(truth.AddRank(report));
     if (progress != nullptr) {
       progress->trace_bytes += writer.bytes_written();

@@ -1,5 +1,6 @@
 #include "synth/kineto_writer.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include "synth/kernel_catalog.h"
@@ -125,7 +126,9 @@ std::int64_t KinetoRankWriter::CpuRange(std::string_view cat, std::string_view n
   Dur(end - start);
   fmt::format_to(out, ", \"args\": {{\"External id\": {}, \"Record function id\": 0", external_id);
   if (sequence_number >= 0) {
-    fmt::format_to(out, ", \"Sequence number\": {}, \"Fwd thread id\": 0", sequence_number);
+    // Backward ops name the thread of the forward op that made their node (autograd's id, 1 here).
+    fmt::format_to(out, ", \"Sequence number\": {}, \"Fwd thread id\": {}", sequence_number,
+                   tid_ != pid_ && name.find("Backward") != std::string_view::npos ? 1 : 0);
   }
   if (shapes != nullptr) {
     buf.append(std::string_view(", "));
@@ -247,6 +250,7 @@ void KinetoRankWriter::GpuActivity(const SimEvent& ev, std::string_view name, st
   a.bytes = item.bytes;
   a.step = ev.step;
   a.name = NameIndex(name);
+  a.layer = LayerIndex(*ev.program, item);
   activities_.push_back(a);
 }
 
@@ -260,26 +264,107 @@ std::uint32_t KinetoRankWriter::NameIndex(std::string_view name) {
   return index;
 }
 
-void KinetoRankWriter::CloseModule() {
-  if (module_ < 0) return;
+// A module's forward call as the profiler writes it with with_modules/with_stack: a
+// python_function range "nn.Module: X" around the _call_impl frame; other names
+// (Optimizer.step#...) are record_function annotations.
+void KinetoRankWriter::ModuleRange(std::string_view name, TimeNs start, TimeNs end) {
+  if (!name.starts_with("nn.Module: ")) {
+    CpuRange("user_annotation", name, start, end, nullptr, -1, nullptr);
+    return;
+  }
+  auto& buf = file_.buffer();
+  auto frame = [&](std::string_view frame_name, TimeNs s, TimeNs e, std::int64_t parent, std::int64_t id,
+                   bool module) {
+    Comma();
+    fmt::format_to(std::back_inserter(buf),
+                   "  {{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"{}\", \"pid\": {}, "
+                   "\"tid\": {}, \"ts\": ",
+                   frame_name, pid_, tid_);
+    Ts(s);
+    buf.append(std::string_view(", \"dur\": "));
+    Dur(e - s);
+    fmt::format_to(std::back_inserter(buf), ", \"args\": {{\"Python parent id\": {}, \"Python id\": {}, ",
+                   parent, id);
+    if (module) buf.append(std::string_view("\"Python module id\": 0, "));
+    fmt::format_to(std::back_inserter(buf), "\"Ev Idx\": {}}}}}", ev_idx_++);
+  };
+  const std::int64_t id = python_id_++;
+  frame(name, start, end, 0, id, true);
+  if (end - start > 2'000) {
+    frame("torch/nn/modules/module.py(1747): _call_impl", start + 500, end - 500, id, python_id_++, false);
+  }
+}
+
+void KinetoRankWriter::CloseModules(std::size_t keep) {
   tid_ = pid_;
-  CpuRange("user_annotation", module_name_, module_start_ns_, module_end_ns_, nullptr, -1, nullptr);
-  module_ = -1;
+  while (open_modules_.size() > keep) {
+    const OpenModule& m = open_modules_.back();
+    ModuleRange(m.name, m.start_ns, m.end_ns);
+    open_modules_.pop_back();
+  }
+}
+
+// Keeps open the ranges of the item's module chain, closes the others, opens the new ones.
+void KinetoRankWriter::OpenModules(const SimEvent& ev) {
+  const Program& program = *ev.program;
+  if (&program != module_program_) {
+    CloseModules(0);
+    module_program_ = &program;
+  }
+  std::vector<std::int16_t> chain;
+  for (std::int16_t m = ev.item->module; m >= 0; m = program.module_parent[static_cast<std::size_t>(m)]) {
+    chain.push_back(m);
+  }
+  std::reverse(chain.begin(), chain.end());
+  std::size_t common = 0;
+  while (common < open_modules_.size() && common < chain.size() &&
+         open_modules_[common].module == chain[common]) {
+    ++common;
+  }
+  CloseModules(common);
+  for (std::size_t k = common; k < chain.size(); ++k) {
+    open_modules_.push_back(
+        {chain[k], program.modules[static_cast<std::size_t>(chain[k])], ev.item_start_ns, 0});
+  }
+  for (auto& m : open_modules_) m.end_ns = ev.item_end_ns;
+}
+
+// The layer types an activity counts for, as the model nests it (docs/layers.md): the module
+// chain of its item (of the forward op, for a backward item), then a communication
+// annotation; "(backward)" or "(no module)" when there is none.
+std::uint32_t KinetoRankWriter::LayerIndex(const Program& program, const Item& item) {
+  std::vector<std::string> types;
+  std::int16_t m = item.module >= 0 ? item.module : item.autograd_fn != nullptr ? item.forward_module : -1;
+  std::string key;
+  for (; m >= 0; m = program.module_parent[static_cast<std::size_t>(m)]) {
+    std::string_view name = program.modules[static_cast<std::size_t>(m)];
+    key += name;
+    key += '/';
+    if (name.starts_with("nn.Module: ")) {
+      name.remove_prefix(11);
+      std::size_t end = name.find_last_not_of("0123456789");
+      if (end != std::string_view::npos && end + 1 < name.size() && name[end] == '_')
+        name = name.substr(0, end);
+    }
+    if (std::find(types.begin(), types.end(), name) == types.end()) types.emplace_back(name);
+  }
+  if (std::string_view annotation = AnnotationName(item.kind); !annotation.empty()) {
+    key += annotation;
+    if (std::find(types.begin(), types.end(), annotation) == types.end()) types.emplace_back(annotation);
+  }
+  if (types.empty()) {
+    key = item.autograd_fn != nullptr ? "(backward)" : "(no module)";
+    types.push_back(key);
+  }
+  auto [it, added] = layer_index_.try_emplace(key, static_cast<std::uint32_t>(layer_types_.size()));
+  if (added) layer_types_.push_back(std::move(types));
+  return it->second;
 }
 
 void KinetoRankWriter::OnItem(const SimEvent& ev) {
   if (!status_) return;
   const Item& item = *ev.item;
-  if (item.module != module_ || ev.program != module_program_) {
-    CloseModule();
-    if (item.module >= 0) {
-      module_ = item.module;
-      module_program_ = ev.program;
-      module_name_ = ev.program->modules[static_cast<std::size_t>(item.module)];
-      module_start_ns_ = ev.item_start_ns;
-    }
-  }
-  if (module_ >= 0) module_end_ns_ = ev.item_end_ns;
+  OpenModules(ev);
   // Backward ops run on the autograd engine's thread, as in real traces.
   tid_ = item.autograd_fn != nullptr ? pid_ + 1 : pid_;
 
@@ -365,8 +450,7 @@ void KinetoRankWriter::OnItem(const SimEvent& ev) {
 
 void KinetoRankWriter::OnProgramEnd(const Program& program, TimeNs cpu_ns) {
   if (!status_) return;
-  CloseModule();
-  tid_ = pid_;
+  CloseModules(0);
   CpuRange("user_annotation", fmt::format("ProfilerStep#{}", program.step), step_start_ns_, cpu_ns, nullptr,
            -1, nullptr);
   status_ = file_.MaybeFlush();

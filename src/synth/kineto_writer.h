@@ -41,6 +41,7 @@ class KinetoRankWriter final : public SimSink {
 
   const std::vector<TruthActivity>& activities() const { return activities_; }
   const std::vector<std::string>& kernel_names() const { return kernel_names_; }
+  const std::vector<std::vector<std::string>>& layer_types() const { return layer_types_; }
   std::int64_t bytes_written() const { return file_.bytes_written(); }
 
  private:
@@ -56,7 +57,10 @@ class KinetoRankWriter final : public SimSink {
   void GpuActivity(const SimEvent& ev, std::string_view name, std::int64_t correlation,
                    std::int64_t external_id);
   void CommArgs(const Item& item, std::int64_t seq);
-  void CloseModule();
+  void CloseModules(std::size_t keep);
+  void ModuleRange(std::string_view name, TimeNs start, TimeNs end);
+  void OpenModules(const SimEvent& ev);
+  std::uint32_t LayerIndex(const Program& program, const Item& item);
   void Flows(std::int64_t correlation, TimeNs launch_ns, TimeNs gpu_ns, int stream);
   std::uint32_t NameIndex(std::string_view name);
   int StreamId(int slot) const;
@@ -74,13 +78,19 @@ class KinetoRankWriter final : public SimSink {
   std::int64_t next_external_id_ = 1;
   std::int64_t ev_idx_ = 0;
   std::string group_ranks_;  // "[0, 1, ...]"
-  // The open module annotation and ProfilerStep range.
-  std::int16_t module_ = -1;
+  // The open module ranges (outermost first) and ProfilerStep range.
+  struct OpenModule {
+    std::int16_t module;
+    std::string name;
+    TimeNs start_ns, end_ns;
+  };
+  std::vector<OpenModule> open_modules_;
   const Program* module_program_ = nullptr;
-  std::string module_name_;
-  TimeNs module_start_ns_ = 0;
-  TimeNs module_end_ns_ = 0;
+  std::int64_t python_id_ = 1;
   TimeNs step_start_ns_ = 0;
+  // Per layer index (TruthActivity::layer): the types an activity under it counts for.
+  std::vector<std::vector<std::string>> layer_types_;
+  std::unordered_map<std::string, std::uint32_t> layer_index_;
   std::vector<TruthActivity> activities_;
   std::vector<std::string> kernel_names_;
   std::unordered_map<std::string_view, std::uint32_t> name_index_;

@@ -46,9 +46,22 @@ ProgramBuilder::ProgramBuilder(const SynthConfig& config, const GpuSpec& gpu, in
   sequence_number_ = static_cast<std::int64_t>(step_index) * 100000;
 }
 
-std::int16_t ProgramBuilder::Module(std::string name) {
+std::int16_t ProgramBuilder::Module(std::string name, std::int16_t parent) {
   program_.modules.push_back(std::move(name));
+  program_.module_parent.push_back(parent);
   return static_cast<std::int16_t>(program_.modules.size() - 1);
+}
+
+// A forward op takes the next autograd sequence number; a backward op, unless told which forward
+// op it differentiates, the latest forward op's (and so that op's module).
+void ProgramBuilder::Sequence(Item& item, bool backward) {
+  if (backward) {
+    item.sequence_number = sequence_number_ - 1;
+    item.forward_module = last_forward_module_;
+  } else {
+    item.sequence_number = sequence_number_++;
+    last_forward_module_ = item.module;
+  }
 }
 
 Item& ProgramBuilder::Push(OpKind kind) {
@@ -90,14 +103,14 @@ Item& ProgramBuilder::Linear(std::int64_t m, std::int64_t n, std::int64_t k, std
   Item& item = Gemm(OpKind::kLinear, m, n, k, n);
   item.module = module;
   item.cpu_ns += 6'000;  // aten::linear > aten::t + aten::addmm
-  item.sequence_number = sequence_number_++;
+  Sequence(item, false);
   return item;
 }
 
 Item& ProgramBuilder::Mm(std::int64_t m, std::int64_t n, std::int64_t k, const char* autograd_fn) {
   Item& item = Gemm(OpKind::kMm, m, n, k, 0);
   item.autograd_fn = autograd_fn;
-  item.sequence_number = sequence_number_ - 1;
+  Sequence(item, true);
   return item;
 }
 
@@ -122,9 +135,9 @@ Item& ProgramBuilder::Sdpa(bool backward, std::int64_t b, std::int64_t h, std::i
   item.gpu_ns = KernelNs(item.flops, item.bytes, eff);
   if (backward) {
     item.autograd_fn = "ScaledDotProductFlashAttentionBackward0";
-    item.sequence_number = sequence_number_ - 1;
+    Sequence(item, true);
   } else {
-    item.sequence_number = sequence_number_++;
+    Sequence(item, false);
   }
   return item;
 }
@@ -159,7 +172,7 @@ Item& ProgramBuilder::Pointwise(OpKind kind, std::int64_t m, std::int64_t n, std
   item.bytes = tensors * static_cast<double>(m) * n * DtypeBytes(dtype);
   item.byte_model = true;
   item.gpu_ns = KernelNs(0, item.bytes, 1.0);
-  item.sequence_number = autograd_fn != nullptr ? sequence_number_ - 1 : sequence_number_++;
+  Sequence(item, autograd_fn != nullptr);
   return item;
 }
 
@@ -211,46 +224,64 @@ Item& ProgramBuilder::Plain(OpKind kind, TimeNs gpu_ns) {
   return item;
 }
 
+// A block as Hugging Face models nest it: Block > (LayerNorm, SelfAttention > Linear ×2,
+// LayerNorm, MLP > (Linear, GELU, Linear)); the residual adds run in the block itself.
 void ProgramBuilder::BlockForward(int layer, std::int64_t batch, std::int64_t seq, std::int64_t kv_len,
                                   bool with_unmodeled) {
   const std::int64_t h = config_.hidden;
   const std::int64_t m = batch * seq;
   const std::int64_t head_dim = h / config_.heads;
-  Pointwise(OpKind::kLayerNorm, m, h, Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer)));
-  Linear(m, 3 * h, h, Module(fmt::format("nn.Module: Linear_{}", 4 * layer)));
+  const std::int16_t block = Module(fmt::format("nn.Module: Block_{}", layer));
+  const std::int16_t attention = Module(fmt::format("nn.Module: SelfAttention_{}", layer), block);
+  if (blocks_.size() <= static_cast<std::size_t>(layer)) blocks_.resize(static_cast<std::size_t>(layer) + 1);
+  BlockRecord& r = blocks_[static_cast<std::size_t>(layer)];
+  r.ln1 = Ref(
+      Pointwise(OpKind::kLayerNorm, m, h, Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer), block)));
+  r.qkv = Ref(Linear(m, 3 * h, h, Module(fmt::format("nn.Module: Linear_{}", 4 * layer), attention)));
   if (with_unmodeled) {
     // A fused rotary-embedding extension op: custom kernel, no shapes recorded.
     Unmodeled(OpKind::kCustomUnmodeled,
-              static_cast<TimeNs>(static_cast<double>(m) * h * 4 / gpu_.mem_bytes_per_s * 1.6e9) + 3'000, -1);
+              static_cast<TimeNs>(static_cast<double>(m) * h * 4 / gpu_.mem_bytes_per_s * 1.6e9) + 3'000,
+              attention);
   }
-  Sdpa(false, batch, config_.heads, seq, kv_len, head_dim, seq == kv_len,
-       Module(fmt::format("nn.Module: SelfAttention_{}", layer)));
-  Linear(m, h, h, Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 1)));
-  Pointwise(OpKind::kAdd, m, h, -1);
-  Pointwise(OpKind::kLayerNorm, m, h, Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer + 1)));
-  Linear(m, 4 * h, h, Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 2)));
-  Pointwise(OpKind::kGelu, m, 4 * h, Module(fmt::format("nn.Module: GELU_{}", layer)));
-  Linear(m, h, 4 * h, Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 3)));
-  Pointwise(OpKind::kAdd, m, h, -1);
+  r.attention = Ref(Sdpa(false, batch, config_.heads, seq, kv_len, head_dim, seq == kv_len, attention));
+  r.proj = Ref(Linear(m, h, h, Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 1), attention)));
+  Pointwise(OpKind::kAdd, m, h, block);
+  r.ln2 = Ref(Pointwise(OpKind::kLayerNorm, m, h,
+                        Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer + 1), block)));
+  const std::int16_t mlp = Module(fmt::format("nn.Module: MLP_{}", layer), block);
+  r.fc1 = Ref(Linear(m, 4 * h, h, Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 2), mlp)));
+  r.gelu = Ref(Pointwise(OpKind::kGelu, m, 4 * h, Module(fmt::format("nn.Module: GELU_{}", layer), mlp)));
+  r.fc2 = Ref(Linear(m, h, 4 * h, Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 3), mlp)));
+  Pointwise(OpKind::kAdd, m, h, block);
+}
+
+// A backward op carries the sequence number of the forward op whose autograd node it runs.
+Item& ProgramBuilder::Differentiates(Item& backward, const ForwardRef& forward) {
+  backward.sequence_number = forward.sequence_number;
+  backward.forward_module = forward.module;
+  return backward;
 }
 
 void ProgramBuilder::BlockBackward(int layer, std::int64_t batch, std::int64_t seq) {
   const std::int64_t h = config_.hidden;
   const std::int64_t m = batch * seq;
+  const BlockRecord r = static_cast<std::size_t>(layer) < blocks_.size()
+                            ? blocks_[static_cast<std::size_t>(layer)]
+                            : BlockRecord{};
   // fc2: dX = dY[m,h] . W[h,4h]; dW = dY^T[h,m] . X[m,4h]
-  Mm(m, 4 * h, h, "AddmmBackward0");
-  Mm(h, 4 * h, m, "AddmmBackward0");
-  Pointwise(OpKind::kGeluBwd, m, 4 * h, -1, "GeluBackward0");
-  Mm(m, h, 4 * h, "AddmmBackward0");
-  Mm(4 * h, h, m, "AddmmBackward0");
-  Pointwise(OpKind::kLayerNormBwd, m, h, -1, "NativeLayerNormBackward0");
-  Mm(m, h, h, "AddmmBackward0");
-  Mm(h, h, m, "AddmmBackward0");
-  Sdpa(true, batch, config_.heads, seq, seq, h / config_.heads, true, -1);
-  Mm(m, h, 3 * h, "AddmmBackward0");
-  Mm(3 * h, h, m, "AddmmBackward0");
-  Pointwise(OpKind::kLayerNormBwd, m, h, -1, "NativeLayerNormBackward0");
-  (void)layer;
+  Differentiates(Mm(m, 4 * h, h, "AddmmBackward0"), r.fc2);
+  Differentiates(Mm(h, 4 * h, m, "AddmmBackward0"), r.fc2);
+  Differentiates(Pointwise(OpKind::kGeluBwd, m, 4 * h, -1, "GeluBackward0"), r.gelu);
+  Differentiates(Mm(m, h, 4 * h, "AddmmBackward0"), r.fc1);
+  Differentiates(Mm(4 * h, h, m, "AddmmBackward0"), r.fc1);
+  Differentiates(Pointwise(OpKind::kLayerNormBwd, m, h, -1, "NativeLayerNormBackward0"), r.ln2);
+  Differentiates(Mm(m, h, h, "AddmmBackward0"), r.proj);
+  Differentiates(Mm(h, h, m, "AddmmBackward0"), r.proj);
+  Differentiates(Sdpa(true, batch, config_.heads, seq, seq, h / config_.heads, true, -1), r.attention);
+  Differentiates(Mm(m, h, 3 * h, "AddmmBackward0"), r.qkv);
+  Differentiates(Mm(3 * h, h, m, "AddmmBackward0"), r.qkv);
+  Differentiates(Pointwise(OpKind::kLayerNormBwd, m, h, -1, "NativeLayerNormBackward0"), r.ln1);
 }
 
 TimeNs AllReduceNs(std::int64_t bytes, int world) {

@@ -35,7 +35,7 @@ class ProgramBuilder {
  public:
   ProgramBuilder(const SynthConfig& config, const GpuSpec& gpu, int rank, int step_index);
 
-  std::int16_t Module(std::string name);
+  std::int16_t Module(std::string name, std::int16_t parent = -1);
   Item& Linear(std::int64_t m, std::int64_t n, std::int64_t k, std::int16_t module);
   Item& Mm(std::int64_t m, std::int64_t n, std::int64_t k, const char* autograd_fn);
   Item& Sdpa(bool backward, std::int64_t b, std::int64_t h, std::int64_t lq, std::int64_t lk, std::int64_t d,
@@ -59,13 +59,25 @@ class ProgramBuilder {
   int rank() const { return rank_; }
   Program Take() { return std::move(program_); }
 
+  // A forward op a backward item differentiates: its module and autograd sequence number.
+  struct ForwardRef {
+    std::int16_t module = -1;
+    std::int64_t sequence_number = -1;
+  };
+  static ForwardRef Ref(const Item& item) { return {item.module, item.sequence_number}; }
+  static Item& Differentiates(Item& backward, const ForwardRef& forward);
+
   // Transformer pieces used by several scenarios; m = tokens.
   void BlockForward(int layer, std::int64_t batch, std::int64_t seq, std::int64_t kv_len,
                     bool with_unmodeled);
   void BlockBackward(int layer, std::int64_t batch, std::int64_t seq);
 
  private:
+  struct BlockRecord {
+    ForwardRef ln1, qkv, attention, proj, ln2, fc1, gelu, fc2;
+  };
   Item& Push(OpKind kind);
+  void Sequence(Item& item, bool backward);
   Item& Gemm(OpKind kind, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t bias_elems);
   TimeNs KernelNs(double flops, double bytes, double compute_eff);
   TimeNs CpuNs();
@@ -75,6 +87,8 @@ class ProgramBuilder {
   int rank_;
   Rng rng_;
   Program program_;
+  std::vector<BlockRecord> blocks_;  // per layer: its last forward pass
+  std::int16_t last_forward_module_ = -1;
   double slowdown_ = 1.0;
   double cpu_lo_us_ = 6;
   double cpu_hi_us_ = 12;

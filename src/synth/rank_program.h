@@ -64,6 +64,7 @@ struct Item {
   bool gates_compute = false;  // communication whose end the next compute kernel waits for
   std::uint8_t stream = kComputeStream;
   std::int16_t module = -1;           // index into Program::modules; -1 none
+  std::int16_t forward_module = -1;   // a backward item: the module of the forward op it differentiates
   const char* autograd_fn = nullptr;  // backward node name, e.g. "MmBackward0"
   std::int64_t d[5] = {0, 0, 0, 0, 0};
   double flops = 0;
@@ -82,7 +83,8 @@ struct Item {
 struct Program {
   int step = 0;  // ProfilerStep#N number
   std::vector<Item> items;
-  std::vector<std::string> modules;  // "nn.Module: Linear_3"
+  std::vector<std::string> modules;         // "nn.Module: Linear_3", or an annotation's name
+  std::vector<std::int16_t> module_parent;  // per module: the module it runs inside, or -1
 };
 
 }  // namespace plasmient::synth

@@ -14,19 +14,22 @@ void BuildDecode(ProgramBuilder& b, int step_index) {
   const std::int64_t kv_len = static_cast<std::int64_t>(c.context) + step_index;
   b.SetCpuRange(5, 9);
   for (int layer = 0; layer < c.layers; ++layer) {
-    b.Pointwise(OpKind::kLayerNorm, batch, h, b.Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer)));
-    b.Linear(batch, 3 * h, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer)));
-    b.Pointwise(OpKind::kCopy, batch, 2 * h, -1);  // append this token's k, v to the cache
-    b.Sdpa(false, batch, c.heads, 1, kv_len, h / c.heads, false,
-           b.Module(fmt::format("nn.Module: SelfAttention_{}", layer)));
-    b.Linear(batch, h, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 1)));
-    b.Pointwise(OpKind::kAdd, batch, h, -1);
+    const std::int16_t block = b.Module(fmt::format("nn.Module: Block_{}", layer));
+    const std::int16_t attention = b.Module(fmt::format("nn.Module: SelfAttention_{}", layer), block);
     b.Pointwise(OpKind::kLayerNorm, batch, h,
-                b.Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer + 1)));
-    b.Linear(batch, 4 * h, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 2)));
-    b.Pointwise(OpKind::kGelu, batch, 4 * h, b.Module(fmt::format("nn.Module: GELU_{}", layer)));
-    b.Linear(batch, h, 4 * h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 3)));
-    b.Pointwise(OpKind::kAdd, batch, h, -1);
+                b.Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer), block));
+    b.Linear(batch, 3 * h, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer), attention));
+    b.Pointwise(OpKind::kCopy, batch, 2 * h, attention);  // append this token's k, v to the cache
+    b.Sdpa(false, batch, c.heads, 1, kv_len, h / c.heads, false, attention);
+    b.Linear(batch, h, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 1), attention));
+    b.Pointwise(OpKind::kAdd, batch, h, block);
+    b.Pointwise(OpKind::kLayerNorm, batch, h,
+                b.Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer + 1), block));
+    const std::int16_t mlp = b.Module(fmt::format("nn.Module: MLP_{}", layer), block);
+    b.Linear(batch, 4 * h, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 2), mlp));
+    b.Pointwise(OpKind::kGelu, batch, 4 * h, b.Module(fmt::format("nn.Module: GELU_{}", layer), mlp));
+    b.Linear(batch, h, 4 * h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * layer + 3), mlp));
+    b.Pointwise(OpKind::kAdd, batch, h, block);
   }
   b.Pointwise(OpKind::kLayerNorm, batch, h, b.Module(fmt::format("nn.Module: LayerNorm_{}", 2 * c.layers)));
   b.Linear(batch, c.vocab, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * c.layers)));

@@ -41,12 +41,13 @@ void BuildTraining(ProgramBuilder& b, int step_index) {
     b.BlockForward(layer, c.micro_batch, c.seq_len, c.seq_len, layer == 0);
   }
   b.Pointwise(OpKind::kLayerNorm, m, h, b.Module(fmt::format("nn.Module: LayerNorm_{}", 2 * c.layers)));
-  b.Linear(m, c.vocab, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * c.layers)));
+  const auto head = ProgramBuilder::Ref(
+      b.Linear(m, c.vocab, h, b.Module(fmt::format("nn.Module: Linear_{}", 4 * c.layers))));
   b.Pointwise(OpKind::kLogSoftmax, m, c.vocab, -1);
   // Backward: lm_head, then blocks in reverse; a bucket's all-reduce is issued as soon as
   // its last gradient is produced and overlaps the remaining backward.
-  b.Mm(m, h, c.vocab, "AddmmBackward0");
-  b.Mm(c.vocab, h, m, "AddmmBackward0");
+  ProgramBuilder::Differentiates(b.Mm(m, h, c.vocab, "AddmmBackward0"), head);
+  ProgramBuilder::Differentiates(b.Mm(c.vocab, h, m, "AddmmBackward0"), head);
   const int buckets = std::min(c.buckets, c.layers);
   const int per_bucket = (c.layers + buckets - 1) / buckets;
   std::vector<std::int64_t> bucket_params;
@@ -77,14 +78,15 @@ void BuildMoe(ProgramBuilder& b, int step_index) {
   std::vector<std::vector<std::int64_t>> expert_tokens(c.layers);
   for (int layer = 0; layer < c.layers; ++layer) {
     // Attention half of the block.
-    b.Pointwise(OpKind::kLayerNorm, m, h, b.Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer)));
-    b.Linear(m, 3 * h, h, b.Module(fmt::format("nn.Module: Linear_{}", 2 * layer)));
-    b.Sdpa(false, c.micro_batch, c.heads, c.seq_len, c.seq_len, h / c.heads, true,
-           b.Module(fmt::format("nn.Module: SelfAttention_{}", layer)));
-    b.Linear(m, h, h, b.Module(fmt::format("nn.Module: Linear_{}", 2 * layer + 1)));
-    b.Pointwise(OpKind::kAdd, m, h, -1);
+    const std::int16_t block = b.Module(fmt::format("nn.Module: MoEBlock_{}", layer));
+    const std::int16_t attention = b.Module(fmt::format("nn.Module: SelfAttention_{}", layer), block);
+    b.Pointwise(OpKind::kLayerNorm, m, h, b.Module(fmt::format("nn.Module: LayerNorm_{}", 2 * layer), block));
+    b.Linear(m, 3 * h, h, b.Module(fmt::format("nn.Module: Linear_{}", 2 * layer), attention));
+    b.Sdpa(false, c.micro_batch, c.heads, c.seq_len, c.seq_len, h / c.heads, true, attention);
+    b.Linear(m, h, h, b.Module(fmt::format("nn.Module: Linear_{}", 2 * layer + 1), attention));
+    b.Pointwise(OpKind::kAdd, m, h, block);
     // Router, dispatch, experts, combine.
-    const std::int16_t moe = b.Module(fmt::format("nn.Module: MoELayer_{}", layer));
+    const std::int16_t moe = b.Module(fmt::format("nn.Module: MoELayer_{}", layer), block);
     b.Pointwise(OpKind::kLayerNorm, m, h, moe);
     b.Linear(m, c.experts, h, moe);
     b.Pointwise(OpKind::kSoftmax, m, c.experts, moe);
@@ -94,13 +96,14 @@ void BuildMoe(ProgramBuilder& b, int step_index) {
       const double fraction = c.expert_token_fraction * b.rng().Uniform(0.5, 1.5);
       const std::int64_t tokens = std::max<std::int64_t>(16, std::llround(m * fraction));
       expert_tokens[layer].push_back(tokens);
-      const std::int16_t expert = b.Module(fmt::format("nn.Module: Expert_{}", layer * local_experts + e));
+      const std::int16_t expert =
+          b.Module(fmt::format("nn.Module: Expert_{}", layer * local_experts + e), moe);
       b.Linear(tokens, 4 * h, h, expert);
       b.Pointwise(OpKind::kGelu, tokens, 4 * h, expert);
       b.Linear(tokens, h, 4 * h, expert);
     }
     b.Collective(OpKind::kAllToAll, routed * h / c.ranks, c.ranks, true).module = moe;
-    b.Pointwise(OpKind::kAdd, m, h, -1);
+    b.Pointwise(OpKind::kAdd, m, h, block);
   }
   b.Pointwise(OpKind::kLogSoftmax, m, h, -1);
   for (int layer = c.layers - 1; layer >= 0; --layer) {

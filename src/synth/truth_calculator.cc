@@ -77,8 +77,11 @@ WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs star
     return x.is_start < y.is_start;
   });
 
+  // Per activity: its share of the slices its class decided (docs/layers.md): a compute kernel's
+  // share of the compute slices; a collective's, P2P transfer's or copy's of the slices where
+  // only its class was resident. Concurrent activities of the deciding class split a slice.
   std::vector<double> share_ns(activities.size(), 0.0);
-  std::vector<std::uint32_t> resident_compute;
+  std::array<std::vector<std::uint32_t>, 4> resident_lists;
   std::array<int, 4> resident{};
   TimeNs cursor = start_ns;
   double idle_ns = 0;
@@ -90,14 +93,20 @@ WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs star
     const int coll = resident[static_cast<int>(ActivityClass::kCollective)];
     const int p2p = resident[static_cast<int>(ActivityClass::kP2p)];
     const int mem = resident[static_cast<int>(ActivityClass::kMemory)];
+    auto split = [&](ActivityClass cls, int count) {
+      for (std::uint32_t k : resident_lists[static_cast<int>(cls)]) share_ns[k] += dd / count;
+    };
     if (compute > 0) {
-      for (std::uint32_t k : resident_compute) share_ns[k] += dd / compute;
+      split(ActivityClass::kCompute, compute);
     } else if (coll > 0) {
       w.losses.exposed_communication += dd;
+      split(ActivityClass::kCollective, coll);
     } else if (p2p > 0) {
       w.losses.pipeline_bubble += dd;
+      split(ActivityClass::kP2p, p2p);
     } else if (mem > 0) {
       w.losses.data_movement += dd;
+      split(ActivityClass::kMemory, mem);
     } else {
       idle_ns += dd;
     }
@@ -112,16 +121,15 @@ WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs star
     cursor = std::max(cursor, edge.t);
     const TruthActivity& a = activities[edge.index];
     const int cls = static_cast<int>(a.cls);
+    auto& list = resident_lists[cls];
     if (edge.is_start) {
       ++resident[cls];
-      if (a.cls == ActivityClass::kCompute) resident_compute.push_back(edge.index);
+      list.push_back(edge.index);
     } else {
       --resident[cls];
-      if (a.cls == ActivityClass::kCompute) {
-        auto it = std::find(resident_compute.begin(), resident_compute.end(), edge.index);
-        *it = resident_compute.back();
-        resident_compute.pop_back();
-      }
+      auto it = std::find(list.begin(), list.end(), edge.index);
+      *it = list.back();
+      list.pop_back();
     }
   }
   account(end_ns);
@@ -132,6 +140,8 @@ WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs star
   const double peak_per_ns = device.peak_flops_per_s * 1e-9;
   for (std::uint32_t i = 0; i < activities.size(); ++i) {
     const TruthActivity& a = activities[i];
+    if (a.cls != ActivityClass::kCompute && per_kernel != nullptr)
+      (*per_kernel)[i].share_s = share_ns[i] * 1e-9;
     if (a.cls != ActivityClass::kCompute || share_ns[i] <= 0) continue;
     const TimeNs s = std::max(a.start_ns, start_ns);
     const TimeNs e = std::min(a.end_ns, end_ns);

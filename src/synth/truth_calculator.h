@@ -25,8 +25,9 @@ struct TruthActivity {
   bool byte_model = false;  // the launching op has a byte model
   double flops = 0;
   double bytes = 0;
-  int step = 0;            // index of the ProfilerStep that launched it
-  std::uint32_t name = 0;  // caller's kernel-name index (per-name aggregates)
+  int step = 0;             // index of the ProfilerStep that launched it
+  std::uint32_t name = 0;   // caller's kernel-name index (per-name aggregates)
+  std::uint32_t layer = 0;  // caller's layer index (per-module-type aggregates)
 };
 
 struct LossSeconds {
@@ -59,6 +60,8 @@ struct WindowTruth {
 };
 
 struct KernelTruth {  // per activity, for the run window
+  // Its share of the slices its class decided: compute share, or exposed communication,
+  // P2P or copy time; useful_s and category for compute kernels only.
   double share_s = 0;
   double useful_s = 0;
   LossCategory category = LossCategory::kNone;

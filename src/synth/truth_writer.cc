@@ -158,6 +158,16 @@ Status TruthWriter::AddRank(const RankReport& r) {
         g.mixed ? "mixed" : CategoryName(g.category), g.count, g.busy_s, g.share_s, g.useful_s, g.flops);
   }
   file_.buffer().append(std::string_view("]}"));
+  // Per module type (docs/layers.md): every activity counts once for each type on its chain.
+  for (std::size_t i = 0; i < r.activities->size(); ++i) {
+    for (const std::string& type : (*r.layer_types)[(*r.activities)[i].layer]) {
+      auto it = std::find_if(layer_types_.begin(), layer_types_.end(),
+                             [&](const auto& p) { return p.first == type; });
+      if (it == layer_types_.end()) it = layer_types_.insert(layer_types_.end(), {type, LayerTotals{}});
+      it->second.gpu_time_s += t.kernels[i].share_s;
+      it->second.useful_s += t.kernels[i].useful_s;
+    }
+  }
   job_.span_s += t.run.span_s;
   job_.useful_s += t.run.useful_s;
   job_.kernel_union_s += t.run.kernel_union_s;
@@ -187,6 +197,15 @@ Status TruthWriter::Finish(const std::vector<StragglerReport>& stragglers) {
   for (std::size_t i = 0; i < stragglers.size(); ++i) {
     fmt::format_to(out, "{}\n    {{\"rank\": {}, \"caused_wait_s\": {:.12g}}}", i == 0 ? "" : ",",
                    stragglers[i].rank, stragglers[i].caused_wait_s);
+  }
+  file_.buffer().append(std::string_view("],\n  \"layer_types\": ["));
+  for (std::size_t i = 0; i < layer_types_.size(); ++i) {
+    const auto& [type, l] = layer_types_[i];
+    fmt::format_to(out,
+                   "{}\n    {{\"type\": \"{}\", \"gpu_time_s\": {:.12g}, \"share_of_window\": {:.12g}, "
+                   "\"useful_s\": {:.12g}, \"achieved_fraction\": {:.12g}}}",
+                   i == 0 ? "" : ",", type, l.gpu_time_s, job_.span_s > 0 ? l.gpu_time_s / job_.span_s : 0,
+                   l.useful_s, l.gpu_time_s > 0 ? l.useful_s / l.gpu_time_s : 0);
   }
   file_.buffer().append(std::string_view("],\n  \"pipeline\": "));
   if (config_.scenario == Scenario::kPipeline) {

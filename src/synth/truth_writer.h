@@ -24,6 +24,7 @@ struct RankReport {
   const RankTruth* truth = nullptr;
   const std::vector<TruthActivity>* activities = nullptr;
   const std::vector<std::string>* kernel_names = nullptr;
+  const std::vector<std::vector<std::string>>* layer_types = nullptr;  // per TruthActivity::layer
 };
 
 struct StragglerReport {
@@ -55,6 +56,10 @@ class TruthWriter {
   std::vector<std::pair<int, Totals>> steps_;  // by step number
   std::vector<TimeNs> clock_offsets_ns_;
   std::vector<double> pipeline_bubbles_;
+  struct LayerTotals {
+    double gpu_time_s = 0, useful_s = 0;
+  };
+  std::vector<std::pair<std::string, LayerTotals>> layer_types_;  // in first-seen order
 };
 
 }  // namespace plasmient::synth
