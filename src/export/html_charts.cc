@@ -38,7 +38,7 @@ std::string DecadeLabel(int k, std::string_view unit) {
 
 }  // namespace
 
-std::string WaterfallSvg(const verdict::Figures& f) {
+std::string WaterfallSvg(const verdict::Figures& f, std::span<const std::string> short_fixes) {
   constexpr double kW = 540, kLabel = 190, kBarW = 290, kRowH = 30;
   std::vector<std::pair<double, Loss>> losses;
   for (std::size_t i = 0; i < verdict::kLossCount; ++i) {
@@ -74,7 +74,9 @@ std::string WaterfallSvg(const verdict::Figures& f) {
     out += fmt::format("<line class=\"ridge\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"/>",
                        x(remaining), y - 4, x(remaining), y + 4);
     row(fmt::format("− {}", verdict::LossLabel(l)), remaining - frac, remaining,
-        LossColorVar(verdict::LossKey(l)), fmt::format("−{}", Percent(frac)), verdict::LossShortFix(l));
+        LossColorVar(verdict::LossKey(l)), fmt::format("−{}", Percent(frac)),
+        static_cast<std::size_t>(l) < short_fixes.size() ? short_fixes[static_cast<std::size_t>(l)]
+                                                         : verdict::LossLabel(l));
     remaining -= frac;
   }
   row("= achieved", 0, f.achieved(), "var(--achieved)", Percent(f.achieved()), "useful FLOPs at peak speed");

@@ -2,6 +2,7 @@
 // follow light and dark mode and print). Each returns one <svg> element.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,8 @@
 namespace plasmient::exporting {
 
 // 100% of capacity at the top, each loss taken away in turn (largest first), achieved at the bottom.
-std::string WaterfallSvg(const verdict::Figures& figures);
+// short_fixes: per loss, the advice for its tooltip (JobVerdict::short_fixes); may be empty.
+std::string WaterfallSvg(const verdict::Figures& figures, std::span<const std::string> short_fixes = {});
 
 // Log-log roofline: the memory slope up to the ridge point, the compute roof after it, and each
 // kernel with a FLOP and a byte model as a point (area ∝ its GPU time). `skipped` receives how

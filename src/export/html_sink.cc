@@ -261,7 +261,7 @@ std::string RenderHtml(const verdict::JobVerdict& job, const HtmlOptions& o) {
   out +=
       "<div class=\"grid2\"><section><h2>Where the capacity went <small>100% of peak × time, down to "
       "achieved</small></h2>";
-  out += WaterfallSvg(job.job) + "</section>\n";
+  out += WaterfallSvg(job.job, job.short_fixes) + "</section>\n";
   out += "<section><h2>Roofline <small>top kernels; area ∝ GPU time, colour = loss</small></h2>" + roofline;
   out += "</section></div>\n<div style=\"height:18px\"></div>\n";
   FixesSection(out, job);

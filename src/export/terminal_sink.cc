@@ -156,7 +156,7 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
   std::stable_sort(losses.begin(), losses.end(), [](auto& a, auto& b) { return a.first > b.first; });
   for (auto [frac, l] : losses) {
     if (frac < 0.005) continue;
-    Row(out, p, 4, verdict::LossLabel(l), Percent(frac), verdict::LossShortFix(l), "33");
+    Row(out, p, 4, verdict::LossLabel(l), Percent(frac), job.short_fixes[static_cast<std::size_t>(l)], "33");
   }
   if (auto coverage = job.model_coverage()) {
     // MFU only where the model FLOPs are known well enough (docs/verdict.md, "MFU").
@@ -208,6 +208,7 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
       out += "\n what to change\n";
       for (const auto& fx : job.fixes) {
         out += fmt::format(" {:>4}  {}\n", Percent(fx.fraction), Truncate(fx.action, 72));
+        if (!fx.evidence.empty()) out += "       evidence: " + Truncate(fx.evidence, 62) + "\n";
         if (!fx.culprits.empty()) {
           out += "       culprits: " + Truncate(fx.culprits.front(), 62) + "\n";
         }

@@ -210,7 +210,8 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
   w.Key("fixes").BeginArray();
   for (const auto& f : job.fixes) {
     w.BeginObject().Field("loss", verdict::LossKey(f.loss)).Field("fraction", f.fraction);
-    w.Field("action", f.action).Key("culprits").BeginArray();
+    w.Field("action", f.action).Field("evidence", f.evidence).Field("recoverable", f.recoverable);
+    w.Key("culprits").BeginArray();
     for (const auto& c : f.culprits) w.String(c);
     w.EndArray().EndObject();
   }

@@ -52,5 +52,7 @@ bool EstimateConv(std::string_view name, const OpArgs& args, OpCost& cost);
 bool EstimateAttention(std::string_view name, const OpArgs& args, OpCost& cost);
 bool EstimateMemoryOp(std::string_view name, const OpArgs& args, OpCost& cost);
 bool EstimateMoe(std::string_view name, const OpArgs& args, OpCost& cost);
+bool EstimateCompiledKernel(std::string_view name, const OpArgs& args, OpCost& cost);
+bool EstimateSparseOp(std::string_view name, const OpArgs& args, OpCost& cost);
 
 }  // namespace plasmient::roofline::internal

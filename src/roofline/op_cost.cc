@@ -54,6 +54,7 @@ OpCost EstimateOp(std::string_view op_name, std::string_view input_dims, std::st
   if (name.starts_with("aten::")) name.remove_prefix(6);
   if (internal::EstimateGemm(name, args, cost) || internal::EstimateConv(name, args, cost) ||
       internal::EstimateAttention(name, args, cost) || internal::EstimateMoe(name, args, cost) ||
+      internal::EstimateSparseOp(name, args, cost) || internal::EstimateCompiledKernel(name, args, cost) ||
       internal::EstimateMemoryOp(name, args, cost)) {
     return cost;
   }

@@ -516,5 +516,37 @@ TEST(OpCost, TraceWithoutInputTypesAssumesFp32) {
   EXPECT_DOUBLE_EQ(c.bytes, 104);  // (6 + 12 + 8)·4
 }
 
+TEST(CompiledModel, InductorTritonKernelsReadAndWriteEachArgumentOnce) {
+  // triton_poi_fused_add_cos_sin_0(in_ptr0, in_ptr1, out_ptr0, xnumel) as the profiler records it.
+  OpCost c = EstimateOp("triton_poi_fused_add_cos_sin_0", "[[10, 10], [10, 10], [10, 10], []]",
+                        R"(["float","float","float","Scalar"])", R"(["","","","100"])");
+  EXPECT_EQ(c.model, "triton_pointwise");
+  EXPECT_DOUBLE_EQ(c.flops, 0);
+  EXPECT_DOUBLE_EQ(c.bytes, 1200);  // 3 · 100 · 4
+  EXPECT_FALSE(EstimateOp("triton_tem_fused_mm_0", "[[10, 10]]", R"(["float"])", "").modeled());
+}
+
+TEST(SparseModel, FbgemmQuantizePermuteAndLookupIndexBytes) {
+  OpCost q =
+      EstimateOp("fbgemm::FloatToFP8RowwiseQuantized", "[[1000, 256], []]", R"(["float","Scalar"])", "");
+  EXPECT_EQ(q.model, "quantize");
+  EXPECT_DOUBLE_EQ(q.bytes, 1000.0 * 256 * 4 + 1000.0 * 256);  // read fp32, write one byte each
+  OpCost p = EstimateOp("fbgemm::permute_2D_sparse_data", "[[1390], [1334, 2048], [6416], [], []]",
+                        R"(["int","int","int","","Scalar"])", "");
+  EXPECT_EQ(p.model, "permute");
+  EXPECT_DOUBLE_EQ(p.bytes, 2.0 * (1390 + 1334 * 2048 + 6416) * 4);
+  // Table-batched lookup: indices [L] (arg 11) and offsets [B·T + 1] (arg 12), int64.
+  OpCost l =
+      EstimateOp("fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function",
+                 "[[0], [7722480160], [0], [0, 0], [9], [9], [10], [], [], [10], [], [30111429], "
+                 "[2359297], [], []]",
+                 R"(["float","c10::Half","c10::Half","c10::Half","int","long","int","Scalar","Scalar",)"
+                 R"("long","Scalar","long","long","Scalar",""])",
+                 "");
+  EXPECT_EQ(l.model, "embedding_lookup_indices");
+  EXPECT_DOUBLE_EQ(l.bytes, (30111429.0 + 2359297.0) * 8);
+  EXPECT_FALSE(EstimateOp("fbgemm::something_else", "[[4]]", R"(["float"])", "").modeled());
+}
+
 }  // namespace
 }  // namespace plasmient::roofline

@@ -16,6 +16,7 @@
 #include "roofline/kernel_name.h"
 #include "roofline/op_cost.h"
 #include "verdict/aggregate.h"
+#include "verdict/evidence.h"
 #include "verdict/kernel_costs.h"
 #include "verdict/layers.h"
 #include "verdict/sweep.h"
@@ -420,6 +421,9 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
       RollUpLayers(t, j, ActivityLedger{kept, e.share_ns, e.useful_ns, e.loss, costs.flops}, v.run.wall_s);
   v.capacity_flops = peak * v.run.wall_s;
   v.collectives = CollectiveInstances(t, j, kept);
+  v.evidence = CollectEvidence(t, j, kept, costs);
+  v.evidence.fp32_tensor_peak_flops_per_s =
+      roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
   v.quality = t.quality;
   if (o.observer) {
     o.observer->OnRank({t, j, costs, kept, e.share_ns, e.useful_ns, e.loss, v});

@@ -16,7 +16,10 @@ Fix StragglerFix(const join::Straggler& s) {
         fmt::format("rank {} arrives late at {} {} ({:.1f} ms each): others wait {:.1f} ms on it; even out "
                     "its work, input pipeline or host",
                     s.rank, where, when, s.mean_late_s * 1e3, s.caused_wait_s * 1e3),
-        {fmt::format("rank {}", s.rank)}};
+        {fmt::format("rank {}", s.rank)},
+        fmt::format("rank {} was the last to arrive at {} of {} collectives", s.rank, s.late_collectives,
+                    s.collectives),
+        s.capacity_fraction};
   return f;
 }
 

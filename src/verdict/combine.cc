@@ -5,28 +5,11 @@
 #include "verdict/aggregate.h"
 #include "verdict/analyze.h"
 #include "verdict/cluster_verdict.h"
+#include "verdict/fix_rules.h"
 #include "verdict/layers.h"
 
 namespace plasmient::verdict {
 namespace {
-
-constexpr double kMinFixFraction = 0.01;  // losses under 1% of capacity get no fix line
-
-std::vector<Fix> BuildFixes(const JobVerdict& job) {
-  std::vector<Fix> fixes;
-  for (std::size_t i = 0; i < kLossCount; ++i) {
-    auto loss = static_cast<Loss>(i);
-    double fraction = job.job.loss(loss);
-    if (fraction < kMinFixFraction) continue;
-    Fix f{loss, fraction, std::string(LossFix(loss)), {}};
-    for (const auto& k : job.top_kernels) {
-      if (k.loss == loss && f.culprits.size() < 3) f.culprits.push_back(k.name);
-    }
-    fixes.push_back(std::move(f));
-  }
-  std::sort(fixes.begin(), fixes.end(), [](const Fix& a, const Fix& b) { return a.fraction > b.fraction; });
-  return fixes;
-}
 
 Bill BuildBill(const JobVerdict& job, const AnalyzeOptions& o) {
   Bill b;
@@ -59,6 +42,7 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
     if (job.device.name.empty()) job.device = r.device;
     job.job.Add(r.run);
     job.hardware_flops += r.hardware_flops;
+    job.evidence.Merge(r.evidence);
     job.compute_kernel_s += r.compute_kernel_s;
     job.modeled_compute_s += r.modeled_compute_s;
     job.capacity_flops += r.capacity_flops;
@@ -91,7 +75,7 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
   job.top_ops = MergeAggregates(std::move(ops), o.top_n);
   job.ranks = std::move(ranks);
   job.layers = MergeLayers(job.ranks);
-  job.fixes = BuildFixes(job);
+  BuildFixes(job);
   AddClusterFigures(job, o);  // needs job.ranks sorted by rank; adds straggler fixes
   job.bill = BuildBill(job, o);
   return job;

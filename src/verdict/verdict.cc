@@ -9,31 +9,17 @@ namespace {
 
 struct LossText {
   Loss loss;
-  std::string_view key, label, fix, short_fix;
+  std::string_view key, label;  // the advice is chosen per trace: fix_rules.cc
 };
 
 constexpr LossText kLossText[] = {
-    {Loss::kComputeInefficiency, "compute_inefficiency", "compute below peak",
-     "raise GEMM efficiency: larger or 64/128-aligned shapes, fewer tiny GEMMs, bf16/fp8, torch.compile",
-     "tune GEMM shapes and dtypes"},
-    {Loss::kMemoryBound, "memory_bound", "memory-bound kernels",
-     "fuse elementwise/norm/softmax kernels into their producers and raise arithmetic intensity or batch "
-     "size",
-     "fuse kernels, raise batch"},
-    {Loss::kUnmodeledKernels, "unmodeled_kernels", "kernels with no FLOP model",
-     "record shapes (record_shapes=True) or pass --model-flops-per-step so these kernels can be judged",
-     "record shapes to judge them"},
-    {Loss::kExposedCommunication, "exposed_communication", "exposed all-reduce wait",
-     "overlap communication with backward (bucket sizes, prefetch), or fix the rank that arrives late",
-     "overlap comm with backward"},
-    {Loss::kPipelineBubble, "pipeline_bubble", "pipeline bubble",
-     "more microbatches per step or an interleaved 1F1B schedule", "more microbatches, interleave"},
-    {Loss::kHostBoundIdle, "host_bound_idle", "host-bound idle",
-     "CUDA graphs or larger launches, async data loading (pinned memory, workers), no host syncs in the loop",
-     "CUDA graphs, async loading"},
-    {Loss::kDataMovement, "data_movement", "memcpy/memset only",
-     "pinned, non_blocking copies overlapped with compute; keep tensors on the device",
-     "pinned, async copies"},
+    {Loss::kComputeInefficiency, "compute_inefficiency", "compute below peak"},
+    {Loss::kMemoryBound, "memory_bound", "memory-bound kernels"},
+    {Loss::kUnmodeledKernels, "unmodeled_kernels", "kernels with no FLOP model"},
+    {Loss::kExposedCommunication, "exposed_communication", "exposed all-reduce wait"},
+    {Loss::kPipelineBubble, "pipeline_bubble", "pipeline bubble"},
+    {Loss::kHostBoundIdle, "host_bound_idle", "host-bound idle"},
+    {Loss::kDataMovement, "data_movement", "memcpy/memset only"},
 };
 static_assert(std::size(kLossText) == kLossCount);
 
@@ -47,8 +33,6 @@ const LossText& Text(Loss l) {
 
 std::string_view LossKey(Loss l) { return Text(l).key; }
 std::string_view LossLabel(Loss l) { return Text(l).label; }
-std::string_view LossFix(Loss l) { return Text(l).fix; }
-std::string_view LossShortFix(Loss l) { return Text(l).short_fix; }
 
 void Figures::Add(const Figures& o) {
   if (wall_s == 0) {

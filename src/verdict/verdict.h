@@ -27,10 +27,8 @@ enum class Loss : std::uint8_t {
 };
 inline constexpr std::size_t kLossCount = static_cast<std::size_t>(Loss::kCount);
 
-std::string_view LossKey(Loss loss);       // "compute_inefficiency", ...
-std::string_view LossLabel(Loss loss);     // "exposed all-reduce wait", ...
-std::string_view LossFix(Loss loss);       // the change that addresses it
-std::string_view LossShortFix(Loss loss);  // the same in a few words, for the terminal
+std::string_view LossKey(Loss loss);    // "compute_inefficiency", ...
+std::string_view LossLabel(Loss loss);  // "exposed all-reduce wait", ...
 
 // Seconds of one window, split exactly: useful_s + Σ loss_s = wall_s.
 struct Figures {
@@ -70,6 +68,24 @@ struct KernelAggregate {
   double ceiling_flops_per_s() const;  // min(P, AI·BW)
   double achieved_fraction() const;    // (flops / time) / peak for its dtype
   double roofline_fraction() const;    // (flops / time) / ceiling, or bandwidth share
+};
+
+// What the trace shows about the program; the fixes are chosen by it (docs/fixes.md).
+struct Evidence {
+  std::int64_t aten_ops = 0;                // PyTorch ops
+  std::int64_t ops_with_shapes = 0;         // ops carrying Input Dims
+  std::int64_t backward_ops = 0;            // autograd backward ops: training
+  std::int64_t graph_launches = 0;          // cudaGraphLaunch / hipGraphLaunch
+  std::int64_t host_syncs = 0;              // stream/device/event synchronizations, synchronous copies
+  std::int64_t pageable_copies = 0;         // memcpys from or to pageable host memory
+  double communication_s = 0;               // communication kernel time
+  double all_to_all_s = 0;                  // of which all-to-all
+  double score_softmax_s = 0;               // softmax kernels over L×L attention scores (eager attention)
+  double fp32_tensor_peak_flops_per_s = 0;  // the device's TF32 peak: what fp32 GEMMs could run at
+
+  bool pytorch() const { return aten_ops > 0; }
+  bool training() const { return backward_ops > 0; }
+  void Merge(const Evidence& other);
 };
 
 // Below this share of compute-kernel time with a FLOP or byte model, the FLOPs derived from
@@ -145,6 +161,7 @@ struct RankVerdict {
   bool clock_aligned = false;
   double wait_on_peers_s = 0, transfer_s = 0, caused_wait_s = 0;  // collectives
   double p2p_wait_s = 0;  // send/recv time spent waiting on the neighbour
+  Evidence evidence;
   model::DataQuality quality;
   std::string no_gpu_reason;  // non-empty when the trace has no GPU activity
 };
@@ -154,6 +171,8 @@ struct Fix {
   double fraction = 0;
   std::string action;
   std::vector<std::string> culprits;
+  std::string evidence;    // the numbers that chose this advice (docs/fixes.md); empty for general advice
+  double recoverable = 0;  // the most of capacity the fix can recover
 };
 
 struct Bill {
@@ -183,6 +202,8 @@ struct JobVerdict {
   std::vector<KernelAggregate> top_kernels, top_ops;
   Layers layers;  // the ranks' trees merged by path, types by name
   std::vector<Fix> fixes;
+  std::array<std::string, kLossCount> short_fixes;  // per loss, a few words for the terminal
+  Evidence evidence;                                // Σ over ranks
   Bill bill;
   model::DataQuality quality;
   // Cluster layer (docs/cluster.md): empty for one rank.

@@ -1,0 +1,156 @@
+#include "verdict/fix_rules.h"
+
+#include <gtest/gtest.h>
+
+namespace plasmient::verdict {
+namespace {
+
+// A job whose only loss is `loss`, at half of capacity.
+JobVerdict JobLosing(Loss loss, const Evidence& e) {
+  JobVerdict job;
+  job.job.wall_s = 1;
+  job.job.useful_s = 0.5;
+  job.job.loss_s[static_cast<std::size_t>(loss)] = 0.5;
+  job.evidence = e;
+  return job;
+}
+
+const Fix& OnlyFix(const JobVerdict& job) {
+  EXPECT_EQ(job.fixes.size(), 1u);
+  return job.fixes.front();
+}
+
+Evidence PyTorch() {
+  Evidence e;
+  e.aten_ops = 100;
+  e.ops_with_shapes = 100;
+  return e;
+}
+
+TEST(FixRules, InferenceNeverGetsTheBackwardOverlapFix) {
+  JobVerdict inference = JobLosing(Loss::kExposedCommunication, PyTorch());
+  BuildFixes(inference);
+  EXPECT_EQ(OnlyFix(inference).action.find("backward"), std::string::npos) << OnlyFix(inference).action;
+  EXPECT_NE(OnlyFix(inference).evidence.find("inference"), std::string::npos);
+  EXPECT_DOUBLE_EQ(OnlyFix(inference).recoverable, 0.5);
+
+  Evidence training = PyTorch();
+  training.backward_ops = 40;
+  JobVerdict train = JobLosing(Loss::kExposedCommunication, training);
+  BuildFixes(train);
+  EXPECT_NE(OnlyFix(train).action.find("backward"), std::string::npos);
+  EXPECT_NE(OnlyFix(train).evidence.find("40 backward ops"), std::string::npos);
+}
+
+TEST(FixRules, ExposedAllToAllIsNamed) {
+  Evidence e = PyTorch();
+  e.backward_ops = 10;
+  e.communication_s = 1.0;
+  e.all_to_all_s = 0.8;
+  JobVerdict job = JobLosing(Loss::kExposedCommunication, e);
+  BuildFixes(job);
+  EXPECT_NE(OnlyFix(job).action.find("all-to-all"), std::string::npos);
+  e.all_to_all_s = 0.2;
+  JobVerdict mostly_all_reduce = JobLosing(Loss::kExposedCommunication, e);
+  BuildFixes(mostly_all_reduce);
+  EXPECT_EQ(OnlyFix(mostly_all_reduce).action.find("all-to-all"), std::string::npos);
+}
+
+TEST(FixRules, RecordShapesOnlyForPyTorchWithoutShapes) {
+  Evidence no_shapes = PyTorch();
+  no_shapes.ops_with_shapes = 0;
+  JobVerdict a = JobLosing(Loss::kUnmodeledKernels, no_shapes);
+  BuildFixes(a);
+  EXPECT_NE(OnlyFix(a).action.find("record_shapes"), std::string::npos);
+
+  JobVerdict with_shapes = JobLosing(Loss::kUnmodeledKernels, PyTorch());
+  BuildFixes(with_shapes);
+  EXPECT_EQ(OnlyFix(with_shapes).action.find("record_shapes"), std::string::npos);
+  EXPECT_EQ(with_shapes.short_fixes[static_cast<std::size_t>(Loss::kUnmodeledKernels)].find("record"),
+            std::string::npos);
+
+  JobVerdict not_pytorch = JobLosing(Loss::kUnmodeledKernels, Evidence{});
+  BuildFixes(not_pytorch);
+  EXPECT_EQ(OnlyFix(not_pytorch).action.find("record_shapes"), std::string::npos);
+  EXPECT_NE(OnlyFix(not_pytorch).action.find("not PyTorch"), std::string::npos);
+}
+
+TEST(FixRules, NoCudaGraphsAdviceOnACudaGraphCapture) {
+  Evidence graphs = PyTorch();
+  graphs.graph_launches = 70;
+  JobVerdict a = JobLosing(Loss::kHostBoundIdle, graphs);
+  BuildFixes(a);
+  EXPECT_EQ(OnlyFix(a).action.find("CUDA graphs ("), std::string::npos) << OnlyFix(a).action;
+  EXPECT_NE(OnlyFix(a).evidence.find("70 graph launches"), std::string::npos);
+  EXPECT_EQ(a.short_fixes[static_cast<std::size_t>(Loss::kHostBoundIdle)].find("CUDA graphs"), std::string::npos);
+
+  JobVerdict eager = JobLosing(Loss::kHostBoundIdle, PyTorch());
+  BuildFixes(eager);
+  EXPECT_NE(OnlyFix(eager).action.find("CUDA graphs"), std::string::npos);
+}
+
+TEST(FixRules, HostSyncsAreNamedWhenPresent) {
+  Evidence syncs = PyTorch();
+  syncs.host_syncs = 12;
+  JobVerdict a = JobLosing(Loss::kHostBoundIdle, syncs);
+  BuildFixes(a);
+  EXPECT_NE(OnlyFix(a).action.find("host synchronizations"), std::string::npos);
+  EXPECT_NE(OnlyFix(a).evidence.find("12 synchronizing calls"), std::string::npos);
+  JobVerdict none = JobLosing(Loss::kHostBoundIdle, PyTorch());
+  BuildFixes(none);
+  EXPECT_EQ(OnlyFix(none).action.find("host synchronizations"), std::string::npos);
+  Evidence two = PyTorch();
+  two.host_syncs = 2;  // the profile's own end-of-step syncs
+  JobVerdict few = JobLosing(Loss::kHostBoundIdle, two);
+  BuildFixes(few);
+  EXPECT_EQ(OnlyFix(few).action.find("host synchronizations"), std::string::npos);
+}
+
+TEST(FixRules, PageableCopiesArePinned) {
+  Evidence e = PyTorch();
+  e.pageable_copies = 3;
+  JobVerdict a = JobLosing(Loss::kDataMovement, e);
+  BuildFixes(a);
+  EXPECT_NE(OnlyFix(a).action.find("pin"), std::string::npos);
+  JobVerdict b = JobLosing(Loss::kDataMovement, PyTorch());
+  BuildFixes(b);
+  EXPECT_EQ(OnlyFix(b).action.find("pin"), std::string::npos);
+}
+
+TEST(FixRules, EagerAttentionGetsFusedAttention) {
+  Evidence e = PyTorch();
+  e.score_softmax_s = 0.2;  // 40% of the 0.5 s memory-bound time
+  JobVerdict a = JobLosing(Loss::kMemoryBound, e);
+  BuildFixes(a);
+  EXPECT_NE(OnlyFix(a).action.find("scaled_dot_product_attention"), std::string::npos);
+  e.score_softmax_s = 0.05;  // 10%
+  JobVerdict b = JobLosing(Loss::kMemoryBound, e);
+  BuildFixes(b);
+  EXPECT_EQ(OnlyFix(b).action.find("scaled_dot_product_attention"), std::string::npos);
+}
+
+TEST(FixRules, Fp32OnTensorCorePartsGetsTf32) {
+  Evidence e = PyTorch();
+  e.fp32_tensor_peak_flops_per_s = 494.7e12;
+  JobVerdict a = JobLosing(Loss::kComputeInefficiency, e);
+  a.device.peak_dtype = "fp32";
+  a.device.peak_flops_per_s = 67e12;
+  BuildFixes(a);
+  EXPECT_NE(OnlyFix(a).action.find("TF32"), std::string::npos);
+  JobVerdict v100 = JobLosing(Loss::kComputeInefficiency, PyTorch());  // no TF32 pipe
+  v100.device.peak_dtype = "fp32";
+  v100.device.peak_flops_per_s = 15.7e12;
+  BuildFixes(v100);
+  EXPECT_EQ(OnlyFix(v100).action.find("TF32"), std::string::npos);
+}
+
+TEST(FixRules, SmallLossesGetNoFixButStillAShortPhrase) {
+  JobVerdict job = JobLosing(Loss::kHostBoundIdle, PyTorch());
+  job.job.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)] = 0.005;
+  BuildFixes(job);
+  EXPECT_TRUE(job.fixes.empty());
+  EXPECT_FALSE(job.short_fixes[static_cast<std::size_t>(Loss::kHostBoundIdle)].empty());
+}
+
+}  // namespace
+}  // namespace plasmient::verdict
