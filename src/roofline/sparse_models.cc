@@ -16,11 +16,14 @@ struct ConvertOp {
 };
 
 constexpr std::array kConvertOps = {
-    ConvertOp{"fbgemm::FloatToFP8RowwiseQuantized", 1},  ConvertOp{"fbgemm::FP8RowwiseQuantizedToFloat", 4},
-    ConvertOp{"fbgemm::FloatToHFP8Quantized", 1},        ConvertOp{"fbgemm::HFP8QuantizedToFloat", 4},
+    ConvertOp{"fbgemm::FloatToFP8RowwiseQuantized", 1},
+    ConvertOp{"fbgemm::FP8RowwiseQuantizedToFloat", 4},
+    ConvertOp{"fbgemm::FloatToHFP8Quantized", 1},
+    ConvertOp{"fbgemm::HFP8QuantizedToFloat", 4},
     ConvertOp{"fbgemm::FloatToFused8BitRowwiseQuantized", 1},
     ConvertOp{"fbgemm::Fused8BitRowwiseQuantizedToFloat", 4},
-    ConvertOp{"fbgemm::FloatToBfloat16Quantized", 2},    ConvertOp{"fbgemm::Bfloat16QuantizedToFloat", 4},
+    ConvertOp{"fbgemm::FloatToBfloat16Quantized", 2},
+    ConvertOp{"fbgemm::Bfloat16QuantizedToFloat", 4},
 };
 
 // Permutes of sparse features and pooled embeddings: every listed tensor is read and its

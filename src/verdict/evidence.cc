@@ -12,9 +12,9 @@ namespace plasmient::verdict {
 namespace {
 
 bool IsHostSync(std::string_view api) {
-  constexpr std::string_view kSyncs[] = {"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
-                                         "cudaMemcpy",            "hipStreamSynchronize",  "hipDeviceSynchronize",
-                                         "hipEventSynchronize",   "hipMemcpy"};
+  constexpr std::string_view kSyncs[] = {
+      "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy",
+      "hipStreamSynchronize",  "hipDeviceSynchronize",  "hipEventSynchronize",  "hipMemcpy"};
   return std::find(std::begin(kSyncs), std::end(kSyncs), api) != std::end(kSyncs);
 }
 
@@ -32,7 +32,8 @@ bool IsAllToAll(std::string_view collective) {
 
 // A softmax over attention scores: its input's last two dimensions are both the sequence
 // length (an L×L matrix per head), as eager attention materializes it.
-constexpr std::int64_t kEagerAttentionMinLength = 128;  // shorter sequences: score matrices too small to matter
+constexpr std::int64_t kEagerAttentionMinLength =
+    128;  // shorter sequences: score matrices too small to matter
 
 bool IsScoreSoftmax(std::string_view op, std::string_view dims) {
   if (op != "aten::softmax" && op != "aten::_softmax" && op != "aten::_safe_softmax") return false;
@@ -66,7 +67,8 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const std
       e.pageable_copies += t.Str(t.gpu.name[k]).find("Pageable") != std::string_view::npos;
     } else if (j.cls[k] == join::ActivityClass::kCollective || j.cls[k] == join::ActivityClass::kP2P) {
       e.communication_s += dur_s;
-      if (j.collective[k] >= 0 && IsAllToAll(t.Str(t.collectives.name[j.collective[k]]))) e.all_to_all_s += dur_s;
+      if (j.collective[k] >= 0 && IsAllToAll(t.Str(t.collectives.name[j.collective[k]])))
+        e.all_to_all_s += dur_s;
     } else if (j.cls[k] == join::ActivityClass::kCompute && costs.cost_op[k] >= 0) {
       const std::int32_t op = costs.cost_op[k];
       if (IsScoreSoftmax(t.Str(t.cpu.name[op]), t.Str(t.cpu.input_dims[op]))) e.score_softmax_s += dur_s;

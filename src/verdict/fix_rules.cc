@@ -25,10 +25,11 @@ std::string Count(std::int64_t n, std::string_view what) { return fmt::format("{
 Advice ComputeAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
   if (job.device.peak_dtype == "fp32" && e.fp32_tensor_peak_flops_per_s > 2 * job.device.peak_flops_per_s) {
-    return {fmt::format("fp32 GEMMs run on the FP32 pipe ({:.0f} TFLOPS); the tensor cores give {:.0f}: enable "
-                        "TF32 (torch.backends.cuda.matmul.allow_tf32 = True) or bf16 autocast",
-                        job.device.peak_flops_per_s / 1e12, e.fp32_tensor_peak_flops_per_s / 1e12),
-            "TF32 or bf16, not fp32", "the dominant dtype is fp32 on a device with a faster tensor pipe"};
+    return {
+        fmt::format("fp32 GEMMs run on the FP32 pipe ({:.0f} TFLOPS); the tensor cores give {:.0f}: enable "
+                    "TF32 (torch.backends.cuda.matmul.allow_tf32 = True) or bf16 autocast",
+                    job.device.peak_flops_per_s / 1e12, e.fp32_tensor_peak_flops_per_s / 1e12),
+        "TF32 or bf16, not fp32", "the dominant dtype is fp32 on a device with a faster tensor pipe"};
   }
   return {e.pytorch() ? "raise GEMM efficiency: larger or 64/128-aligned shapes, fewer tiny GEMMs, bf16/fp8, "
                         "torch.compile"
@@ -40,48 +41,56 @@ Advice MemoryAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
   const double memory_bound_s = job.job.loss_s[static_cast<std::size_t>(Loss::kMemoryBound)];
   if (memory_bound_s > 0 && e.score_softmax_s >= kEagerAttentionMinShare * memory_bound_s) {
-    return {"attention runs eagerly (matmul, softmax, matmul materialize the score matrix): use fused "
-            "attention (torch.nn.functional.scaled_dot_product_attention / FlashAttention)",
-            "fused attention (SDPA)",
-            fmt::format("softmax over L×L attention scores: {:.1f} ms, {:.0f}% of the memory-bound time",
-                        e.score_softmax_s * 1e3, 100 * e.score_softmax_s / memory_bound_s)};
+    return {
+        "attention runs eagerly (matmul, softmax, matmul materialize the score matrix): use fused "
+        "attention (torch.nn.functional.scaled_dot_product_attention / FlashAttention)",
+        "fused attention (SDPA)",
+        fmt::format("softmax over L×L attention scores: {:.1f} ms, {:.0f}% of the memory-bound time",
+                    e.score_softmax_s * 1e3, 100 * e.score_softmax_s / memory_bound_s)};
   }
-  return {e.pytorch() ? "fuse elementwise/norm/softmax kernels into their producers (torch.compile) and raise "
-                        "arithmetic intensity or batch size"
-                      : "fuse elementwise kernels into their producers and raise arithmetic intensity or batch size",
+  return {e.pytorch()
+              ? "fuse elementwise/norm/softmax kernels into their producers (torch.compile) and raise "
+                "arithmetic intensity or batch size"
+              : "fuse elementwise kernels into their producers and raise arithmetic intensity or batch size",
           "fuse kernels, raise batch", ""};
 }
 
 Advice UnmodeledAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
   if (!e.pytorch()) {
-    return {"these kernels have no FLOP model (the program is not PyTorch, so no op shapes): pass "
-            "--model-flops-per-step to judge the run against its own FLOPs",
-            "no model: --model-flops-per-step", "no aten:: ops in the trace"};
+    return {
+        "these kernels have no FLOP model (the program is not PyTorch, so no op shapes): pass "
+        "--model-flops-per-step to judge the run against its own FLOPs",
+        "no model: --model-flops-per-step", "no aten:: ops in the trace"};
   }
   if (e.ops_with_shapes == 0) {
-    return {"record shapes (torch.profiler record_shapes=True) so these kernels' ops can be priced, or pass "
-            "--model-flops-per-step",
-            "record shapes to judge them", "no op in the trace carries Input Dims"};
+    return {
+        "record shapes (torch.profiler record_shapes=True) so these kernels' ops can be priced, or pass "
+        "--model-flops-per-step",
+        "record shapes to judge them", "no op in the trace carries Input Dims"};
   }
-  return {"the ops that launched these kernels have no FLOP model (see culprits); pass --model-flops-per-step "
-          "for MFU",
-          "ops without a FLOP model",
-          fmt::format("{} ops carry shapes; these kernels' ops are not modeled", e.ops_with_shapes)};
+  return {
+      "the ops that launched these kernels have no FLOP model (see culprits); pass --model-flops-per-step "
+      "for MFU",
+      "ops without a FLOP model",
+      fmt::format("{} ops carry shapes; these kernels' ops are not modeled", e.ops_with_shapes)};
 }
 
 Advice CommunicationAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
   if (e.communication_s > 0 && e.all_to_all_s >= 0.5 * e.communication_s) {
-    return {"the exposed communication is mostly all-to-all: overlap dispatch/combine with expert compute, "
-            "or cut its volume (capacity factor, top-k, expert placement)",
-            "overlap all-to-all",
-            fmt::format("{:.0f}% of communication kernel time in all-to-all", 100 * e.all_to_all_s / e.communication_s)};
+    return {
+        "the exposed communication is mostly all-to-all: overlap dispatch/combine with expert compute, "
+        "or cut its volume (capacity factor, top-k, expert placement)",
+        "overlap all-to-all",
+        fmt::format("{:.0f}% of communication kernel time in all-to-all",
+                    100 * e.all_to_all_s / e.communication_s)};
   }
   if (!e.training()) {
-    return {"overlap communication with compute (asynchronous collectives beside independent work), fewer "
-            "and larger collectives, or fix the rank that arrives late",
-            "overlap comm with compute", "no backward ops: inference"};
+    return {
+        "overlap communication with compute (asynchronous collectives beside independent work), fewer "
+        "and larger collectives, or fix the rank that arrives late",
+        "overlap comm with compute", "no backward ops: inference"};
   }
   return {"overlap communication with backward (bucket sizes, prefetch), or fix the rank that arrives late",
           "overlap comm with backward", Count(e.backward_ops, "backward ops: training")};
@@ -90,33 +99,38 @@ Advice CommunicationAdvice(const JobVerdict& job) {
 Advice HostAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
   if (e.graph_launches > 0) {
-    return {"the GPU idles between CUDA-graph replays: capture more of the step in the graph and overlap the "
-            "host's work between replays (data loading, sampling, scheduling)",
-            "capture more, overlap host work", Count(e.graph_launches, "graph launches")};
+    return {
+        "the GPU idles between CUDA-graph replays: capture more of the step in the graph and overlap the "
+        "host's work between replays (data loading, sampling, scheduling)",
+        "capture more, overlap host work", Count(e.graph_launches, "graph launches")};
   }
   if (e.host_syncs >= kMinHostSyncs) {
-    return {"remove host synchronizations from the loop (.item(), .cpu(), .tolist(), printing tensors, "
-            "synchronous copies to the host): the host waits, then the GPU does",
-            "remove host syncs", Count(e.host_syncs, "synchronizing calls (stream/device/event sync, sync copies)")};
+    return {
+        "remove host synchronizations from the loop (.item(), .cpu(), .tolist(), printing tensors, "
+        "synchronous copies to the host): the host waits, then the GPU does",
+        "remove host syncs",
+        Count(e.host_syncs, "synchronizing calls (stream/device/event sync, sync copies)")};
   }
   if (e.pytorch()) {
-    return {"CUDA graphs (torch.compile mode=\"reduce-overhead\") or larger launches, async data loading "
-            "(pinned memory, workers)",
-            "CUDA graphs, async loading", ""};
+    return {
+        "CUDA graphs (torch.compile mode=\"reduce-overhead\") or larger launches, async data loading "
+        "(pinned memory, workers)",
+        "CUDA graphs, async loading", ""};
   }
-  return {"fewer and larger launches, or CUDA graphs; keep the host ahead of the GPU", "fewer, larger launches",
-          "no aten:: ops in the trace"};
+  return {"fewer and larger launches, or CUDA graphs; keep the host ahead of the GPU",
+          "fewer, larger launches", "no aten:: ops in the trace"};
 }
 
 Advice DataMovementAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
   if (e.pageable_copies > 0) {
-    return {"copies to or from pageable host memory are synchronous and slow: pin the host buffers "
-            "(pin_memory=True) and copy with non_blocking=True",
-            "pin host memory", Count(e.pageable_copies, "copies from or to pageable memory")};
+    return {
+        "copies to or from pageable host memory are synchronous and slow: pin the host buffers "
+        "(pin_memory=True) and copy with non_blocking=True",
+        "pin host memory", Count(e.pageable_copies, "copies from or to pageable memory")};
   }
-  return {"non_blocking copies overlapped with compute; keep tensors on the device", "async copies, stay on device",
-          ""};
+  return {"non_blocking copies overlapped with compute; keep tensors on the device",
+          "async copies, stay on device", ""};
 }
 
 Advice AdviceFor(const JobVerdict& job, Loss loss) {
@@ -130,7 +144,8 @@ Advice AdviceFor(const JobVerdict& job, Loss loss) {
     case Loss::kExposedCommunication:
       return CommunicationAdvice(job);
     case Loss::kPipelineBubble:
-      return {"more microbatches per step or an interleaved 1F1B schedule", "more microbatches, interleave", ""};
+      return {"more microbatches per step or an interleaved 1F1B schedule", "more microbatches, interleave",
+              ""};
     case Loss::kHostBoundIdle:
       return HostAdvice(job);
     case Loss::kDataMovement:
@@ -157,7 +172,8 @@ void BuildFixes(JobVerdict& job) {
     }
     job.fixes.push_back(std::move(f));
   }
-  std::sort(job.fixes.begin(), job.fixes.end(), [](const Fix& a, const Fix& b) { return a.fraction > b.fraction; });
+  std::sort(job.fixes.begin(), job.fixes.end(),
+            [](const Fix& a, const Fix& b) { return a.fraction > b.fraction; });
 }
 
 }  // namespace plasmient::verdict

@@ -82,7 +82,8 @@ TEST(FixRules, NoCudaGraphsAdviceOnACudaGraphCapture) {
   BuildFixes(a);
   EXPECT_EQ(OnlyFix(a).action.find("CUDA graphs ("), std::string::npos) << OnlyFix(a).action;
   EXPECT_NE(OnlyFix(a).evidence.find("70 graph launches"), std::string::npos);
-  EXPECT_EQ(a.short_fixes[static_cast<std::size_t>(Loss::kHostBoundIdle)].find("CUDA graphs"), std::string::npos);
+  EXPECT_EQ(a.short_fixes[static_cast<std::size_t>(Loss::kHostBoundIdle)].find("CUDA graphs"),
+            std::string::npos);
 
   JobVerdict eager = JobLosing(Loss::kHostBoundIdle, PyTorch());
   BuildFixes(eager);
