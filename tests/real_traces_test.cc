@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "tests/test_support.h"
@@ -155,6 +156,119 @@ TEST(RealTraces, EveryKinetoFileAnalyzesOrSaysItHasNoGpuActivity) {
   }
   EXPECT_GE(analyzed, 12);
   EXPECT_EQ(no_gpu, 2);  // cpu_only and the CUPTI range-profiler trace
+}
+
+// The raw events of a trace file (gzip or plain), parsed by the test itself.
+struct RawTrace {
+  std::string text;
+  simdjson::dom::parser parser;
+  simdjson::dom::array events;
+};
+
+void ReadRaw(const fs::path& path, RawTrace& raw) {
+  CommandResult r = RunCommand("gzip -dcf '" + path.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out.substr(0, 200);
+  raw.text = std::move(r.out);
+  simdjson::dom::element doc;
+  ASSERT_EQ(raw.parser.parse(raw.text).get(doc), simdjson::SUCCESS) << path;
+  ASSERT_EQ(doc["traceEvents"].get_array().get(raw.events), simdjson::SUCCESS) << path;
+}
+
+std::string_view Str(simdjson::dom::element e, std::string_view key) {
+  std::string_view v;
+  return e[key].get_string().get(v) == simdjson::SUCCESS ? v : std::string_view{};
+}
+
+// The entry named `name` of a verdict's data_quality, or a null element.
+simdjson::dom::element Quality(simdjson::dom::element verdict, std::string_view name) {
+  for (auto q : verdict["data_quality"].get_array()) {
+    if (Str(q, "name") == name) return q;
+  }
+  return {};
+}
+
+// TorchRec on NCCL: every communication kernel is ncclKernel_SendRecv, under all-to-all,
+// all-reduce and all-gather ops; nothing is a pipeline send/recv.
+TEST(RealTraces, TraceFilterAllToAllIsExposedCommunicationNotAPipelineBubble) {
+  REQUIRE_SHARED_TRACES(shared);
+  fs::path dir = *shared / "hta/trace_filter";
+  int send_recv_kernels = 0;
+  for (const char* file : {"sampled_rank-0.json.gz", "sampled_rank-1.json.gz"}) {
+    RawTrace raw;
+    ASSERT_NO_FATAL_FAILURE(ReadRaw(dir / file, raw));
+    for (auto e : raw.events) {
+      std::string_view name = Str(e, "name"), cat = Str(e, "cat");
+      if (cat == "kernel" && name.find("nccl") != std::string_view::npos) {
+        ASSERT_NE(name.find("SendRecv"), std::string_view::npos) << name;
+        ++send_recv_kernels;
+      }
+      bool p2p_op = name == "c10d::send" || name == "c10d::recv_" || name == "nccl:send" ||
+                    name == "nccl:recv" || name.find("batch_isend_irecv") != std::string_view::npos;
+      ASSERT_FALSE(p2p_op) << file << " has a point-to-point op: " << name;
+    }
+  }
+  ASSERT_GT(send_recv_kernels, 0);
+  Analysis a = Analyze(dir.string(), "");
+  ASSERT_EQ(a.run.exit_code, 0) << a.run.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element v;
+  ASSERT_EQ(parser.parse(a.json).get(v), simdjson::SUCCESS);
+  EXPECT_EQ(v["losses"]["pipeline_bubble"].get_double().value(), 0);
+  EXPECT_GT(v["losses"]["exposed_communication"].get_double().value(), 0.05);
+  for (auto f : v["fixes"].get_array()) EXPECT_NE(Str(f, "loss"), "pipeline_bubble");
+  bool listed = false;
+  for (auto k : v["top_kernels"].get_array()) {
+    if (Str(k, "name").find("SendRecv") == std::string_view::npos) continue;
+    EXPECT_EQ(Str(k, "loss"), "exposed_communication");
+    listed = true;
+  }
+  EXPECT_TRUE(listed);
+}
+
+// HF inference on H100: the GPU was still running work queued before the profiler started.
+TEST(RealTraces, QwenDefaultWindowLeavesOutWorkQueuedBeforeProfiling) {
+  REQUIRE_SHARED_TRACES(shared);
+  fs::path trace = *shared / "tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+  RawTrace raw;
+  ASSERT_NO_FATAL_FAILURE(ReadRaw(trace, raw));
+  std::set<std::int64_t> launches;
+  for (auto e : raw.events) {
+    std::int64_t c;
+    std::string_view cat = Str(e, "cat");
+    if ((cat == "cuda_runtime" || cat == "cuda_driver") && e["args"]["correlation"].get_int64().get(c) == 0) {
+      launches.insert(c);
+    }
+  }
+  ASSERT_FALSE(launches.empty());
+  std::int64_t queued = 0;
+  double queued_s = 0;
+  for (auto e : raw.events) {
+    std::string_view cat = Str(e, "cat");
+    std::int64_t c;
+    if (cat != "kernel" && cat != "gpu_memcpy" && cat != "gpu_memset") continue;
+    if (e["args"]["correlation"].get_int64().get(c) != 0 || launches.contains(c) || c >= *launches.begin())
+      continue;
+    ++queued;
+    queued_s += e["dur"].get_double().value() * 1e-6;
+  }
+  ASSERT_GT(queued, 400);  // the trace's premise: hundreds of kernels with no launch
+
+  Analysis whole = Analyze(trace.string(), "");
+  Analysis steps = Analyze(trace.string(), "--steps 0:");
+  ASSERT_EQ(whole.run.exit_code, 0) << whole.run.out;
+  ASSERT_EQ(steps.run.exit_code, 0) << steps.run.out;
+  simdjson::dom::parser p1, p2;
+  simdjson::dom::element w, s;
+  ASSERT_EQ(p1.parse(whole.json).get(w), simdjson::SUCCESS);
+  ASSERT_EQ(p2.parse(steps.json).get(s), simdjson::SUCCESS);
+  EXPECT_NEAR(w["achieved_fraction"].get_double().value(), s["achieved_fraction"].get_double().value(), 0.01);
+  for (auto [loss, value] : w["losses"].get_object()) {
+    EXPECT_NEAR(value.get_double().value(), s["losses"][loss].get_double().value(), 0.01) << loss;
+  }
+  auto q = Quality(w, "queued_before_profiling");
+  ASSERT_TRUE(q.is_object()) << whole.json.substr(0, 3000);
+  EXPECT_EQ(q["count"].get_int64().value(), queued);
+  EXPECT_NEAR(q["gpu_time_s"].get_double().value(), queued_s, 1e-6);
 }
 
 }  // namespace

@@ -220,7 +220,10 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
       const auto& info = model::Describe(id);
       if (info.severity == model::Severity::kInfo) continue;
       if (!header) out += "\n data quality\n", header = true;
-      out += fmt::format(" {:>8}  {}\n", count, Truncate(info.meaning, 68));
+      double gpu_s = job.quality.GpuSeconds(id);
+      std::string gpu = gpu_s > 0 ? fmt::format(" ({} of GPU time)", Seconds(gpu_s)) : "";
+      out += fmt::format(" {:>8}  {}{}\n", count, Truncate(info.meaning, 68 - static_cast<int>(gpu.size())),
+                         gpu);
     }
     if (!job.job_problems.empty()) {
       out += "\n not one job? (docs/cluster.md)\n";

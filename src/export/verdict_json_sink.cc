@@ -229,7 +229,9 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
   for (auto [id, count] : job.quality.NonZero()) {
     const auto& info = model::Describe(id);
     w.BeginObject().Field("name", info.name).Field("severity", model::SeverityName(info.severity));
-    w.Field("count", count).Field("meaning", info.meaning).EndObject();
+    w.Field("count", count);
+    if (double s = job.quality.GpuSeconds(id); s > 0) w.Field("gpu_time_s", s);
+    w.Field("meaning", info.meaning).EndObject();
   }
   w.EndArray();
   w.EndObject();

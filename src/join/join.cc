@@ -3,6 +3,8 @@
 #include "base/name_memo.h"
 
 #include <algorithm>
+#include <cctype>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <string_view>
@@ -23,8 +25,42 @@ bool ContainsNoCase(std::string_view hay, std::string_view needle) {
   return it != hay.end();
 }
 
-bool IsP2PName(std::string_view collective) {
-  return ContainsNoCase(collective, "send") || ContainsNoCase(collective, "recv");
+// The communication a name describes (docs/verdict.md, "Communication roles"). kNone: the name
+// performs no communication, or only groups it (ncclGroupEnd, a coalescing block), so an
+// enclosing range or the kernel name must decide.
+enum class CommRole : std::uint8_t { kNone, kCollective, kP2P };
+
+// Words of collective names (all_reduce, _allgather_base, reduce_scatter, all_to_allv, ...).
+constexpr std::string_view kCollectiveWords[] = {"reduce",   "gather",     "scatter", "broadcast",
+                                                 "alltoall", "all_to_all", "all2all", "barrier"};
+
+bool NamesCollective(std::string_view name) {
+  return std::ranges::any_of(kCollectiveWords, [&](std::string_view w) { return ContainsNoCase(name, w); });
+}
+
+CommRole RoleOfCollectiveName(std::string_view name) {
+  if (ContainsNoCase(name, "batch_isend_irecv")) return CommRole::kP2P;
+  if (NamesCollective(name)) return CommRole::kCollective;
+  if (ContainsNoCase(name, "send") || ContainsNoCase(name, "recv")) return CommRole::kP2P;
+  return CommRole::kNone;
+}
+
+// A CPU range that names a communication: PyTorch's c10d::* and nccl:* ops, NCCL's own NVTX ranges
+// (ncclAllReduce, ncclSend, ...), batch_isend_irecv, and a model's annotation of its own collective
+// (TorchRec's "## all2all_data:kjt splits ##"). Any other range says nothing.
+CommRole RoleOfRangeName(std::string_view name) {
+  for (std::string_view prefix : {"nccl:", "c10d::"}) {
+    if (name.starts_with(prefix)) return RoleOfCollectiveName(name.substr(prefix.size()));
+  }
+  if (name.size() > 4 && name.starts_with("nccl") && std::isupper(static_cast<unsigned char>(name[4]))) {
+    return RoleOfCollectiveName(name.substr(4));
+  }
+  if (ContainsNoCase(name, "batch_isend_irecv")) return CommRole::kP2P;
+  return NamesCollective(name) ? CommRole::kCollective : CommRole::kNone;
+}
+
+ActivityClass ClassOfRole(CommRole role) {
+  return role == CommRole::kP2P ? ActivityClass::kP2P : ActivityClass::kCollective;
 }
 
 // Correlation ids are unique per process; GPU rows know their process only in some formats.
@@ -68,9 +104,11 @@ class LaunchIndex {
 };
 
 // Sweeps each thread's CPU ranges (sorted by start, outer before inner) with a stack, setting
-// every range's parent, then answers "innermost enclosing op/annotation" for each launch.
+// every range's parent, then answers "innermost enclosing op, annotation, layer and range of any
+// kind" for each launch.
 struct LaunchContext {
-  std::vector<std::int32_t> op, annotation, layer;  // per ApiCalls row: innermost enclosing row, or -1
+  // per ApiCalls row: innermost enclosing row, or -1
+  std::vector<std::int32_t> op, annotation, layer, innermost;
 };
 
 void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, LaunchContext& launch) {
@@ -80,6 +118,7 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
   launch.op.assign(api.size(), -1);
   launch.annotation.assign(api.size(), -1);
   launch.layer.assign(api.size(), -1);
+  launch.innermost.assign(api.size(), -1);
 
   // Items: CPU ranges (is_launch=false) and API calls (is_launch=true), per thread by time.
   // Threads get dense indices so the sort compares one small integer, not (pid, tid).
@@ -126,6 +165,7 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
     }
     while (!stack.empty() && cpu.end_ns[stack.back()] <= it.start) stack.pop_back();
     if (it.is_launch) {
+      if (!stack.empty()) launch.innermost[it.row] = stack.back();
       std::int32_t &op = launch.op[it.row], &annotation = launch.annotation[it.row];
       std::int32_t& layer = launch.layer[it.row];
       for (auto s = stack.rbegin(); s != stack.rend(); ++s) {
@@ -142,6 +182,40 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
     j.op_parent[it.row] = stack.empty() ? -1 : stack.back();
     stack.push_back(it.row);
   }
+}
+
+// Work queued before profiling began: GPU activity with no launch in the trace that was launched
+// before the first call the trace recorded (CUPTI and roctracer number calls in issue order, so
+// its correlation id is lower than every recorded call's), or, without correlation ids, that
+// started before the trace's first host event. Counted here, with its GPU time, instead of as
+// activity with no launch.
+void MarkQueuedBeforeProfiling(Trace& t, Joined& j) {
+  constexpr std::int64_t kNoCorrelation = std::numeric_limits<std::int64_t>::max();
+  constexpr TimeNs kNoHost = std::numeric_limits<TimeNs>::max();
+  std::int64_t first_correlation = kNoCorrelation;
+  TimeNs first_host_ns = kNoHost;
+  for (std::size_t i = 0; i < t.api.size(); ++i) {
+    if (t.api.correlation[i] != kNoId) first_correlation = std::min(first_correlation, t.api.correlation[i]);
+    first_host_ns = std::min(first_host_ns, t.api.start_ns[i]);
+  }
+  for (std::size_t i = 0; i < t.cpu.size(); ++i) first_host_ns = std::min(first_host_ns, t.cpu.start_ns[i]);
+  j.queued_before_profiling.assign(t.gpu.size(), 0);
+  std::int64_t queued = 0, no_launch = 0;
+  TimeNs queued_ns = 0;
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    if (j.launch[i] >= 0) continue;
+    std::int64_t c = t.gpu.correlation[i];
+    // Both limits stay at their maximum when the trace recorded no such call or event: then
+    // nothing can be said, and nothing is set aside.
+    bool before = (c != kNoId && first_correlation != kNoCorrelation && c < first_correlation) ||
+                  (first_host_ns != kNoHost && t.gpu.start_ns[i] < first_host_ns);
+    j.queued_before_profiling[i] = before;
+    queued += before;
+    no_launch += !before;
+    if (before) queued_ns += t.gpu.end_ns[i] - t.gpu.start_ns[i];
+  }
+  t.quality.Add(Dq::kQueuedBeforeProfiling, queued, queued_ns);
+  t.quality.Add(Dq::kKernelNoLaunch, no_launch);
 }
 
 void CollectSteps(const Trace& t, Joined& j) {
@@ -168,22 +242,33 @@ std::int32_t StepAt(const Joined& j, std::int64_t pid, TimeNs ts) {
   return -1;
 }
 
-std::int32_t CollectiveOfOpChain(const Joined& j, std::int32_t op) {
-  for (int depth = 0; op >= 0 && depth < 64; ++depth, op = j.op_parent[op]) {
-    if (j.op_collective[op] >= 0) return j.op_collective[op];
-  }
-  return -1;
+// Whether a Collectives row carries arguments (sizes, group, sequence), not only a name a
+// reader read off the kernel's name.
+bool CarriesArguments(const model::Collectives& c, std::int32_t row) {
+  return c.in_nelems[row] >= 0 || c.out_nelems[row] >= 0 || c.group_size[row] >= 0 || c.seq[row] != kNoId ||
+         c.bytes[row] >= 0 || !c.pg_name[row].empty() || !c.dtype[row].empty() || !c.pg_ranks[row].empty();
 }
 
-bool OpChainNamesComm(const Trace& t, const Joined& j, std::int32_t op, bool* p2p) {
-  for (int depth = 0; op >= 0 && depth < 64; ++depth, op = j.op_parent[op]) {
-    std::string_view name = t.Str(t.cpu.name[op]);
-    if (name.starts_with("nccl:") || name.starts_with("c10d::")) {
-      *p2p = IsP2PName(name);
-      return true;
+// The innermost range around `range` (itself included) that names its communication: collective
+// arguments (record_param_comms, nccl:* with args), then the range's own name. Ranges that only
+// group communications (ncclGroupEnd, a coalescing block) are passed over.
+struct CommRange {
+  std::int32_t collective = -1;  // Collectives row of the deciding range, or -1
+  CommRole role = CommRole::kNone;
+};
+
+CommRange InnermostCommRange(const Trace& t, const Joined& j, std::int32_t range) {
+  CommRange found;
+  for (int depth = 0; range >= 0 && depth < 64; ++depth, range = j.op_parent[range]) {
+    if (std::int32_t c = j.op_collective[range]; c >= 0) {
+      if (found.collective < 0) found.collective = c;
+      found.role = RoleOfCollectiveName(t.Str(t.collectives.name[c]));
+      if (found.role != CommRole::kNone) return found;
     }
+    found.role = RoleOfRangeName(t.Str(t.cpu.name[range]));
+    if (found.role != CommRole::kNone) return found;
   }
-  return false;
+  return found;
 }
 
 // Backward kernels take the layer of the forward op that created their autograd node: the op
@@ -276,25 +361,26 @@ bool IsCommKernelName(std::string_view name) {
          ContainsNoCase(name, "multimem_all_reduce") || ContainsNoCase(name, "cross_device_reduce");
 }
 
-// Collective arguments on the kernel itself are trusted; an enclosing record_param_comms or
-// nccl:* op only describes kernels whose names say they communicate (a bucket copy launched
-// inside c10d::allreduce_ is still compute).
+// A communication kernel's role (docs/verdict.md, "Communication roles"): collective arguments on
+// the kernel itself, else the innermost enclosing communication range, else the kernel name. Only
+// kernels whose arguments or names say they communicate are classified here: a bucket copy
+// launched inside c10d::allreduce_ is still compute. A name alone never makes a pipeline
+// send/recv: NCCL runs all-to-all as grouped send/recv in kernels named ncclDevKernel_SendRecv.
 template <typename CommName>
-ActivityClass ClassifyKernel(const Trace& t, Joined& j, std::size_t i, CommName& is_comm_name) {
-  std::string_view name = t.Str(t.gpu.name[i]);
-  if (j.collective[i] < 0) {
-    if (!is_comm_name(t.gpu.name[i])) return ActivityClass::kCompute;
-    j.collective[i] = CollectiveOfOpChain(j, j.op[i]);
+ActivityClass ClassifyKernel(const Trace& t, Joined& j, std::size_t i, std::int32_t innermost,
+                             CommName& is_comm_name) {
+  const std::int32_t own = j.collective[i];
+  const bool own_args = own >= 0 && CarriesArguments(t.collectives, own);
+  if (own_args) {
+    CommRole role = RoleOfCollectiveName(t.Str(t.collectives.name[own]));
+    if (role != CommRole::kNone) return ClassOfRole(role);
+  } else if (own < 0 && !is_comm_name(t.gpu.name[i])) {
+    return ActivityClass::kCompute;
   }
-  if (j.collective[i] >= 0) {
-    return IsP2PName(t.Str(t.collectives.name[j.collective[i]])) ? ActivityClass::kP2P
-                                                                 : ActivityClass::kCollective;
-  }
-  bool p2p = false;
-  if (OpChainNamesComm(t, j, j.op[i], &p2p)) {
-    return p2p ? ActivityClass::kP2P : ActivityClass::kCollective;
-  }
-  return IsP2PName(name) ? ActivityClass::kP2P : ActivityClass::kCollective;
+  // A row the reader made from the kernel's name alone ("sendrecv") says less than the range.
+  CommRange range = InnermostCommRange(t, j, innermost);
+  if (!own_args && range.collective >= 0) j.collective[i] = range.collective;
+  return range.role == CommRole::kP2P ? ActivityClass::kP2P : ActivityClass::kCollective;
 }
 
 }  // namespace
@@ -353,16 +439,14 @@ Joined Join(Trace& t) {
   }
 
   NameMemo is_comm_name(t.strings, IsCommKernelName);
-  std::int64_t no_launch = 0, before_launch = 0, ext_equals_corr = 0, ext_present = 0;
+  std::int64_t before_launch = 0, ext_equals_corr = 0, ext_present = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (t.gpu.external_id[i] != kNoId) {
       ++ext_present;
       ext_equals_corr += t.gpu.external_id[i] == t.gpu.correlation[i];
     }
     std::int32_t l = j.launch[i];
-    if (l < 0) {
-      ++no_launch;
-    } else {
+    if (l >= 0) {
       j.op[i] = launch.op[l];
       j.annotation[i] = launch.annotation[l];
       j.step[i] = StepAt(j, t.api.pid[l], t.api.start_ns[l]);
@@ -372,9 +456,9 @@ Joined Join(Trace& t) {
       j.cls[i] = ActivityClass::kMemory;
       continue;
     }
-    j.cls[i] = ClassifyKernel(t, j, i, is_comm_name);
+    j.cls[i] = ClassifyKernel(t, j, i, l >= 0 ? launch.innermost[l] : -1, is_comm_name);
   }
-  t.quality.Add(Dq::kKernelNoLaunch, no_launch);
+  MarkQueuedBeforeProfiling(t, j);
   t.quality.Add(Dq::kGpuBeforeLaunch, before_launch);
   if (ext_present > 0 && ext_equals_corr == ext_present) {
     j.external_id_equals_correlation = true;

@@ -48,6 +48,8 @@ struct Joined {
   std::vector<std::int32_t> collective;  // Collectives row describing this activity, or -1
   std::vector<std::int32_t> layer;       // its layer range (CpuOps row of kind kModule/kAnnotation), or -1
   std::vector<LayerSource> layer_source;
+  // No launch in the trace, launched before profiling began (docs/verdict.md, "The window").
+  std::vector<char> queued_before_profiling;
 
   std::vector<std::int32_t> op_parent;      // per CpuOps row: enclosing CpuOps row on its thread, or -1
   std::vector<std::int32_t> op_collective;  // per CpuOps row: Collectives row, or -1

@@ -92,7 +92,7 @@ TEST(Join, CommunicationFromArgsThenOpsThenNames) {
   b.AddGpu({.start_ns = 100, .end_ns = 200, .name = "CatArrayBatchedCopy", .correlation = 2});
   auto g = b.AddGpu({.start_ns = 300, .end_ns = 400, .name = "ncclDevKernel_Generic"});
   b.AddCollective({.gpu = g, .name = "allreduce"});
-  b.AddGpu({.start_ns = 500, .end_ns = 600, .name = "ncclKernel_SendRecv_RING_SIMPLE"});
+  b.AddGpu({.start_ns = 500, .end_ns = 600, .name = "ncclKernel_SendRecv_RING_SIMPLE"});  // no op: a name
   b.AddGpu({.start_ns = 500, .end_ns = 600, .name = "ncclKernel_AllReduce_RING_LL_Sum_float"});
   b.AddGpu({.start_ns = 600, .end_ns = 700, .name = "Memcpy DtoD", .kind = GpuKind::kMemcpy});
   model::Trace t = std::move(b).Finish();
@@ -100,7 +100,7 @@ TEST(Join, CommunicationFromArgsThenOpsThenNames) {
   EXPECT_EQ(j.cls[0], ActivityClass::kP2P);      // from record_param_comms "send"
   EXPECT_EQ(j.cls[1], ActivityClass::kCompute);  // a copy inside the comm op is still compute
   EXPECT_EQ(j.cls[2], ActivityClass::kCollective);
-  EXPECT_EQ(j.cls[3], ActivityClass::kP2P);
+  EXPECT_EQ(j.cls[3], ActivityClass::kCollective);  // SendRecv alone may be an all-to-all
   EXPECT_EQ(j.cls[4], ActivityClass::kCollective);
   EXPECT_EQ(j.cls[5], ActivityClass::kMemory);
 }
@@ -199,6 +199,90 @@ TEST(Join, ModuleTypeDropsTheInstanceNumber) {
   EXPECT_EQ(ModuleType("layer_norm_"), "layer_norm_");
   EXPECT_EQ(ModuleType("_3"), "_3");
   EXPECT_EQ(ModuleType("fc2"), "fc2");
+}
+
+// One SendRecv kernel launched under `ranges` (outermost first, each nested in the one before),
+// the innermost range carrying `collective_on_innermost` as collective arguments when given.
+Joined JoinSendRecvUnder(std::initializer_list<std::pair<std::string_view, CpuOpKind>> ranges,
+                         std::string_view collective_on_innermost, model::Trace& t) {
+  TraceBuilder b;
+  TimeNs at = 0;
+  std::int32_t row = -1;
+  for (auto [name, kind] : ranges) {
+    row = b.AddCpuOp({.start_ns = at, .end_ns = 1000 - at, .tid = 1, .name = name, .kind = kind});
+    at += 10;
+  }
+  if (!collective_on_innermost.empty()) b.AddCollective({.cpu_op = row, .name = collective_on_innermost});
+  b.AddApi({.start_ns = 100, .end_ns = 110, .tid = 1, .name = "cudaLaunchKernel", .correlation = 1});
+  auto g = b.AddGpu({.start_ns = 200,
+                     .end_ns = 300,
+                     .name = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t",
+                     .correlation = 1});
+  b.AddCollective({.gpu = g, .name = "sendrecv"});  // what the Kineto reader reads off the name
+  t = std::move(b).Finish();
+  return Join(t);
+}
+
+constexpr auto kOp = CpuOpKind::kOp;
+constexpr auto kRange = CpuOpKind::kAnnotation;
+
+TEST(Join, AllToAllInSendRecvKernelsIsACollective) {
+  // TorchRec on NCCL: the nccl:all_to_all annotation sits inside record_param_comms (no args).
+  model::Trace t;
+  Joined j = JoinSendRecvUnder({{"## all2all_data:kjt splits ##", kRange},
+                                {"c10d::alltoall_base_", kOp},
+                                {"record_param_comms", kOp},
+                                {"nccl:all_to_all", kRange}},
+                               "all_to_all", t);
+  EXPECT_EQ(j.cls[0], ActivityClass::kCollective);
+  ASSERT_GE(j.collective[0], 0);
+  EXPECT_EQ(t.Str(t.collectives.name[j.collective[0]]), "all_to_all");
+  // Without the nccl:* range, the c10d op names it; without that, the model's own annotation.
+  j = JoinSendRecvUnder({{"c10d::allreduce_", kOp}, {"record_param_comms", kOp}}, "", t);
+  EXPECT_EQ(j.cls[0], ActivityClass::kCollective);
+  j = JoinSendRecvUnder({{"## alltoall_fwd_single ##", kRange}}, "", t);
+  EXPECT_EQ(j.cls[0], ActivityClass::kCollective);
+}
+
+TEST(Join, PipelineSendRecvNeedsAnOpThatSaysSo) {
+  model::Trace t;
+  Joined j =
+      JoinSendRecvUnder({{"c10d::send", kOp}, {"record_param_comms", kOp}, {"nccl:send", kRange}}, "", t);
+  EXPECT_EQ(j.cls[0], ActivityClass::kP2P);
+  j = JoinSendRecvUnder({{"record_param_comms", kOp}}, "recv", t);  // collective args say recv
+  EXPECT_EQ(j.cls[0], ActivityClass::kP2P);
+  // NCCL's NVTX ranges: a group end names nothing, the batch_isend_irecv around it does.
+  j = JoinSendRecvUnder({{"batch_isend_irecv", kRange}, {"ncclGroupEnd", kRange}}, "", t);
+  EXPECT_EQ(j.cls[0], ActivityClass::kP2P);
+  j = JoinSendRecvUnder({{"ncclAllReduce", kRange}}, "", t);
+  EXPECT_EQ(j.cls[0], ActivityClass::kCollective);
+  j = JoinSendRecvUnder({{"aten::to", kOp}}, "", t);  // no evidence: never a pipeline bubble
+  EXPECT_EQ(j.cls[0], ActivityClass::kCollective);
+}
+
+TEST(Join, WorkQueuedBeforeProfilingIsMarkedAndCountedWithItsGpuTime) {
+  TraceBuilder b;
+  b.AddCpuOp({.start_ns = 1000, .end_ns = 5000, .tid = 1, .name = "aten::mm"});
+  b.AddApi({.start_ns = 1100, .end_ns = 1200, .tid = 1, .name = "cudaLaunchKernel", .correlation = 50});
+  b.AddGpu({.start_ns = 500, .end_ns = 800, .name = "before_the_first_host_event"});
+  b.AddGpu({.start_ns = 1000, .end_ns = 1400, .name = "queued_earlier", .correlation = 40});
+  b.AddGpu({.start_ns = 1400, .end_ns = 1500, .name = "launched", .correlation = 50});
+  b.AddGpu({.start_ns = 1500, .end_ns = 1600, .name = "launch_lost", .correlation = 60});
+  model::Trace t = std::move(b).Finish();
+  Joined j = Join(t);
+  EXPECT_EQ(j.queued_before_profiling, (std::vector<char>{1, 1, 0, 0}));
+  EXPECT_EQ(t.quality.Get(model::Dq::kQueuedBeforeProfiling), 2);
+  EXPECT_DOUBLE_EQ(t.quality.GpuSeconds(model::Dq::kQueuedBeforeProfiling), 700e-9);
+  EXPECT_EQ(t.quality.Get(model::Dq::kKernelNoLaunch), 1);  // only the one launched while profiling
+}
+
+TEST(Join, NothingIsQueuedBeforeProfilingWithoutHostEvents) {
+  TraceBuilder b;
+  b.AddGpu({.start_ns = 500, .end_ns = 800, .name = "k", .correlation = 3});
+  model::Trace t = std::move(b).Finish();
+  Joined j = Join(t);
+  EXPECT_EQ(j.queued_before_profiling, (std::vector<char>{0}));
+  EXPECT_EQ(t.quality.Get(model::Dq::kKernelNoLaunch), 1);
 }
 
 TEST(Join, CorrelationIsPerProcessWhenTheGpuRowKnowsItsProcess) {

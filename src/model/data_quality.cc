@@ -47,6 +47,9 @@ constexpr DqInfo kCatalogue[] = {
      "launch calls sharing a correlation id within one process; the first is used"},
     {Dq::kGpuBeforeLaunch, "gpu_before_launch", kWarning,
      "GPU activity starting before its launch call (host/device clock skew)"},
+    {Dq::kQueuedBeforeProfiling, "queued_before_profiling", kWarning,
+     "GPU activity launched before profiling began (no launch in the trace, earlier correlation ids): "
+     "left out of the window"},
     {Dq::kUnmodeledKernel, "unmodeled_kernel", kWarning,
      "compute kernels with no FLOP or byte model: their time is reported as unmodeled"},
     {Dq::kFlopsAbovePeak, "flops_above_peak", kWarning,
@@ -66,6 +69,8 @@ constexpr DqInfo kCatalogue[] = {
      "ops with an unrecognized input dtype; the run's dominant dtype assumed"},
     {Dq::kNoProfilerSteps, "no_profiler_steps", kInfo, "no ProfilerStep#N ranges: no per-step verdict"},
     {Dq::kStepsFilteredOut, "steps_filtered_out", kInfo, "GPU activities left out by --steps"},
+    {Dq::kStrayActivity, "stray_activity", kWarning,
+     "GPU activity beyond an idle gap over 100 times the rest of the trace's span: left out of the window"},
     {Dq::kDroppedRecords, "dropped_records", kError,
      "records the live agent dropped when its buffers were full: totals are low by this much"},
     {Dq::kTruncatedNativeFile, "truncated_native_file", kWarning,
@@ -76,6 +81,9 @@ constexpr DqInfo kCatalogue[] = {
     {Dq::kDuplicateRank, "duplicate_rank", kError, "inputs claiming the same rank"},
     {Dq::kClockAlignmentWeak, "clock_alignment_weak", kWarning,
      "ranks with too few matched collectives to align their clocks"},
+    {Dq::kDuplicateInput, "duplicate_input", kWarning,
+     "inputs identical to an earlier one (same content, or same rank, process and start): counted once"},
+    {Dq::kSkippedInput, "skipped_input", kWarning, "files in a job folder that are not traces: skipped"},
 };
 static_assert(std::size(kCatalogue) == static_cast<std::size_t>(Dq::kCount),
               "every Dq counter needs a catalogue entry");
@@ -109,7 +117,10 @@ std::string_view SeverityName(Severity s) {
 }
 
 void DataQuality::Merge(const DataQuality& other) {
-  for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    counts_[i] += other.counts_[i];
+    gpu_ns_[i] += other.gpu_ns_[i];
+  }
 }
 
 std::vector<std::pair<Dq, std::int64_t>> DataQuality::NonZero() const {

@@ -31,14 +31,15 @@ enum class Dq : std::uint16_t {
   kMissingColumn,             // a column the reader uses is absent from a table that exists
   kDuplicateApiRow,           // API rows repeated by the exporter (nsys 2022.x): deduplicated
   // join
-  kKernelNoLaunch,        // GPU activity whose correlation matches no runtime launch
-  kLaunchNoKernel,        // launch API with a correlation id that matched no GPU activity
-  kLaunchNoOp,            // launch not enclosed by any CPU op on its thread
-  kExternalIdMismatch,    // External id on kernels does not match any CPU op (ids equal correlation)
-  kOpNoShapes,            // op with a FLOP model but no Input Dims
-  kStreamOverlap,         // two activities on one stream overlap in time
-  kDuplicateCorrelation,  // two launches with the same correlation id in one process
-  kGpuBeforeLaunch,       // GPU activity that starts before its launch call (clock skew)
+  kKernelNoLaunch,         // GPU activity whose correlation matches no runtime launch
+  kLaunchNoKernel,         // launch API with a correlation id that matched no GPU activity
+  kLaunchNoOp,             // launch not enclosed by any CPU op on its thread
+  kExternalIdMismatch,     // External id on kernels does not match any CPU op (ids equal correlation)
+  kOpNoShapes,             // op with a FLOP model but no Input Dims
+  kStreamOverlap,          // two activities on one stream overlap in time
+  kDuplicateCorrelation,   // two launches with the same correlation id in one process
+  kGpuBeforeLaunch,        // GPU activity that starts before its launch call (clock skew)
+  kQueuedBeforeProfiling,  // GPU activity launched before profiling began: left out of the window
   // roofline
   kUnmodeledKernel,      // compute kernel with neither FLOP nor byte model
   kFlopsAbovePeak,       // a kernel whose modeled FLOPs need more than the peak: clamped
@@ -50,6 +51,7 @@ enum class Dq : std::uint16_t {
   // steps
   kNoProfilerSteps,   // trace has no ProfilerStep#N ranges: per-step verdict empty
   kStepsFilteredOut,  // GPU activity left out by --steps
+  kStrayActivity,     // GPU activity far outside the bulk of the trace: left out of the window
   // live agent
   kDroppedRecords,       // records dropped by the agent when its buffers were full
   kTruncatedNativeFile,  // native trace cut off: trailing partial chunk ignored
@@ -58,6 +60,8 @@ enum class Dq : std::uint16_t {
   kCollectiveUnmatched,  // collective seen on some ranks of its group but not all
   kDuplicateRank,        // two inputs claim the same rank
   kClockAlignmentWeak,   // too few matched collectives to align a rank's clock
+  kDuplicateInput,  // an input identical to an earlier one (same content or rank/pid/start): counted once
+  kSkippedInput,    // a file in a job folder that is not a trace: skipped
   kCount
 };
 
@@ -73,14 +77,20 @@ std::string_view SeverityName(Severity s);
 
 class DataQuality {
  public:
-  void Add(Dq id, std::int64_t n = 1) { counts_[static_cast<std::size_t>(id)] += n; }
+  // gpu_ns: the GPU time of the counted activities, for counters that set activities aside.
+  void Add(Dq id, std::int64_t n = 1, std::int64_t gpu_ns = 0) {
+    counts_[static_cast<std::size_t>(id)] += n;
+    gpu_ns_[static_cast<std::size_t>(id)] += gpu_ns;
+  }
   std::int64_t Get(Dq id) const { return counts_[static_cast<std::size_t>(id)]; }
+  double GpuSeconds(Dq id) const { return static_cast<double>(gpu_ns_[static_cast<std::size_t>(id)]) * 1e-9; }
   void Merge(const DataQuality& other);
   // Non-zero counters, in catalogue order.
   std::vector<std::pair<Dq, std::int64_t>> NonZero() const;
 
  private:
   std::array<std::int64_t, static_cast<std::size_t>(Dq::kCount)> counts_{};
+  std::array<std::int64_t, static_cast<std::size_t>(Dq::kCount)> gpu_ns_{};
 };
 
 }  // namespace plasmient::model

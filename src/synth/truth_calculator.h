@@ -11,6 +11,9 @@
 
 namespace plasmient::synth {
 
+// The class of each generated activity, from the op that made it (docs/verdict.md, "Communication
+// roles"): all-reduce and all-to-all are collectives even where NCCL runs them in SendRecv
+// kernels; only the pipeline's send/recv between stages is kP2p (pipeline_bubble).
 enum class ActivityClass : std::uint8_t { kCompute, kCollective, kP2p, kMemory };
 
 // Where a compute kernel's loss goes (verdict.md "Compute: useful time and its losses").

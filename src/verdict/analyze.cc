@@ -20,6 +20,7 @@
 #include "verdict/kernel_costs.h"
 #include "verdict/layers.h"
 #include "verdict/sweep.h"
+#include "verdict/window.h"
 
 namespace plasmient::verdict {
 namespace {
@@ -48,7 +49,9 @@ std::size_t ResolveSliceEnd(std::optional<std::int64_t> v, std::size_t count, st
 // Which activities the step filter keeps (docs/verdict.md, "The window").
 std::vector<char> SelectActivities(Trace& t, const join::Joined& j, const AnalyzeOptions& o) {
   const std::size_t n = t.gpu.size();
+  // Work queued before profiling began is never the run's (the join marks and counts it).
   std::vector<char> kept(n, 1);
+  for (std::size_t i = 0; i < n; ++i) kept[i] = !j.queued_before_profiling[i];
   if (!o.steps) return kept;
   const auto& steps = j.steps;
   std::size_t b = ResolveSliceEnd(o.steps->begin, steps.size(), 0);
@@ -60,11 +63,20 @@ std::vector<char> SelectActivities(Trace& t, const join::Joined& j, const Analyz
   for (std::size_t i = 0; i < n; ++i) {
     TimeNs launch = join::LaunchTime(t, j, i);
     bool keep = launch != kNoTime && launch >= lo && launch < hi && b < e;
-    kept[i] = keep;
-    dropped += !keep;
+    dropped += !keep && kept[i];
+    kept[i] = keep && kept[i];
   }
   t.quality.Add(Dq::kStepsFilteredOut, dropped);
   return kept;
+}
+
+// For a --steps that kept nothing: the steps the trace has, as --steps counts them.
+std::string StepsThatExist(const join::Joined& j) {
+  if (j.steps.empty()) return "the trace has no ProfilerStep ranges (analyze it without --steps)";
+  const std::size_t n = j.steps.size();
+  return fmt::format("the trace has {} ProfilerStep{} (#{}{}), --steps indices 0 to {} (or -{} to -1)", n,
+                     n == 1 ? "" : "s", j.steps.front().number,
+                     n == 1 ? "" : fmt::format(" to #{}", j.steps.back().number), n - 1, n);
 }
 
 // The dtype that carries most modeled FLOPs; kUnknown when no kernel has a floating-point
@@ -288,11 +300,14 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   v.path = t.info.path;
   v.format = t.info.format;
   v.rank = t.info.rank;
+  v.world_size = t.info.world_size;
+  v.job_id = t.info.job_id;
   v.events = t.info.events;
   v.input_bytes = t.info.input_bytes;
 
   join::Joined j = join::Join(t);
   std::vector<char> kept = SelectActivities(t, j, o);
+  ExcludeStrayActivities(t, kept);
   KernelCosts costs = PriceKernels(t, j, kept);
 
   auto spec = ChooseDevice(t, o, v.device);
@@ -327,8 +342,10 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   if (acts.empty() || hi <= lo) {
     v.no_gpu_reason = t.gpu.size() == 0 ? "the trace has no GPU activity (no kernels, memcpy or memset): "
                                           "it was taken on CPU only, or in a mode that records no timeline"
-                      : acts.empty()    ? "no GPU activity is left after --steps"
-                                     : "no GPU activity: every kernel, memcpy and memset has zero duration";
+                      : !acts.empty()   ? "no GPU activity: every kernel, memcpy and memset has zero duration"
+                      : o.steps         ? "no GPU activity is left after --steps: " + StepsThatExist(j)
+                                : "no GPU activity is the run's: all of it was queued before profiling "
+                                  "began or lies far outside the rest (see data quality)";
     if (t.quality.Get(Dq::kCuptiRangeProfilerEvents) > 0) {
       v.no_gpu_reason += " (CUPTI range-profiler mode: counters, no kernel timeline)";
     }

@@ -53,6 +53,16 @@ struct Builder {
               .correlation = corr});
     ++corr;
   }
+  // ProfilerStep#number over the launches of the 1 ms of GPU time from base.
+  void Step(std::int64_t number, TimeNs base) {
+    b.AddCpuOp({.start_ns = base / 10,
+                .end_ns = (base + 1'000'000) / 10,
+                .pid = 1,
+                .tid = 1,
+                .name = "ProfilerStep#" + std::to_string(number),
+                .kind = CpuOpKind::kStep,
+                .step = number});
+  }
 };
 
 constexpr std::string_view kMmDims = "[[1024,1024],[1024,1024]]";
@@ -67,7 +77,7 @@ TEST(AnalyzeRank, EveryLossCategoryWithExactFractions) {
   t.Kernel("aten::my_custom_op", "", "", "my_custom_kernel", 150'000, 160'000);
   // idle 160..200 us
   t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 200'000, 260'000);
-  t.Kernel("", "", "", "ncclDevKernel_SendRecv", 260'000, 300'000);
+  t.Kernel("c10d::send", "", "", "ncclDevKernel_SendRecv", 260'000, 300'000);  // a pipeline send
   t.Kernel("", "", "", "Memcpy DtoH", 300'000, 310'000, GpuKind::kMemcpy);
   model::Trace trace = std::move(t.b).Finish();
   auto v = AnalyzeRank(trace, Options());
@@ -105,13 +115,7 @@ TEST(AnalyzeRank, OverlappedCommunicationIsNotExposedAndStepsSliceByLaunch) {
   Builder t;
   for (int s = 0; s < 3; ++s) {
     TimeNs base = s * 1'000'000;
-    t.b.AddCpuOp({.start_ns = base / 10,
-                  .end_ns = (base + 1'000'000) / 10,
-                  .pid = 1,
-                  .tid = 1,
-                  .name = "ProfilerStep#" + std::to_string(s),
-                  .kind = CpuOpKind::kStep,
-                  .step = s});
+    t.Step(s, base);
     t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm", base + 0, base + 400'000);
     // all-reduce half under the GEMM, half exposed
     t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16", base + 200'000, base + 600'000, GpuKind::kKernel,
@@ -131,6 +135,23 @@ TEST(AnalyzeRank, OverlappedCommunicationIsNotExposedAndStepsSliceByLaunch) {
   EXPECT_NEAR(v->steps[0].figures.loss(Loss::kHostBoundIdle), 0.4, 1e-12);
   EXPECT_NEAR(v->communication_overlapped_s, 400e-6, 1e-15);
   EXPECT_EQ(trace.quality.Get(model::Dq::kStepsFilteredOut), 2);
+}
+
+TEST(AnalyzeRank, StepsOutOfRangeListTheStepsThatExist) {
+  Builder t;
+  for (int s = 0; s < 3; ++s) {
+    TimeNs base = s * 1'000'000;
+    t.Step(s + 40, base);
+    t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm", base, base + 400'000);
+  }
+  model::Trace trace = std::move(t.b).Finish();
+  AnalyzeOptions o = Options();
+  o.steps = StepSlice{5, std::nullopt};
+  auto v = AnalyzeRank(trace, o);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->no_gpu_reason,
+            "no GPU activity is left after --steps: the trace has 3 ProfilerSteps (#40 to #42), --steps "
+            "indices 0 to 2 (or -3 to -1)");
 }
 
 TEST(AnalyzeRank, NoGpuActivityIsSaidPlainly) {

@@ -139,6 +139,8 @@ using join::CollectiveInstance;
 struct RankVerdict {
   std::string path, format;
   std::int64_t rank = -1;
+  std::int64_t world_size = -1;  // as the trace says; -1 when it does not
+  std::string job_id;            // a run id the trace carries, else ""
   std::int64_t events = 0;
   std::int64_t input_bytes = 0;
   DeviceChoice device;

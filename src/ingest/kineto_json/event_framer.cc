@@ -425,7 +425,7 @@ Status EventFramer::Finish() {
     default:
       return Fail("{}: truncated: the top-level object is not closed at byte {}", name_, base_);
   }
-  if (!saw_events_) return Fail("{}: no traceEvents array in the top-level object at byte {}", name_, base_);
+  if (!saw_events_) return Fail("{}: {} at byte {}", name_, kNoTraceEvents, base_);
   return FlushBatch();
 }
 

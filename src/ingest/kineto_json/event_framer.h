@@ -17,6 +17,10 @@
 
 namespace plasmient::ingest {
 
+// The error of a JSON document that holds no trace at all (a config.json beside the traces),
+// as opposed to a damaged trace.
+inline constexpr std::string_view kNoTraceEvents = "no traceEvents array in the top-level object";
+
 struct TopLevelValue {
   std::string key;
   std::string text;     // the value's JSON text

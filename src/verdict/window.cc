@@ -1,0 +1,86 @@
+#include "verdict/window.h"
+
+#include <algorithm>
+
+namespace plasmient::verdict {
+namespace {
+
+using model::Dq;
+
+// The bulk of a trace is its largest run of activities without an idle gap of a second or more
+// (a short trace's launch latencies and pauses are never strays). Growing outwards from it, the
+// activities beyond a gap are strays when the gap is longer than 100 times the span kept so far
+// (no run idles a hundred times longer than it worked) and they are at most 1% of the
+// activities (one when fewer than a hundred), so the bulk is never what is left out; otherwise
+// the next run of activities joins what is kept.
+constexpr TimeNs kStrayMinGapNs = kNsPerS;
+constexpr double kStrayGapFactor = 100;
+constexpr double kStrayMaxShare = 0.01;
+
+TimeNs Duration(const model::Trace& t, std::size_t i) { return t.gpu.end_ns[i] - t.gpu.start_ns[i]; }
+
+}  // namespace
+
+void ExcludeStrayActivities(model::Trace& t, std::vector<char>& kept) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i]) order.push_back(i);
+  }
+  if (order.size() < 2) return;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return t.gpu.start_ns[a] < t.gpu.start_ns[b]; });
+  // Runs of activities split at idle gaps of kStrayMinGapNs or more: run k is order[cut[k], cut[k+1]).
+  std::vector<std::size_t> cut = {0};
+  std::vector<TimeNs> run_start = {t.gpu.start_ns[order[0]]}, run_end = {t.gpu.end_ns[order[0]]};
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    TimeNs start = t.gpu.start_ns[order[k]], end = t.gpu.end_ns[order[k]];
+    if (start - run_end.back() >= kStrayMinGapNs) {
+      cut.push_back(k);
+      run_start.push_back(start);
+      run_end.push_back(end);
+    } else {
+      run_end.back() = std::max(run_end.back(), end);
+    }
+  }
+  cut.push_back(order.size());
+  const std::size_t runs = run_start.size();
+  if (runs < 2) return;
+  auto size = [&](std::size_t r) { return cut[r + 1] - cut[r]; };
+  std::size_t bulk = 0;
+  for (std::size_t r = 1; r < runs; ++r) {
+    if (size(r) > size(bulk)) bulk = r;
+  }
+  const auto max_stray = std::max<std::size_t>(1, static_cast<std::size_t>(kStrayMaxShare * order.size()));
+  std::size_t lo = bulk, hi = bulk;  // runs kept so far: [lo, hi]
+  bool left_open = lo > 0, right_open = hi + 1 < runs;
+  while (left_open || right_open) {
+    TimeNs span = run_end[hi] - run_start[lo];
+    auto far = [&](TimeNs gap) {
+      return static_cast<double>(gap) > kStrayGapFactor * static_cast<double>(span);
+    };
+    if (left_open) {
+      if (cut[lo] <= max_stray && far(run_start[lo] - run_end[lo - 1])) {
+        left_open = false;  // runs [0, lo) are strays
+      } else if (--lo == 0) {
+        left_open = false;
+      }
+      continue;
+    }
+    if (order.size() - cut[hi + 1] <= max_stray && far(run_start[hi + 1] - run_end[hi])) {
+      right_open = false;  // runs (hi, runs) are strays
+    } else if (++hi + 1 == runs) {
+      right_open = false;
+    }
+  }
+  std::int64_t count = 0;
+  TimeNs gpu_ns = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (k >= cut[lo] && k < cut[hi + 1]) continue;
+    kept[order[k]] = 0;
+    ++count;
+    gpu_ns += Duration(t, order[k]);
+  }
+  t.quality.Add(Dq::kStrayActivity, count, gpu_ns);
+}
+
+}  // namespace plasmient::verdict
