@@ -207,15 +207,28 @@ void FindStragglers(std::span<const RankCollectives* const> ranks, const WaitTal
 }
 
 void ReportAlignment(std::span<const RankCollectives* const> ranks,
-                     const std::vector<std::optional<TimeNs>>& offset,
-                     const std::vector<std::int64_t>& matches, const ClusterOptions& o, ClusterResult& out) {
+                     std::vector<std::optional<TimeNs>>& offset, const std::vector<std::int64_t>& matches,
+                     const ClusterOptions& o, ClusterResult& out) {
   std::vector<std::int64_t> unreached;
+  const TimeNs reference_span = ranks[0]->window_end_ns - ranks[0]->window_start_ns;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     auto& rf = out.ranks[r];
+    // Ranks of one job are traced together: an offset longer than both traces' own spans means
+    // the matched collectives are not the same ones (two jobs, or one rank's clock is wrong).
+    TimeNs span = std::max(reference_span, ranks[r]->window_end_ns - ranks[r]->window_start_ns);
+    bool far = offset[r] && (*offset[r] > span || -*offset[r] > span);
+    if (far) {
+      out.problems.push_back(
+          fmt::format("rank {}'s clock would be {:.6g} s off rank {}'s, longer than either trace ({:.6g} s): "
+                      "its collectives are not the same ones (not one job?)",
+                      rf.rank, Seconds(static_cast<double>(*offset[r])), out.reference_rank,
+                      Seconds(static_cast<double>(span))));
+      offset[r].reset();
+    }
     rf.clock_aligned = offset[r].has_value();
     rf.clock_offset_ns = offset[r].value_or(0);
     rf.alignment_matches = matches[r];
-    if (!rf.clock_aligned) unreached.push_back(rf.rank);
+    if (!rf.clock_aligned && !far) unreached.push_back(rf.rank);
     if (matches[r] < o.min_alignment_matches) out.quality.Add(Dq::kClockAlignmentWeak);
   }
   if (!unreached.empty()) {

@@ -80,6 +80,24 @@ struct Noise {
   }
 };
 
+TEST(ClusterTest, AnOffsetLongerThanTheTracesIsAProblemNeverAnAlignment) {
+  // Two jobs taken months apart whose collectives happen to match by order.
+  const TimeNs months = 8'600'000 * kNsPerS;
+  Job job({0, months});
+  for (int k = 0; k < 5; ++k) {
+    job.Collective("0", {0, 1}, k, "allreduce", {k * 10 * kMs, k * 10 * kMs + kMs}, kMs, k);
+  }
+  auto result = AnalyzeCluster(job.ranks, {});
+  ASSERT_EQ(result.ranks.size(), 2u);
+  EXPECT_TRUE(result.ranks[0].clock_aligned);
+  EXPECT_FALSE(result.ranks[1].clock_aligned);
+  EXPECT_EQ(result.ranks[1].clock_offset_ns, 0);
+  EXPECT_EQ(result.matched, 0);  // no wait or bandwidth figures from mismatched collectives
+  ASSERT_EQ(result.problems.size(), 1u);
+  EXPECT_NE(result.problems[0].find("rank 1's clock would be 8.6e+06 s off rank 0's"), std::string::npos)
+      << result.problems[0];
+}
+
 TEST(ClusterTest, RecoversClockOffsetsDespiteJitterAndOutliers) {
   std::vector<TimeNs> offsets = {7 * kMs, -31 * kMs, 12 * kMs, 48 * kMs, -3 * kMs, 25 * kMs, 0, -44 * kMs};
   Job job(offsets);
