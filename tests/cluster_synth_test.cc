@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 
 #include "tests/test_support.h"
@@ -100,6 +101,38 @@ TEST(ClusterSynth, PipelineShapeAndBubblePerStage) {
     EXPECT_NEAR(p["measured_bubble"].get_double().value(),
                 truth["per_stage_bubble"].at(static_cast<std::size_t>(rank)).get_double().value(), 0.01);
   }
+}
+
+// A file in the job's folder that is no trace is skipped with a warning, not fatal.
+TEST(ClusterSynth, AStrayConfigFileInTheFolderIsSkipped) {
+  fs::path dir = TempDir("stray");
+  CommandResult s =
+      RunCommand(PlasmientBinary() + " synth --scenario ddp --ranks 2 --steps 1 -o " + dir.string());
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  {
+    std::ofstream config(dir / "config.json");
+    config << "{\"lr\": 0.001, \"batch_size\": 32}\n";
+  }
+  fs::path out = dir / "plasmient-verdict.json";
+  CommandResult a = RunCommand(PlasmientBinary() + " analyze " + dir.string() + " -q --json " + out.string());
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  EXPECT_NE(a.out.find("config.json: skipped: not a trace"), std::string::npos) << a.out;
+  std::string text = ReadFile(out);
+  simdjson::dom::parser parser;
+  simdjson::dom::element v;
+  ASSERT_EQ(parser.parse(text).get(v), simdjson::SUCCESS);
+  EXPECT_EQ(v["per_rank"].get_array().size(), 2u);
+  bool reported = false;
+  for (auto q : v["data_quality"].get_array()) {
+    reported = reported ||
+               (q["name"].get_string().value() == "skipped_input" && q["count"].get_int64().value() == 1);
+  }
+  EXPECT_TRUE(reported) << text.substr(0, 2000);
+  // Alone, it is an error that says what the file is not.
+  CommandResult alone = RunCommand(PlasmientBinary() + " analyze " + (dir / "config.json").string() + " -q");
+  EXPECT_EQ(alone.exit_code, 1);
+  EXPECT_NE(alone.out.find("no traceEvents array"), std::string::npos) << alone.out;
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -271,5 +271,39 @@ TEST(RealTraces, QwenDefaultWindowLeavesOutWorkQueuedBeforeProfiling) {
   EXPECT_NEAR(q["gpu_time_s"].get_double().value(), queued_s, 1e-6);
 }
 
+// A folder holding the same capture twice counts it once.
+TEST(RealTraces, ADuplicatedFileCountsOnce) {
+  REQUIRE_SHARED_TRACES(shared);
+  fs::path dir = TempDir("dup");
+  fs::path src = *shared / "hta/trace_filter";
+  fs::create_symlink(src / "sampled_rank-0.json.gz", dir / "a-rank0.json.gz");
+  fs::create_symlink(src / "sampled_rank-0.json.gz", dir / "b-copy.json.gz");
+  fs::create_symlink(src / "sampled_rank-1.json.gz", dir / "c-rank1.json.gz");
+  Analysis a = Analyze(dir.string(), "");
+  ASSERT_EQ(a.run.exit_code, 0) << a.run.out;
+  EXPECT_NE(a.run.out.find("b-copy.json.gz: skipped: the same trace as"), std::string::npos) << a.run.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element v;
+  ASSERT_EQ(parser.parse(a.json).get(v), simdjson::SUCCESS);
+  EXPECT_EQ(v["per_rank"].get_array().size(), 2u);
+  EXPECT_EQ(Quality(v, "duplicate_input")["count"].get_int64().value(), 1);
+  fs::remove_all(dir);
+}
+
+// A dev trace of a 128-rank job beside a generated 2-rank job: refused, naming the evidence.
+TEST(RealTraces, TracesOfTwoJobsAreNeverMerged) {
+  REQUIRE_SHARED_TRACES(shared);
+  fs::path dir = TempDir("twojobs");
+  CommandResult s =
+      RunCommand(PlasmientBinary() + " synth --scenario ddp --ranks 2 --steps 1 -o " + dir.string());
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  fs::create_symlink(*shared / "hta/trace_filter/sampled_rank-0.json.gz", dir / "sampled_rank-0.json.gz");
+  Analysis a = Analyze(dir.string(), "");
+  EXPECT_EQ(a.run.exit_code, 1) << a.run.out;
+  EXPECT_NE(a.run.out.find("the inputs are not one job: world size"), std::string::npos) << a.run.out;
+  EXPECT_NE(a.run.out.find("128"), std::string::npos) << a.run.out;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace plasmient::testing

@@ -18,7 +18,7 @@
 #include "export/perfetto_sink.h"
 #include "export/terminal_sink.h"
 #include "export/verdict_json_sink.h"
-#include "ingest/read_trace.h"
+#include "fleet/analyze_job.h"
 
 namespace plasmient::cli {
 namespace fs = std::filesystem;
@@ -77,6 +77,12 @@ bool FinishVerdictOptions(AnalyzeArgs& a) {
     fmt::print(stderr, "plasmient: peaks and FLOPs must be positive\n");
     return false;
   }
+  if (!o.gpu.empty()) {
+    if (auto known = roofline::FindDeviceByKey(o.gpu); !known) {
+      fmt::print(stderr, "plasmient: {}\n", known.error().message);
+      return false;
+    }
+  }
   if (a.peak_tflops > 0) o.peak_flops_per_s = a.peak_tflops * 1e12;
   if (a.peak_bandwidth_gbps > 0) o.memory_bandwidth_bytes_per_s = a.peak_bandwidth_gbps * 1e9;
   if (a.model_flops_per_step > 0) o.model_flops_per_step = a.model_flops_per_step;
@@ -132,27 +138,18 @@ int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOpt
                verdict::JobVerdict& job) {
   bool tty_err = isatty(STDERR_FILENO) != 0;
   Progress progress(tty_err && !quiet);
-  std::vector<verdict::RankVerdict> ranks;
-  ranks.reserve(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const std::string& path = inputs[i];
-    ingest::IngestOptions ro;
-    ro.progress = progress.Callback(path, i, inputs.size());
-    auto trace = ingest::ReadTrace(path, ro);
-    progress.Done();
-    if (!trace) {
-      fmt::print(stderr, "plasmient: {}\n", trace.error().message);
-      return 1;
-    }
-    if (trace->info.rank < 0 && inputs.size() > 1) trace->info.rank = static_cast<std::int64_t>(i);
-    auto v = verdict::AnalyzeRank(*trace, options);
-    if (!v) {
-      fmt::print(stderr, "plasmient: {}\n", v.error().message);
-      return 2;
-    }
-    ranks.push_back(std::move(*v));
+  fleet::JobReadHooks hooks;
+  hooks.begin = [&](const std::string& path, std::size_t i, std::size_t n) {
+    return progress.Callback(path, i, n);
+  };
+  hooks.done = [&] { progress.Done(); };
+  hooks.warn = [](const std::string& line) { fmt::print(stderr, "plasmient: {}\n", line); };
+  auto analyzed = fleet::AnalyzeInputs(std::vector<fs::path>(inputs.begin(), inputs.end()), options, hooks);
+  if (!analyzed) {
+    fmt::print(stderr, "plasmient: {}\n", analyzed.error().message);
+    return 1;
   }
-  job = verdict::CombineRanks(std::move(ranks), options);
+  job = std::move(*analyzed);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "ingest/kineto_json/event_framer.h"
 #include "ingest/native/native_reader.h"
 #include "ingest/nsys_sqlite/nsys_meta.h"
 #include "ingest/nsys_sqlite/nsys_sqlite_reader.h"
@@ -62,5 +63,7 @@ Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& opt
   if (trace && trace->info.rank < 0) trace->info.rank = nsys::RankFromPath(path);
   return trace;
 }
+
+bool IsNotATrace(const Error& error) { return error.message.find(kNoTraceEvents) != std::string::npos; }
 
 }  // namespace plasmient::ingest

@@ -18,4 +18,8 @@ Result<Format> DetectFormat(const std::string& path, const OpenRules& rules = {}
 
 Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& options = {});
 
+// True when ReadTrace's `error` says the file is no trace at all (a JSON document without
+// traceEvents), as opposed to a trace that is damaged or unreadable.
+bool IsNotATrace(const Error& error);
+
 }  // namespace plasmient::ingest

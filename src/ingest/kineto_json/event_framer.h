@@ -18,7 +18,7 @@
 namespace plasmient::ingest {
 
 // The error of a JSON document that holds no trace at all (a config.json beside the traces),
-// as opposed to a damaged trace.
+// as opposed to a damaged trace; ingest::IsNotATrace recognizes it.
 inline constexpr std::string_view kNoTraceEvents = "no traceEvents array in the top-level object";
 
 struct TopLevelValue {
