@@ -80,11 +80,15 @@ std::string DiffToJson(const verdict::VerdictDiff& d, const DiffLabels& l) {
       .Field("before", d.before_gpu_s)
       .Field("after", d.after_gpu_s)
       .EndObject();
-  w.Key("headroom")
-      .BeginObject()
-      .Field("before", d.before_headroom)
-      .Field("after", d.after_headroom)
-      .EndObject();
+  w.Key("headroom").BeginObject();
+  for (auto [key, value] : {std::pair{"before", d.before_headroom}, std::pair{"after", d.after_headroom}}) {
+    if (value) {
+      w.Field(key, *value);
+    } else {
+      w.Key(key).Null();
+    }
+  }
+  w.EndObject();
   w.Key("device").BeginObject().Field("before", d.before_device).Field("after", d.after_device).EndObject();
   WriteAggregates(w, "kernels", d.kernels);
   WriteAggregates(w, "ops", d.ops);

@@ -1,6 +1,7 @@
 #include "export/html_sink.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -37,8 +38,7 @@ void VerdictSection(std::string& out, const verdict::JobVerdict& job) {
   out += "<section id=\"verdict\"><h2>Verdict</h2><div class=\"kpis\">";
   out += Kpi(Percent(f.utilization()), "utilization (what nvidia-smi shows)");
   out += Kpi(Percent(f.achieved()), "achieved fraction of peak (what you paid for)", "good");
-  out += Kpi(f.achieved() > 0 ? fmt::format("{:.1f}×", job.headroom()) : "n/a",
-             "headroom on the same hardware", "small");
+  out += Kpi(Headroom(job.headroom()), "headroom on the same hardware", "small");
   if (auto mfu = job.mfu()) out += Kpi(Percent(*mfu), "MFU (model FLOPs)", "small");
   out += Kpi(Percent(job.hfu()), "HFU (hardware FLOPs)", "small");
   out += "</div>";
@@ -228,13 +228,10 @@ void QualitySection(std::string& out, const verdict::JobVerdict& job, int unplac
 }  // namespace
 
 std::string VerdictHeadline(const verdict::JobVerdict& job) {
-  double achieved = job.job.achieved(), util = job.job.utilization();
-  std::string head = util >= 0.8 && achieved < 0.3 ? "Busy, not useful."
-                     : util < 0.5                  ? "Mostly idle."
-                     : achieved >= 0.5             ? "Well used."
-                                                   : "Partly useful.";
-  if (achieved <= 0) return head + " No modeled useful work.";
-  return head + fmt::format(" {:.1f}× headroom before new hardware.", 1 / achieved);
+  std::string head(verdict::VerdictWords(job.job));
+  head[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(head[0])));
+  if (!job.headroom()) return head + ". No modeled useful work.";
+  return fmt::format("{}. {} headroom before new hardware.", head, Headroom(job.headroom()));
 }
 
 std::string RenderHtml(const verdict::JobVerdict& job, const HtmlOptions& o) {

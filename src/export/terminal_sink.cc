@@ -77,25 +77,14 @@ void Row(std::string& out, const Painter& p, int indent, std::string_view label,
 }
 
 std::string VerdictSentence(const verdict::JobVerdict& job, Loss* worst) {
-  double achieved = job.job.achieved(), util = job.job.utilization();
   double worst_f = -1;
   for (std::size_t i = 0; i < verdict::kLossCount; ++i) {
     double f = job.job.loss(static_cast<Loss>(i));
     if (f > worst_f) worst_f = f, *worst = static_cast<Loss>(i);
   }
-  std::string head;
-  if (util >= 0.8 && achieved < 0.3) {
-    head = "busy, not useful.";
-  } else if (util < 0.5) {
-    head = "mostly idle.";
-  } else if (achieved >= 0.5) {
-    head = "well used.";
-  } else {
-    head = "partly useful.";
-  }
-  std::string room = achieved > 0 ? fmt::format(" {:.1f}× headroom before new hardware.", 1 / achieved)
-                                  : " no modeled useful work.";
-  return "VERDICT: " + head + room;
+  std::string room = job.headroom() ? " " + Headroom(job.headroom()) + " headroom before new hardware."
+                                    : " no modeled useful work.";
+  return fmt::format("VERDICT: {}.{}", verdict::VerdictWords(job.job), room);
 }
 
 // The module types that took the most GPU time (docs/layers.md); nothing when the trace has

@@ -46,6 +46,13 @@ std::string SignedPoints(double d) {
   return fmt::format("{}{:.1f} pts", p > 0 ? "+" : "−", std::fabs(p));
 }
 
+std::string Headroom(std::optional<double> times) {
+  if (!times) return "n/a";
+  // Beyond 100x the digits say nothing more: the work is all but unmodeled or absent.
+  if (*times > 100) return "> 100×";
+  return fmt::format("{:.1f}×", *times);
+}
+
 std::string PrintableText(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -1,6 +1,7 @@
 // Numbers as people read them: percentages, durations, money, FLOP/s, bytes.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace plasmient::exporting {
@@ -10,6 +11,7 @@ std::string Seconds(double s);                          // "1.23 s", "4.5 ms", "
 std::string Money(double dollars);                      // "$1.2k", "$3.40"
 std::string SiNumber(double v, std::string_view unit);  // "989 TFLOP/s", "3.35 TB/s"
 std::string SignedPoints(double fraction_delta);        // "+12.3 pts", "−4.0 pts"
+std::string Headroom(std::optional<double> times);      // "2.7×", "> 100×" above 100, "n/a" when none
 // `text` without control characters (C0, DEL, C1): names come from traces, and an escape
 // sequence in a kernel name must not reach the terminal.
 std::string PrintableText(std::string_view text);

@@ -172,7 +172,11 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
   w.Field("utilization", job.job.utilization());
   w.Field("achieved_fraction", job.job.achieved());
   WriteLosses(w, job.job);
-  w.Field("headroom", job.headroom());
+  if (auto headroom = job.headroom()) {
+    w.Field("headroom", *headroom);
+  } else {
+    w.Key("headroom").Null();
+  }
   w.Field("hfu", job.hfu());
   if (auto mfu = job.mfu()) {
     w.Field("mfu", *mfu);

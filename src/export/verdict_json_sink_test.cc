@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include "export/terminal_sink.h"
+
 namespace plasmient::exporting {
 namespace {
 
@@ -55,6 +57,36 @@ TEST(VerdictJsonSink, WritesTheClusterFigures) {
   ASSERT_EQ(doc["pipeline"].at(0)["measured_bubble"].get(measured), simdjson::SUCCESS);
   EXPECT_DOUBLE_EQ(measured, 0.2);
   EXPECT_EQ(doc["job_problems"].get_array().size(), 1u);
+}
+
+// A job whose window is 10 s with `useful_s` of it useful, at 90% utilization.
+verdict::JobVerdict Judged(double useful_s) {
+  verdict::JobVerdict job;
+  job.job.wall_s = 10;
+  job.job.kernel_union_s = 9;
+  job.job.useful_s = useful_s;
+  job.job.loss_s[static_cast<std::size_t>(verdict::Loss::kComputeInefficiency)] = 10 - useful_s;
+  return job;
+}
+
+TEST(VerdictJsonSink, HeadroomIsNullWithNothingUsefulAndCappedOnScreenAbove100) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string none = VerdictToJson(Judged(0));
+  ASSERT_EQ(parser.parse(none).get(doc), simdjson::SUCCESS) << none;
+  EXPECT_TRUE(doc["headroom"].is_null());
+  std::string text = RenderTerminal(Judged(0), {.title = "t", .color = false, .details = false});
+  EXPECT_NE(text.find("VERDICT: busy, not useful. no modeled useful work."), std::string::npos) << text;
+
+  std::string tiny = VerdictToJson(Judged(0.01));  // 0.1% achieved: 1000x
+  ASSERT_EQ(parser.parse(tiny).get(doc), simdjson::SUCCESS) << tiny;
+  EXPECT_DOUBLE_EQ(doc["headroom"].get_double().value(), 1000);
+  text = RenderTerminal(Judged(0.01), {.title = "t", .color = false, .details = false});
+  EXPECT_NE(text.find("VERDICT: busy, not useful. > 100× headroom before new hardware."), std::string::npos)
+      << text;
+  text = RenderTerminal(Judged(4), {.title = "t", .color = false, .details = false});
+  EXPECT_NE(text.find("VERDICT: partly useful. 2.5× headroom before new hardware."), std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -32,10 +32,10 @@ struct AggregateChange {
 
 struct VerdictDiff {
   FigureChange achieved, utilization;
-  std::vector<FigureChange> losses;                   // every loss, largest |change| first
-  std::optional<double> before_step_s, after_step_s;  // mean step time over ranks and steps
-  double before_gpu_s = 0, after_gpu_s = 0;           // capacity: GPU-seconds judged
-  double before_headroom = 0, after_headroom = 0;
+  std::vector<FigureChange> losses;                       // every loss, largest |change| first
+  std::optional<double> before_step_s, after_step_s;      // mean step time over ranks and steps
+  double before_gpu_s = 0, after_gpu_s = 0;               // capacity: GPU-seconds judged
+  std::optional<double> before_headroom, after_headroom;  // none when nothing useful was modeled
   std::string before_device, after_device;
   std::vector<AggregateChange> kernels, ops;  // largest |change in lost fraction| first
 };

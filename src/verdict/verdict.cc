@@ -34,6 +34,14 @@ const LossText& Text(Loss l) {
 std::string_view LossKey(Loss l) { return Text(l).key; }
 std::string_view LossLabel(Loss l) { return Text(l).label; }
 
+std::string_view VerdictWords(const Figures& f) {
+  const double achieved = f.achieved(), util = f.utilization();
+  if (util < 0.5) return "mostly idle";
+  if (achieved < 0.1 || (util >= 0.8 && achieved < 0.3)) return "busy, not useful";
+  if (achieved >= 0.5) return "well used";
+  return "partly useful";
+}
+
 void Figures::Add(const Figures& o) {
   if (wall_s == 0) {
     start_ns = o.start_ns;

@@ -44,6 +44,10 @@ struct Figures {
   void Add(const Figures& other);  // capacity-weighted accumulation
 };
 
+// The verdict's words for a window's achieved fraction and utilization (docs/verdict.md, "The
+// verdict words"): "busy, not useful", "mostly idle", "well used" or "partly useful".
+std::string_view VerdictWords(const Figures& f);
+
 struct StepFigures {
   std::int64_t number = -1;  // ProfilerStep#N
   Figures figures;
@@ -222,7 +226,12 @@ struct JobVerdict {
   // Model FLOPs over capacity; nullopt when unknown (CombineRanks leaves derived model FLOPs
   // unknown when model coverage is below kMfuMinCoverage: docs/verdict.md, "MFU").
   std::optional<double> mfu() const;
-  double headroom() const { return job.useful_s > 0 ? job.wall_s / job.useful_s : 0; }
+  // How many times more useful work the same hardware could do: 1 / achieved; none when nothing
+  // useful was modeled.
+  std::optional<double> headroom() const {
+    if (job.useful_s <= 0) return std::nullopt;
+    return job.wall_s / job.useful_s;
+  }
 };
 
 }  // namespace plasmient::verdict
