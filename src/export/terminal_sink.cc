@@ -82,8 +82,9 @@ std::string VerdictSentence(const verdict::JobVerdict& job, Loss* worst) {
     double f = job.job.loss(static_cast<Loss>(i));
     if (f > worst_f) worst_f = f, *worst = static_cast<Loss>(i);
   }
-  std::string room = job.headroom() ? " " + Headroom(job.headroom()) + " headroom before new hardware."
-                                    : " no modeled useful work.";
+  std::string room = job.headroom()
+                         ? fmt::format(" {} headroom before new hardware.", Headroom(job.headroom()))
+                         : std::string(" no modeled useful work.");
   return fmt::format("VERDICT: {}.{}", verdict::VerdictWords(job.job), room);
 }
 
