@@ -52,7 +52,8 @@ case "${1:-}" in
     step build build -DPLASMIENT_WERROR=ON
     step boundaries scripts/check-boundaries.sh "$build_dir"
     # clang-tidy on the stages held to it so far; widen the pattern as each further stage is clean.
-    step clang-tidy scripts/tidy.sh "$build_dir" '^src/(base|model|wire|ingest)/'
+    # top_level_parser.cc is left out: clang-tidy 16 ran over 8 minutes on it without finishing.
+    step clang-tidy scripts/tidy.sh "$build_dir" '^src/(base|model|wire|ingest)/(?!kineto_json/top_level_parser\.cc$)'
     step fuzz scripts/fuzz.sh "${PLASMIENT_FUZZ_SECONDS:-60}"
     # Last, so that its summary closes the output.
     step ctest ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 600
