@@ -2,11 +2,14 @@
 # Builds the libFuzzer targets (Kineto JSON reader, Nsight SQLite reader) with Debian's clang-16
 # and runs each for SECONDS (default 60) on a seed corpus of small real traces.
 #   scripts/fuzz.sh [SECONDS]
+# PLASMIENT_FUZZ_SEED (default 1) fixes the mutation sequence so a CI run can be replayed; 0 lets
+# libFuzzer pick a new seed each run (use that for longer hunts).
 # clang-16 reports __cpp_concepts 201907, which hides libstdc++ 12's <expected>; clang-16 does
 # implement what <expected> needs, so the macro is raised for this build only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+seed=${PLASMIENT_FUZZ_SEED:-1}
 build=${PLASMIENT_FUZZ_BUILD_DIR:-build-fuzz}
 scripts/install-deps.sh --checks
 CC=clang-16 CXX=clang++-16 cmake -S . -B "$build" -G Ninja -DPLASMIENT_BUILD_FUZZ=ON \
@@ -34,7 +37,7 @@ sqlite3 "$corpus/nsys/seed.sqlite" "PRAGMA page_size=512;
   CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT); INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.13.2');"
 # An input that crashes, hangs or leaks is kept as $build/crash-… (or timeout-…, leak-…) and fails
 # this script.
-"$build/src/ingest/kineto_json_fuzz" "$corpus/kineto" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+"$build/src/ingest/kineto_json_fuzz" "$corpus/kineto" -max_total_time="$seconds" -seed="$seed" -max_len=65536 -timeout=10 \
   -rss_limit_mb=2048 -artifact_prefix="$build/"
-"$build/src/ingest/nsys_sqlite/nsys_sqlite_reader_fuzz" "$corpus/nsys" -max_total_time="$seconds" -timeout=10 \
+"$build/src/ingest/nsys_sqlite/nsys_sqlite_reader_fuzz" "$corpus/nsys" -max_total_time="$seconds" -seed="$seed" -timeout=10 \
   -rss_limit_mb=2048 -artifact_prefix="$build/"

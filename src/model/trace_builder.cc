@@ -105,18 +105,24 @@ void TraceBuilder::AddDevice(DeviceInfo device) {
   trace_.devices.push_back(std::move(device));
 }
 
-void TraceBuilder::ShiftTime(TimeNs offset_ns) {
-  auto shift = [offset_ns](std::vector<TimeNs>& v) {
-    for (auto& x : v) x += offset_ns;
-  };
-  shift(trace_.gpu.start_ns);
-  shift(trace_.gpu.end_ns);
-  shift(trace_.api.start_ns);
-  shift(trace_.api.end_ns);
-  shift(trace_.cpu.start_ns);
-  shift(trace_.cpu.end_ns);
-  shift(trace_.samples.ts_ns);
+bool TraceBuilder::ShiftTime(TimeNs offset_ns) {
+  std::vector<TimeNs>* columns[] = {&trace_.gpu.start_ns, &trace_.gpu.end_ns,   &trace_.api.start_ns,
+                                    &trace_.api.end_ns,   &trace_.cpu.start_ns, &trace_.cpu.end_ns,
+                                    &trace_.samples.ts_ns};
+  // Checked first, applied second: a shift that overflows one timestamp moves none.
+  TimeNs moved = 0;
+  for (const auto* column : columns) {
+    for (TimeNs x : *column) {
+      if (x != kNoTime && __builtin_add_overflow(x, offset_ns, &moved)) return false;
+    }
+  }
+  for (auto* column : columns) {
+    for (TimeNs& x : *column) {
+      if (x != kNoTime) x += offset_ns;
+    }
+  }
   trace_.info.base_time_ns += offset_ns;
+  return true;
 }
 
 Trace TraceBuilder::Finish() && { return std::move(trace_); }

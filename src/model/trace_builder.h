@@ -70,8 +70,9 @@ class TraceBuilder {
   StringPool& strings() { return trace_.strings; }
   const Trace& trace() const { return trace_; }
 
-  // Adds `offset_ns` to every timestamp (e.g. baseTimeNanoseconds).
-  void ShiftTime(TimeNs offset_ns);
+  // Adds `offset_ns` to every timestamp (e.g. baseTimeNanoseconds). False, and nothing moved,
+  // when a timestamp would leave the 64-bit nanosecond range (garbage or mis-scaled input).
+  [[nodiscard]] bool ShiftTime(TimeNs offset_ns);
   Trace Finish() &&;
 
  private:

@@ -24,13 +24,24 @@ TEST(TraceBuilder, ShiftTimeMovesEveryTable) {
   b.AddApi({.start_ns = 3, .end_ns = 4});
   b.AddCpuOp({.start_ns = 5, .end_ns = 6});
   b.AddSample({.ts_ns = 7});
-  b.ShiftTime(1000);
+  EXPECT_TRUE(b.ShiftTime(1000));
   Trace t = std::move(b).Finish();
   EXPECT_EQ(t.gpu.start_ns[0], 1001);
   EXPECT_EQ(t.api.end_ns[0], 1004);
   EXPECT_EQ(t.cpu.start_ns[0], 1005);
   EXPECT_EQ(t.samples.ts_ns[0], 1007);
   EXPECT_EQ(t.info.base_time_ns, 1000);
+}
+
+TEST(TraceBuilder, ShiftTimeThatWouldOverflowMovesNothing) {
+  TraceBuilder b;
+  b.AddGpu({.start_ns = 1, .end_ns = 2});
+  b.AddCpuOp({.start_ns = 8'851'138'820'233'472'000, .end_ns = 8'851'138'820'233'472'001});
+  EXPECT_FALSE(b.ShiftTime(1'775'078'550'000'000'000));
+  Trace t = std::move(b).Finish();
+  EXPECT_EQ(t.gpu.start_ns[0], 1);
+  EXPECT_EQ(t.cpu.start_ns[0], 8'851'138'820'233'472'000);
+  EXPECT_EQ(t.info.base_time_ns, 0);
 }
 
 TEST(DataQuality, CataloguedAndMergeable) {

@@ -440,8 +440,12 @@ void EventParser::EmitComplete(const EventFields& ev) {
     dq.Add(Dq::kUnknownCategory);
     return;
   }
+  TimeNs end_ns = 0;
+  if (start_ns == kNoTime || __builtin_add_overflow(start_ns, dur_ns, &end_ns)) {
+    dq.Add(Dq::kMalformedEvent);  // ts + dur beyond the 64-bit nanosecond clock
+    return;
+  }
   if (min_ts_ns_ == kNoTime || start_ns < min_ts_ns_) min_ts_ns_ = start_ns;
-  TimeNs end_ns = start_ns + dur_ns;
   auto id_or_count = [&](const IdField& id) -> std::int64_t {
     if (id.numeric) return id.value;
     if (id.present) dq.Add(Dq::kNonNumericId);

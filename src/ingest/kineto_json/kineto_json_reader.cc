@@ -114,8 +114,9 @@ Result<model::Trace> Ingest(ChunkReader& reader, const std::string& name, bool g
   if (facts.base_time_ns) {
     if (parser.min_ts_ns() != kNoTime && parser.min_ts_ns() >= kAbsoluteTimeNs) {
       quality.Add(model::Dq::kAmbiguousTimebase);
-    } else {
-      builder.ShiftTime(*facts.base_time_ns);
+    } else if (!builder.ShiftTime(*facts.base_time_ns)) {
+      return Fail("{}: timestamps plus baseTimeNanoseconds {} leave the 64-bit nanosecond range", name,
+                  *facts.base_time_ns);
     }
   }
   builder.info().events = framer->events() + framer->non_object_entries();

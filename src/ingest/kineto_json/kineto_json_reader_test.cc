@@ -221,6 +221,23 @@ TEST(KinetoJsonReaderTest, BaseTimeWithAbsoluteTimestampsIsNotAdded) {
   EXPECT_EQ(t.quality.Get(Dq::kAmbiguousTimebase), 1);
 }
 
+TEST(KinetoJsonReaderTest, BaseTimeThatOverflowsTheClockIsAnError) {
+  // One relative timestamp ~280 years in: adding the epoch base would overflow int64 nanoseconds.
+  std::string error = ReadError(R"j({"baseTimeNanoseconds": 1775078550000000000, "traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 8851138820233472, "dur": 1}]})j");
+  EXPECT_NE(error.find("baseTimeNanoseconds"), std::string::npos) << error;
+  EXPECT_NE(error.find("64-bit nanosecond range"), std::string::npos) << error;
+}
+
+TEST(KinetoJsonReaderTest, EndBeyondTheClockIsAMalformedEvent) {
+  model::Trace t = ReadOk(R"j({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 9000000000000000, "dur": 9000000000000000},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 1}]})j");
+  EXPECT_EQ(t.gpu.size(), 1u);
+  EXPECT_EQ(t.quality.Get(Dq::kMalformedEvent), 1);
+}
+
 TEST(KinetoJsonReaderTest, CollectiveArgsOnOpsAndKernels) {
   constexpr std::string_view kComms = R"j({"traceEvents": [
     {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 2, "ts": 10, "dur": 5,

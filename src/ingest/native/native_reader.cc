@@ -432,8 +432,12 @@ Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size,
   rows.Samples();
   builder.info().events = records.events;
   // Monotonic ns -> epoch ns, so ranks on different hosts share a time axis.
-  TimeNs base = scan.header.start_realtime_ns - scan.header.start_monotonic_ns;
-  builder.ShiftTime(base);
+  TimeNs base = 0;
+  if (__builtin_sub_overflow(scan.header.start_realtime_ns, scan.header.start_monotonic_ns, &base) ||
+      !builder.ShiftTime(base)) {
+    return Fail("{}: timestamps plus the realtime clock offset {} ns leave the 64-bit nanosecond range", path,
+                base);
+  }
   model::Trace trace = std::move(builder).Finish();
   rows.TieGemmKernels(trace);
   return trace;
