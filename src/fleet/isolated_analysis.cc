@@ -28,6 +28,8 @@ namespace {
 // The result file: "ok\n<samples bytes>\n<samples><batch>" or "error\n<message>".
 constexpr std::string_view kOk = "ok\n", kError = "error\n";
 constexpr auto kPollInterval = std::chrono::milliseconds(10);
+// The child's exit status when it cannot write the result file.
+constexpr int kNoResultExit = 3;
 
 bool WriteAll(int fd, std::string_view data) {
   while (!data.empty()) {
@@ -95,7 +97,7 @@ std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::Analy
   std::string out = RunAnalysis(files, options, rules, context);
   int fd = ::open(result_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   bool ok = fd >= 0 && WriteAll(fd, out) && ::close(fd) == 0;
-  ::_exit(ok ? 0 : 3);
+  ::_exit(ok ? 0 : kNoResultExit);
 }
 
 std::string DescribeDeath(int status, const AnalysisLimits& limits) {
@@ -184,6 +186,13 @@ AnalysisOutcome AnalyzeIsolated(const std::vector<fs::path>& files, const verdic
       return outcome;
     }
     std::this_thread::sleep_for(kPollInterval);
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kNoResultExit) {
+    fs::remove(result_file, ec);
+    outcome.kind = AnalysisOutcome::Kind::kNoResult;
+    outcome.error = fmt::format("{}: the analysis could not write its result (a full or read-only disk)",
+                                result_file.string());
+    return outcome;
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     fs::remove(result_file, ec);

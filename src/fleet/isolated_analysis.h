@@ -30,9 +30,10 @@ struct AnalysisOutput {
 };
 
 struct AnalysisOutcome {
-  enum class Kind { kOk, kFailed, kStopped } kind = Kind::kFailed;
+  // kNoResult: the child could not write its result (a full or read-only disk), not the input's fault.
+  enum class Kind { kOk, kFailed, kNoResult, kStopped } kind = Kind::kFailed;
   AnalysisOutput output;  // kOk
-  std::string error;      // kFailed: one line, the reason (the input's error, a limit, a signal)
+  std::string error;      // kFailed, kNoResult: one line, the reason (the input's error, a limit, a signal)
 };
 
 // Analyzes `files` (opened as `rules` say) in a child process; `result_file` is where the child

@@ -38,6 +38,8 @@ std::int64_t SteadyNs() {
 constexpr int kMaxAttempts = 2;
 // Beyond the analysis time limit, how long /healthz waits for progress before saying unhealthy.
 constexpr double kHealthSlackS = 10;
+// After a failed store or outbox write, the pause before the entry is tried again.
+constexpr auto kStoreRetry = std::chrono::seconds(1);
 
 // Before the content is hashed, each file must be a trace by its size, layout and first bytes:
 // a file with holes (sparse) is refused unread, and bytes no reader takes fail at once.
@@ -113,8 +115,8 @@ Status ServeDaemon::Start() {
   state_ = state;
   PLASMIENT_TRY(LockSpool(state));
   Progress();
-  std::string db_path = options_.db_path.empty() ? (state / "store.sqlite").string() : options_.db_path;
-  auto db = SqliteStore::Open(db_path);
+  db_path_ = options_.db_path.empty() ? (state / "store.sqlite").string() : options_.db_path;
+  auto db = SqliteStore::Open(db_path_);
   if (!db) return std::unexpected(db.error());
   db_ = std::move(*db);
   if (options_.clickhouse) {
@@ -187,7 +189,52 @@ void ServeDaemon::Wait() {
 
 void ServeDaemon::Progress() { last_progress_ns_ = SteadyNs(); }
 
+void ServeDaemon::SetProblem(Problem p, std::string why) {
+  std::lock_guard lock(problems_mu_);
+  std::string& slot = problems_[static_cast<int>(p)];
+  if (slot == why) return;
+  if (why.empty()) {
+    fmt::print(stderr, "plasmient serve: recovered: {}\n", slot);
+  } else {
+    fmt::print(stderr, "plasmient serve: {}\n", why);
+  }
+  slot = std::move(why);
+}
+
+bool ServeDaemon::HasProblem(Problem p) const {
+  std::lock_guard lock(problems_mu_);
+  return !problems_[static_cast<int>(p)].empty();
+}
+
+void ServeDaemon::StoreFailed(Problem p, const std::string& why) {
+  ++counters_.store_errors;
+  SetProblem(p, why);
+  // SQLite keeps a handle it opened read-only (the file was read-only then) read-only for good:
+  // the store is opened again for the retry.
+  if (p == Problem::kStore) db_.reset();
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, kStoreRetry, [&] { return stop_.load(); });
+}
+
+SqliteStore* ServeDaemon::Store() {
+  if (!db_) {
+    auto db = SqliteStore::Open(db_path_);
+    if (!db) {
+      StoreFailed(Problem::kStore, db.error().message);
+      return nullptr;
+    }
+    db_ = std::move(*db);
+  }
+  return db_.get();
+}
+
 std::string ServeDaemon::Unhealthy() const {
+  {
+    std::lock_guard lock(problems_mu_);
+    for (const auto& why : problems_) {
+      if (!why.empty()) return "unhealthy: " + why;
+    }
+  }
   double idle_s = static_cast<double>(SteadyNs() - last_progress_ns_.load()) / 1e9;
   if (idle_s <= options_.limits.timeout_s + kHealthSlackS) return {};
   return fmt::format("unhealthy: no progress for {:.0f} s (the analysis time limit is {} s)", idle_s,
@@ -205,6 +252,13 @@ std::string ServeDaemon::RenderMetrics() {
        static_cast<double>(counters_.duplicates.load())},
       {"plasmient_serve_store_errors_total", "counter", "Failed writes to the stores.",
        static_cast<double>(counters_.store_errors.load())},
+      {"plasmient_serve_store_writable", "gauge",
+       "0 while the SQLite store (or the ClickHouse outbox) cannot be written; /healthz says why.",
+       HasProblem(Problem::kStore) || HasProblem(Problem::kOutbox) ? 0.0 : 1.0},
+      {"plasmient_serve_spool_readable", "gauge",
+       "0 while the spool folder cannot be read; /healthz says why.",
+       HasProblem(Problem::kSpool) ? 0.0 : 1.0},
+      {"plasmient_serve_healthy", "gauge", "1 when /healthz answers ok.", Unhealthy().empty() ? 1.0 : 0.0},
       {"plasmient_serve_queue_depth", "gauge", "Ready spool entries not analyzed yet.",
        static_cast<double>(counters_.queue_depth.load())},
       {"plasmient_serve_analysis_seconds_total", "counter", "Wall time spent analyzing.",
@@ -239,6 +293,13 @@ void ServeDaemon::IngestLoop() {
     Progress();
     if (options_.live) metrics_.SetLive(options_.host, options_.live->Poll());
     std::size_t total = 0;
+    if (int fd = ::open(options_.spool.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
+      ::close(fd);
+      SetProblem(Problem::kSpool, {});
+    } else {
+      SetProblem(Problem::kSpool, fmt::format("{}: the spool cannot be read: {}", options_.spool.string(),
+                                              std::strerror(errno)));
+    }
     auto entries = ListReady(options_.spool, 64, &total, options_.spool_rules);
     counters_.queue_depth = static_cast<std::int64_t>(total);
     if (entries.empty()) {
@@ -255,6 +316,8 @@ void ServeDaemon::IngestLoop() {
       }
       Progress();
       --counters_.queue_depth;
+      // A store that failed is tried again on this entry (the oldest) before any other.
+      if (HasProblem(Problem::kStore) || HasProblem(Problem::kOutbox)) break;
     }
   }
 }
@@ -285,10 +348,13 @@ bool ServeDaemon::SetAsideAfterCrashes(const SpoolEntry& entry) {
   }
   std::string text = fmt::format("{} {}\n", attempts + 1, entry.name);
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd >= 0) {
-    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-    ::close(fd);
-    if (!ok) fmt::print(stderr, "plasmient serve: {}: cannot write\n", path.string());
+  bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+            ::fsync(fd) == 0;
+  int error = errno;
+  if (fd >= 0) ::close(fd);
+  if (!ok) {  // without it a crash loop would go unseen: not analyzed until it can be written
+    StoreFailed(Problem::kStore, fmt::format("{}: cannot write: {}", path.string(), std::strerror(error)));
+    return true;
   }
   return false;
 }
@@ -308,13 +374,10 @@ void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
     if (stop_) return;  // hashing was cut short by SIGTERM: the entry stays for the next run
     return Fail(entry, key.error().message);
   }
-  auto seen = db_->HasJob(*key);
-  if (!seen) {
-    ++counters_.store_errors;
-    fmt::print(stderr, "plasmient serve: {}\n", seen.error().message);
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    return;
-  }
+  SqliteStore* store = Store();
+  if (!store) return;
+  auto seen = store->HasJob(*key);
+  if (!seen) return StoreFailed(Problem::kStore, seen.error().message);
   if (!*seen) {
     auto marker_labels = ReadMarkerLabels(entry);
     if (!marker_labels) return Fail(entry, marker_labels.error().message);
@@ -332,36 +395,39 @@ void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
       ctx.labels.emplace_back(k, v);
     }
     for (const auto& f : entry.files) ctx.inputs.push_back(f.filename().string());
-    if (SetAsideAfterCrashes(entry)) return;
-    ctx.at_ns = NowNs();
-    auto t0 = std::chrono::steady_clock::now();
-    AnalysisOutcome outcome = AnalyzeIsolated(entry.files, options_.analyze, no_follow, ctx, options_.limits,
-                                              state_ / "analysis.result", [this] { return stop_.load(); });
-    counters_.analysis_seconds = counters_.analysis_seconds.load() +
-                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::error_code ec;
-    fs::remove(state_ / "in-progress", ec);
-    if (outcome.kind == AnalysisOutcome::Kind::kStopped) return;  // SIGTERM: analyzed again next run
-    if (outcome.kind == AnalysisOutcome::Kind::kFailed) return Fail(entry, outcome.error);
-    const Batch& batch = outcome.output.batch;
+    if (!pending_ || pending_->job_key != *key) {
+      pending_.reset();
+      if (SetAsideAfterCrashes(entry)) return;
+      ctx.at_ns = NowNs();
+      auto t0 = std::chrono::steady_clock::now();
+      AnalysisOutcome outcome =
+          AnalyzeIsolated(entry.files, options_.analyze, no_follow, ctx, options_.limits,
+                          state_ / "analysis.result", [this] { return stop_.load(); });
+      counters_.analysis_seconds =
+          counters_.analysis_seconds.load() +
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::error_code ec;
+      fs::remove(state_ / "in-progress", ec);
+      if (outcome.kind == AnalysisOutcome::Kind::kStopped) return;  // SIGTERM: analyzed again next run
+      // The analysis could not hand back its result (a full disk): the entry is not to blame.
+      if (outcome.kind == AnalysisOutcome::Kind::kNoResult)
+        return StoreFailed(Problem::kStore, outcome.error);
+      if (outcome.kind == AnalysisOutcome::Kind::kFailed) return Fail(entry, outcome.error);
+      pending_ = Pending{*key, ctx, std::move(outcome.output)};
+    }
+    const Batch& batch = pending_->output.batch;
     if (outbox_) {
       // Journaled as done only once every store has it or its outbox file is durable.
-      auto put = outbox_->Put(ctx.job_key, batch);
-      if (!put) {
-        ++counters_.store_errors;
-        fmt::print(stderr, "plasmient serve: {}\n", put.error().message);
-        std::this_thread::sleep_for(std::chrono::seconds(1));
-        return;  // left in the spool: retried
-      }
+      auto put = outbox_->Put(pending_->job_key, batch);
+      if (!put) return StoreFailed(Problem::kOutbox, put.error().message);  // left in the spool: retried
+      SetProblem(Problem::kOutbox, {});
     }
-    auto recorded = db_->Record(batch, entry.name);
-    if (!recorded) {
-      ++counters_.store_errors;
-      fmt::print(stderr, "plasmient serve: {}\n", recorded.error().message);
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-      return;  // left in the spool: retried, and the outbox file is rewritten under the same key
-    }
-    metrics_.RecordJob(outcome.output.samples, ctx);
+    // On failure the entry is left in the spool: retried, the outbox file rewritten under the same key.
+    auto recorded = store->Record(batch, entry.name);
+    if (!recorded) return StoreFailed(Problem::kStore, recorded.error().message);
+    SetProblem(Problem::kStore, {});
+    metrics_.RecordJob(pending_->output.samples, pending_->context);
+    pending_.reset();
     ++counters_.analyzed;
   } else {
     ++counters_.duplicates;

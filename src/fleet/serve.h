@@ -74,21 +74,41 @@ class ServeDaemon {
 
   int port() const { return port_; }
   std::string RenderMetrics();
-  // Empty when healthy, else why not: no progress for longer than the analysis time limit.
+  // Empty when healthy, else why not: the store or the outbox cannot be written, the spool
+  // cannot be read, or no progress for longer than the analysis time limit.
   std::string Unhealthy() const;
   const ServeCounters& counters() const { return counters_; }
 
  private:
+  // What keeps serve from recording, each reported on /healthz and in the metrics until it
+  // clears; the entry it hit stays in the spool and is retried.
+  enum class Problem { kStore, kOutbox, kSpool, kCount };
+  void SetProblem(Problem p, std::string why);  // empty `why`: cleared; logged when it changes
+  bool HasProblem(Problem p) const;
+  // A store or outbox write failed: reported, and retried after a pause (the store reopened).
+  void StoreFailed(Problem p, const std::string& why);
+  SqliteStore* Store();  // the store, reopened after a failure; null while it cannot be opened
+
   void IngestLoop();
   void ProcessEntry(const SpoolEntry& entry);
   void Fail(const SpoolEntry& entry, std::string_view error);
   Status LockSpool(const std::filesystem::path& state);
-  // The entry under analysis, on disk: one the daemon died analyzing twice is set aside.
+  // The entry under analysis, on disk: one the daemon died analyzing twice is set aside. True
+  // when it is not to be analyzed now (set aside, or the state folder cannot be written).
   bool SetAsideAfterCrashes(const SpoolEntry& entry);
   void Progress();
 
   ServeOptions options_;
+  std::string db_path_;
   std::unique_ptr<SqliteStore> db_;
+  // An analysis whose recording failed, kept so that the retry records it without analyzing
+  // the entry again.
+  struct Pending {
+    std::string job_key;
+    JobContext context;
+    AnalysisOutput output;
+  };
+  std::optional<Pending> pending_;
   std::unique_ptr<ClickHouseOutbox> outbox_;
   MetricsRegistry metrics_;
   ServeCounters counters_;
@@ -100,6 +120,8 @@ class ServeDaemon {
   std::condition_variable cv_;
   std::atomic<bool> stop_{false};
   std::atomic<std::int64_t> last_progress_ns_{0};  // steady clock
+  mutable std::mutex problems_mu_;
+  std::string problems_[static_cast<int>(Problem::kCount)];  // under problems_mu_
   std::filesystem::path state_;
   int lock_fd_ = -1;
 };

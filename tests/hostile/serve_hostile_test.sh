@@ -3,6 +3,7 @@
 # probe builds its input, runs with time limits (and the daemon under `ulimit -v`), and checks
 # the outcome. Prints PASS/FAIL per probe; exits 1 when any fails.
 #   serve_hostile_test.sh PLASMIENT
+# HOSTILE_ONLY=REGEX runs only the probes whose function name matches.
 # HOSTILE_OLD=1 leaves out the flags older builds lack (to measure a build before these limits).
 set -u
 bin=$(realpath "$1")
@@ -11,8 +12,11 @@ mk_trace() { python3 "$here/../fleet/make_trace.py" "$@"; }
 mk_hostile() { python3 "$here/make_hostile.py" "$@"; }
 work=$(mktemp -d /tmp/plasmient-hostile.XXXXXX)
 pids=()
+mounts=()
 cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done
+  chattr -R -i "$work" 2>/dev/null
   [[ -n ${KEEP_HOSTILE_TMP:-} ]] || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -52,6 +56,7 @@ new_spool() { local s="$work/$1"; mkdir -p "$s"; echo "$s"; }
 probe() {
   local name=$1
   shift
+  [[ -n ${HOSTILE_ONLY:-} && ! $1 =~ $HOSTILE_ONLY ]] && return 0
   local t0=$SECONDS
   if "$@"; then echo "PASS $name ($((SECONDS - t0)) s)"; else echo "FAIL $name ($((SECONDS - t0)) s)"; failures=$((failures + 1)); fi
 }
@@ -248,6 +253,79 @@ p_outbox_failure() {
   [[ $journaled == 0 && $waiting == 1 && $rc == 0 ]] && [[ -n $(ls "$s/.plasmient/clickhouse-outbox") ]]
 }
 
+# --- the stores: unwritable, a full disk, an unreadable spool -------------------------------------
+healthz_body() { curl -s --max-time 3 "http://127.0.0.1:$1/healthz"; }
+metric() { curl -s --max-time 3 "http://127.0.0.1:$1/metrics" | awk -v m="$2" '$1 == m {print $2}'; }
+# wait_healthz SECONDS CODE: true once /healthz answers CODE.
+wait_healthz() {
+  for _ in $(seq $(($1 * 10))); do
+    [[ $(healthz "$port" 1) == "$2" ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+p_store_readonly() {
+  local s; s=$(new_spool store-ro)
+  cp "$work/good.json" "$s/first.json"
+  serve_on "$s" "${new[@]}" || return 1
+  wait_file 10 "$s/done/first.json" || { stop_serve; return 1; }
+  kill -TERM "$serve_pid"; wait "$serve_pid" 2>/dev/null  # a clean stop: the WAL is checkpointed
+  local store=$s/.plasmient/store.sqlite
+  # Root writes through permission bits: the file is made immutable instead.
+  if [[ $(id -u) == 0 ]]; then chattr +i "$store" || return 1; else chmod 444 "$store"; fi
+  serve_on "$s" "${new[@]}" || { chattr -i "$store" 2>/dev/null; return 1; }
+  mk_trace "$s/.second.json.part" --seed 4 && mv "$s/.second.json.part" "$s/second.json"
+  wait_healthz 20 503; local rc=$?
+  local body writable; body=$(healthz_body "$port"); writable=$(metric "$port" plasmient_serve_store_writable)
+  local waiting=0; [[ -e $s/second.json && ! -e $s/failed/second.json ]] && waiting=1
+  if [[ $(id -u) == 0 ]]; then chattr -i "$store"; else chmod 644 "$store"; fi
+  wait_file 20 "$s/done/second.json"; local rc2=$?
+  local after; after=$(healthz "$port")
+  stop_serve
+  echo "  store read-only: /healthz said \"$body\", store_writable $writable; entry waiting $waiting; made writable: $after"
+  [[ $rc == 0 && $body == *"store.sqlite: attempt to write a readonly database"* && $writable == 0 && $waiting == 1 &&
+     $rc2 == 0 && $after == 200 ]] && [[ $(sqlite3 "$store" 'SELECT count(*) FROM jobs') == 2 ]]
+}
+# disk_full spool|db: fills the disk under the whole spool, or under the store alone (--db).
+disk_full() {
+  [[ $(id -u) == 0 ]] || { echo "  (not root: cannot mount a small tmpfs; checked as skipped)"; return 0; }
+  local m=$work/full-$1
+  mkdir -p "$m" && mount -t tmpfs -o size=3m tmpfs "$m" || { echo "  (mount not permitted: skipped)"; return 0; }
+  mounts+=("$m")
+  local s=$m flags=()
+  [[ $1 == db ]] && { s=$(new_spool "spool-$1"); flags=(--db "$m/store.sqlite"); }
+  cp "$work/good.json" "$s/first.json"
+  serve_on "$s" "${new[@]}" "${flags[@]}" || return 1
+  wait_file 10 "$s/done/first.json" || { stop_serve; return 1; }
+  mk_trace "$s/.second.json.part" --seed 4
+  head -c $((8 << 20)) /dev/zero > "$m/.filler" 2>/dev/null  # fills the disk
+  mv "$s/.second.json.part" "$s/second.json"
+  wait_healthz 20 503; local rc=$?
+  local body writable; body=$(healthz_body "$port"); writable=$(metric "$port" plasmient_serve_store_writable)
+  local waiting=0; [[ -e $s/second.json && ! -e $s/failed/second.json ]] && waiting=1
+  rm -f "$m/.filler"
+  wait_file 20 "$s/done/second.json"; local rc2=$?
+  local after; after=$(healthz "$port")
+  stop_serve
+  echo "  disk full under the $1: /healthz said \"$body\", store_writable $writable; entry waiting $waiting; space freed: $after"
+  [[ $rc == 0 && $body =~ ^unhealthy:.*(No space left on device|disk is full) && $writable == 0 && $waiting == 1 &&
+     $rc2 == 0 && $after == 200 ]]
+}
+p_disk_full_spool() { disk_full spool; }
+p_disk_full_store() { disk_full db; }
+p_spool_unreadable() {
+  local s; s=$(new_spool spool-gone)
+  serve_on "$s" "${new[@]}" || return 1
+  mv "$s" "$s.away"
+  wait_healthz 10 503; local rc=$?
+  local body readable; body=$(healthz_body "$port"); readable=$(metric "$port" plasmient_serve_spool_readable)
+  mv "$s.away" "$s"
+  wait_healthz 10 200; local rc2=$?
+  stop_serve
+  echo "  spool moved away: /healthz said \"$body\", spool_readable $readable"
+  [[ $rc == 0 && $body == *"$s: the spool cannot be read: No such file or directory"* && $readable == 0 && $rc2 == 0 ]]
+}
+
 # --- item 6: metrics ----------------------------------------------------------------------------
 p_metrics_odd_bytes() {
   command -v promtool >/dev/null || { echo "  (no promtool: scripts/install-deps.sh --fleet)"; return 1; }
@@ -302,6 +380,10 @@ probe "SIGTERM during an analysis: exit within 1 s" p_sigterm
 probe "second serve on one spool: exits 1, says why" p_second_serve
 probe "stale outbox .part files: removed" p_stale_part
 probe "outbox write fails: not journaled, retried, then recorded" p_outbox_failure
+probe "store made read-only: 503 says why, entry kept, recorded once writable" p_store_readonly
+probe "disk full under the spool: 503 says why, entry kept, recorded once freed" p_disk_full_spool
+probe "disk full under the store (--db): 503 says why, entry kept, recorded once freed" p_disk_full_store
+probe "spool moved away: 503 says why, healthy again when back" p_spool_unreadable
 probe "odd bytes in file names, host, labels: promtool check metrics" p_metrics_odd_bytes
 probe "20 GB sparse file: refused before hashing" p_sparse
 probe "fleet --since 9223372037: exit 2, out of range" p_since_range
