@@ -2,6 +2,9 @@
 # Renders the HTML report of `plasmient demo` (an 8-rank job with a straggler) in headless Chromium, with networking
 # disabled, and checks that the page draws (the screenshot is not blank), that the verdict,
 # roofline and waterfall are in the rendered DOM, and that the page references nothing outside.
+# The model-layer icicle's boxes are read back from the DOM and compared with the --json layers
+# (html_layers_check.py), for the demo and, where ../shared/traces is present, the dev traces
+# with nn.Module events.
 # Usage: html_render_test.sh PLASMIENT_BIN [OUT_DIR]   (exit 77: skipped, no Chromium)
 set -euo pipefail
 
@@ -17,14 +20,18 @@ if [[ -z $chromium ]]; then
 fi
 
 rm -rf "$out/demo"
-"$bin" demo -o "$out/demo" --html "$out/report.html" --perfetto "$out/report.trace.json" -q
+"$bin" demo -o "$out/demo" --html "$out/report.html" --perfetto "$out/report.trace.json" \
+  --json "$out/report.json" -q
 
 # Nothing outside the file: no external URLs, scripts, stylesheets or fonts.
-if grep -Eq 'https?://|<script|<link|@import|url\(' "$out/report.html"; then
-  echo "FAIL: the report references something outside itself:"
-  grep -Eo '.{0,40}(https?://|<script|<link|@import|url\().{0,40}' "$out/report.html" | head -5
-  exit 1
-fi
+self_contained() {
+  if grep -Eq 'https?://|<script|<link|@import|url\(' "$1"; then
+    echo "FAIL: $1 references something outside itself:"
+    grep -Eo '.{0,40}(https?://|<script|<link|@import|url\().{0,40}' "$1" | head -5
+    exit 1
+  fi
+}
+self_contained "$out/report.html"
 
 # Networking off: every request would go to a closed proxy and no name resolves.
 flags=(--headless --disable-gpu --no-sandbox --no-first-run --no-default-browser-check
@@ -37,11 +44,33 @@ timeout 120 "$chromium" "${flags[@]}" --window-size=1280,2000 --screenshot="$out
 timeout 120 "$chromium" "${flags[@]}" --dump-dom "$url" >"$out/dom.html" 2>>"$out/chromium.log" ||
   { echo "FAIL: chromium did not dump the DOM"; exit 1; }
 
-for id in verdict roofline waterfall heatmap stragglers; do
+for id in verdict roofline waterfall heatmap stragglers layers icicle layer-types; do
   grep -q "id=\"$id\"" "$out/dom.html" || { echo "FAIL: no id=\"$id\" in the rendered DOM"; exit 1; }
 done
 
 python3 "$here/png_colors.py" "$out/report.png" 40
+python3 "$here/html_layers_check.py" "$out/dom.html" "$out/report.json"
+
+# The dev traces with nn.Module events: the icicle of a real module tree.
+traces=${PLASMIENT_SHARED_TRACES:-$here/../../shared/traces}
+if [[ -d $traces/tracelens ]]; then
+  for trace in "$traces"/tracelens/h100/Qwen*.json.gz "$traces"/tracelens/h100/facebook_timesformer*.json.gz \
+               "$traces"/tracelens/mi300/resnet_act_checkpoint*.json.gz; do
+    [[ -f $trace ]] || continue
+    name=$(basename "$trace" .json.gz)
+    "$bin" analyze "$trace" --html "$out/$name.html" --json "$out/$name.json" -q
+    self_contained "$out/$name.html"
+    timeout 120 "$chromium" "${flags[@]}" --window-size=1280,2400 --screenshot="$out/$name.png" \
+      "file://$out/$name.html" >>"$out/chromium.log" 2>&1 || { echo "FAIL: chromium did not render $name"; exit 1; }
+    timeout 120 "$chromium" "${flags[@]}" --dump-dom "file://$out/$name.html" >"$out/$name.dom.html" \
+      2>>"$out/chromium.log" || { echo "FAIL: chromium did not dump the DOM of $name"; exit 1; }
+    python3 "$here/png_colors.py" "$out/$name.png" 40
+    echo "$name:"
+    python3 "$here/html_layers_check.py" "$out/$name.dom.html" "$out/$name.json"
+  done
+else
+  echo "note: $traces is absent: the icicle is checked on the demo only"
+fi
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["traceEvents"]) > 100, "few events"' \
   "$out/report.trace.json"
 echo "OK: $out/report.png"

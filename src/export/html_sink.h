@@ -1,7 +1,7 @@
 // The verdict as one self-contained HTML page: verdict header, capacity waterfall, roofline, what
-// to change, top kernels and ops, rank × step heatmap, ranks and collectives, data quality.
-// Elements carry ids for tests and links: verdict, waterfall, roofline, fixes, kernels, ops,
-// heatmap, ranks, stragglers, collectives, quality.
+// to change, the model layers (html_layers.h), top kernels and ops, rank × step heatmap, ranks and
+// collectives, data quality. Elements carry ids for tests and links: verdict, waterfall, roofline, fixes,
+// kernels, ops, layers, icicle, layer-types, heatmap, ranks, stragglers, collectives, quality.
 #pragma once
 
 #include <string>

@@ -77,7 +77,7 @@ TEST(HtmlSink, SelfContainedWithTheChartsAndWellFormedSvg) {
   verdict::JobVerdict job = TwoRankJob();
   std::string html = RenderHtml(job, {.title = "two ranks <test>"});
   for (const char* id : {"id=\"verdict\"", "id=\"roofline\"", "id=\"waterfall\"", "id=\"heatmap\"",
-                         "id=\"kernels\"", "id=\"ranks\"", "id=\"collectives\""}) {
+                         "id=\"kernels\"", "id=\"ranks\"", "id=\"collectives\"", "id=\"layers\""}) {
     EXPECT_NE(html.find(id), std::string::npos) << id;
   }
   EXPECT_EQ(html.find("http://"), std::string::npos);
@@ -88,7 +88,7 @@ TEST(HtmlSink, SelfContainedWithTheChartsAndWellFormedSvg) {
   EXPECT_NE(html.find("prefers-color-scheme: dark"), std::string::npos);
   EXPECT_NE(html.find("@media print"), std::string::npos);
   auto svgs = SvgBlocks(html);
-  ASSERT_EQ(svgs.size(), 3u);
+  ASSERT_EQ(svgs.size(), 4u);  // waterfall, roofline, the module icicle, heatmap
   for (auto svg : svgs) EXPECT_TRUE(WellFormedXml(svg));
   // The GEMM and the add are on the roofline (both have FLOPs and bytes); 2 ranks x 3 steps in the heatmap.
   EXPECT_NE(svgs[1].find("sm90_xmma_gemm"), std::string::npos);
@@ -98,7 +98,8 @@ TEST(HtmlSink, SelfContainedWithTheChartsAndWellFormedSvg) {
     return n;
   };
   EXPECT_EQ(count(svgs[1], "<circle"), 2u);
-  EXPECT_EQ(count(svgs[2], "<title>rank"), 6u);
+  EXPECT_NE(svgs[2].find("id=\"icicle\""), std::string::npos);
+  EXPECT_EQ(count(svgs[3], "<title>rank"), 6u);
 }
 
 TEST(HtmlSink, WaterfallTakesEveryLossFromCapacityDownToAchieved) {

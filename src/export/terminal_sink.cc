@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "export/units_text.h"
-#include "join/layer_tree.h"
 
 namespace plasmient::exporting {
 namespace {
@@ -92,14 +91,8 @@ std::string VerdictSentence(const verdict::JobVerdict& job, Loss* worst) {
 // no module or annotation ranges.
 void RenderTopLayers(std::string& out, const verdict::Layers& layers) {
   constexpr std::size_t kShown = 10;
-  double gpu_time = 0;
-  bool any_layer = false;
-  for (const auto& n : layers.nodes) {
-    if (n.depth > 0) continue;
-    gpu_time += n.gpu_time_s;
-    any_layer = any_layer || (n.path != join::kNoModuleNode && n.path != join::kBackwardNode);
-  }
-  if (!any_layer || gpu_time <= 0) return;
+  const double gpu_time = layers.gpu_time_s();
+  if (!layers.has_ranges() || gpu_time <= 0) return;
   out += "\n top layers                            instances  GPU time  achieved  main loss\n";
   for (std::size_t i = 0; i < std::min(layers.types.size(), kShown); ++i) {
     const auto& f = layers.types[i];

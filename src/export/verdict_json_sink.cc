@@ -56,7 +56,8 @@ void WriteLayerFigures(JsonWriter& w, const verdict::Layers& layers, const verdi
   w.Field("achieved_fraction", f.achieved_fraction());
   w.Key("losses").BeginObject();
   for (std::size_t i = 0; i < kLossCount; ++i) {
-    w.Field(verdict::LossKey(static_cast<Loss>(i)), f.gpu_time_s > 0 ? f.loss_s[i] / f.gpu_time_s : 0);
+    auto loss = static_cast<Loss>(i);
+    w.Field(verdict::LossKey(loss), f.loss_fraction(loss));
   }
   w.EndObject();
   w.Field("flops", f.flops).Field("calls", f.calls).Field("kernels", f.kernels);

@@ -71,6 +71,16 @@ void FillTopKernels(const KernelTimes& times, const model::Trace& t, std::vector
 
 }  // namespace
 
+double Layers::gpu_time_s() const {
+  double sum = 0;
+  for (const auto& n : nodes) sum += n.depth == 0 ? n.gpu_time_s : 0;
+  return sum;
+}
+
+bool Layers::has_ranges() const {
+  return std::any_of(nodes.begin(), nodes.end(), [](const LayerFigures& n) { return !IsCatchAll(n.path); });
+}
+
 Loss LayerFigures::main_loss() const {
   return static_cast<Loss>(std::max_element(loss_s.begin(), loss_s.end()) - loss_s.begin());
 }

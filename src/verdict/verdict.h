@@ -113,6 +113,10 @@ struct LayerFigures {
   std::vector<std::pair<std::string, double>> top_kernels;  // (kernel, GPU time s), largest first
 
   double achieved_fraction() const { return gpu_time_s > 0 ? useful_s / gpu_time_s : 0; }
+  // Its loss as a fraction of its GPU time: with achieved_fraction(), the losses sum to 1.
+  double loss_fraction(Loss loss) const {
+    return gpu_time_s > 0 ? loss_s[static_cast<std::size_t>(loss)] / gpu_time_s : 0;
+  }
   Loss main_loss() const;  // the largest of loss_s
   void Add(const LayerFigures& other);
 };
@@ -124,6 +128,8 @@ struct Layers {
   double window_s = 0;  // the rank's wall time; for the job, Σ over ranks
   std::vector<LayerFigures> nodes, types;
   double share_of_window(const LayerFigures& f) const { return window_s > 0 ? f.gpu_time_s / window_s : 0; }
+  double gpu_time_s() const;  // Σ of the top-level nodes: wall − host-bound idle
+  bool has_ranges() const;    // some node is a module or annotation range, not only the catch-alls
 };
 
 struct DeviceChoice {
