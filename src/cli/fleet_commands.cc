@@ -179,12 +179,15 @@ int RunFleet(const FleetArgs& a) {
     q.question = fleet::FleetQuestion::kTopJobs;
   } else if (a.top == "users") {
     q.question = fleet::FleetQuestion::kTopUsers;
+  } else if (a.top == "layers") {
+    q.question = fleet::FleetQuestion::kTopLayers;
   } else if (a.top == "kernels") {
     q.question = fleet::FleetQuestion::kTopKernels;
   } else if (a.init_schema) {
     return 0;
   } else {
-    fmt::print(stderr, "plasmient: fleet: ask --top kernels|ops|jobs|users, --trend or --stragglers\n");
+    fmt::print(stderr,
+               "plasmient: fleet: ask --top kernels|ops|layers|jobs|users, --trend or --stragglers\n");
     return 2;
   }
   auto r = store->Query(fleet::BuildSql(q, *store));
@@ -279,11 +282,11 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
 
   auto fleet_args = std::make_shared<FleetArgs>();
   auto* fleet = app.add_subcommand(
-      "fleet", "ask the store: top kernels/ops/jobs/users by wasted GPU-hours, trends, stragglers");
+      "fleet", "ask the store: top kernels/ops/layers/jobs/users by wasted GPU-hours, trends, stragglers");
   fleet->add_option("--db", fleet_args->db, "SQLite store");
   fleet_args->clickhouse.Add(*fleet);
-  fleet->add_option("--top", fleet_args->top, "kernels, ops, jobs or users")
-      ->check(CLI::IsMember({"kernels", "ops", "jobs", "users"}));
+  fleet->add_option("--top", fleet_args->top, "kernels, ops, layers (module types), jobs or users")
+      ->check(CLI::IsMember({"kernels", "ops", "layers", "jobs", "users"}));
   fleet->add_option("--by", fleet_args->by, "wasted-gpu-hours or gpu-hours")
       ->check(CLI::IsMember({"wasted-gpu-hours", "gpu-hours"}))
       ->capture_default_str();

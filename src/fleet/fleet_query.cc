@@ -89,6 +89,14 @@ std::string BuildSql(const FleetQuery& q, const QueryableStore& store) {
       return top(TableId::kKernelAggregates, "kernel");
     case FleetQuestion::kTopOps:
       return top(TableId::kOpAggregates, "op");
+    case FleetQuestion::kTopLayers:
+      return fmt::format(
+          "SELECT type AS layer, sum(lost_s) / 3600 AS wasted_gpu_hours, sum(gpu_time_s) / 3600 AS "
+          "gpu_hours, "
+          "sum(useful_s) / sum(gpu_time_s) AS achieved, sum(instances) AS instances, sum(calls) AS "
+          "total_calls, "
+          "count(DISTINCT job_key) AS analyses FROM {}{} GROUP BY type ORDER BY {} DESC LIMIT {}",
+          store.TableName(TableId::kLayerTypes), where, order, q.limit);
     case FleetQuestion::kTopJobs:
       return jobs("job_id", "job");
     case FleetQuestion::kTopUsers:

@@ -13,6 +13,7 @@ namespace plasmient::fleet {
 enum class FleetQuestion : std::uint8_t {
   kTopKernels,  // --top kernels
   kTopOps,      // --top ops
+  kTopLayers,   // --top layers: module types across jobs
   kTopJobs,     // --top jobs
   kTopUsers,    // --top users
   kTrend,       // --trend: achieved fraction per analysis of each job, in time order

@@ -73,6 +73,25 @@ TEST_F(FleetQueryStoreTest, TopKernelsByWastedGpuHours) {
   EXPECT_EQ(by_time.rows[0][0], "sm90_gemm");  // 6 × 0.5 s against 3 × 0.5 s
 }
 
+TEST_F(FleetQueryStoreTest, TopLayersAddsModuleTypesAcrossJobs) {
+  FleetQuery q;
+  q.question = FleetQuestion::kTopLayers;
+  auto r = Run(q);
+  ASSERT_EQ(r.rows.size(), 3u);
+  EXPECT_EQ(r.columns[0], "layer");
+  EXPECT_EQ(r.rows[0][0], "Attention");  // 3 analyses × 1.8 s lost
+  EXPECT_DOUBLE_EQ(std::stod(r.rows[0][1]), 3 * 1.8 / 3600);
+  EXPECT_DOUBLE_EQ(std::stod(r.rows[0][3]), 0.1);  // achieved: Σ useful / Σ GPU time
+  EXPECT_EQ(r.rows[0][4], "6");                    // instances: 2 per analysis
+  EXPECT_EQ(r.rows[0][6], "3");                    // analyses
+  EXPECT_EQ(r.rows[1][0], "Net");
+  q.by_gpu_hours = true;
+  auto by_time = Run(q);
+  ASSERT_EQ(by_time.rows.size(), 3u);
+  EXPECT_EQ(by_time.rows[0][0], "Net");  // 3 × 3 s against 3 × 2 s
+  EXPECT_DOUBLE_EQ(std::stod(by_time.rows[0][2]), 9.0 / 3600);
+}
+
 TEST_F(FleetQueryStoreTest, SinceFiltersByAnalysisTime) {
   FleetQuery q;
   q.question = FleetQuestion::kTopJobs;

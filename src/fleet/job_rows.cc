@@ -196,6 +196,25 @@ Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c) {
     r.emplace_back(s.max_dur_s);
     b[TableId::kStragglers].push_back(std::move(r));
   }
+  if (job.layers.has_ranges()) {
+    for (const auto& f : job.layers.types) {
+      Row r = Common(c);
+      r.emplace_back(job.device.name);
+      r.emplace_back(f.type);
+      r.emplace_back(f.instances);
+      r.emplace_back(f.calls);
+      r.emplace_back(f.kernels);
+      r.emplace_back(f.gpu_time_s);
+      r.emplace_back(f.useful_s);
+      r.emplace_back(f.gpu_time_s - f.useful_s);
+      r.emplace_back(f.flops);
+      r.emplace_back(f.achieved_fraction());
+      r.emplace_back(std::string(verdict::LossKey(f.main_loss())));
+      for (double s : f.loss_s) r.emplace_back(s);
+      r.emplace_back(f.top_kernels.empty() ? std::string() : f.top_kernels.front().first);
+      b[TableId::kLayerTypes].push_back(std::move(r));
+    }
+  }
   {
     const auto& bill = job.bill;
     std::int64_t gpus = GpuRanks(job);

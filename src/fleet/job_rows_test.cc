@@ -28,6 +28,7 @@ TEST(JobRowsTest, EveryRowHasItsTableWidthAndTheCommonColumns) {
   EXPECT_EQ(b[TableId::kCollectives].size(), 4u);
   EXPECT_EQ(b[TableId::kStragglers].size(), 2u);
   EXPECT_EQ(b[TableId::kBills].size(), 1u);
+  EXPECT_EQ(b[TableId::kLayerTypes].size(), 3u);
   for (const auto& t : Tables()) {
     for (const auto& row : b[t.id]) {
       ASSERT_EQ(row.size(), t.columns.size()) << t.name;
@@ -68,6 +69,30 @@ TEST(JobRowsTest, BillRowCarriesTheObservedRate) {
   // achieved 0.375 against target 0.5: a quarter of the spend is addressable.
   EXPECT_DOUBLE_EQ(std::get<double>(col("addressable_per_day")), 2 * 4.0 * 24 * 0.25);
   EXPECT_DOUBLE_EQ(std::get<double>(col("spend_per_year")), 2 * 4.0 * 24 * 365);
+}
+
+TEST(JobRowsTest, LayerTypeRowsOnlyForJobsWithModuleRanges) {
+  auto job = testing::MakeJob();
+  Batch b = BuildRows(job, Context());
+  const TableSpec& t = Table(TableId::kLayerTypes);
+  const Row& row = b[TableId::kLayerTypes][1];  // Attention
+  auto col = [&](std::string_view name) {
+    for (std::size_t i = 0; i < t.columns.size(); ++i) {
+      if (t.columns[i].name == name) return row[i];
+    }
+    ADD_FAILURE() << name;
+    return Cell{};
+  };
+  EXPECT_EQ(std::get<std::string>(col("type")), "Attention");
+  EXPECT_EQ(std::get<std::int64_t>(col("instances")), 2);
+  EXPECT_DOUBLE_EQ(std::get<double>(col("lost_s")), 1.8);
+  EXPECT_DOUBLE_EQ(std::get<double>(col("loss_memory_bound_s")), 1.8);
+  EXPECT_DOUBLE_EQ(std::get<double>(col("achieved")), 0.1);
+  EXPECT_EQ(std::get<std::string>(col("main_loss")), "memory_bound");
+  EXPECT_EQ(std::get<std::string>(col("top_kernel")), "flash_fwd");
+  // Only the catch-all node: the trace had no module ranges, and no row says otherwise.
+  job.layers.nodes.erase(job.layers.nodes.begin());
+  EXPECT_TRUE(BuildRows(job, Context())[TableId::kLayerTypes].empty());
 }
 
 TEST(JobRowsTest, StragglerIsTheRankWithTheShortestCollective) {

@@ -76,6 +76,12 @@ constexpr Column kBills[] = {PLASMIENT_FLEET_COMMON,
                              {"addressable_per_day", F},
                              {"spend_per_year", F},
                              {"addressable_per_year", F}};
+// The job's module types (docs/layers.md), for jobs whose traces have module or annotation ranges.
+constexpr Column kLayerTypes[] = {PLASMIENT_FLEET_COMMON, {"gpu", S},       {"type", S},
+                                  {"instances", I},       {"calls", I},     {"kernels", I},
+                                  {"gpu_time_s", F},      {"useful_s", F},  {"lost_s", F},
+                                  {"flops", F},           {"achieved", F},  {"main_loss", S},
+                                  PLASMIENT_FLEET_LOSSES, {"top_kernel", S}};
 
 #undef PLASMIENT_FLEET_COMMON
 #undef PLASMIENT_FLEET_FIGURES
@@ -91,6 +97,7 @@ constexpr TableSpec kTables[] = {
     {TableId::kCollectives, "collectives", kCollectives},
     {TableId::kStragglers, "stragglers", kStragglers},
     {TableId::kBills, "bills", kBills},
+    {TableId::kLayerTypes, "layer_types", kLayerTypes},
 };
 static_assert(std::size(kTables) == kTableCount);
 

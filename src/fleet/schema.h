@@ -1,4 +1,4 @@
-// The fleet store's one schema: eight tables, each row a flat tuple of Int64, Float64 and
+// The fleet store's one schema: nine tables, each row a flat tuple of Int64, Float64 and
 // String cells. SQLite and ClickHouse (18.16 and current) are both created and filled from it.
 #pragma once
 
@@ -28,6 +28,7 @@ enum class TableId : std::uint8_t {
   kCollectives,
   kStragglers,
   kBills,
+  kLayerTypes,
   kCount
 };
 inline constexpr std::size_t kTableCount = static_cast<std::size_t>(TableId::kCount);

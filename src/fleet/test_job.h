@@ -43,8 +43,25 @@ inline verdict::RankVerdict MakeRank(std::int64_t rank, double wall_s, double us
   return r;
 }
 
+inline verdict::LayerFigures MakeLayer(std::string path, std::string type, std::int64_t instances,
+                                       double gpu_time_s, double useful_s) {
+  verdict::LayerFigures f;
+  f.path = std::move(path);
+  f.name = f.path;
+  f.type = std::move(type);
+  f.instances = instances;
+  f.calls = 4 * instances;
+  f.kernels = 10 * instances;
+  f.gpu_time_s = gpu_time_s;
+  f.useful_s = useful_s;
+  f.loss_s[static_cast<std::size_t>(verdict::Loss::kMemoryBound)] = gpu_time_s - useful_s;
+  f.top_kernels = {{"flash_fwd", gpu_time_s / 2}};
+  return f;
+}
+
 // Rank 0: 2 s, 0.5 s useful, collectives of 0.3 s; rank 1: 2 s, 1 s useful, collectives of 0.1 s
-// (rank 1 arrives last: rank 0 waits 0.2 s per collective).
+// (rank 1 arrives last: rank 0 waits 0.2 s per collective). Module types: Net (3 s, 1.5 s
+// useful) holds 2 Attention (2 s, 0.2 s useful); 0.5 s under no module.
 inline verdict::JobVerdict MakeJob() {
   verdict::JobVerdict job;
   job.ranks = {MakeRank(0, 2.0, 0.5, 0.3), MakeRank(1, 2.0, 1.0, 0.1)};
@@ -54,6 +71,11 @@ inline verdict::JobVerdict MakeJob() {
   job.bill.gpu_hours = job.job.wall_s / 3600;
   job.bill.spend = job.bill.gpu_hours * 4.0;
   job.bill.target_fraction = 0.5;
+  job.layers.window_s = job.job.wall_s;
+  job.layers.nodes = {MakeLayer("Net_0", "Net", 1, 3.0, 1.5),
+                      MakeLayer("(no module)", "(no module)", 1, 0.5, 0)};
+  job.layers.types = {MakeLayer("", "Net", 1, 3.0, 1.5), MakeLayer("", "Attention", 2, 2.0, 0.2),
+                      MakeLayer("", "(no module)", 1, 0.5, 0)};
   return job;
 }
 
