@@ -63,25 +63,18 @@ void AddOutputOptions(CLI::App& app, OutputOptions& out) {
   app.add_option("--html", out.html_path, "write the self-contained HTML report to FILE");
 }
 
-bool FinishVerdictOptions(AnalyzeArgs& a) {
+Status CheckVerdictOptions(AnalyzeArgs& a) {
   auto& o = a.options;
   if (!a.steps.empty()) {
     auto slice = verdict::ParseStepSlice(a.steps);
-    if (!slice) {
-      fmt::print(stderr, "plasmient: {}\n", slice.error().message);
-      return false;
-    }
+    if (!slice) return std::unexpected(slice.error());
     o.steps = *slice;
   }
   if (a.peak_tflops < 0 || a.peak_bandwidth_gbps < 0 || a.model_flops_per_step < 0) {
-    fmt::print(stderr, "plasmient: peaks and FLOPs must be positive\n");
-    return false;
+    return Fail("peaks and FLOPs must be positive");
   }
   if (!o.gpu.empty()) {
-    if (auto known = roofline::FindDeviceByKey(o.gpu); !known) {
-      fmt::print(stderr, "plasmient: {}\n", known.error().message);
-      return false;
-    }
+    if (auto known = roofline::FindDeviceByKey(o.gpu); !known) return std::unexpected(known.error());
   }
   if (a.peak_tflops > 0) o.peak_flops_per_s = a.peak_tflops * 1e12;
   if (a.peak_bandwidth_gbps > 0) o.memory_bandwidth_bytes_per_s = a.peak_bandwidth_gbps * 1e9;
@@ -91,6 +84,14 @@ bool FinishVerdictOptions(AnalyzeArgs& a) {
   o.fp32_math = a.fp32_math == "tf32"   ? roofline::Fp32MathOption::kTf32
                 : a.fp32_math == "fp32" ? roofline::Fp32MathOption::kIeee
                                         : roofline::Fp32MathOption::kAuto;
+  return Ok();
+}
+
+bool FinishVerdictOptions(AnalyzeArgs& a) {
+  if (auto checked = CheckVerdictOptions(a); !checked) {
+    fmt::print(stderr, "plasmient: {}\n", checked.error().message);
+    return false;
+  }
   return true;
 }
 
@@ -132,6 +133,18 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& in
   }
   if (out.empty()) return Fail("no input: give one or more trace files or folders");
   return out;
+}
+
+std::string NoGpuActivity(const verdict::JobVerdict& job) {
+  bool any_gpu =
+      std::any_of(job.ranks.begin(), job.ranks.end(), [](const auto& r) { return r.no_gpu_reason.empty(); });
+  if (any_gpu) return {};
+  return job.ranks.empty() ? "no input" : job.ranks.front().no_gpu_reason;
+}
+
+std::string ReportTitle(const std::vector<std::string>& inputs) {
+  if (inputs.size() > 1) return fmt::format("{} ranks", inputs.size());
+  return inputs.empty() ? std::string() : fs::path(inputs[0]).filename().string();
 }
 
 int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOptions& options, bool quiet,
@@ -209,8 +222,7 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
   verdict::JobVerdict job;
   if (int rc = AnalyzeJob(*inputs, options, args.output.quiet, job); rc != 0) return rc;
   if (int rc = RecordIfAsked(args.output.record, job, args.inputs, *inputs); rc != 0) return rc;
-  std::string report_title = title.empty() ? fs::path((*inputs)[0]).filename().string() : title;
-  if (inputs->size() > 1 && title.empty()) report_title = fmt::format("{} ranks", inputs->size());
+  std::string report_title = title.empty() ? ReportTitle(*inputs) : title;
   if (int rc = WriteReports(args.output, perfetto.get(), job, report_title); rc != 0) return rc;
 
   if (!args.output.json_path.empty()) {
@@ -235,11 +247,8 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
     std::string text = exporting::RenderTerminal(job, to);
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
-  bool any_gpu =
-      std::any_of(job.ranks.begin(), job.ranks.end(), [](const auto& r) { return r.no_gpu_reason.empty(); });
-  if (!any_gpu) {
-    fmt::print(stderr, "plasmient: {}: {}\n", (*inputs)[0],
-               job.ranks.empty() ? "no input" : job.ranks.front().no_gpu_reason);
+  if (std::string none = NoGpuActivity(job); !none.empty()) {
+    fmt::print(stderr, "plasmient: {}: {}\n", (*inputs)[0], none);
     return 3;
   }
   return 0;

@@ -41,11 +41,19 @@ struct AnalyzeArgs {
 void AddVerdictOptions(CLI::App& app, AnalyzeArgs& args);
 void AddOutputOptions(CLI::App& app, OutputOptions& out);
 
-// Validates raw flags into args.options; prints a one-line error and returns false when bad.
+// Validates raw flags into args.options; the error is one line.
+Status CheckVerdictOptions(AnalyzeArgs& args);
+// CheckVerdictOptions, printing the error; false when the flags are bad.
 bool FinishVerdictOptions(AnalyzeArgs& args);
 
 // Expands folders into their trace files (sorted), checks every path exists.
 Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& inputs);
+
+// Why no rank had GPU activity (a sentence), or "" when one had.
+std::string NoGpuActivity(const verdict::JobVerdict& job);
+
+// The report's title when none is given: the file's name, or "N ranks".
+std::string ReportTitle(const std::vector<std::string>& inputs);
 
 // Reads and analyzes every input (one rank each; `options.observer` sees each rank) into `job`.
 // Prints a one-line error and returns the exit code when it fails, else 0.

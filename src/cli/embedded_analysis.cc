@@ -1,0 +1,49 @@
+#include "cli/embedded_analysis.h"
+
+#include <filesystem>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/analyze_command.h"
+#include "fleet/analyze_job.h"
+
+namespace plasmient::cli {
+namespace {
+
+Result<AnalyzeArgs> ParseVerdictFlags(const std::vector<std::string>& flags) {
+  AnalyzeArgs args;
+  CLI::App app("plasmient analyze", "plasmient");
+  AddVerdictOptions(app, args);
+  std::vector<std::string> words(flags.rbegin(), flags.rend());  // CLI11 takes them last first
+  try {
+    app.parse(words);
+  } catch (const CLI::ParseError& e) {
+    return Fail("{}", e.what());
+  }
+  PLASMIENT_TRY(CheckVerdictOptions(args));
+  return args;
+}
+
+}  // namespace
+
+Result<EmbeddedJob> AnalyzeEmbedded(const std::vector<std::string>& inputs,
+                                    const std::vector<std::string>& flags) {
+  auto args = ParseVerdictFlags(flags);
+  if (!args) return std::unexpected(args.error());
+  auto files = ExpandInputs(inputs);
+  if (!files) return std::unexpected(files.error());
+  EmbeddedJob out;
+  fleet::JobReadHooks hooks;
+  hooks.warn = [&](const std::string& line) { out.warnings.push_back(line); };
+  auto job = fleet::AnalyzeInputs(std::vector<std::filesystem::path>(files->begin(), files->end()),
+                                  args->options, hooks);
+  if (!job) return std::unexpected(job.error());
+  out.job = std::move(*job);
+  out.title = ReportTitle(*files);
+  if (std::string none = NoGpuActivity(out.job); !none.empty()) {
+    out.no_gpu_activity = (*files)[0] + ": " + none;
+  }
+  return out;
+}
+
+}  // namespace plasmient::cli
