@@ -7,11 +7,11 @@ at the end.
             prof.step()
     prof.verdict.kernels
 
-It records CPU and (where CUDA is available) GPU activity with input shapes, module hierarchy
-and stacks, over a schedule of ``wait`` skipped steps, ``warmup`` steps and ``active`` recorded
-steps (one cycle), writes ``rank-N.pt.trace.json`` into ``out_dir``, analyzes it (every rank's
-file, on rank 0 of an initialized torch.distributed job), prints the verdict box, and, given a
-``spool``, drops the job into a ``plasmient serve`` spool (docs/fleet.md, the spool protocol).
+It records CPU and (where CUDA is available) GPU activity with input shapes (for the FLOP
+models) and stacks (they carry the nn.Module events of the layer table), over a schedule of
+``wait`` skipped steps, ``warmup`` steps and ``active`` recorded steps (one cycle), writes
+``rank-N.pt.trace.json`` into ``out_dir``, analyzes it (every rank's file, on rank 0 of an
+initialized torch.distributed job), prints the verdict box, and, given a ``spool``, drops the job into a ``plasmient serve`` spool (docs/fleet.md, the spool protocol).
 """
 
 from __future__ import annotations
@@ -94,12 +94,13 @@ class profile:
         rank, _, _ = _rank_and_world()
         os.makedirs(self.out_dir, exist_ok=True)
         self.trace_path = os.path.join(self.out_dir, f"rank-{rank}.pt.trace.json")
+        # No with_modules: it serves TorchScript models only; eager models' nn.Module events come
+        # with the stacks.
         self._profiler = torch.profiler.profile(
             activities=activities,
             schedule=schedule(wait=self.wait, warmup=self.warmup, active=self.active, repeat=1),
             on_trace_ready=lambda p: p.export_chrome_trace(self.trace_path),
             record_shapes=True,
-            with_modules=True,
             with_stack=self.with_stack,
         )
         self._profiler.__enter__()
