@@ -45,8 +45,10 @@ struct ChunkEncoder::Zstd {};
 bool ZstdAvailable() { return false; }
 #endif
 
-FileHeader MakeFileHeader(std::int64_t start_realtime_ns, std::int64_t start_monotonic_ns) {
+FileHeader MakeFileHeader(std::int64_t start_realtime_ns, std::int64_t start_monotonic_ns,
+                          std::uint32_t flags) {
   FileHeader h{};
+  h.flags = flags;
   std::memcpy(h.magic, kFileMagic, sizeof h.magic);
   h.format_version = kFormatVersion;
   h.header_bytes = sizeof(FileHeader);

@@ -19,7 +19,8 @@ namespace plasmient::wire {
 // True when this build can write and read zstd-compressed chunks.
 bool ZstdAvailable();
 
-FileHeader MakeFileHeader(std::int64_t start_realtime_ns, std::int64_t start_monotonic_ns);
+FileHeader MakeFileHeader(std::int64_t start_realtime_ns, std::int64_t start_monotonic_ns,
+                          std::uint32_t flags = 0);
 
 class ChunkEncoder {
  public:
@@ -33,6 +34,8 @@ class ChunkEncoder {
   void Encode(const std::uint8_t* raw, std::size_t raw_bytes, std::uint32_t record_count,
               std::uint32_t extra_flags, std::vector<std::uint8_t>& out);
   std::uint64_t chunks_written() const { return sequence_; }
+  // The next chunk is a new file's first (sequence 0).
+  void StartFile() { sequence_ = 0; }
 
  private:
   struct Zstd;

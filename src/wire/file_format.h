@@ -9,10 +9,18 @@
 namespace plasmient::wire {
 
 inline constexpr char kFileMagic[8] = {'P', 'L', 'S', 'M', 'N', 'T', 'R', '\n'};
+inline constexpr char kFileSuffix[] = ".pltrace";         // the agent's file names end so
 inline constexpr std::uint32_t kChunkMagic = 0x4b4e4843;  // "CHNK" little-endian
 
 enum class ClockDomain : std::uint32_t {
   kMonotonic = 1,  // clock_gettime(CLOCK_MONOTONIC), ns: CUPTI's clock via the timestamp callback
+};
+
+// What one file of a duty-cycled agent covers (PLASMIENT_PERIOD_S > 0). A whole-run file has
+// no flag: it covers the process's life.
+enum FileFlags : std::uint32_t {
+  kFileWindow = 1u << 0,   // one stretch of a process's life (window or samples file)
+  kFileKernels = 1u << 1,  // kernel activity was collected during it (a kernel window)
 };
 
 struct FileHeader {
@@ -20,7 +28,7 @@ struct FileHeader {
   std::uint32_t format_version;    // kFormatVersion
   std::uint32_t header_bytes;      // sizeof(FileHeader)
   std::uint32_t clock_domain;      // ClockDomain
-  std::uint32_t flags;             // 0
+  std::uint32_t flags;             // FileFlags
   std::int64_t start_realtime_ns;  // CLOCK_REALTIME at start, paired with:
   std::int64_t start_monotonic_ns;
   char clock_description[48];  // human-readable, NUL-padded

@@ -78,14 +78,17 @@ enum class DropSource : std::uint16_t {
   kNcclEvents = 3,      // NCCL event pool exhausted
   kInvalidRecords = 4,  // CUPTI activity records with invalid (zero) timestamps, left out
   kSizeCap = 5,         // records not written: the file reached its size cap
-  kCount = 6,
+  kSpool = 6,           // records of a window file the spool could not take (full, unwritable)
+  kCount = 7,
 };
 
 struct DropRecord {
   RecordHeader header;
   std::uint16_t source;  // DropSource
   std::uint16_t pad[3];
-  std::int64_t cumulative;  // total dropped from this source so far; readers keep the maximum
+  // Dropped from this source since the file began, counting those of earlier files that were
+  // never written (a window the spool refused); readers keep the maximum.
+  std::int64_t cumulative;
 };
 static_assert(sizeof(DropRecord) == 24);
 

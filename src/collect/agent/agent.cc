@@ -168,15 +168,38 @@ Agent* Agent::Peek() {
 Agent::Agent(const AgentConfig& config, const SinkOptions& sink_options)
     : config_(config),
       sink_(sink_options),
-      writer_(sink_, WriterOptions{config.zstd_level, 1 << 20, 200'000'000, 5'000'000'000,
-                                   static_cast<std::uint64_t>(config.max_trace_mb) << 20}) {}
+      writer_(sink_,
+              WriterOptions{config.zstd_level, 1 << 20, 200'000'000, 5'000'000'000,
+                            static_cast<std::uint64_t>(config.max_trace_mb) << 20, config.windowed()}) {}
 
 Agent::~Agent() { Shutdown(); }
 
+std::uint64_t Agent::Stretch(std::uint64_t elapsed_ns, std::uint64_t window_ns, std::uint64_t period_ns) {
+  std::uint64_t k = elapsed_ns / period_ns;
+  return 2 * k + (elapsed_ns % period_ns >= period_ns - window_ns ? 1 : 0);
+}
+
+namespace {
+std::uint64_t Ns(double seconds) { return static_cast<std::uint64_t>(seconds * 1e9); }
+std::uint32_t WindowFlags(bool kernels) {
+  return wire::kFileWindow | (kernels ? std::uint32_t{wire::kFileKernels} : 0u);
+}
+}  // namespace
+
 std::string Agent::Start() {
-  path_ = TraceFilePath(config_);
-  std::string why = writer_.Open(path_);
-  if (!why.empty()) return why;
+  writer_.SetTick([this] { OnWriterTick(); });
+  if (config_.windowed()) {
+    start_ns_ = MonotonicNs();
+    stretch_ = Stretch(0, Ns(config_.window_s), Ns(config_.period_s));
+    kernels_on_.store(stretch_ % 2 == 1);
+    path_ = config_.spool.empty() ? config_.out_dir : config_.spool;
+    writer_.Open(WindowFilePath(config_, file_seq_),
+                 /*start_thread=*/true, WindowFlags(kernels_on()));
+  } else {
+    path_ = TraceFilePath(config_);
+    std::string why = writer_.Open(path_);
+    if (!why.empty()) return why;
+  }
   wire::ProcessRecord p{};
   p.header = wire::HeaderFor<wire::ProcessRecord>(wire::RecordKind::kProcess);
   p.pid = config_.pid;
@@ -233,6 +256,33 @@ std::uint32_t Agent::InternStable(const char* text) {
   std::uint32_t id = Intern(text);
   cache.emplace(text, id);
   return id;
+}
+
+void Agent::SetWriterTick(std::function<void()> tick) {
+  std::lock_guard<std::mutex> lock(tick_mutex_);
+  tick_ = std::move(tick);
+}
+
+void Agent::SetKernelSwitch(std::function<void(bool on)> kernel_switch) {
+  std::lock_guard<std::mutex> lock(tick_mutex_);
+  kernel_switch_ = std::move(kernel_switch);
+  if (kernel_switch_) kernel_switch_(kernels_on());
+}
+
+void Agent::OnWriterTick() {
+  std::lock_guard<std::mutex> lock(tick_mutex_);
+  if (tick_) tick_();
+  if (!config_.windowed()) return;
+  std::uint64_t now = Stretch(MonotonicNs() - start_ns_, Ns(config_.window_s), Ns(config_.period_s));
+  if (now == stretch_) return;
+  stretch_ = now;
+  bool on = now % 2 == 1;
+  // A window ends: its records reach the sink before its file is completed. One starts: its
+  // file is opened before collection begins.
+  if (!on && kernels_on() && kernel_switch_) kernel_switch_(false);
+  kernels_on_.store(on);
+  writer_.Rotate(WindowFilePath(config_, ++file_seq_), WindowFlags(on));
+  if (on && kernel_switch_) kernel_switch_(true);
 }
 
 void Agent::AddPreCloseHook(std::function<void()> hook) {

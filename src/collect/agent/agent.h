@@ -21,7 +21,8 @@ namespace plasmient::collect {
 class Agent {
  public:
   // The process's agent, started on first call (configuration from the environment).
-  // nullptr when the trace file cannot be created (one message on stderr).
+  // nullptr when the whole-run trace file cannot be created (one message on stderr); a windowed
+  // agent whose spool refuses files carries on, counting what it drops.
   static Agent* Get();
   // The agent if it was started, else nullptr; never starts it.
   static Agent* Peek();
@@ -38,6 +39,7 @@ class Agent {
 
   RecordSink& sink() { return sink_; }
   const AgentConfig& config() const { return config_; }
+  // The whole-run trace file; windowed: the folder the window files go to.
   const std::string& path() const { return path_; }
 
   // A string id for `text`, interned by content; the string record goes through the ring.
@@ -48,7 +50,17 @@ class Agent {
   // Called, newest first, before the file is closed.
   void AddPreCloseHook(std::function<void()> hook);
   // Called about every 100 ms on the writer thread.
-  void SetWriterTick(std::function<void()> tick) { writer_.SetTick(std::move(tick)); }
+  void SetWriterTick(std::function<void()> tick);
+  // Windowed (config().windowed()): `kernel_switch(on)` switches kernel activity collection
+  // (CUPTI) on or off. It is called at once with the current state, then on the writer thread
+  // at each window's start and end; switched off, it must hand over what was collected (a
+  // forced flush) before it returns, so the window's file holds it.
+  void SetKernelSwitch(std::function<void(bool on)> kernel_switch);
+  bool kernels_on() const { return kernels_on_.load(std::memory_order_relaxed); }
+  const TraceWriter& writer() const { return writer_; }
+  // Windowed: which stretch of the duty cycle `elapsed_ns` after start lies in: period k's
+  // samples stretch is 2k, its kernel window 2k + 1 (the last window_s of the period).
+  static std::uint64_t Stretch(std::uint64_t elapsed_ns, std::uint64_t window_ns, std::uint64_t period_ns);
 
  private:
   AgentConfig config_;
@@ -60,6 +72,15 @@ class Agent {
   std::unordered_map<std::string, std::uint32_t> interned_;
   std::vector<std::function<void()>> pre_close_hooks_;
   std::atomic<bool> shut_down_{false};
+
+  void OnWriterTick();  // the user tick, then the duty cycle (windowed)
+  std::mutex tick_mutex_;
+  std::function<void()> tick_;
+  std::function<void(bool)> kernel_switch_;
+  std::atomic<bool> kernels_on_{true};
+  std::uint64_t start_ns_ = 0;
+  std::uint64_t stretch_ = 0;
+  std::uint64_t file_seq_ = 0;
 };
 
 }  // namespace plasmient::collect

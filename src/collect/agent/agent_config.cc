@@ -1,6 +1,11 @@
 #include "collect/agent/agent_config.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
+
+#include "wire/file_format.h"
 
 namespace plasmient::collect {
 namespace {
@@ -17,6 +22,28 @@ std::int32_t FirstInt(const GetEnvFn& get_env, std::initializer_list<const char*
       return static_cast<std::int32_t>(n);
   }
   return fallback;
+}
+
+// The value of `name` as seconds (>= 0), else `fallback`.
+double Seconds(const GetEnvFn& get_env, const char* name, double fallback) {
+  const char* v = get_env(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  double s = std::strtod(v, &end);
+  return end != v && *end == '\0' && s >= 0 && s < 1e7 ? s : fallback;
+}
+
+constexpr const char* kDefaultSpool = "/var/spool/plasmient";
+
+std::string NamePart(const std::string& text, const char* unknown) {
+  if (text.empty()) return unknown;
+  std::string out;
+  for (char ch : text) {
+    bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '.' || ch == '_';
+    out.push_back(plain ? ch : '_');
+  }
+  return out;
 }
 
 }  // namespace
@@ -39,6 +66,14 @@ AgentConfig ConfigFromEnv(const GetEnvFn& get_env, std::int64_t pid, const std::
   c.nvml_period_ms = FirstInt(get_env, {"PLASMIENT_NVML_PERIOD_MS"}, 100);
   c.zstd_level = FirstInt(get_env, {"PLASMIENT_ZSTD_LEVEL"}, c.zstd_level, /*allow_negative=*/true);
   c.max_trace_mb = FirstInt(get_env, {"PLASMIENT_MAX_TRACE_MB"}, static_cast<std::int32_t>(c.max_trace_mb));
+  c.period_s = Seconds(get_env, "PLASMIENT_PERIOD_S", c.period_s);
+  c.window_s = Seconds(get_env, "PLASMIENT_WINDOW_S", c.window_s);
+  if (c.window_s <= 0 || c.window_s > c.period_s) c.window_s = c.period_s;  // always in a window
+  if (const char* d = get_env("PLASMIENT_SPOOL"); d != nullptr && *d != '\0') {
+    c.spool = d;
+  } else {
+    c.spool = access(kDefaultSpool, W_OK | X_OK) == 0 ? kDefaultSpool : c.out_dir;
+  }
   return c;
 }
 
@@ -48,8 +83,22 @@ std::string TraceFilePath(const AgentConfig& c) {
   for (char ch : c.host) name.push_back(ch == '/' ? '_' : ch);
   name += '.';
   name += std::to_string(c.pid);
-  name += ".pltrace";
+  name += wire::kFileSuffix;
   return c.out_dir + "/" + name;
+}
+
+std::string WindowFilePath(const AgentConfig& c, std::uint64_t seq) {
+  char number[24];
+  std::snprintf(number, sizeof number, "%06llu", static_cast<unsigned long long>(seq));
+  std::string rank = c.rank >= 0 ? std::to_string(c.rank) : "norank";
+  return (c.spool.empty() ? c.out_dir : c.spool) + "/" + NamePart(c.job_id, "nojob") + "-" + rank + "-" +
+         NamePart(c.host, "nohost") + "-" + std::to_string(c.pid) + "-" + number + wire::kFileSuffix;
+}
+
+std::string PartPath(const std::string& path) {
+  std::size_t slash = path.rfind('/');
+  std::size_t at = slash == std::string::npos ? 0 : slash + 1;
+  return path.substr(0, at) + "." + path.substr(at) + ".part";
 }
 
 }  // namespace plasmient::collect

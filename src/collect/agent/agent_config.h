@@ -21,6 +21,16 @@ struct AgentConfig {
   int zstd_level = -3;
   // PLASMIENT_MAX_TRACE_MB; the file stops growing there (records counted as dropped). 0: no cap.
   std::int64_t max_trace_mb = 8192;
+  // Duty cycle: kernel activity (CUPTI) is collected for the last window_s seconds of every
+  // period_s (PLASMIENT_WINDOW_S, PLASMIENT_PERIOD_S); each window and each stretch between
+  // windows is its own file in the spool. period_s 0: one file for the whole run, in out_dir.
+  // The defaults keep the expected overhead under 1% (docs/agent.md, "Overhead model").
+  double window_s = 2;
+  double period_s = 60;
+  // PLASMIENT_SPOOL; unset: /var/spool/plasmient when it is a writable folder, else out_dir
+  // (also when empty).
+  std::string spool;
+  bool windowed() const { return period_s > 0; }
 };
 
 using GetEnvFn = std::function<const char*(const char*)>;
@@ -28,7 +38,15 @@ using GetEnvFn = std::function<const char*(const char*)>;
 // Reads the configuration through `get_env` (getenv in the agent; a map in tests).
 AgentConfig ConfigFromEnv(const GetEnvFn& get_env, std::int64_t pid, const std::string& host);
 
-// "<out_dir>/plasmient.rank3.host.1234.pltrace" (the rank part only when known).
+// "<out_dir>/plasmient.rank3.host.1234.pltrace" (the rank part only when known): the whole-run file.
 std::string TraceFilePath(const AgentConfig& config);
+
+// A windowed process's file number `seq`: "<spool>/<job>-<rank>-<host>-<pid>-<seq>.pltrace",
+// seq zero-padded to 6 digits so names sort; "nojob"/"norank" when unknown; characters other
+// than letters, digits, '.' and '_' in the job and host become '_'.
+std::string WindowFilePath(const AgentConfig& config, std::uint64_t seq);
+
+// "<dir>/.<name>.part": where a file is written before it is renamed to `path`.
+std::string PartPath(const std::string& path);
 
 }  // namespace plasmient::collect

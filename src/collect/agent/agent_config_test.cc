@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "collect/agent/agent.h"
+
 namespace plasmient::collect {
 namespace {
 
@@ -46,6 +48,39 @@ TEST(AgentConfig, DefaultsAndBadValues) {
   EXPECT_EQ(ConfigFromEnv(Env({{"PLASMIENT_ZSTD_LEVEL", "-1"}}), 1, "h").zstd_level, -1);
   EXPECT_EQ(ConfigFromEnv(Env({{"RANK", "-1"}}), 1, "h").rank, -1);
   EXPECT_EQ(TraceFilePath(c), "./plasmient.h.9.pltrace");
+}
+
+TEST(AgentConfig, DutyCycleAndWindowNames) {
+  auto c = ConfigFromEnv(Env({{"PLASMIENT_WINDOW_S", "0.5"},
+                              {"PLASMIENT_PERIOD_S", "30"},
+                              {"PLASMIENT_SPOOL", "/spool"},
+                              {"PLASMIENT_JOB_ID", "train/42 a"},
+                              {"RANK", "7"}}),
+                         1234, "gpu-node-3");
+  EXPECT_TRUE(c.windowed());
+  EXPECT_DOUBLE_EQ(c.window_s, 0.5);
+  EXPECT_DOUBLE_EQ(c.period_s, 30);
+  EXPECT_EQ(WindowFilePath(c, 12), "/spool/train_42_a-7-gpu_node_3-1234-000012.pltrace");
+  EXPECT_EQ(PartPath(WindowFilePath(c, 12)), "/spool/.train_42_a-7-gpu_node_3-1234-000012.pltrace.part");
+  auto d = ConfigFromEnv(Env({{"PLASMIENT_OUT_DIR", "/out"}, {"PLASMIENT_WINDOW_S", "-1"}}), 5, "h");
+  EXPECT_DOUBLE_EQ(d.period_s, 60);
+  EXPECT_DOUBLE_EQ(d.window_s, 2) << "a bad value keeps the default";
+  EXPECT_EQ(WindowFilePath(d, 0).substr(WindowFilePath(d, 0).rfind('/')), "/nojob-norank-h-5-000000.pltrace");
+  // A window longer than the period, or none: always in a window.
+  EXPECT_DOUBLE_EQ(ConfigFromEnv(Env({{"PLASMIENT_WINDOW_S", "90"}}), 1, "h").window_s, 60);
+  EXPECT_FALSE(ConfigFromEnv(Env({{"PLASMIENT_PERIOD_S", "0"}}), 1, "h").windowed());
+}
+
+TEST(AgentConfig, StretchesOfTheDutyCycle) {
+  // 2 s windows every 10 s: samples [0, 8), window [8, 10), samples [10, 18), ...
+  constexpr std::uint64_t s = 1'000'000'000;
+  EXPECT_EQ(Agent::Stretch(0, 2 * s, 10 * s), 0u);
+  EXPECT_EQ(Agent::Stretch(8 * s - 1, 2 * s, 10 * s), 0u);
+  EXPECT_EQ(Agent::Stretch(8 * s, 2 * s, 10 * s), 1u);
+  EXPECT_EQ(Agent::Stretch(10 * s, 2 * s, 10 * s), 2u);
+  EXPECT_EQ(Agent::Stretch(19 * s, 2 * s, 10 * s), 3u);
+  EXPECT_EQ(Agent::Stretch(3 * s, 5 * s, 5 * s), 1u) << "window = period: always a window";
+  EXPECT_EQ(Agent::Stretch(7 * s, 5 * s, 5 * s), 3u);
 }
 
 }  // namespace

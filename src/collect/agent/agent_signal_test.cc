@@ -35,6 +35,7 @@ wire::NvmlSampleRecord Sample(double value) {
 [[noreturn]] void TracedChild(const std::string& dir, int ready_fd) {
   setenv("PLASMIENT_OUT_DIR", dir.c_str(), 1);
   setenv("PLASMIENT_NVML_PERIOD_MS", "0", 1);
+  setenv("PLASMIENT_PERIOD_S", "0", 1);  // one whole-run file
   // Only this thread takes SIGTERM: the agent's threads and the producer start with it blocked.
   sigset_t term;
   sigemptyset(&term);

@@ -95,6 +95,8 @@ std::vector<std::string> AgentEnvironment(const std::vector<std::string>& base, 
     Set(env, "PLASMIENT_NVML_PERIOD_MS", std::to_string(options.nvml_period_ms));
   }
   if (agent_path.empty()) return env;
+  // `run` analyzes the whole run: one file per process, unless the caller chose a duty cycle.
+  if (Get(env, "PLASMIENT_PERIOD_S").empty()) Set(env, "PLASMIENT_PERIOD_S", "0");
   auto replace = [&](const char* name) {
     std::string old = Get(env, name);
     if (!old.empty() && old != agent_path && notes != nullptr) {

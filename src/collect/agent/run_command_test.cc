@@ -66,6 +66,9 @@ TEST(AgentEnvironment, SetsInjectionPluginAndPreload) {
   EXPECT_TRUE(has("CUDA_INJECTION64_PATH=/lib/libplasmient_agent.so"));
   EXPECT_TRUE(has("NCCL_PROFILER_PLUGIN=/lib/libplasmient_agent.so"));
   EXPECT_TRUE(has("LD_PRELOAD=/lib/libplasmient_agent.so:/x.so"));
+  EXPECT_TRUE(has("PLASMIENT_PERIOD_S=0")) << "run traces the whole run unless told otherwise";
+  auto windowed = AgentEnvironment({"PLASMIENT_PERIOD_S=30"}, o, "/lib/libplasmient_agent.so");
+  EXPECT_NE(std::find(windowed.begin(), windowed.end(), "PLASMIENT_PERIOD_S=30"), windowed.end());
   // No agent: only the output folder.
   auto plain = AgentEnvironment({"PATH=/bin"}, o, "");
   EXPECT_EQ(std::count_if(plain.begin(), plain.end(),

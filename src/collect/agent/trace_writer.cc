@@ -5,9 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
+#include "collect/agent/agent_config.h"
 #include "collect/agent/clock.h"
 
 namespace plasmient::collect {
@@ -19,17 +22,66 @@ TraceWriter::TraceWriter(RecordSink& sink, const WriterOptions& options)
 
 TraceWriter::~TraceWriter() { Close(); }
 
-std::string TraceWriter::Open(const std::string& path, bool start_thread) {
-  path_ = path;
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) return path + ": cannot create trace file: " + strerror(errno);
-  wire::FileHeader h = wire::MakeFileHeader(RealtimeNs(), static_cast<std::int64_t>(MonotonicNs()));
-  if (!WriteAll(reinterpret_cast<const std::uint8_t*>(&h), sizeof h)) {
-    return path + ": cannot write trace file header: " + strerror(errno);
-  }
-  AppendDropsAndClock(/*force_clock=*/true);
+std::string TraceWriter::Open(const std::string& path, bool start_thread, std::uint32_t file_flags) {
+  std::string why = StartFile(path, file_flags);
+  if (!why.empty() && !options_.windowed) return why;
   if (start_thread) thread_ = std::thread([this] { Run(); });
-  return {};
+  return why;
+}
+
+std::string TraceWriter::StartFile(const std::string& path, std::uint32_t file_flags) {
+  path_ = path;
+  part_path_ = options_.windowed ? PartPath(path) : path;
+  file_open_ = true;
+  write_failed_ = false;
+  capped_ = false;
+  file_records_ = 0;
+  bytes_written_ = 0;
+  encoder_.StartFile();
+  std::copy(std::begin(drops_base_), std::end(drops_base_), std::begin(drops_reported_));
+  std::string why;
+  fd_ = ::open(part_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  wire::FileHeader h =
+      wire::MakeFileHeader(RealtimeNs(), static_cast<std::int64_t>(MonotonicNs()), file_flags);
+  if (fd_ < 0) {
+    why = part_path_ + ": cannot create trace file: " + strerror(errno);
+  } else if (!WriteAll(reinterpret_cast<const std::uint8_t*>(&h), sizeof h)) {
+    why = part_path_ + ": cannot write trace file header: " + strerror(errno);
+    write_failed_ = true;
+  }
+  if (!why.empty() && options_.windowed && !said_spool_problem_) {
+    said_spool_problem_ = true;
+    std::fprintf(stderr, "plasmient agent: %s; windows are dropped (counted) until the spool takes them\n",
+                 why.c_str());
+  }
+  pending_.insert(pending_.end(), sticky_.begin(), sticky_.end());
+  pending_records_ += sticky_records_;
+  pending_meta_ += sticky_records_;
+  if (pending_records_ > 0 && oldest_pending_ns_ == 0) oldest_pending_ns_ = MonotonicNs();
+  AppendDropsAndClock(/*force_clock=*/true);
+  return why;
+}
+
+void TraceWriter::Rotate(const std::string& path, std::uint32_t file_flags) {
+  FinishFile();
+  StartFile(path, file_flags);
+}
+
+void TraceWriter::KeepSticky(const std::uint8_t* data, std::size_t bytes) {
+  constexpr std::size_t kMaxStickyBytes = 16 << 20;
+  std::size_t at = 0;
+  while (at + sizeof(wire::RecordHeader) <= bytes) {
+    wire::RecordHeader h;
+    std::memcpy(&h, data + at, sizeof h);
+    if (h.size_bytes < sizeof h || at + h.size_bytes > bytes) return;
+    bool sticky = h.kind == wire::RecordKind::kString || h.kind == wire::RecordKind::kProcess ||
+                  h.kind == wire::RecordKind::kDevice;
+    if (sticky && sticky_.size() + h.size_bytes <= kMaxStickyBytes) {
+      sticky_.insert(sticky_.end(), data + at, data + at + h.size_bytes);
+      ++sticky_records_;
+    }
+    at += h.size_bytes;
+  }
 }
 
 void TraceWriter::Run() {
@@ -59,6 +111,7 @@ std::size_t TraceWriter::Drain() {
   Block* block = nullptr;
   while (pending_.size() < options_.chunk_raw_bytes && sink_.PopFullBlock(block)) {
     pending_.insert(pending_.end(), block->data, block->data + block->used);
+    if (options_.windowed) KeepSticky(block->data, block->used);
     note(block->records);
     moved += block->records;
     sink_.ReleaseBlock(block);
@@ -66,6 +119,7 @@ std::size_t TraceWriter::Drain() {
   Slot slot;
   while (pending_.size() < options_.chunk_raw_bytes && sink_.PopSmall(slot)) {
     pending_.insert(pending_.end(), slot.data, slot.data + slot.bytes);
+    if (options_.windowed) KeepSticky(slot.data, slot.bytes);
     note(1);
     ++moved;
   }
@@ -80,7 +134,7 @@ void TraceWriter::AppendDropsAndClock(bool force_clock) {
     wire::DropRecord r{};
     r.header = wire::HeaderFor<wire::DropRecord>(wire::RecordKind::kDrops);
     r.source = static_cast<std::uint16_t>(s);
-    r.cumulative = n;
+    r.cumulative = n - drops_base_[s];
     const auto* p = reinterpret_cast<const std::uint8_t*>(&r);
     pending_.insert(pending_.end(), p, p + sizeof r);
     ++pending_records_;
@@ -125,18 +179,57 @@ void TraceWriter::WriteChunk(std::uint32_t flags) {
   if (fd_ >= 0 && !write_failed_) {
     if (!WriteAll(out_.data(), out_.size())) {
       write_failed_ = true;
-      std::fprintf(stderr, "plasmient agent: writing %s failed: %s; the trace ends at its last chunk\n",
-                   path_.c_str(), strerror(errno));
+      std::fprintf(stderr, "plasmient agent: writing %s failed: %s; %s\n", part_path_.c_str(),
+                   strerror(errno),
+                   options_.windowed ? "the window is dropped" : "the trace ends at its last chunk");
+      // A windowed file is removed whole: what it held is dropped as well.
+      if (options_.windowed)
+        sink_.CountDrops(wire::DropSource::kSpool, static_cast<std::int64_t>(file_records_));
     }
   }
-  if (write_failed_) {
+  std::uint32_t records = pending_records_ - pending_meta_;
+  if (fd_ < 0 || write_failed_) {
     records_lost_ += pending_records_;
+    if (options_.windowed) sink_.CountDrops(wire::DropSource::kSpool, records);
   } else {
     records_written_ += pending_records_;
+    file_records_ += records;
     bytes_written_ += out_.size();
   }
   pending_.clear();
   pending_records_ = pending_meta_ = 0;
+}
+
+void TraceWriter::FinishFile() {
+  if (!file_open_) return;
+  file_open_ = false;
+  while (Drain() > 0) {
+    if (pending_.size() >= options_.chunk_raw_bytes) WriteChunk(0);
+  }
+  if (capped_ && pending_records_ > 0) DiscardPending();
+  AppendDropsAndClock(true);
+  WriteChunk(wire::kChunkLast);
+  if (write_failed_ && !options_.windowed) {
+    std::fprintf(stderr, "plasmient agent: %s: %llu records not written\n", path_.c_str(),
+                 static_cast<unsigned long long>(records_lost_));
+  }
+  bool written = fd_ >= 0 && !write_failed_;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!options_.windowed) return;
+  if (written && ::rename(part_path_.c_str(), path_.c_str()) != 0) {
+    std::fprintf(stderr, "plasmient agent: renaming %s failed: %s; the window is dropped\n",
+                 part_path_.c_str(), strerror(errno));
+    sink_.CountDrops(wire::DropSource::kSpool, static_cast<std::int64_t>(file_records_));
+    written = false;
+  }
+  if (written) {
+    ++files_written_;
+    std::copy(std::begin(drops_reported_), std::end(drops_reported_), std::begin(drops_base_));
+  } else {
+    ::unlink(part_path_.c_str());
+    ++files_dropped_;
+  }
 }
 
 void TraceWriter::Close() {
@@ -144,20 +237,9 @@ void TraceWriter::Close() {
     stop_.store(true, std::memory_order_release);
     thread_.join();
   }
-  if (fd_ < 0) return;
+  if (!file_open_) return;
   if (tick_) tick_();
-  while (Drain() > 0) {
-    if (pending_.size() >= options_.chunk_raw_bytes) WriteChunk(0);
-  }
-  if (capped_ && pending_records_ > 0) DiscardPending();
-  AppendDropsAndClock(true);
-  WriteChunk(wire::kChunkLast);
-  if (write_failed_) {
-    std::fprintf(stderr, "plasmient agent: %s: %llu records not written\n", path_.c_str(),
-                 static_cast<unsigned long long>(records_lost_));
-  }
-  ::close(fd_);
-  fd_ = -1;
+  FinishFile();
 }
 
 bool TraceWriter::WriteAll(const std::uint8_t* data, std::size_t size) {

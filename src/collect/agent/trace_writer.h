@@ -22,6 +22,11 @@ struct WriterOptions {
   // Size cap: chunks that would take the file past it are counted (DropSource::kSizeCap), not
   // written; the closing chunk is always written. 0: no cap.
   std::uint64_t max_bytes = 0;
+  // One file per window (Rotate): each is written as ".name.part" and renamed when complete,
+  // begins with every string, process and device record seen so far (so it reads on its own),
+  // and counts drops from the last file that was written. A file that cannot be created or
+  // written is dropped whole: its records are counted (DropSource::kSpool), the next file says so.
+  bool windowed = false;
 };
 
 class TraceWriter {
@@ -32,8 +37,13 @@ class TraceWriter {
   TraceWriter& operator=(const TraceWriter&) = delete;
 
   // Creates the file, writes its header, starts the thread (unless `start_thread` is false:
-  // then the caller drives Drain/WriteChunk itself). Empty string on success, else why.
-  std::string Open(const std::string& path, bool start_thread = true);
+  // then the caller drives Drain/WriteChunk itself). Empty string on success, else why; a
+  // windowed writer carries on after a failure (counting drops) and says why once on stderr.
+  std::string Open(const std::string& path, bool start_thread = true, std::uint32_t file_flags = 0);
+  // Windowed: completes the current file (everything drained, drop counts, the closing chunk,
+  // renamed to its name) and continues in `path`. On the writer thread (from the tick) or, with
+  // no thread, the caller's.
+  void Rotate(const std::string& path, std::uint32_t file_flags);
   // Called on the writer thread about every 100 ms (e.g. cuptiActivityFlushAll(0)).
   void SetTick(std::function<void()> tick) { tick_ = std::move(tick); }
   // Stops the thread, drains everything, writes drop counts and the closing chunk, closes.
@@ -49,10 +59,15 @@ class TraceWriter {
   std::uint64_t records_lost() const { return records_lost_; }
   bool write_failed() const { return write_failed_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
+  std::uint64_t files_written() const { return files_written_; }
+  std::uint64_t files_dropped() const { return files_dropped_; }
   const std::string& path() const { return path_; }
 
  private:
   void Run();
+  std::string StartFile(const std::string& path, std::uint32_t file_flags);
+  void FinishFile();
+  void KeepSticky(const std::uint8_t* data, std::size_t bytes);
   void AppendDropsAndClock(bool force_clock);
   void DiscardPending();  // over the size cap: counted, not written
   bool WriteAll(const std::uint8_t* data, std::size_t size);
@@ -61,6 +76,8 @@ class TraceWriter {
   WriterOptions options_;
   wire::ChunkEncoder encoder_;
   std::string path_;
+  std::string part_path_;  // windowed: where path_ is written until it is complete
+  bool file_open_ = false;
   int fd_ = -1;
   std::thread thread_;
   std::atomic<bool> stop_{false};
@@ -72,6 +89,14 @@ class TraceWriter {
   std::uint64_t oldest_pending_ns_ = 0;
   std::uint64_t last_clock_sync_ns_ = 0;
   std::int64_t drops_reported_[static_cast<std::size_t>(wire::DropSource::kCount)] = {};
+  std::int64_t drops_base_[static_cast<std::size_t>(wire::DropSource::kCount)] =
+      {};                             // at the last file written
+  std::vector<std::uint8_t> sticky_;  // windowed: string, process and device records seen so far
+  std::uint32_t sticky_records_ = 0;
+  std::uint64_t file_records_ = 0;  // records written into the current file
+  std::uint64_t files_written_ = 0;
+  std::uint64_t files_dropped_ = 0;
+  bool said_spool_problem_ = false;
   std::uint64_t records_written_ = 0;
   std::uint64_t bytes_written_ = 0;
   std::uint64_t records_lost_ = 0;

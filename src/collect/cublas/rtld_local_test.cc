@@ -24,6 +24,7 @@ TEST(GemmInterposer, ForwardsToCublasLoadedRtldLocal) {
   ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
   setenv("PLASMIENT_OUT_DIR", dir.c_str(), 1);
   setenv("PLASMIENT_NVML_PERIOD_MS", "0", 1);
+  setenv("PLASMIENT_PERIOD_S", "0", 1);  // one whole-run file
   ASSERT_EQ(plasmient_agent_start(), 0);
 
   void* user = dlopen(PLASMIENT_CUBLAS_USER_SO, RTLD_NOW | RTLD_LOCAL);

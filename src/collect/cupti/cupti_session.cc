@@ -194,7 +194,7 @@ std::string StartCuptiSession(Agent& agent) {
     return "cuptiActivityRegisterCallbacks failed";
   }
   PointNvtxAtCupti();
-  const CUpti_ActivityKind kinds[] = {
+  static constexpr CUpti_ActivityKind kKinds[] = {
       CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
       CUPTI_ACTIVITY_KIND_MEMCPY,
       CUPTI_ACTIVITY_KIND_MEMCPY2,
@@ -207,7 +207,7 @@ std::string StartCuptiSession(Agent& agent) {
       CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
       CUPTI_ACTIVITY_KIND_DEVICE,
   };
-  for (CUpti_ActivityKind kind : kinds) {
+  for (CUpti_ActivityKind kind : kKinds) {
     // DEVICE records are emitted at driver initialization, which may already be under way when
     // the injection runs: EnableAndDump also emits the devices that exist.
     CUptiResult rc =
@@ -217,6 +217,20 @@ std::string StartCuptiSession(Agent& agent) {
       setup.Undo();
       return "cuptiActivityEnable(" + std::to_string(kind) + "): " + ResultText(rc);
     }
+  }
+  if (agent.config().windowed()) {
+    // Between windows every kind but DEVICE is off; launch callbacks stay (one branch each).
+    std::vector<CUpti_ActivityKind> switched;
+    for (CUpti_ActivityKind kind : setup.enabled) {
+      if (kind != CUPTI_ACTIVITY_KIND_DEVICE) switched.push_back(kind);
+    }
+    agent.SetKernelSwitch([s, switched](bool on) {
+      for (CUpti_ActivityKind kind : switched) on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind);
+      if (!on) {
+        FlushCupti(true);
+        s->converter->Flush();
+      }
+    });
   }
   agent.SetWriterTick([] { FlushCupti(false); });
   agent.AddPreCloseHook([s] {

@@ -94,16 +94,25 @@ namespace plasmient::collect {
 namespace {
 
 struct TestAgent {
-  TestAgent() : agent(Config(), SinkOptions{}) { EXPECT_EQ(agent.Start(), ""); }
+  explicit TestAgent(double period_s = 0, double window_s = 0)
+      : agent(Config(period_s, window_s), SinkOptions{}) {
+    EXPECT_EQ(agent.Start(), "");
+  }
   ~TestAgent() {
     agent.Shutdown();
-    std::remove(agent.path().c_str());
+    if (!agent.config().windowed()) std::remove(agent.path().c_str());
   }
-  static AgentConfig Config() {
+  static AgentConfig Config(double period_s, double window_s) {
     AgentConfig c;
     c.out_dir = ::testing::TempDir();
+    c.spool = ::testing::TempDir() + "/cupti_session_spool_" + std::to_string(getpid());
     c.pid = getpid();
     c.host = "cupti-test";
+    c.period_s = period_s;
+    c.window_s = window_s;
+    if (period_s > 0) {
+      EXPECT_EQ(system(("mkdir -p " + c.spool).c_str()), 0);
+    }
     return c;
   }
   Agent agent;
@@ -128,6 +137,25 @@ TEST(CuptiSession, NewerMinorStartsAndDumpsDevices) {
   cuptiUnsubscribe(nullptr);
   g_enabled.clear();
   g_version = CUPTI_API_VERSION;
+}
+
+// Between windows only DEVICE stays enabled; inside one, every kind.
+TEST(CuptiSession, WindowedSessionSwitchesKindsWithTheWindow) {
+  {
+    TestAgent t(/*period_s=*/100, /*window_s=*/1);  // the first window opens after 99 s
+    EXPECT_EQ(StartCuptiSession(t.agent), "");
+    EXPECT_FALSE(t.agent.kernels_on());
+    EXPECT_EQ(g_enabled, std::set<int>{CUPTI_ACTIVITY_KIND_DEVICE});
+    cuptiUnsubscribe(nullptr);
+    g_enabled.clear();
+  }
+  TestAgent t(/*period_s=*/5, /*window_s=*/5);  // always in a window, one file every 5 s
+  EXPECT_EQ(StartCuptiSession(t.agent), "");
+  EXPECT_TRUE(t.agent.kernels_on());
+  EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_MARKER));
+  cuptiUnsubscribe(nullptr);
+  g_enabled.clear();
 }
 
 TEST(CuptiSession, FailedSetUpUnsubscribesAndDisables) {

@@ -37,6 +37,7 @@ Plugin Load(const std::string& name) {
   EXPECT_EQ(system(("mkdir -p " + dir + " && cp " PLASMIENT_AGENT_SO " " + copy).c_str()), 0);
   setenv("PLASMIENT_OUT_DIR", dir.c_str(), 1);
   setenv("PLASMIENT_NVML_PERIOD_MS", "0", 1);
+  setenv("PLASMIENT_PERIOD_S", "0", 1);  // one whole-run file
   setenv("RANK", "2", 1);
   Plugin p;
   void* lib = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
