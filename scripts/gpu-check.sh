@@ -8,7 +8,8 @@
 # Builds the agent standalone (cmake -S src/collect; without zstd it writes stored chunks),
 # compiles a CUDA workload for this GPU (-arch=native: no PTX JIT in the timings), runs it with
 # and without the agent, and where PyTorch is present training steps under the agent launcher
-# and under torch.profiler, and two ranks doing NCCL all-reduces under the agent. Overhead is the
+# and under torch.profiler, and two ranks doing NCCL all-reduces under the agent; then both again
+# with duty-cycled windows into a spool (files complete and alternating, overhead under 1%). Overhead is the
 # in-process CUDA-event median of steady-state steps (warm-up left out), agent on vs off. Any
 # dropped record or a trace without its closing chunk fails the check; so do missing GPM samples
 # on Hopper or later. Agent traces stay in $OUT. Summary table last; exit 1 on any FAIL.
@@ -115,6 +116,44 @@ elif [[ $have_python == 0 ]]; then
   record workload SKIP "python3 missing: the comparisons need it"
 fi
 
+# Duty-cycled windows into a spool (PLASMIENT_PERIOD_S, PLASMIENT_WINDOW_S): the spool's files
+# (complete, samples and windows alternating, kernels only in windows), and the median step time
+# with windows against no agent and against whole-run tracing.
+windows_check() {   # windows_check NAME SPOOL: every file of the spool through compare.py windows
+  local name=$1 spool=$2 csvs=() f
+  while IFS= read -r f; do
+    dump_csv "$f" "$f.csv" > /dev/null
+    csvs+=("$f.csv")
+  done < <(find "$spool" -maxdepth 1 -name '*.pltrace' | sort)
+  local parts
+  parts=$(find "$spool" -maxdepth 1 -name '.*.part' | wc -l)
+  record "${name}_no_part_left" "$([[ $parts == 0 ]] && echo PASS || echo FAIL)" "$parts .part files after exit"
+  compare "$OUT/$name-checks.txt" windows "$name" "${csvs[@]}"
+}
+if [[ -x "$WORK/workload" && -f "$AGENT" && $have_python == 1 ]]; then
+  WINDOW_STEPS=12000   # a few seconds of steps: several 0.3 s windows every 1 s
+  note "workload, $WINDOW_STEPS steps: no agent, whole-run agent, windowed agent"
+  run_logged workload-long-plain sh -c "'$WORK/workload' 8192 20 $WINDOW_STEPS > '$OUT/workload-long-plain.json'"
+  rm -rf "$OUT/workload-long-trace" "$OUT/workload-spool"
+  run_logged workload-long-agent sh -c "'$LAUNCH' --out '$OUT/workload-long-trace' --agent '$AGENT' -- \
+    '$WORK/workload' 8192 20 $WINDOW_STEPS > '$OUT/workload-long-agent.json'"
+  mkdir -p "$OUT/workload-spool"
+  run_logged workload-windows env PLASMIENT_PERIOD_S=1 PLASMIENT_WINDOW_S=0.3 PLASMIENT_SPOOL="$OUT/workload-spool" \
+    sh -c "'$LAUNCH' --out '$OUT/workload-windows-out' --agent '$AGENT' -- \
+    '$WORK/workload' 8192 20 $WINDOW_STEPS > '$OUT/workload-windows.json'"
+  if [[ -s "$OUT/workload-windows.json" && -s "$OUT/workload-long-plain.json" ]]; then
+    windows_check workload_windows "$OUT/workload-spool"
+    compare "$OUT/overhead-windows.txt" overhead workload_windows_vs_off \
+      "$(json_field "$OUT/workload-long-plain.json" step_ms_median)" \
+      "$(json_field "$OUT/workload-windows.json" step_ms_median)" 1
+    compare "$OUT/overhead-windows-whole.txt" overhead workload_whole_run_vs_off \
+      "$(json_field "$OUT/workload-long-plain.json" step_ms_median)" \
+      "$(json_field "$OUT/workload-long-agent.json" step_ms_median)" "$OVERHEAD_LIMIT_PCT"
+  else
+    record workload_windows FAIL "no output from the windowed run (see $LOG)"
+  fi
+fi
+
 if [[ $have_python == 1 ]] && python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>> "$LOG"; then
   STEPS="$ROOT/src/collect/gpu_check/torch_steps.py"
   note "PyTorch steps: torch.profiler (reference)"
@@ -139,6 +178,25 @@ if [[ $have_python == 1 ]] && python3 -c 'import torch, sys; sys.exit(0 if torch
       "$(json_field "$OUT/torch-agent.json" step_ms_median)" "$OVERHEAD_LIMIT_PCT"
   else
     record torch_trace FAIL "no agent trace, step timings or torch.profiler reference (see $LOG)"
+  fi
+
+  note "PyTorch steps under the windowed agent (0.3 s every 1 s)"
+  rm -rf "$OUT/torch-spool" && mkdir -p "$OUT/torch-spool"
+  run_logged torch-plain-long python3 "$STEPS" plain "$OUT/torch-plain-long.json" 400
+  run_logged torch-windows env PLASMIENT_PERIOD_S=1 PLASMIENT_WINDOW_S=0.3 PLASMIENT_SPOOL="$OUT/torch-spool" \
+    "$LAUNCH" --out "$OUT/torch-windows-out" --agent "$AGENT" -- python3 "$STEPS" plain "$OUT/torch-windows.json" 400
+  if [[ -s "$OUT/torch-windows.json" ]]; then
+    # The launcher's shell children write spools of their own: keep the training process's files.
+    pid=$(find "$OUT/torch-spool" -maxdepth 1 -name '*.pltrace' -printf '%s %f\n' | sort -rn | head -n 1 |
+          cut -d' ' -f2 | awk -F- '{print $(NF-1)}')
+    mkdir -p "$OUT/torch-spool/main" && find "$OUT/torch-spool" -maxdepth 1 -name "*-$pid-*.pltrace" \
+      -exec mv {} "$OUT/torch-spool/main/" \;
+    windows_check torch_windows "$OUT/torch-spool/main"
+    compare "$OUT/overhead-torch-windows.txt" overhead torch_windows_vs_off \
+      "$(json_field "$OUT/torch-plain-long.json" step_ms_median)" \
+      "$(json_field "$OUT/torch-windows.json" step_ms_median)" 1
+  else
+    record torch_windows FAIL "no output from the windowed PyTorch run (see $LOG)"
   fi
 
   note "NCCL: two ranks, all-reduce, under the agent"

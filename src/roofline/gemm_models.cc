@@ -115,6 +115,11 @@ bool GroupedMm(std::string_view model, const OpArgs& args, OpCost& cost) {
 
 bool EstimateGemm(std::string_view name, const OpArgs& args, OpCost& cost) {
   if (name == "mm") return Mm("mm", args, 0, 1, 0, cost);
+  // The agent's cuBLAS calls (ingest/native, kGemmOpName): shapes spelled as aten::mm's or,
+  // batched, aten::bmm's.
+  if (name == "cublas::gemm") {
+    return args.Rank(0) == 3 ? Bmm("bmm", args, 0, 1, 0, cost) : Mm("mm", args, 0, 1, 0, cost);
+  }
   if (name == "_scaled_mm" || name == "_scaled_mm_v2") {
     // FP8/MX GEMMs: the dtype (fp8, fp4) picks their own peak; scales are tiny.
     if (!Mm("scaled_mm", args, 0, 1, 0, cost)) return false;

@@ -10,6 +10,18 @@ namespace {
 
 constexpr const char* kBf16x3 = R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16"])";
 
+// The agent's cuBLAS calls, as ingest/native spells them: 2·M·N·K (times the batch).
+TEST(OpCost, AgentGemmCallsUseTheMmAndBmmModels) {
+  OpCost c =
+      EstimateOp("cublas::gemm", "[[4096,1024],[1024,512]]", R"(["c10::BFloat16","c10::BFloat16"])", "");
+  ASSERT_TRUE(c.modeled());
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * 4096 * 1024 * 512);
+  EXPECT_EQ(c.dtype, Dtype::kBf16);
+  OpCost b = EstimateOp("cublas::gemm", "[[3,64,32],[3,32,16]]", R"(["c10::BFloat16","c10::BFloat16"])", "");
+  ASSERT_TRUE(b.modeled());
+  EXPECT_DOUBLE_EQ(b.flops, 2.0 * 3 * 64 * 32 * 16);
+}
+
 TEST(GemmModel, MmBf16) {
   OpCost c = EstimateOp("aten::mm", "[[8,512],[512,1024]]", R"(["c10::BFloat16","c10::BFloat16"])", "");
   EXPECT_EQ(c.model, "mm");
@@ -487,6 +499,7 @@ TEST(OpCost, UnknownOpAndBadInputHaveNoModel) {
   EXPECT_EQ(unknown.flops, -1);
   EXPECT_EQ(unknown.bytes, -1);
   EXPECT_FALSE(EstimateOp("aten::mm", "[[8,512],[512", "", "").modeled());
+  EXPECT_FALSE(EstimateOp("cublas::gemm", "[[8,512],[256,1024]]", "", "").modeled());
   EXPECT_FALSE(EstimateOp("aten::mm", "", "", "").modeled());
 }
 

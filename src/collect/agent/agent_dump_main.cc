@@ -1,7 +1,8 @@
 // plasmient_agent_dump FILE [--kernels]: reads an agent trace with the wire library only and
 // prints a summary, or CSV: one line per kernel, GEMM call, copy, memset, NVTX range,
-// collective, NVML sample and drop source, and a `file` line (closing chunk seen, corrupt
-// chunks), for machines without the analyzer (scripts/gpu-check.sh).
+// collective, NVML sample and drop source, a `file` line (closing chunk seen, corrupt chunks)
+// and a `header` line (whole_run, window or samples), for machines without the analyzer
+// (scripts/gpu-check.sh).
 #include <cxxabi.h>
 
 #include <algorithm>
@@ -147,6 +148,12 @@ int main(int argc, char** argv) {
       std::printf("drops,source%d,,,,,,,,%lld\n", source, static_cast<long long>(n));
     std::printf("file,%s,,,,,,,,%lld\n", r.truncated ? "truncated" : "last_chunk",
                 static_cast<long long>(r.corrupt_chunks));
+    // What the file covers: whole-run, a kernel window, or device-tier samples between windows.
+    std::printf("header,%s,,,,,,,,%u\n",
+                (r.header.flags & kFileWindow) == 0    ? "whole_run"
+                : (r.header.flags & kFileKernels) != 0 ? "window"
+                                                       : "samples",
+                r.header.flags);
     return 0;
   }
   std::printf("file: %s\nchunks: %lld ok, %lld corrupt, truncated: %s%s\n", argv[1],

@@ -6,6 +6,7 @@
   python3 compare.py integrity NAME KERNELS.csv                 # closing chunk, no drops
   python3 compare.py gpm NAME KERNELS.csv CC_MAJOR              # GPM samples on Hopper or later
   python3 compare.py nccl RESULT.json KERNELS_RANK0.csv KERNELS_RANK1.csv
+  python3 compare.py windows NAME FILE.csv...   # a duty-cycled run's spool, in file order
 KERNELS.csv is plasmient_agent_dump --kernels output.
 Prints "CHECK <name> <PASS|FAIL|SKIP> <detail>" lines; exits 1 if any FAIL.
 """
@@ -151,6 +152,36 @@ def nccl(result_path, *csv_paths):
         check("nccl_seq_match", seqs[0] == seqs[1], "both ranks saw the same sequence numbers")
 
 
+def windows(name, *csv_paths):
+    """The spool of one duty-cycled process: every file complete, windows and samples files
+    alternating from a samples file, kernels only in windows, device-tier samples in every file."""
+    check(f"{name}_files", len(csv_paths) >= 3, f"{len(csv_paths)} files in the spool (want >= 3)")
+    kinds, kernels, problems = [], 0, []
+    for i, path in enumerate(csv_paths):
+        rs = rows(path)
+        header = [r["name"] for r in rs if r["kind"] == "header"]
+        kind = header[0] if header else "none"
+        kinds.append(kind)
+        n = sum(1 for r in rs if r["kind"] == "kernel")
+        files = [r for r in rs if r["kind"] == "file"]
+        drops = sum(int(r["bytes"] or 0) for r in rs if r["kind"] == "drops")
+        if not files or files[0]["name"] != "last_chunk" or int(files[0]["bytes"] or 0) != 0:
+            problems.append(f"file {i}: not complete")
+        if drops:
+            problems.append(f"file {i}: {drops} records dropped")
+        if kind == "window" and n == 0 and i + 1 < len(csv_paths):
+            problems.append(f"file {i}: a window without kernels")
+        if kind == "samples" and n > 0:
+            problems.append(f"file {i}: {n} kernels between windows")
+        if not any(r["kind"] == "sample" for r in rs) and i + 1 < len(csv_paths):
+            problems.append(f"file {i}: no device-tier samples")
+        kernels += n if kind == "window" else 0
+    want = ["samples" if i % 2 == 0 else "window" for i in range(len(kinds))]
+    check(f"{name}_alternate", kinds == want, f"file kinds {kinds}")
+    check(f"{name}_complete", not problems, "; ".join(problems) if problems else
+          f"{kernels} kernels in {kinds.count('window')} windows, every file complete, no drops")
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "workload":
@@ -165,4 +196,6 @@ if __name__ == "__main__":
         gpm(sys.argv[2], sys.argv[3], sys.argv[4])
     elif mode == "nccl":
         nccl(sys.argv[2], *sys.argv[3:])
+    elif mode == "windows":
+        windows(sys.argv[2], *sys.argv[3:])
     sys.exit(1 if failed else 0)

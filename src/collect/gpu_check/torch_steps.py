@@ -1,6 +1,6 @@
 """Training steps of a small transformer-like MLP, for scripts/gpu-check.sh.
 
-  python3 torch_steps.py plain OUT.json     # time the steps (run with or without the agent)
+  python3 torch_steps.py plain OUT.json [STEPS]   # time the steps (with or without the agent)
   python3 torch_steps.py profile OUT.json   # same steps under torch.profiler; writes OUT.json
                                             # and OUT.trace.json (Kineto)
 Each step is timed with CUDA events; the first WARM steps are left out and the median of the rest
@@ -18,7 +18,10 @@ WARM, STEPS = 5, 30
 
 
 def main():
+    global STEPS
     mode, out = sys.argv[1], sys.argv[2]
+    if len(sys.argv) > 3:
+        STEPS = int(sys.argv[3])
     torch.manual_seed(0)
     dev = torch.device("cuda")
     width, batch = 2048, 4096
