@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
   cupti.Stop();
   sampler.Stop();
   agent.Shutdown();
-  double flops = 2.0 * static_cast<double>(plan.m) * static_cast<double>(plan.n) * static_cast<double>(plan.k);
+  double flops =
+      2.0 * static_cast<double>(plan.m) * static_cast<double>(plan.n) * static_cast<double>(plan.k);
   std::printf(
       "{\"kernels\": %lld, \"kernel_ns\": %llu, \"flops_per_kernel\": %.0f, \"tensor_pct_window\": %g, "
       "\"tensor_pct_between\": %g, \"files_written\": %llu, \"files_dropped\": %llu}\n",
