@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "collect/agent/record_sink.h"
@@ -116,6 +117,44 @@ void BM_WriterThroughput(benchmark::State& state) {
   std::remove(path.c_str());
 }
 BENCHMARK(BM_WriterThroughput)->Arg(0)->Arg(-3)->Arg(-1)->Arg(1)->Arg(3)->Unit(benchmark::kMicrosecond);
+
+// A window switch on the writer thread: complete a file (drops, clock, closing chunk, close,
+// rename) and open the next with its preamble of `arg` interned strings (kernel names) plus
+// the process and device records. The CUPTI enable/disable and forced flush it comes with are
+// measured on a GPU (scripts/gpu-check.sh), not here.
+void BM_WindowRotate(benchmark::State& state) {
+  RecordSink sink(SinkOptions{256 << 10, 16, 1 << 14});
+  std::string dir = "/tmp/plasmient_agent_bench_windows." + std::to_string(getpid());
+  if (std::system(("mkdir -p " + dir).c_str()) != 0) {
+    state.SkipWithError("cannot create bench folder");
+    return;
+  }
+  WriterOptions options{-3, 1 << 20, 1'000'000'000, 5'000'000'000};
+  options.windowed = true;
+  TraceWriter writer(sink, options);
+  if (!writer.Open(dir + "/w-0.pltrace", /*start_thread=*/false, wire::kFileWindow).empty()) {
+    state.SkipWithError("cannot open bench file");
+    return;
+  }
+  wire::ProcessRecord p{};
+  p.header = wire::HeaderFor<wire::ProcessRecord>(wire::RecordKind::kProcess);
+  sink.PushSmall(p);
+  for (std::int64_t i = 0; i < state.range(0); ++i) {
+    sink.PushString(
+        static_cast<std::uint32_t>(i + 1),
+        "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_tn_align8>" +
+            std::to_string(i));
+    if (i % 1000 == 999) writer.Drain();  // the ring holds 16 K slots
+  }
+  writer.Drain();
+  std::uint64_t seq = 1;
+  for (auto _ : state) {
+    writer.Rotate(dir + "/w-" + std::to_string(seq++ % 4) + ".pltrace", wire::kFileWindow);
+  }
+  writer.Close();
+  std::system(("rm -rf " + dir).c_str());
+}
+BENCHMARK(BM_WindowRotate)->Arg(100)->Arg(2000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace plasmient::collect

@@ -19,6 +19,7 @@
 
 #include "fleet/analyze_job.h"
 #include "fleet/clickhouse_outbox.h"
+#include "fleet/device_tier.h"
 
 namespace plasmient::fleet {
 namespace fs = std::filesystem;
@@ -67,9 +68,20 @@ void SetLimit(int resource, rlim_t value) {
 std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::AnalyzeOptions& options,
                         const ingest::OpenRules& rules, const JobContext& context) {
   try {
+    SampleKind kind = EntryKind(files, rules);
+    if (kind == SampleKind::kDeviceTier) {  // between windows: no kernels, no verdict, no rows
+      auto device = DeviceTierSamples(files, rules);
+      if (!device) return std::string(kError) + device.error().message;
+      std::string samples = SerializeSamples(*device);
+      return fmt::format("{}{}\n{}", kOk, samples.size(), samples);
+    }
     auto job = AnalyzeJobFiles(files, options, rules);
     if (!job) return std::string(kError) + job.error().message;
-    std::string samples = SerializeSamples(SampleJob(*job));
+    std::vector<RankSample> ranks = SampleJob(*job);
+    if (kind == SampleKind::kWindow) {
+      if (auto s = AddWindowActivity(files, rules, ranks); !s) return std::string(kError) + s.error().message;
+    }
+    std::string samples = SerializeSamples(ranks);
     std::string out = fmt::format("{}{}\n", kOk, samples.size());
     out += samples;
     out += ClickHouseOutbox::Serialize(BuildRows(*job, context));

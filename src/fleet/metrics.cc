@@ -116,9 +116,10 @@ std::string SerializeSamples(const std::vector<RankSample>& samples) {
       else
         out += c;
     }
-    out += fmt::format("\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", s.utilization, s.achieved,
+    out += fmt::format("\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", s.utilization, s.achieved,
                        fmt::join(s.loss, "\t"), s.gpu_s, s.wasted_s, fmt::join(s.buckets, "\t"), s.steps,
-                       s.steps_sum_s, "end");
+                       s.steps_sum_s, static_cast<int>(s.kind), s.sm_active, s.tensor_active, s.dram_active,
+                       "end");
   }
   return out;
 }
@@ -137,7 +138,7 @@ Result<std::vector<RankSample>> ParseSamples(std::string_view text) {
       if (tab == std::string_view::npos) break;
       at = tab + 1;
     }
-    constexpr std::size_t kCells = 2 + 2 + verdict::kLossCount + 2 + kStepBucketsS.size() + 2 + 1;
+    constexpr std::size_t kCells = 2 + 2 + verdict::kLossCount + 2 + kStepBucketsS.size() + 2 + 4 + 1;
     if (cells.size() != kCells || cells.back() != "end") return Fail("metrics samples: bad line");
     RankSample& s = out.emplace_back();
     std::size_t k = 0;
@@ -164,6 +165,13 @@ Result<std::vector<RankSample>> ParseSamples(std::string_view text) {
     for (auto& b : s.buckets) num(b);
     num(s.steps);
     num(s.steps_sum_s);
+    int kind = -1;
+    num(kind);
+    if (kind < 0 || kind > static_cast<int>(SampleKind::kDeviceTier)) ok = false;
+    s.kind = static_cast<SampleKind>(kind);
+    num(s.sm_active);
+    num(s.tensor_active);
+    num(s.dram_active);
     if (!ok) return Fail("metrics samples: bad number");
   }
   return out;
@@ -179,9 +187,13 @@ void MetricsRegistry::RecordJob(const std::vector<RankSample>& samples, const Jo
     const std::string& old = job_order_.front();
     auto lo = series_.lower_bound(Key{old, INT64_MIN});
     while (lo != series_.end() && lo->first.first == old) lo = series_.erase(lo);
+    auto w = windowed_.lower_bound(Key{old, INT64_MIN});
+    while (w != windowed_.end() && w->first.first == old) w = windowed_.erase(w);
     job_order_.pop_front();
   }
   for (const auto& sample : samples) {
+    if (sample.kind != SampleKind::kTrace) RecordWindow(sample, context);
+    if (sample.kind == SampleKind::kDeviceTier) continue;  // no verdict: only the device gauges
     RankSeries& s = series_[Key{context.job_id, sample.rank}];
     s.host = context.host;
     s.gpu = sample.gpu;
@@ -194,6 +206,45 @@ void MetricsRegistry::RecordJob(const std::vector<RankSample>& samples, const Jo
     s.steps += sample.steps;
     s.steps_sum_s += sample.steps_sum_s;
   }
+}
+
+double MetricsRegistry::WindowSeries::Rolling() const {
+  double useful = 0, gpu = 0;
+  for (const auto& w : recent) {
+    useful += w.achieved * w.gpu_s;
+    gpu += w.gpu_s;
+  }
+  return gpu > 0 ? useful / gpu : -1;
+}
+
+double MetricsRegistry::WindowSeries::Calibration() const {
+  double useful = 0, tensor = 0;
+  for (const auto& w : recent) {
+    if (w.tensor_active <= 0) continue;
+    useful += w.achieved * w.gpu_s;
+    tensor += w.tensor_active * w.gpu_s;
+  }
+  return tensor > 0 ? useful / tensor : -1;
+}
+
+void MetricsRegistry::RecordWindow(const RankSample& sample, const JobContext& context) {
+  WindowSeries& w = windowed_[Key{context.job_id, sample.rank}];
+  w.host = context.host;
+  if (!sample.gpu.empty()) w.gpu = sample.gpu;
+  w.sm_active = sample.sm_active;
+  w.tensor_active = sample.tensor_active;
+  w.dram_active = sample.dram_active;
+  if (sample.kind == SampleKind::kWindow) {
+    w.recent.push_back({sample.achieved, sample.gpu_s, sample.tensor_active});
+    if (w.recent.size() > kRollingWindows) w.recent.pop_front();
+    w.lifetime_useful_s += sample.achieved * sample.gpu_s;
+    w.lifetime_gpu_s += sample.gpu_s;
+    ++w.windows;
+    w.estimated = -1;  // a measured window replaces the estimate
+    return;
+  }
+  double k = w.Calibration();
+  w.estimated = k >= 0 && sample.tensor_active >= 0 ? std::clamp(k * sample.tensor_active, 0.0, 1.0) : -1;
 }
 
 void MetricsRegistry::SetLive(const std::string& host, std::vector<LiveSample> samples) {
@@ -251,8 +302,47 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
         "Share of the trace window with a kernel resident (what nvidia-smi reports).",
         [](const RankSeries& s) { return s.utilization; });
   gauge("plasmient_achieved_fraction_of_peak_ratio", "gauge",
-        "Useful FLOP/s over the chip's peak for the dominant dtype, over the trace window.",
+        "Useful FLOP/s over the chip's peak for the dominant dtype, over the trace window; duty-cycled "
+        "jobs also by window (rolling: the last windows, lifetime: every window, between: estimated "
+        "from the device tier since the last window).",
         [](const RankSeries& s) { return s.achieved; });
+  auto window_labels = [](const Key& k, const WindowSeries& w) {
+    return fmt::format("host=\"{}\",gpu=\"{}\",job=\"{}\",rank=\"{}\"", EscapeLabelValue(w.host),
+                       EscapeLabelValue(w.gpu), EscapeLabelValue(k.first), k.second);
+  };
+  for (const auto& [k, w] : windowed_) {
+    auto line = [&](std::string_view window, std::string_view figure, double v) {
+      if (v < 0) return;
+      out += fmt::format("plasmient_achieved_fraction_of_peak_ratio{{{},window=\"{}\",figure=\"{}\"}} ",
+                         window_labels(k, w), window, figure);
+      Value(out, v);
+      out += '\n';
+    };
+    line("rolling", "measured", w.Rolling());
+    line("lifetime", "measured", w.lifetime_gpu_s > 0 ? w.lifetime_useful_s / w.lifetime_gpu_s : -1);
+    line("between", "estimated", w.estimated);
+  }
+  auto device_gauge = [&](std::string_view name, std::string_view help, double WindowSeries::*field) {
+    Header(out, name, "gauge", help);
+    for (const auto& [k, w] : windowed_) {
+      if (w.*field < 0) continue;
+      out += fmt::format("{}{{{}}} ", name, window_labels(k, w));
+      Value(out, w.*field);
+      out += '\n';
+    }
+  };
+  device_gauge("plasmient_tensor_active_ratio",
+               "Device tier (NVML GPM): share of the latest agent file's span with the tensor pipes active.",
+               &WindowSeries::tensor_active);
+  device_gauge("plasmient_sm_active_ratio",
+               "Device tier (NVML GPM): share of the latest agent file's span with SMs active.",
+               &WindowSeries::sm_active);
+  device_gauge("plasmient_dram_active_ratio",
+               "Device tier (NVML GPM): share of the latest agent file's span with DRAM bandwidth used.",
+               &WindowSeries::dram_active);
+  Header(out, "plasmient_kernel_windows_total", "counter", "Kernel windows of duty-cycled agents analyzed.");
+  for (const auto& [k, w] : windowed_)
+    out += fmt::format("plasmient_kernel_windows_total{{{}}} {}\n", window_labels(k, w), w.windows);
   Header(out, "plasmient_loss_ratio", "gauge",
          "Share of the trace window lost, by category (sums with the achieved fraction to 1).");
   for (const auto& [k, s] : rows) {

@@ -42,6 +42,10 @@ struct SelfMetric {
   double value;
 };
 
+// What a spool entry was: a trace analyzed whole, one kernel window of a duty-cycled agent, or
+// the device-tier samples between two windows (no verdict: only the device gauges).
+enum class SampleKind : std::uint8_t { kTrace = 0, kWindow = 1, kDeviceTier = 2 };
+
 // What the metrics take from one rank of one analysis: made where the verdict is (serve's
 // analysis process) and sent as text to the daemon (SerializeSamples / ParseSamples).
 struct RankSample {
@@ -53,7 +57,14 @@ struct RankSample {
   std::array<std::uint64_t, kStepBucketsS.size()> buckets{};  // steps per bucket (not cumulative)
   std::uint64_t steps = 0;
   double steps_sum_s = 0;
+  SampleKind kind = SampleKind::kTrace;
+  // The device tier's mean SM, tensor and DRAM activity (ratios) over the window W (a kernel
+  // window) or the whole file (device tier); -1 when not sampled.
+  double sm_active = -1, tensor_active = -1, dram_active = -1;
 };
+
+// Windowed jobs keep their last kRollingWindows kernel windows for the rolling verdict.
+inline constexpr std::size_t kRollingWindows = 10;
 
 // The ranks with GPU activity.
 std::vector<RankSample> SampleJob(const verdict::JobVerdict& job);
@@ -84,10 +95,27 @@ class MetricsRegistry {
     double steps_sum_s = 0;
   };
   using Key = std::pair<std::string, std::int64_t>;  // job, rank
+  // A duty-cycled rank: its kernel windows (measured) and device tier (estimated between them).
+  struct WindowSeries {
+    std::string host, gpu;
+    struct Window {
+      double achieved, gpu_s, tensor_active;
+    };
+    std::deque<Window> recent;  // the last kRollingWindows kernel windows, oldest first
+    double lifetime_useful_s = 0, lifetime_gpu_s = 0;
+    std::uint64_t windows = 0;
+    double sm_active = -1, tensor_active = -1, dram_active = -1;  // the latest file's device tier
+    double estimated = -1;  // achieved fraction from the device tier since the last window
+    double Rolling() const;
+    // Achieved fraction per unit of tensor activity over the recent windows, or -1.
+    double Calibration() const;
+  };
+  void RecordWindow(const RankSample& sample, const JobContext& context);
 
   mutable std::mutex mu_;
   std::size_t max_jobs_;
   std::map<Key, RankSeries> series_;
+  std::map<Key, WindowSeries> windowed_;
   std::deque<std::string> job_order_;  // least recently analyzed first
   std::string live_host_;
   std::vector<LiveSample> live_;

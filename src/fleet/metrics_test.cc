@@ -91,6 +91,9 @@ TEST(MetricsTest, SamplesSurviveTheirText) {
   s.buckets[4] = 7;
   s.steps = 7;
   s.steps_sum_s = 0.07;
+  s.kind = SampleKind::kWindow;
+  s.tensor_active = 0.375;
+  s.dram_active = 0.1;
   auto back = ParseSamples(SerializeSamples({s, s}));
   ASSERT_TRUE(back) << back.error().message;
   ASSERT_EQ(back->size(), 2u);
@@ -103,7 +106,65 @@ TEST(MetricsTest, SamplesSurviveTheirText) {
   EXPECT_EQ(b.gpu_s, s.gpu_s);
   EXPECT_EQ(b.buckets, s.buckets);
   EXPECT_EQ(b.steps_sum_s, s.steps_sum_s);
+  EXPECT_EQ(b.kind, SampleKind::kWindow);
+  EXPECT_EQ(b.sm_active, -1);
+  EXPECT_EQ(b.tensor_active, 0.375);
+  EXPECT_EQ(b.dram_active, 0.1);
   EXPECT_FALSE(ParseSamples("3\tgpu\t1\n"));
+}
+
+RankSample Window(double achieved, double gpu_s, double tensor) {
+  RankSample s;
+  s.kind = SampleKind::kWindow;
+  s.rank = 2;
+  s.gpu = "H100";
+  s.achieved = achieved;
+  s.gpu_s = gpu_s;
+  s.tensor_active = tensor;
+  s.sm_active = 0.9;
+  s.dram_active = 0.3;
+  return s;
+}
+
+// A duty-cycled job: rolling over the last kRollingWindows windows, lifetime over all (both
+// weighted by window length), and between windows the device tier's tensor activity times the
+// windows' achieved fraction per unit of tensor activity, labelled estimated.
+TEST(MetricsTest, WindowsGiveRollingLifetimeAndEstimatedFigures) {
+  MetricsRegistry m;
+  const std::string l = "host=\"node\\\"1\",gpu=\"H100\",job=\"j\",rank=\"2\"";
+  auto value = [&](const std::string& labels) {
+    std::string text = m.Render({});
+    std::string key = "plasmient_achieved_fraction_of_peak_ratio{" + l + labels + "} ";
+    auto at = text.find(key);
+    return at == std::string::npos ? -1.0 : std::stod(text.substr(at + key.size()));
+  };
+  // Window 1: 0.2 over 1 s at 40% tensor; window 2: 0.5 over 3 s at 80% tensor.
+  m.RecordJob(std::vector{Window(0.2, 1, 0.4)}, Ctx("j"));
+  m.RecordJob(std::vector{Window(0.5, 3, 0.8)}, Ctx("j"));
+  EXPECT_DOUBLE_EQ(value(",window=\"rolling\",figure=\"measured\""), (0.2 * 1 + 0.5 * 3) / 4);
+  EXPECT_DOUBLE_EQ(value(",window=\"lifetime\",figure=\"measured\""), (0.2 * 1 + 0.5 * 3) / 4);
+  EXPECT_EQ(value(",window=\"between\",figure=\"estimated\""), -1) << "no estimate before a samples file";
+  EXPECT_DOUBLE_EQ(value(""), 0.5) << "the plain series: the latest window";
+  // Between windows: tensor active 30%. Calibration = (0.2 + 1.5) / (0.4 + 2.4) per unit.
+  RankSample between;
+  between.kind = SampleKind::kDeviceTier;
+  between.rank = 2;
+  between.tensor_active = 0.3;
+  between.sm_active = 0.5;
+  m.RecordJob(std::vector{between}, Ctx("j"));
+  EXPECT_NEAR(value(",window=\"between\",figure=\"estimated\""), 0.3 * 1.7 / 2.8, 1e-12);
+  std::string text = m.Render({});
+  EXPECT_TRUE(Has(text, "plasmient_tensor_active_ratio{" + l + "} 0.3\n")) << text;
+  EXPECT_TRUE(Has(text, "plasmient_sm_active_ratio{" + l + "} 0.5\n"));
+  EXPECT_FALSE(Has(text, "plasmient_dram_active_ratio{" + l)) << "not sampled: no series";
+  EXPECT_TRUE(Has(text, "plasmient_kernel_windows_total{" + l + "} 2\n"));
+  EXPECT_DOUBLE_EQ(value(""), 0.5) << "a samples file leaves the verdict series alone";
+  // Rolling forgets the oldest windows; lifetime does not.
+  for (std::size_t i = 0; i < kRollingWindows; ++i) m.RecordJob(std::vector{Window(0.1, 1, 0.2)}, Ctx("j"));
+  EXPECT_DOUBLE_EQ(value(",window=\"rolling\",figure=\"measured\""), 0.1);
+  EXPECT_NEAR(value(",window=\"lifetime\",figure=\"measured\""),
+              (1.7 + 0.1 * kRollingWindows) / (4 + kRollingWindows), 1e-12);
+  EXPECT_EQ(value(",window=\"between\",figure=\"estimated\""), -1) << "a new window replaces the estimate";
 }
 
 }  // namespace

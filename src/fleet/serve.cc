@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "fleet/http_guard.h"
 #include "fleet/record.h"
 #include "ingest/read_trace.h"
+#include "wire/file_format.h"
 
 namespace plasmient::fleet {
 namespace fs = std::filesystem;
@@ -362,8 +364,8 @@ bool ServeDaemon::SetAsideAfterCrashes(const SpoolEntry& entry) {
 void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
   if (!entry.refusal.empty()) return Fail(entry, entry.refusal);
   if (!entry.is_folder && !IsTraceFileName(entry.name)) {
-    return Fail(entry, fmt::format("{}: not a trace file (expected .json, .json.gz, .sqlite or .plasmient)",
-                                   entry.name));
+    return Fail(entry, fmt::format("{}: not a trace file (expected .json, .json.gz, .sqlite or {})",
+                                   entry.name, wire::kFileSuffix));
   }
   for (const auto& f : entry.files) {
     if (auto s = CheckInputFile(f); !s) return Fail(entry, s.error().message);
@@ -416,6 +418,16 @@ void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
       pending_ = Pending{*key, ctx, std::move(outcome.output)};
     }
     const Batch& batch = pending_->output.batch;
+    const auto& samples = pending_->output.samples;
+    if (!samples.empty() && std::all_of(samples.begin(), samples.end(), [](const RankSample& s) {
+          return s.kind == SampleKind::kDeviceTier;
+        })) {
+      // An agent's samples file between windows: the device gauges, nothing to store.
+      metrics_.RecordJob(samples, pending_->context);
+      pending_.reset();
+      ++counters_.analyzed;
+      return Finish(entry);
+    }
     if (outbox_) {
       // Journaled as done only once every store has it or its outbox file is durable.
       auto put = outbox_->Put(pending_->job_key, batch);
@@ -432,6 +444,10 @@ void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
   } else {
     ++counters_.duplicates;
   }
+  Finish(entry);
+}
+
+void ServeDaemon::Finish(const SpoolEntry& entry) {
   if (options_.delete_done) {
     std::error_code ec;
     fs::remove_all(entry.path, ec);

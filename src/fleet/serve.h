@@ -92,6 +92,7 @@ class ServeDaemon {
   void IngestLoop();
   void ProcessEntry(const SpoolEntry& entry);
   void Fail(const SpoolEntry& entry, std::string_view error);
+  void Finish(const SpoolEntry& entry);  // analyzed (or seen before): to done/, or deleted
   Status LockSpool(const std::filesystem::path& state);
   // The entry under analysis, on disk: one the daemon died analyzing twice is set aside. True
   // when it is not to be analyzed now (set aside, or the state folder cannot be written).

@@ -10,12 +10,14 @@
 
 #include <fmt/format.h>
 
+#include "wire/file_format.h"
+
 namespace plasmient::fleet {
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kTraceSuffixes[] = {".json.gz", ".json", ".sqlite", ".plasmient"};
+constexpr std::string_view kTraceSuffixes[] = {".json.gz", ".json", ".sqlite", wire::kFileSuffix};
 
 bool IsInProgressName(std::string_view name) {
   return name.empty() || name.starts_with('.') || name.ends_with(".part") || name.ends_with(".tmp");
@@ -209,10 +211,30 @@ Result<Labels> ReadMarkerLabels(const SpoolEntry& entry) {
   return labels;
 }
 
+// A duty-cycled agent's file, "<job>-<rank>-<host>-<pid>-<seq>.pltrace" (no '-' inside a part):
+// its job, so that every window of a job is one job. Empty for any other name.
+std::string_view AgentWindowJob(std::string_view name) {
+  if (!name.ends_with(wire::kFileSuffix)) return {};
+  name.remove_suffix(std::string_view(wire::kFileSuffix).size());
+  std::vector<std::string_view> parts;
+  for (std::size_t at = 0;;) {
+    std::size_t dash = name.find('-', at);
+    parts.push_back(name.substr(at, dash == std::string_view::npos ? std::string_view::npos : dash - at));
+    if (dash == std::string_view::npos) break;
+    at = dash + 1;
+  }
+  auto digits = [](std::string_view p) {
+    return !p.empty() && std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (parts.size() != 5 || parts[0].empty() || !digits(parts[3]) || !digits(parts[4])) return {};
+  return parts[0];
+}
+
 std::string JobIdOf(const SpoolEntry& entry) {
   if (entry.is_folder) return entry.name;
+  if (std::string_view job = AgentWindowJob(entry.name); !job.empty()) return std::string(job);
   std::string id = entry.name;
-  for (std::string_view s : {".gz", ".json", ".pt.trace", ".sqlite", ".plasmient"}) {
+  for (std::string_view s : {".gz", ".json", ".pt.trace", ".sqlite", wire::kFileSuffix}) {
     if (id.ends_with(s) && id.size() > s.size()) id.resize(id.size() - s.size());
   }
   return id;

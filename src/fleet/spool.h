@@ -1,5 +1,5 @@
 // The spool folder protocol (docs/fleet.md). A top-level entry is ready when:
-//   - it is a trace file (.json, .json.gz, .sqlite, .plasmient) whose name does not start with
+//   - it is a trace file (.json, .json.gz, .sqlite, .pltrace) whose name does not start with
 //     '.' and does not end in .part or .tmp: writers create it under such a name and rename it
 //     into place, which is atomic;
 //   - it is a folder (one job, one trace file per rank) holding a `.done` file, or with a
@@ -55,7 +55,8 @@ Result<std::string> HashEntry(const SpoolEntry& entry, const ingest::OpenRules& 
 inline constexpr std::int64_t kMaxMarkerBytes = 64 << 10;
 Result<Labels> ReadMarkerLabels(const SpoolEntry& entry);
 
-// The job id: a folder's name, or a file's name without its trace extensions.
+// The job id: a folder's name, the job of an agent's window file ("<job>-<rank>-<host>-<pid>-
+// <seq>.pltrace"), or a file's name without its trace extensions.
 std::string JobIdOf(const SpoolEntry& entry);
 
 // Moves the entry (and its sibling marker) into spool/<to>/, renaming on a clash.

@@ -114,11 +114,25 @@ TEST_F(SpoolTest, MovesAndFailures) {
   EXPECT_TRUE(Names().empty());
 }
 
+TEST(SpoolNamesTest, AgentWindowsOfAJobAreOneJob) {
+  auto job = [](std::string name) {
+    SpoolEntry e;
+    e.name = std::move(name);
+    return JobIdOf(e);
+  };
+  EXPECT_EQ(job("j42-3-node_7-1234-000001.pltrace"), "j42");
+  EXPECT_EQ(job("j42-norank-node_7-1234-000002.pltrace"), "j42");
+  EXPECT_EQ(job("a-b.pltrace"), "a-b");  // not an agent window name: the stem
+  EXPECT_EQ(job("j-3-h-12-x.pltrace"), "j-3-h-12-x");
+  EXPECT_EQ(job("x-3-h-12-7.json"), "x-3-h-12-7");
+}
+
 TEST(SpoolNamesTest, TraceFileNames) {
   EXPECT_TRUE(IsTraceFileName("r.json"));
   EXPECT_TRUE(IsTraceFileName("r.pt.trace.json.gz"));
   EXPECT_TRUE(IsTraceFileName("r.sqlite"));
-  EXPECT_TRUE(IsTraceFileName("r.plasmient"));
+  EXPECT_TRUE(IsTraceFileName("j42-3-node_7-1234-000001.pltrace"));
+  EXPECT_FALSE(IsTraceFileName(".j42-3-node_7-1234-000001.pltrace.part"));
   EXPECT_FALSE(IsTraceFileName(".r.json"));
   EXPECT_FALSE(IsTraceFileName("r.json.part"));
   EXPECT_FALSE(IsTraceFileName("r.txt"));

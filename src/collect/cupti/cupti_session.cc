@@ -107,6 +107,14 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   }
 }
 
+void EnableLaunchCallbacks(CUpti_SubscriberHandle subscriber, bool on) {
+  for (CUpti_CallbackId id : kRuntimeLaunches) {
+    cuptiEnableCallback(on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  }
+  for (CUpti_CallbackId id : kDriverLaunches)
+    cuptiEnableCallback(on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+}
+
 void FlushCupti(bool forced) { cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); }
 
 // libcupti's own path, for NVTX injection (NVTX reads NVTX_INJECTION64_PATH at its first call).
@@ -176,12 +184,7 @@ std::string StartCuptiSession(Agent& agent) {
            ")";
   }
   s->subscriber = setup.subscriber;
-  for (CUpti_CallbackId id : kRuntimeLaunches) {
-    cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
-  }
-  for (CUpti_CallbackId id : kDriverLaunches) {
-    cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
-  }
+  EnableLaunchCallbacks(s->subscriber, true);
   uint8_t zeroed = 1;
   size_t one = sizeof zeroed;
   cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &one, &zeroed);
@@ -219,12 +222,14 @@ std::string StartCuptiSession(Agent& agent) {
     }
   }
   if (agent.config().windowed()) {
-    // Between windows every kind but DEVICE is off; launch callbacks stay (one branch each).
+    // Between windows every kind but DEVICE is off, and so are the launch callbacks: the
+    // application's launches cost CUPTI nothing there.
     std::vector<CUpti_ActivityKind> switched;
     for (CUpti_ActivityKind kind : setup.enabled) {
       if (kind != CUPTI_ACTIVITY_KIND_DEVICE) switched.push_back(kind);
     }
     agent.SetKernelSwitch([s, switched](bool on) {
+      EnableLaunchCallbacks(s->subscriber, on);
       for (CUpti_ActivityKind kind : switched) on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind);
       if (!on) {
         FlushCupti(true);

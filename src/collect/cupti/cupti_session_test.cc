@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -21,6 +22,7 @@ bool g_subscribed = false;
 int g_unsubscribes = 0;
 std::set<int> g_enabled;
 std::set<int> g_dumped;
+std::set<std::pair<int, int>> g_callbacks;  // (domain, cbid) enabled
 CUpti_ActivityKind g_failing_kind = CUPTI_ACTIVITY_KIND_INVALID;
 
 }  // namespace
@@ -48,7 +50,13 @@ CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
   ++g_unsubscribes;
   return CUPTI_SUCCESS;
 }
-CUptiResult cuptiEnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) {
+CUptiResult cuptiEnableCallback(uint32_t on, CUpti_SubscriberHandle, CUpti_CallbackDomain d,
+                                CUpti_CallbackId id) {
+  if (on) {
+    g_callbacks.insert({d, static_cast<int>(id)});
+  } else {
+    g_callbacks.erase({d, static_cast<int>(id)});
+  }
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute, size_t*, void*) { return CUPTI_SUCCESS; }
@@ -146,6 +154,7 @@ TEST(CuptiSession, WindowedSessionSwitchesKindsWithTheWindow) {
     EXPECT_EQ(StartCuptiSession(t.agent), "");
     EXPECT_FALSE(t.agent.kernels_on());
     EXPECT_EQ(g_enabled, std::set<int>{CUPTI_ACTIVITY_KIND_DEVICE});
+    EXPECT_TRUE(g_callbacks.empty()) << "launch callbacks off between windows";
     cuptiUnsubscribe(nullptr);
     g_enabled.clear();
   }
@@ -154,6 +163,7 @@ TEST(CuptiSession, WindowedSessionSwitchesKindsWithTheWindow) {
   EXPECT_TRUE(t.agent.kernels_on());
   EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_MARKER));
+  EXPECT_FALSE(g_callbacks.empty());
   cuptiUnsubscribe(nullptr);
   g_enabled.clear();
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <iterator>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include "ingest/native/native_names.h"
 #include "model/trace_builder.h"
 #include "wire/chunk_codec.h"
+#include "wire/crc32c.h"
 
 namespace plasmient::ingest::native {
 namespace {
@@ -362,13 +364,13 @@ class RowMaker {
       case M::kMemoryTotalBytes:
         return "nvml.memory_total_bytes";
       case M::kGpmSmUtilPct:
-        return "gpm.sm_util_pct";
+        return kSmActiveMetric;
       case M::kGpmSmOccupancyPct:
         return "gpm.sm_occupancy_pct";
       case M::kGpmTensorUtilPct:
-        return "gpm.tensor_util_pct";
+        return kTensorActiveMetric;
       case M::kGpmDramBwUtilPct:
-        return "gpm.dram_bw_util_pct";
+        return kDramActiveMetric;
       case M::kGpmFp16UtilPct:
         return "gpm.fp16_util_pct";
       case M::kGpmFp32UtilPct:
@@ -457,6 +459,26 @@ Result<model::Trace> ReadNative(const std::string& path, const OpenRules& rules,
     filled += static_cast<std::size_t>(n);
   }
   return ReadNativeBytes(bytes.data(), filled, path, max_decoded_bytes);
+}
+
+Coverage NativeCoverage(const std::string& path, const OpenRules& rules) {
+  auto file = InputFile::Open(path, rules);
+  if (!file) return Coverage::kNotNative;
+  wire::FileHeader h{};
+  std::size_t filled = 0;
+  auto* p = reinterpret_cast<std::uint8_t*>(&h);
+  while (filled < sizeof h) {
+    ssize_t n = ::read(file->fd(), p + filled, sizeof h - filled);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Coverage::kNotNative;
+    filled += static_cast<std::size_t>(n);
+  }
+  if (std::memcmp(h.magic, wire::kFileMagic, sizeof h.magic) != 0 ||
+      h.header_crc != wire::Crc32c(&h, offsetof(wire::FileHeader, header_crc))) {
+    return Coverage::kNotNative;
+  }
+  if ((h.flags & wire::kFileWindow) == 0) return Coverage::kWholeRun;
+  return (h.flags & wire::kFileKernels) != 0 ? Coverage::kWindow : Coverage::kSamples;
 }
 
 }  // namespace plasmient::ingest::native

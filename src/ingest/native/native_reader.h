@@ -14,6 +14,17 @@ namespace plasmient::ingest::native {
 
 inline constexpr std::string_view kGemmOpName = "cublas::gemm";
 
+// Sample metric names of the device tier's GPM activity (percent of the interval between polls).
+inline constexpr std::string_view kSmActiveMetric = "gpm.sm_util_pct";
+inline constexpr std::string_view kTensorActiveMetric = "gpm.tensor_util_pct";
+inline constexpr std::string_view kDramActiveMetric = "gpm.dram_bw_util_pct";
+
+// What a native file covers, from its header (wire::FileFlags): a process's whole run, one
+// kernel window of a duty-cycled agent, or the device-tier samples between two windows.
+// kNotNative for anything else (unreadable, another format, a damaged header).
+enum class Coverage { kNotNative, kWholeRun, kWindow, kSamples };
+Coverage NativeCoverage(const std::string& path, const OpenRules& rules = {});
+
 // Fatal only when the file cannot be opened or is not a native trace at all. A cut-off file,
 // corrupt chunks and agent drops are counted (kTruncatedNativeFile, kCorruptChunk,
 // kDroppedRecords) and everything readable is returned. Fatal too when the chunks decompress to

@@ -253,5 +253,28 @@ TEST(NativeReader, NotANativeFileFailsWithPath) {
   EXPECT_FALSE(ReadNative("/nonexistent/x.pltrace"));
 }
 
+TEST(NativeReader, CoverageFromTheHeader) {
+  std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, std::uint32_t flags, bool damage = false) {
+    auto h = wire::MakeFileHeader(testing::kRealtime, testing::kMonotonic, flags);
+    if (damage) h.flags ^= wire::kFileKernels;  // the checksum no longer matches
+    std::string path = dir + "/" + name;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    std::fwrite(&h, sizeof h, 1, f);
+    std::fclose(f);
+    return path;
+  };
+  EXPECT_EQ(NativeCoverage(write("whole.pltrace", 0)), Coverage::kWholeRun);
+  EXPECT_EQ(NativeCoverage(write("w.pltrace", wire::kFileWindow | wire::kFileKernels)), Coverage::kWindow);
+  EXPECT_EQ(NativeCoverage(write("s.pltrace", wire::kFileWindow)), Coverage::kSamples);
+  EXPECT_EQ(NativeCoverage(write("bad.pltrace", wire::kFileWindow, true)), Coverage::kNotNative);
+  std::string junk = dir + "/junk.json";
+  std::FILE* f = std::fopen(junk.c_str(), "wb");
+  std::fputs("{\"traceEvents\": []}", f);
+  std::fclose(f);
+  EXPECT_EQ(NativeCoverage(junk), Coverage::kNotNative);
+  EXPECT_EQ(NativeCoverage(dir + "/absent.pltrace"), Coverage::kNotNative);
+}
+
 }  // namespace
 }  // namespace plasmient::ingest::native

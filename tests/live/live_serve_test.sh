@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The live path without a GPU: `plasmient serve` on a spool while a process running the
+# duty-cycled agent with faked CUPTI/NVML seams (live_driver) writes windows into it. Checks that
+# every file is analyzed (none in failed/), and /metrics: the job's measured achieved fraction
+# (rolling and lifetime) within 0.5 point of what the driver fed, the device-tier tensor gauge,
+# the estimate between windows, and the count of kernel windows.
+#   live_serve_test.sh PLASMIENT LIVE_DRIVER
+set -euo pipefail
+bin=$(realpath "$1")
+driver=$(realpath "$2")
+work=$(mktemp -d /tmp/plasmient-live.XXXXXX)
+serve_pid=
+cleanup() {
+  if [[ -n $serve_pid ]]; then kill -9 "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; fi || true
+  [[ -n ${KEEP_LIVE_TMP:-} ]] || rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; [[ -f $work/serve.log ]] && tail -20 "$work/serve.log"; exit 1; }
+
+spool=$work/spool
+mkdir -p "$spool"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$bin" serve --spool "$spool" --listen "127.0.0.1:$port" --poll-ms 50 > "$work/serve.log" 2>&1 &
+serve_pid=$!
+for _ in $(seq 100); do
+  curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
+  sleep 0.1
+done
+
+# 0.5 s kernel windows at the end of every 1 s, for 3.2 s: samples and windows alternate.
+"$driver" "$spool" j42 3 1 0.5 3.2 > "$work/fed.json" || fail "the driver failed"
+cat "$work/fed.json"
+written=$(python3 -c "import json; print(json.load(open('$work/fed.json'))['files_written'])")
+((written >= 5)) || fail "the driver wrote $written files (want >= 5)"
+
+count() { find "$1" -maxdepth 1 -name "$2" 2>/dev/null | wc -l || true; }
+for _ in $(seq 300); do
+  done_n=$(count "$spool/done" '*.pltrace')
+  failed=$(count "$spool/failed" '*.pltrace')
+  (( done_n + failed == written && $(count "$spool" '*.pltrace') == 0 )) && break
+  sleep 0.2
+done
+((failed == 0)) || fail "$failed files in failed/: $(cat "$spool"/failed/*.error 2>/dev/null | head -3)"
+((done_n == written)) || fail "$done_n of $written files analyzed"
+
+curl -s "http://127.0.0.1:$port/metrics" > "$work/metrics.txt"
+python3 - "$work/fed.json" "$work/metrics.txt" "$spool/done" <<'PY'
+import json, os, re, sys
+fed = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+windows = sum(1 for n in os.listdir(sys.argv[3]) if n.endswith(".pltrace")) // 2  # samples, window, ...
+# What was fed: kernels back to back, each 2·M·N·K bf16 FLOPs in kernel_ns, on an H100 SXM
+# (NVIDIA's datasheet: 989.4 dense bf16 TFLOP/s).
+fed_achieved = fed["flops_per_kernel"] / (fed["kernel_ns"] * 1e-9) / 989.4e12
+def series(name, **labels):
+    out = []
+    for line in text.splitlines():
+        m = re.match(name + r"\{(.*)\} (\S+)$", line)
+        if not m:
+            continue
+        got = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+        if all(got.get(k) == v for k, v in labels.items()):
+            out.append(float(m.group(2)))
+    return out
+failed = []
+def check(name, ok, detail):
+    print(("PASS " if ok else "FAIL ") + name + ": " + detail)
+    if not ok:
+        failed.append(name)
+for window in ("rolling", "lifetime"):
+    v = series("plasmient_achieved_fraction_of_peak_ratio", job="j42", rank="3", window=window, figure="measured")
+    check(f"achieved_{window}", len(v) == 1 and abs(v[0] - fed_achieved) <= 0.005,
+          f"{v} vs fed {fed_achieved:.4f}")
+n = series("plasmient_kernel_windows_total", job="j42", rank="3")
+check("kernel_windows", n == [float(windows)], f"{n} vs {windows} window files")
+tensor = series("plasmient_tensor_active_ratio", job="j42", rank="3")
+between = fed["tensor_pct_between"] / 100
+check("tensor_gauge", len(tensor) == 1 and abs(tensor[0] - between) <= 0.01,
+      f"{tensor} vs {between} fed between windows (the last file)")
+# Calibrated on the windows (achieved per unit of tensor activity), applied between them.
+est = series("plasmient_achieved_fraction_of_peak_ratio", job="j42", rank="3", window="between", figure="estimated")
+want = fed_achieved * fed["tensor_pct_between"] / fed["tensor_pct_window"]
+check("estimated_between", len(est) == 1 and abs(est[0] - want) <= 0.005, f"{est} vs {want:.4f}")
+sys.exit(1 if failed else 0)
+PY
+echo "live_serve: OK"
