@@ -23,7 +23,8 @@ constexpr double kLegendPx = 34;
 constexpr double kCharPx = 6.8;  // a 12px system-ui glyph, on average: how many fit in a box
 constexpr double kMinLabelPx = 28;
 constexpr double kMinOpacity = 0.08;
-constexpr std::size_t kTooltipKernelChars = 64;  // templated kernel names run to hundreds  // a box at 0% of peak still shows its outline and label
+constexpr std::size_t kTooltipKernelChars =
+    64;  // templated kernel names run to hundreds  // a box at 0% of peak still shows its outline and label
 
 // Only here; the icicle's own rules, so the shared stylesheet stays as it is.
 constexpr std::string_view kStyle = R"css(<style>
@@ -38,7 +39,9 @@ constexpr std::string_view kStyle = R"css(<style>
 // Numbers in data attributes exactly as --json writes them (JsonWriter: fmt's shortest form).
 std::string Num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 
-bool IsCatchAll(const LayerFigures& f) { return f.path == join::kNoModuleNode || f.path == join::kBackwardNode; }
+bool IsCatchAll(const LayerFigures& f) {
+  return f.path == join::kNoModuleNode || f.path == join::kBackwardNode;
+}
 
 std::size_t Fit(double width_px) { return static_cast<std::size_t>(std::max(0.0, (width_px - 8) / kCharPx)); }
 
@@ -63,15 +66,16 @@ std::string Label(std::string_view name, double width_px) {
 
 // The hover text: what a performance engineer asks of a module first.
 std::string Tooltip(const Layers& layers, const LayerFigures& f, std::string_view head) {
-  std::string s = fmt::format("{}\n{} GPU time · {} of the window · achieved {} of peak", head,
-                              Seconds(f.gpu_time_s), Percent(layers.share_of_window(f)),
-                              Percent(f.achieved_fraction()));
+  std::string s =
+      fmt::format("{}\n{} GPU time · {} of the window · achieved {} of peak", head, Seconds(f.gpu_time_s),
+                  Percent(layers.share_of_window(f)), Percent(f.achieved_fraction()));
   std::vector<std::pair<double, Loss>> losses;
   for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
     auto loss = static_cast<Loss>(l);
     if (f.loss_fraction(loss) >= 0.0005) losses.emplace_back(f.loss_fraction(loss), loss);
   }
-  std::stable_sort(losses.begin(), losses.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(losses.begin(), losses.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t k = 0; k < losses.size(); ++k) {
     s += fmt::format("{}{} {}", k == 0 ? "\nlost: " : ", ", verdict::LossLabel(losses[k].second),
                      Percent(losses[k].first));
@@ -120,17 +124,20 @@ class Icicle {
       }
     }
     for (std::size_t s = 0; s <= n; ++s) {
-      if (folded_count[s] > 0) rows = std::max(rows, s == 0 ? 1 : static_cast<std::size_t>(nodes[s - 1].depth) + 2);
+      if (folded_count[s] > 0)
+        rows = std::max(rows, s == 0 ? 1 : static_cast<std::size_t>(nodes[s - 1].depth) + 2);
     }
     top_ = top;
     std::string out = fmt::format(
-        "<svg id=\"icicle\" viewBox=\"0 0 {0:.0f} {1:.0f}\" width=\"{0:.0f}\" height=\"{1:.0f}\" role=\"img\" "
+        "<svg id=\"icicle\" viewBox=\"0 0 {0:.0f} {1:.0f}\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
+        "role=\"img\" "
         "aria-label=\"module tree: width is GPU time, shade is achieved fraction of peak\">",
         kWidthPx, static_cast<double>(rows) * kRowPx + kLegendPx);
     for (std::size_t k = 0; k < n; ++k) {
       if (!drawn_[k]) continue;
       const LayerFigures& f = nodes[k];
-      out += fmt::format("<g class=\"box{}\" data-path=\"{}\"", IsCatchAll(f) ? " catch" : "", HtmlEscape(f.path));
+      out += fmt::format("<g class=\"box{}\" data-path=\"{}\"", IsCatchAll(f) ? " catch" : "",
+                         HtmlEscape(f.path));
       Box(out, f, x[k], f.depth, f.name, Tooltip(layers_, f, f.path));
     }
     for (std::size_t s = 0; s <= n; ++s) {
@@ -142,8 +149,9 @@ class Icicle {
       out += fmt::format("<g class=\"box more\" data-parent=\"{}\" data-hidden=\"{}\"", HtmlEscape(parent),
                          folded_count[s]);
       Box(out, f, cursor[s], depth, label,
-          Tooltip(layers_, f, fmt::format("{} smaller or deeper nodes under {}", folded_count[s],
-                                          parent.empty() ? "the top" : parent)));
+          Tooltip(layers_, f,
+                  fmt::format("{} smaller or deeper nodes under {}", folded_count[s],
+                              parent.empty() ? "the top" : parent)));
     }
     Legend(out, static_cast<double>(rows) * kRowPx + 12);
     out += "</svg>";
@@ -195,7 +203,8 @@ class Icicle {
       std::string with_pct = fmt::format("{} · {}", label, Percent(f.achieved_fraction()));
       std::string text = with_pct.size() <= Fit(w) ? with_pct : Label(label, w);
       if (!text.empty()) {
-        out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>", x + 4, y + kRowPx - 7, HtmlEscape(text));
+        out +=
+            fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>", x + 4, y + kRowPx - 7, HtmlEscape(text));
       }
     }
     out += "</g>";
@@ -235,7 +244,8 @@ void TypesTable(std::string& out, const Layers& layers, std::size_t max_rows) {
     out += fmt::format(
         "<tr data-type=\"{}\"><td class=\"type\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td><span class=\"chip\" style=\"background:{}\"></span>{} {}</td><td class=\"name\" title=\"{}\">{}</td>"
+        "<td><span class=\"chip\" style=\"background:{}\"></span>{} {}</td><td class=\"name\" "
+        "title=\"{}\">{}</td>"
         "</tr>",
         HtmlEscape(f.type), HtmlEscape(f.type), f.instances, f.calls, Seconds(f.gpu_time_s),
         Percent(gpu_time > 0 ? f.gpu_time_s / gpu_time : 0), Percent(f.achieved_fraction()),
@@ -244,8 +254,9 @@ void TypesTable(std::string& out, const Layers& layers, std::size_t max_rows) {
   }
   out += "</tbody></table>";
   if (shown < layers.types.size()) {
-    out += fmt::format("<p class=\"note\">The {} types with the most GPU time of {}; the JSON output has all.</p>",
-                       shown, layers.types.size());
+    out += fmt::format(
+        "<p class=\"note\">The {} types with the most GPU time of {}; the JSON output has all.</p>", shown,
+        layers.types.size());
   }
 }
 
@@ -260,7 +271,9 @@ std::string LayersSection(const Layers& layers, const IcicleOptions& options) {
   std::string note;
   out += Icicle(layers, options).Svg(note);
   out += "<p class=\"note\">" + HtmlEscape(note) + "</p>";
-  out += "<h2>Module types <small>every instance of a class together; types nest, so shares overlap</small></h2>";
+  out +=
+      "<h2>Module types <small>every instance of a class together; types nest, so shares "
+      "overlap</small></h2>";
   TypesTable(out, layers, options.max_types);
   out += "</section>\n";
   return out;

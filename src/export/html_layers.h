@@ -12,9 +12,9 @@
 namespace plasmient::exporting {
 
 struct IcicleOptions {
-  std::size_t max_boxes = 600;   // boxes drawn at most; smaller nodes are folded into their parent's "N more"
-  std::size_t max_depth = 14;    // rows drawn at most
-  std::size_t max_types = 20;    // rows of the per-type table
+  std::size_t max_boxes = 600;  // boxes drawn at most; smaller nodes are folded into their parent's "N more"
+  std::size_t max_depth = 14;   // rows drawn at most
+  std::size_t max_types = 20;   // rows of the per-type table
 };
 
 // <section id="layers"> … </section>, or "" when the trace has no module or annotation ranges.

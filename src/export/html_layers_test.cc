@@ -7,7 +7,8 @@ namespace {
 
 using verdict::LayerFigures;
 
-LayerFigures Node(std::string path, std::int32_t depth, std::int32_t parent, double gpu_time_s, double useful_s) {
+LayerFigures Node(std::string path, std::int32_t depth, std::int32_t parent, double gpu_time_s,
+                  double useful_s) {
   LayerFigures f;
   f.name = path.substr(path.rfind('/') + 1);
   f.path = std::move(path);
@@ -28,7 +29,8 @@ verdict::Layers Tree() {
   l.window_s = 12;
   l.nodes.push_back(Node("Net_0", 0, -1, 9, 3));
   l.nodes.push_back(Node("Net_0/Big_0", 1, 0, 8, 2));
-  for (int k = 0; k < 10; ++k) l.nodes.push_back(Node("Net_0/Tiny_" + std::to_string(k), 1, 0, 0.001, 0.0005));
+  for (int k = 0; k < 10; ++k)
+    l.nodes.push_back(Node("Net_0/Tiny_" + std::to_string(k), 1, 0, 0.001, 0.0005));
   l.nodes.push_back(Node("(no module)", 0, -1, 1, 0));
   l.types = {l.nodes[0], l.nodes[1]};
   return l;
