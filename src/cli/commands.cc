@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include "cli/analyze_command.h"
 #include "cli/diff_command.h"
 #include "cli/fleet_commands.h"
+#include "collect/agent/agent_config.h"
 #include "collect/agent/run_command.h"
 #include "roofline/device_table.h"
 #include "synth/synth_command.h"
@@ -21,6 +23,35 @@ struct SynthArgs {
   synth::SynthConfig config;
   std::string out_dir;
 };
+
+struct CaptureArgs {
+  std::string job;
+  std::int64_t pid = 0;
+  double seconds = 0;
+  std::string spool = "/var/spool/plasmient";
+};
+
+// Asks the duty-cycled agents of a job (or one process) on this node for a kernel window now:
+// a request file in the spool their writer threads poll (collect/agent/agent_config.h).
+int RunCapture(const CaptureArgs& c) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(c.spool, ec)) {
+    fmt::print(stderr, "plasmient capture: {}: no such spool folder (--node-spool)\n", c.spool);
+    return 2;
+  }
+  std::string path = c.job.empty() ? collect::CaptureRequestPath(c.spool, c.pid)
+                                   : collect::CaptureRequestPath(c.spool, c.job);
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  std::int64_t id = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+  if (std::string why = collect::WriteCaptureRequest(path, id, c.seconds); !why.empty()) {
+    fmt::print(stderr, "plasmient capture: {}\n", why);
+    return 1;
+  }
+  fmt::print("asked {} for a {:g} s kernel window: {} (agents poll every 100 ms; the window lands in {})\n",
+             c.job.empty() ? fmt::format("process {}", c.pid) : fmt::format("the processes of job {}", c.job),
+             c.seconds, path, c.spool);
+  return 0;
+}
 
 struct DemoArgs {
   std::string out_dir, gpu = "h100_sxm";
@@ -149,6 +180,21 @@ std::vector<CommandHook> RegisterCommands(CLI::App& app) {
   AddVerdictOptions(*r, run->analyze);
   AddOutputOptions(*r, run->analyze.output);
   hooks.push_back({r, [run] { return RunRun(*run); }});
+  auto capture = std::make_shared<CaptureArgs>();
+  auto* cap = app.add_subcommand("capture",
+                                 "ask the duty-cycled agents of a job on this node for a kernel window now");
+  auto* job = cap->add_option("--job", capture->job,
+                              "every traced process of this job (PLASMIENT_JOB_ID/SLURM_JOB_ID)");
+  auto* pid = cap->add_option("--pid", capture->pid, "one traced process")->check(CLI::PositiveNumber);
+  job->excludes(pid);
+  pid->excludes(job);
+  cap->add_option("--seconds", capture->seconds, "window length")->required()->check(CLI::Range(0.1, 3600.0));
+  cap->add_option("--node-spool", capture->spool, "the agents' spool (PLASMIENT_SPOOL)")
+      ->capture_default_str();
+  cap->callback([cap, job, pid] {
+    if (job->count() == 0 && pid->count() == 0) throw CLI::RequiredError("--job or --pid");
+  });
+  hooks.push_back({cap, [capture] { return RunCapture(*capture); }});
   RegisterFleetCommands(app, hooks);
   return hooks;
 }

@@ -269,20 +269,39 @@ void Agent::SetKernelSwitch(std::function<void(bool on)> kernel_switch) {
   if (kernel_switch_) kernel_switch_(kernels_on());
 }
 
+void Agent::PollCapture(std::uint64_t now_ns) {
+  const std::string spool = config_.spool.empty() ? config_.out_dir : config_.spool;
+  const std::string paths[2] = {CaptureRequestPath(spool, config_.job_id),
+                                CaptureRequestPath(spool, config_.pid)};
+  for (int i = 0; i < 2; ++i) {
+    CaptureRequest r = ReadCaptureRequest(paths[i]);
+    if (r.id == 0 || r.id == capture_seen_[i]) continue;
+    capture_seen_[i] = r.id;
+    // A request older than its own length (left behind) is over.
+    std::int64_t age_ns = RealtimeNs() - r.id;
+    std::uint64_t length_ns = Ns(r.seconds);
+    if (age_ns < 0 || static_cast<std::uint64_t>(age_ns) >= length_ns) continue;
+    capture_until_ns_ = std::max(capture_until_ns_, now_ns + length_ns - static_cast<std::uint64_t>(age_ns));
+  }
+}
+
 void Agent::OnWriterTick() {
   std::lock_guard<std::mutex> lock(tick_mutex_);
   if (tick_) tick_();
   if (!config_.windowed()) return;
-  std::uint64_t now = Stretch(MonotonicNs() - start_ns_, Ns(config_.window_s), Ns(config_.period_s));
-  if (now == stretch_) return;
+  std::uint64_t mono = MonotonicNs();
+  PollCapture(mono);
+  std::uint64_t now = Stretch(mono - start_ns_, Ns(config_.window_s), Ns(config_.period_s));
+  bool on = now % 2 == 1 || mono < capture_until_ns_;
+  if (now == stretch_ && on == kernels_on()) return;
   stretch_ = now;
-  bool on = now % 2 == 1;
   // A window ends: its records reach the sink before its file is completed. One starts: its
   // file is opened before collection begins.
   if (!on && kernels_on() && kernel_switch_) kernel_switch_(false);
+  bool was_on = kernels_on();
   kernels_on_.store(on);
   writer_.Rotate(WindowFilePath(config_, ++file_seq_), WindowFlags(on));
-  if (on && kernel_switch_) kernel_switch_(true);
+  if (on && !was_on && kernel_switch_) kernel_switch_(true);
 }
 
 void Agent::AddPreCloseHook(std::function<void()> hook) {

@@ -51,7 +51,9 @@ class Agent {
   void AddPreCloseHook(std::function<void()> hook);
   // Called about every 100 ms on the writer thread.
   void SetWriterTick(std::function<void()> tick);
-  // Windowed (config().windowed()): `kernel_switch(on)` switches kernel activity collection
+  // Windowed (config().windowed()): kernel windows also open on request (`plasmient capture`,
+  // agent_config.h CaptureRequestPath), polled on the writer thread every tick.
+  // `kernel_switch(on)` switches kernel activity collection
   // (CUPTI) on or off. It is called at once with the current state, then on the writer thread
   // at each window's start and end; switched off, it must hand over what was collected (a
   // forced flush) before it returns, so the window's file holds it.
@@ -81,6 +83,10 @@ class Agent {
   std::uint64_t start_ns_ = 0;
   std::uint64_t stretch_ = 0;
   std::uint64_t file_seq_ = 0;
+  // On demand (`plasmient capture`): kernels on until then; requests already served.
+  void PollCapture(std::uint64_t now_ns);
+  std::uint64_t capture_until_ns_ = 0;
+  std::int64_t capture_seen_[2] = {0, 0};  // job request, pid request
 };
 
 }  // namespace plasmient::collect

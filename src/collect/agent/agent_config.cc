@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "wire/file_format.h"
 
@@ -93,6 +95,42 @@ std::string WindowFilePath(const AgentConfig& c, std::uint64_t seq) {
   std::string rank = c.rank >= 0 ? std::to_string(c.rank) : "norank";
   return (c.spool.empty() ? c.out_dir : c.spool) + "/" + NamePart(c.job_id, "nojob") + "-" + rank + "-" +
          NamePart(c.host, "nohost") + "-" + std::to_string(c.pid) + "-" + number + wire::kFileSuffix;
+}
+
+std::string CaptureRequestPath(const std::string& spool, const std::string& job) {
+  return spool + "/.plasmient-capture-job-" + NamePart(job, "nojob");
+}
+
+std::string CaptureRequestPath(const std::string& spool, std::int64_t pid) {
+  return spool + "/.plasmient-capture-pid-" + std::to_string(pid);
+}
+
+std::string WriteCaptureRequest(const std::string& path, std::int64_t id, double seconds) {
+  std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr) return tmp + ": cannot create: " + std::strerror(errno);
+  bool ok = std::fprintf(f, "%lld %.3f\n", static_cast<long long>(id), seconds) > 0;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string why = path + ": cannot write: " + std::strerror(errno);
+    std::remove(tmp.c_str());
+    return why;
+  }
+  return {};
+}
+
+CaptureRequest ReadCaptureRequest(const std::string& path) {
+  CaptureRequest r;
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) return r;
+  long long id = 0;
+  double seconds = 0;
+  if (std::fscanf(f, "%lld %lf", &id, &seconds) == 2 && id > 0 && seconds > 0 && seconds < 86400) {
+    r.id = id;
+    r.seconds = seconds;
+  }
+  std::fclose(f);
+  return r;
 }
 
 std::string PartPath(const std::string& path) {

@@ -49,4 +49,20 @@ std::string WindowFilePath(const AgentConfig& config, std::uint64_t seq);
 // "<dir>/.<name>.part": where a file is written before it is renamed to `path`.
 std::string PartPath(const std::string& path);
 
+// On-demand windows (`plasmient capture`): a request is a control file in the spool that the
+// agents' writer threads poll, "<spool>/.plasmient-capture-job-<job>" (every process of the job
+// on the node) or "<spool>/.plasmient-capture-pid-<pid>" (one process), holding one line
+// "<id> <seconds>": id is the request's CLOCK_REALTIME ns, unique per request. The job part is
+// spelled as in WindowFilePath.
+std::string CaptureRequestPath(const std::string& spool, const std::string& job);
+std::string CaptureRequestPath(const std::string& spool, std::int64_t pid);
+// Writes a request (a temporary file renamed into place). Empty on success, else why.
+std::string WriteCaptureRequest(const std::string& path, std::int64_t id, double seconds);
+struct CaptureRequest {
+  std::int64_t id = 0;
+  double seconds = 0;
+};
+// The request at `path`, or {} (id 0) when there is none or it does not parse.
+CaptureRequest ReadCaptureRequest(const std::string& path);
+
 }  // namespace plasmient::collect

@@ -1,5 +1,8 @@
 #include "collect/agent/agent_config.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -69,6 +72,21 @@ TEST(AgentConfig, DutyCycleAndWindowNames) {
   // A window longer than the period, or none: always in a window.
   EXPECT_DOUBLE_EQ(ConfigFromEnv(Env({{"PLASMIENT_WINDOW_S", "90"}}), 1, "h").window_s, 60);
   EXPECT_FALSE(ConfigFromEnv(Env({{"PLASMIENT_PERIOD_S", "0"}}), 1, "h").windowed());
+}
+
+TEST(AgentConfig, CaptureRequests) {
+  EXPECT_EQ(CaptureRequestPath("/spool", "train/42"), "/spool/.plasmient-capture-job-train_42");
+  EXPECT_EQ(CaptureRequestPath("/spool", std::int64_t{77}), "/spool/.plasmient-capture-pid-77");
+  std::string path = ::testing::TempDir() + "/capture_request_" + std::to_string(getpid());
+  EXPECT_EQ(ReadCaptureRequest(path).id, 0) << "no request";
+  ASSERT_EQ(WriteCaptureRequest(path, 1234567, 2.5), "");
+  CaptureRequest r = ReadCaptureRequest(path);
+  EXPECT_EQ(r.id, 1234567);
+  EXPECT_DOUBLE_EQ(r.seconds, 2.5);
+  ASSERT_EQ(WriteCaptureRequest(path, 1, -3), "");
+  EXPECT_EQ(ReadCaptureRequest(path).id, 0) << "a negative length is no request";
+  std::remove(path.c_str());
+  EXPECT_NE(WriteCaptureRequest("/nonexistent/dir/x", 1, 1), "");
 }
 
 TEST(AgentConfig, StretchesOfTheDutyCycle) {

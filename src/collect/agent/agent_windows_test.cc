@@ -185,6 +185,45 @@ TEST(AgentWindows, RefusingSpoolDropsAndCountsThenRecovers) {
   std::system(("rm -rf " + spool).c_str());
 }
 
+// `plasmient capture`: a request file in the spool opens a window now, for its length; a request
+// older than its length is ignored.
+TEST(AgentWindows, CaptureRequestOpensAWindowNow) {
+  std::string spool = TempSpool("agent_windows_capture");
+  Agent agent(WindowedConfig(spool, 100, 1), SinkOptions{});  // the first scheduled window: in 99 s
+  ASSERT_EQ(agent.Start(), "");
+  FakeCupti cupti(agent);
+  ASSERT_EQ(WriteCaptureRequest(CaptureRequestPath(spool, "j42"), RealtimeNs() - 10'000'000'000, 2), "");
+  std::this_thread::sleep_for(300ms);
+  EXPECT_FALSE(agent.kernels_on()) << "a request left behind (older than its length) is over";
+  ASSERT_EQ(WriteCaptureRequest(CaptureRequestPath(spool, "j42"), RealtimeNs(), 0.5), "");
+  std::this_thread::sleep_for(300ms);
+  EXPECT_TRUE(agent.kernels_on()) << "the request opens a window within a tick";
+  std::this_thread::sleep_for(600ms);
+  EXPECT_FALSE(agent.kernels_on()) << "and closes it after its length";
+  // The same request is served once; a new one, for this process only, opens another.
+  ASSERT_EQ(WriteCaptureRequest(CaptureRequestPath(spool, getpid()), RealtimeNs(), 0.3), "");
+  std::this_thread::sleep_for(700ms);
+  cupti.Stop();
+  agent.Shutdown();
+  std::vector<std::string> names;
+  for (const auto& n : Names(spool)) {
+    if (n.ends_with(".pltrace")) names.push_back(n);
+  }
+  ASSERT_EQ(names.size(), 5u) << "samples, captured window, samples, captured window, samples";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    auto t = ingest::native::ReadNative(spool + "/" + names[i]);
+    ASSERT_TRUE(t) << t.error().message;
+    bool window = (HeaderFlags(spool + "/" + names[i]) & wire::kFileKernels) != 0;
+    EXPECT_EQ(window, i % 2 == 1) << names[i];
+    if (window) {
+      EXPECT_GT(Kernels(*t), 0) << names[i];
+    } else {
+      EXPECT_EQ(Kernels(*t), 0) << names[i];
+    }
+  }
+  std::system(("rm -rf " + spool).c_str());
+}
+
 // kill -9 in the middle of a window: the .part file reads up to its last complete chunk.
 TEST(AgentWindows, WindowCutByKillReadsUpToItsLastChunk) {
   std::string spool = TempSpool("agent_windows_killed");
