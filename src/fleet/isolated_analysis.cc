@@ -81,7 +81,7 @@ std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::Analy
     if (kind == SampleKind::kWindow) {
       if (auto s = AddWindowActivity(files, rules, ranks); !s) return std::string(kError) + s.error().message;
     }
-    std::string samples = SerializeSamples(ranks);
+    std::string samples = SerializeSamples(ranks, SampleTops(*job));
     std::string out = fmt::format("{}{}\n", kOk, samples.size());
     out += samples;
     out += ClickHouseOutbox::Serialize(BuildRows(*job, context));
@@ -137,7 +137,7 @@ Result<AnalysisOutput> ParseResult(const std::string& text, const fs::path& resu
   }
   rest.remove_prefix(eol + 1);
   AnalysisOutput out;
-  auto samples = ParseSamples(rest.substr(0, n));
+  auto samples = ParseSamples(rest.substr(0, n), &out.tops);
   if (!samples) return std::unexpected(samples.error());
   out.samples = std::move(*samples);
   auto batch = ClickHouseOutbox::Deserialize(rest.substr(n), result_file.string());

@@ -27,6 +27,7 @@ struct AnalysisLimits {
 struct AnalysisOutput {
   Batch batch;
   std::vector<RankSample> samples;
+  JobTops tops;  // the job's top kernels and module types
 };
 
 struct AnalysisOutcome {

@@ -101,30 +101,77 @@ std::vector<RankSample> SampleJob(const verdict::JobVerdict& job) {
   return out;
 }
 
-// One line per rank: the GPU name (with \, tab and newline escaped), then the numbers, by tabs.
-std::string SerializeSamples(const std::vector<RankSample>& samples) {
+JobTops SampleTops(const verdict::JobVerdict& job) {
+  JobTops out;
+  // top_kernels come largest lost time first; the types by GPU time.
+  for (const auto& k : job.top_kernels) {
+    if (out.kernels.size() == kTopSeries) break;
+    out.kernels.push_back({k.name, std::string(verdict::LossKey(k.loss)), k.time_s, k.lost_s});
+  }
+  for (const auto& t : job.layers.types) {
+    if (out.layer_types.size() == kTopSeries) break;
+    out.layer_types.push_back(
+        {t.type, std::string(verdict::LossKey(t.main_loss())), t.gpu_time_s, t.gpu_time_s - t.useful_s});
+  }
+  return out;
+}
+
+namespace {
+
+// A text cell: backslash, tab and newline escaped.
+void AppendCell(std::string& out, std::string_view text) {
+  for (char c : text) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+}
+
+std::string ReadCell(std::string_view cell) {
+  std::string out;
+  for (; !cell.empty(); cell.remove_prefix(1)) {
+    if (cell[0] == '\\' && cell.size() > 1) {
+      cell.remove_prefix(1);
+      out += cell[0] == 't' ? '\t' : cell[0] == 'n' ? '\n' : cell[0];
+    } else {
+      out += cell[0];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// One line per rank: the rank, the GPU name, then the numbers; then one per top kernel ("k") and
+// module type ("l"): the name, the loss, the seconds. Tab-separated cells, each line ending in "end".
+std::string SerializeSamples(const std::vector<RankSample>& samples, const JobTops& tops) {
   std::string out;
   for (const auto& s : samples) {
     out += fmt::format("{}\t", s.rank);
-    for (char c : s.gpu) {
-      if (c == '\\')
-        out += "\\\\";
-      else if (c == '\t')
-        out += "\\t";
-      else if (c == '\n')
-        out += "\\n";
-      else
-        out += c;
-    }
+    AppendCell(out, s.gpu);
     out += fmt::format("\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", s.utilization, s.achieved,
                        fmt::join(s.loss, "\t"), s.gpu_s, s.wasted_s, fmt::join(s.buckets, "\t"), s.steps,
                        s.steps_sum_s, static_cast<int>(s.kind), s.sm_active, s.tensor_active, s.dram_active,
                        "end");
   }
+  for (auto [tag, rows] : {std::pair{'k', &tops.kernels}, std::pair{'l', &tops.layer_types}}) {
+    for (const auto& t : *rows) {
+      out += fmt::format("{}\t", tag);
+      AppendCell(out, t.name);
+      out += '\t';
+      AppendCell(out, t.loss);
+      out += fmt::format("\t{}\t{}\tend\n", t.gpu_s, t.lost_s);
+    }
+  }
   return out;
 }
 
-Result<std::vector<RankSample>> ParseSamples(std::string_view text) {
+Result<std::vector<RankSample>> ParseSamples(std::string_view text, JobTops* tops) {
   std::vector<RankSample> out;
   while (!text.empty()) {
     std::size_t eol = text.find('\n');
@@ -139,8 +186,11 @@ Result<std::vector<RankSample>> ParseSamples(std::string_view text) {
       at = tab + 1;
     }
     constexpr std::size_t kCells = 2 + 2 + verdict::kLossCount + 2 + kStepBucketsS.size() + 2 + 4 + 1;
-    if (cells.size() != kCells || cells.back() != "end") return Fail("metrics samples: bad line");
-    RankSample& s = out.emplace_back();
+    constexpr std::size_t kTopCells = 1 + 2 + 2 + 1;
+    bool top = cells.front() == "k" || cells.front() == "l";
+    if (cells.size() != (top ? kTopCells : kCells) || cells.back() != "end" || (top && tops == nullptr)) {
+      return Fail("metrics samples: bad line");
+    }
     std::size_t k = 0;
     bool ok = true;
     auto num = [&](auto& v) {
@@ -148,15 +198,18 @@ Result<std::vector<RankSample>> ParseSamples(std::string_view text) {
       auto r = std::from_chars(c.data(), c.data() + c.size(), v);
       ok = ok && r.ec == std::errc() && r.ptr == c.data() + c.size();
     };
-    num(s.rank);
-    for (std::string_view g = cells[k++]; !g.empty(); g.remove_prefix(1)) {
-      if (g[0] == '\\' && g.size() > 1) {
-        g.remove_prefix(1);
-        s.gpu += g[0] == 't' ? '\t' : g[0] == 'n' ? '\n' : g[0];
-      } else {
-        s.gpu += g[0];
-      }
+    if (top) {
+      TopSample& t = (cells[k++] == "k" ? tops->kernels : tops->layer_types).emplace_back();
+      t.name = ReadCell(cells[k++]);
+      t.loss = ReadCell(cells[k++]);
+      num(t.gpu_s);
+      num(t.lost_s);
+      if (!ok) return Fail("metrics samples: bad number");
+      continue;
     }
+    RankSample& s = out.emplace_back();
+    num(s.rank);
+    s.gpu = ReadCell(cells[k++]);
     num(s.utilization);
     num(s.achieved);
     for (auto& l : s.loss) num(l);
@@ -177,7 +230,8 @@ Result<std::vector<RankSample>> ParseSamples(std::string_view text) {
   return out;
 }
 
-void MetricsRegistry::RecordJob(const std::vector<RankSample>& samples, const JobContext& context) {
+void MetricsRegistry::RecordJob(const std::vector<RankSample>& samples, const JobContext& context,
+                                const JobTops& tops) {
   std::lock_guard lock(mu_);
   dirty_ = true;
   auto it = std::find(job_order_.begin(), job_order_.end(), context.job_id);
@@ -189,7 +243,12 @@ void MetricsRegistry::RecordJob(const std::vector<RankSample>& samples, const Jo
     while (lo != series_.end() && lo->first.first == old) lo = series_.erase(lo);
     auto w = windowed_.lower_bound(Key{old, INT64_MIN});
     while (w != windowed_.end() && w->first.first == old) w = windowed_.erase(w);
+    tops_.erase(old);
     job_order_.pop_front();
+  }
+  if (std::any_of(samples.begin(), samples.end(),
+                  [](const RankSample& s) { return s.kind != SampleKind::kDeviceTier; })) {
+    tops_[context.job_id] = {context.host, tops};
   }
   for (const auto& sample : samples) {
     if (sample.kind != SampleKind::kTrace) RecordWindow(sample, context);
@@ -372,6 +431,35 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
     Value(out, s->steps_sum_s);
     out += fmt::format("\nplasmient_step_seconds_count{{{}}} {}\n", l, s->steps);
   }
+  // The top kernels and module types of each job: the metric, the label naming the row, which rows.
+  auto top = [&](std::string_view name, std::string_view label, std::string_view help, bool layers,
+                 auto get) {
+    Header(out, name, "gauge", help);
+    for (const auto& [job, t] : tops_) {
+      for (const auto& row : layers ? t.tops.layer_types : t.tops.kernels) {
+        out +=
+            fmt::format("{}{{host=\"{}\",job=\"{}\",{}=\"{}\",loss=\"{}\"}} ", name, EscapeLabelValue(t.host),
+                        EscapeLabelValue(job), label, EscapeLabelValue(row.name), EscapeLabelValue(row.loss));
+        Value(out, get(row));
+        out += '\n';
+      }
+    }
+  };
+  top("plasmient_kernel_gpu_seconds", "kernel",
+      "GPU time of one of the job's top kernels (by lost time) in its latest analysis; loss: where most of "
+      "its "
+      "lost time went.",
+      false, [](const TopSample& t) { return t.gpu_s; });
+  top("plasmient_kernel_lost_gpu_seconds", "kernel",
+      "GPU time one of the job's top kernels lost (no useful arithmetic) in its latest analysis.", false,
+      [](const TopSample& t) { return t.lost_s; });
+  top("plasmient_layer_gpu_seconds", "layer_type",
+      "GPU time of one of the job's top module types (docs/layers.md) in its latest analysis.", true,
+      [](const TopSample& t) { return t.gpu_s; });
+  top("plasmient_layer_lost_gpu_seconds", "layer_type",
+      "GPU time one of the job's top module types lost in its latest analysis (achieved = 1 - lost / GPU "
+      "time).",
+      true, [](const TopSample& t) { return t.lost_s; });
   std::map<std::string, std::vector<const LiveSample*>> live_by_name;
   for (const auto& s : live_) live_by_name[s.name].push_back(&s);
   for (const auto& [name, samples] : live_by_name) {

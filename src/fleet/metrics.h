@@ -1,6 +1,8 @@
 // Prometheus metrics of the analyses a node made, in the text exposition format (0.0.4).
 // Per (host, gpu, job, rank): utilization and achieved fraction (gauges), loss ratios by
-// category, GPU-seconds and wasted GPU-seconds (counters) and step durations (histogram).
+// category, GPU-seconds and wasted GPU-seconds (counters) and step durations (histogram). Per
+// (host, job): the top kernels' and module types' GPU and lost seconds (gauges, the latest
+// analysis of the job).
 // Memory is bounded: only the `max_jobs` most recently analyzed jobs keep series.
 #pragma once
 
@@ -66,19 +68,39 @@ struct RankSample {
 // Windowed jobs keep their last kRollingWindows kernel windows for the rolling verdict.
 inline constexpr std::size_t kRollingWindows = 10;
 
+// A kernel or module type of one analysis: the series of the top-kernel and layer panels.
+struct TopSample {
+  std::string name;  // the kernel's name, or the module type
+  std::string loss;  // where most of its lost time went (verdict::LossKey)
+  double gpu_s = 0;  // a kernel's summed durations; a type's GPU time (docs/layers.md)
+  double lost_s = 0;
+};
+
+// Kernels and module types kept per job (the largest by lost, resp. GPU time): the series stay
+// bounded by max_jobs × this.
+inline constexpr std::size_t kTopSeries = 10;
+
+struct JobTops {
+  std::vector<TopSample> kernels, layer_types;  // at most kTopSeries each
+};
+
 // The ranks with GPU activity.
 std::vector<RankSample> SampleJob(const verdict::JobVerdict& job);
-std::string SerializeSamples(const std::vector<RankSample>& samples);
-Result<std::vector<RankSample>> ParseSamples(std::string_view text);
+JobTops SampleTops(const verdict::JobVerdict& job);
+// One line per rank, then one per top kernel and module type.
+std::string SerializeSamples(const std::vector<RankSample>& samples, const JobTops& tops = {});
+// The ranks; the tops into `tops` (a text with tops is refused without it).
+Result<std::vector<RankSample>> ParseSamples(std::string_view text, JobTops* tops = nullptr);
 
 class MetricsRegistry {
  public:
   explicit MetricsRegistry(std::size_t max_jobs = 200) : max_jobs_(max_jobs) {}
 
   void RecordJob(const verdict::JobVerdict& job, const JobContext& context) {
-    RecordJob(SampleJob(job), context);
+    RecordJob(SampleJob(job), context, SampleTops(job));
   }
-  void RecordJob(const std::vector<RankSample>& samples, const JobContext& context);
+  // `tops` replace the job's when the samples carry a verdict (not only the device tier).
+  void RecordJob(const std::vector<RankSample>& samples, const JobContext& context, const JobTops& tops = {});
   void SetLive(const std::string& host, std::vector<LiveSample> samples);
   // The whole exposition: the analyses' series, then `self` (self-metrics of the daemon).
   std::string Render(const std::vector<SelfMetric>& self) const;
@@ -95,6 +117,10 @@ class MetricsRegistry {
     double steps_sum_s = 0;
   };
   using Key = std::pair<std::string, std::int64_t>;  // job, rank
+  struct HostTops {                                  // the job's latest analysis
+    std::string host;
+    JobTops tops;
+  };
   // A duty-cycled rank: its kernel windows (measured) and device tier (estimated between them).
   struct WindowSeries {
     std::string host, gpu;
@@ -115,6 +141,7 @@ class MetricsRegistry {
   mutable std::mutex mu_;
   std::size_t max_jobs_;
   std::map<Key, RankSeries> series_;
+  std::map<std::string, HostTops> tops_;  // by job
   std::map<Key, WindowSeries> windowed_;
   std::deque<std::string> job_order_;  // least recently analyzed first
   std::string live_host_;

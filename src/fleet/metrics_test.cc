@@ -113,6 +113,62 @@ TEST(MetricsTest, SamplesSurviveTheirText) {
   EXPECT_FALSE(ParseSamples("3\tgpu\t1\n"));
 }
 
+TEST(MetricsTest, TopKernelsAndModuleTypesSurviveTheirText) {
+  JobTops tops{
+      .kernels = {{"odd\tkernel<\\n>", "memory_bound", 1.5, 0.25}},
+      .layer_types = {{"Attention", "compute_inefficiency", 2, 1e-9}, {"MLP", "memory_bound", 3, 1}}};
+  std::string text = SerializeSamples({RankSample{}}, tops);
+  JobTops back;
+  auto ranks = ParseSamples(text, &back);
+  ASSERT_TRUE(ranks) << ranks.error().message;
+  EXPECT_EQ(ranks->size(), 1u);
+  ASSERT_EQ(back.kernels.size(), 1u);
+  ASSERT_EQ(back.layer_types.size(), 2u);
+  EXPECT_EQ(back.kernels[0].name, "odd\tkernel<\\n>");
+  EXPECT_EQ(back.kernels[0].loss, "memory_bound");
+  EXPECT_EQ(back.kernels[0].gpu_s, 1.5);
+  EXPECT_EQ(back.kernels[0].lost_s, 0.25);
+  EXPECT_EQ(back.layer_types[0].lost_s, 1e-9);
+  EXPECT_EQ(back.layer_types[1].name, "MLP");
+  EXPECT_FALSE(ParseSamples(text));  // tops where none are expected
+  EXPECT_FALSE(ParseSamples("k\tname\tloss\t1\tx\tend\n", &back));
+}
+
+TEST(MetricsTest, TopKernelsAndModuleTypesOfTheLatestAnalysisPerJob) {
+  verdict::JobVerdict job = testing::MakeJob();
+  job.top_kernels = job.ranks[0].top_kernels;  // sm90_gemm: 0.5 s, 0.25 s lost
+  MetricsRegistry m;
+  m.RecordJob(job, Ctx("j1"));
+  std::string text = m.Render({});
+  const std::string j = "host=\"node\\\"1\",job=\"j1\",";
+  const std::string gemm = "kernel=\"sm90_gemm\",loss=\"compute_inefficiency\"}";
+  EXPECT_TRUE(Has(text, "# TYPE plasmient_kernel_lost_gpu_seconds gauge\n"));
+  EXPECT_TRUE(Has(text, "plasmient_kernel_gpu_seconds{" + j + gemm + " 0.5\n")) << text;
+  EXPECT_TRUE(Has(text, "plasmient_kernel_lost_gpu_seconds{" + j + gemm + " 0.25\n"));
+  const std::string attention = "layer_type=\"Attention\",loss=\"memory_bound\"}";
+  EXPECT_TRUE(Has(text, "plasmient_layer_gpu_seconds{" + j + attention + " 2\n"));
+  EXPECT_TRUE(Has(text, "plasmient_layer_lost_gpu_seconds{" + j + attention + " 1.8\n"));
+  EXPECT_TRUE(
+      Has(text, "plasmient_layer_lost_gpu_seconds{" + j + "layer_type=\"Net\",loss=\"memory_bound\"} 1.5\n"));
+
+  // A device-tier file (no verdict) keeps them; the next analysis of the job replaces them; a
+  // job keeps at most kTopSeries of each.
+  RankSample between;
+  between.kind = SampleKind::kDeviceTier;
+  m.RecordJob(std::vector{between}, Ctx("j1"));
+  EXPECT_TRUE(Has(m.Render({}), "plasmient_kernel_gpu_seconds{" + j + gemm + " 0.5\n"));
+  job.top_kernels.clear();
+  job.layers.types.resize(kTopSeries + 5, testing::MakeLayer("", "Block", 1, 0.1, 0.05));
+  m.RecordJob(job, Ctx("j1"));
+  text = m.Render({});
+  EXPECT_FALSE(Has(text, "kernel=\"sm90_gemm\""));
+  std::size_t layer_rows = 0;
+  for (std::size_t at = 0; (at = text.find("plasmient_layer_gpu_seconds{", at)) != std::string::npos; ++at) {
+    ++layer_rows;
+  }
+  EXPECT_EQ(layer_rows, kTopSeries);
+}
+
 RankSample Window(double achieved, double gpu_s, double tensor) {
   RankSample s;
   s.kind = SampleKind::kWindow;

@@ -438,7 +438,7 @@ void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
     auto recorded = store->Record(batch, entry.name);
     if (!recorded) return StoreFailed(Problem::kStore, recorded.error().message);
     SetProblem(Problem::kStore, {});
-    metrics_.RecordJob(pending_->output.samples, pending_->context);
+    metrics_.RecordJob(pending_->output.samples, pending_->context, pending_->output.tops);
     pending_.reset();
     ++counters_.analyzed;
   } else {

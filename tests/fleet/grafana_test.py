@@ -7,9 +7,11 @@ one-rank traces and a two-rank job whose rank 0 waits in every all-reduce (rank 
 straggler), then evaluates every panel target's PromQL (and each variable's label query)
 through Prometheus's HTTP API. Fails on a query error or an empty result, and checks facts:
 the weighted achieved stat against serve's own exposition, the stacked layers summing to 1,
-the straggler table naming rank 1. Exit 77 (skipped) when prometheus is absent and cannot be
+the straggler table naming rank 1, the top kernels' and the Linear module type's GPU time equal to
+the GEMM kernels' durations counted in the traces. Exit 77 (skipped) when prometheus is absent and cannot be
 installed (scripts/install-deps.sh --fleet, as root).
 """
+import gzip
 import json
 import os
 import re
@@ -27,6 +29,7 @@ here = os.path.dirname(os.path.realpath(__file__))
 root = os.path.dirname(os.path.dirname(here))
 # What Grafana would put in: every host and job, a price, a rate window of a few scrapes.
 variables = {"$host": ".*", "$job": ".*", "$price": "2.49", "$__rate_interval": "30s"}
+GEMM = "sm90_xmma_gemm_"  # make_trace.py's GEMM kernel
 
 
 def fail(msg):
@@ -86,8 +89,14 @@ try:
     prom = f"http://127.0.0.1:{prom_port}"
     wait_for("Prometheus", lambda: get(f"{prom}/-/ready") is not None)
 
+    gemm_s = 0.0  # Σ durations of the GEMM kernels (all under module Linear_g), counted from the traces
+
     def gen(out, *args):
-        subprocess.run([sys.executable, os.path.join(here, "make_trace.py"), out, *args], check=True)
+        global gemm_s
+        subprocess.run([sys.executable, os.path.join(here, "make_trace.py"), out, "--modules", *args], check=True)
+        with gzip.open(out, "rt") as f:
+            events = json.load(f)["traceEvents"]
+        gemm_s += sum(e["dur"] for e in events if e.get("cat") == "kernel" and e["name"].startswith(GEMM)) / 1e6
 
     for i in (1, 2):  # written beside the spool, renamed in
         gen(os.path.join(work, f"single-{i}.json.gz"), "--seed", str(i))
@@ -164,6 +173,19 @@ try:
     straggler = results[("Stragglers: the rank the others waited for", "A")]
     if [(r["metric"]["job"], r["metric"]["rank"]) for r in straggler] != [("ddp-a", "1")]:
         fail(f"straggler table: {[r['metric'] for r in straggler]}, want ddp-a rank 1")
+    # Top kernels and module types, against the GEMM kernels' durations counted in the traces.
+    kernels = "Top kernels by wasted GPU-seconds"
+    gemm_rows = [r for r in results[(kernels, "B")] if r["metric"]["kernel"].startswith(GEMM)]
+    got_gemm = sum(float(r["value"][1]) for r in gemm_rows)
+    if not gemm_rows or abs(got_gemm - gemm_s) > 1e-6 * gemm_s:
+        fail(f"top kernels: the GEMM's GPU-s {got_gemm}, its kernels in the traces last {gemm_s}")
+    types = "Layers: module types by GPU time, with their achieved fraction"
+    linear = {r["metric"]["layer_type"]: float(r["value"][1]) for r in results[(types, "A")]}.get("Linear")
+    if linear is None or abs(linear - gemm_s) > 1e-6 * gemm_s:
+        fail(f"layers: module type Linear has {linear} GPU-s, its GEMM kernels in the traces last {gemm_s}")
+    achieved = {r["metric"]["layer_type"]: float(r["value"][1]) for r in results[(types, "B")]}
+    if not 0 < achieved.get("Linear", 0) <= 1:
+        fail(f"layers: achieved fraction of Linear {achieved.get('Linear')}")
     print(f"achieved {got:.4f} = 1 - wasted/GPU-seconds from serve; layers sum to {total:.6f}; "
           f"straggler ddp-a rank 1; {len(results)} queries in {len(by_title)} panels")
     print("PASS")

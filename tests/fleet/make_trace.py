@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Writes a small, valid Kineto (PyTorch profiler) trace for the fleet tests.
 
-make_trace.py OUT --rank R --world W --seed S [--steps N] [--gemms K] [--slow-comm]
+make_trace.py OUT --rank R --world W --seed S [--steps N] [--gemms K] [--slow-comm] [--modules]
 Each step: K bf16 GEMMs (aten::mm with Input Dims), an elementwise add, and one NCCL
 all-reduce (record_param_comms + ncclDevKernel). --seed varies durations, so every trace's
 bytes differ; the rank given --slow-comm waits longer in each all-reduce (it arrived first).
+--modules puts GEMM g of each step in the module Linear_g (an `nn.Module: Linear_g` range, as
+with_stack records it): the module type Linear holds every GEMM kernel.
 """
 import argparse
 import gzip
@@ -19,6 +21,7 @@ p.add_argument("--seed", type=int, default=0)
 p.add_argument("--steps", type=int, default=4)
 p.add_argument("--gemms", type=int, default=4)
 p.add_argument("--slow-comm", action="store_true")
+p.add_argument("--modules", action="store_true")
 a = p.parse_args()
 rnd = random.Random(a.seed * 1000 + a.rank)
 
@@ -53,9 +56,15 @@ for step in range(a.steps):
     step_start = t
     for g in range(a.gemms):
         m = 4096
+        module_start = t
+        t += 1 if a.modules else 0  # the op starts inside the module range
         launch("aten::mm", [[m, 4096], [4096, 4096]], ["c10::BFloat16", "c10::BFloat16"],
                "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
                rnd.randint(400, 700))
+        if a.modules:
+            ev.append({"ph": "X", "cat": "python_function", "name": f"nn.Module: Linear_{g}", "pid": pid, "tid": tid,
+                       "ts": module_start, "dur": t - module_start + 1, "args": {}})
+            t += 1
     launch("aten::add", [[4096, 4096], [4096, 4096]], ["c10::BFloat16", "c10::BFloat16"],
            "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>>", rnd.randint(80, 120))
     if a.world > 1:
