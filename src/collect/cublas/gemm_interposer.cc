@@ -112,7 +112,8 @@ class GemmCall {
     CurrentGemmScope() = nullptr;
     if (!shaped_) return;
     Agent* agent = Agent::Get();
-    if (agent == nullptr) return;
+    // Between kernel windows there are no kernels to tie the call to: nothing to record.
+    if (agent == nullptr || !agent->kernels_on()) return;
     record_.header = wire::HeaderFor<wire::GemmRecord>(wire::RecordKind::kGemm);
     record_.end_ns = MonotonicNs();
     record_.pid = static_cast<std::uint32_t>(getpid());

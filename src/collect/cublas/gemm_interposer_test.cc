@@ -77,4 +77,51 @@ TEST(GemmInterposer, RecordsShapesAndForwards) {
   std::remove(path.c_str());
 }
 
+// A duty-cycled agent between windows forwards GEMM calls and records none (no kernels to tie
+// them to). Run in a fresh process (this binary again): the agent starts once per process.
+TEST(GemmInterposer, NothingRecordedBetweenWindows) {
+  if (const char* spool = getenv("PLASMIENT_TEST_WINDOWED_CHILD")) {
+    setenv("PLASMIENT_SPOOL", spool, 1);
+    setenv("PLASMIENT_NVML_PERIOD_MS", "0", 1);
+    setenv("PLASMIENT_PERIOD_S", "100", 1);  // the first window opens after 99 s
+    setenv("PLASMIENT_WINDOW_S", "1", 1);
+    if (plasmient_agent_start() != 0) exit(3);
+    float one = 1;
+    cublasGemmEx(reinterpret_cast<cublasHandle_t>(0x1), CUBLAS_OP_N, CUBLAS_OP_N, 64, 64, 64, &one, nullptr,
+                 CUDA_R_16BF, 64, nullptr, CUDA_R_16BF, 64, &one, nullptr, CUDA_R_16BF, 64,
+                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    plasmient_agent_shutdown();
+    exit(fake_cublas_calls() == 1 ? 0 : 4);
+  }
+  std::string spool = ::testing::TempDir() + "/cublas_windowed_" + std::to_string(getpid());
+  ASSERT_EQ(system(("rm -rf " + spool + " && mkdir -p " + spool).c_str()), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    setenv("PLASMIENT_TEST_WINDOWED_CHILD", spool.c_str(), 1);
+    execl("/proc/self/exe", "gemm_interposer_test",
+          "--gtest_filter=GemmInterposer.NothingRecordedBetweenWindows", static_cast<char*>(nullptr));
+    _exit(5);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the GEMM was not forwarded, status " << status;
+  std::string list = spool + "/list";
+  ASSERT_EQ(system(("ls " + spool + "/*.pltrace > " + list).c_str()), 0) << "no samples file";
+  std::FILE* f = std::fopen(list.c_str(), "r");
+  char line[4096];
+  int files = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    std::string path(line);
+    path.pop_back();
+    auto t = plasmient::ingest::native::ReadNative(path);
+    ASSERT_TRUE(t) << t.error().message;
+    EXPECT_EQ(t->cpu.size(), 0u) << path << ": a GEMM call recorded between windows";
+    ++files;
+  }
+  std::fclose(f);
+  EXPECT_EQ(files, 1);
+  system(("rm -rf " + spool).c_str());
+}
+
 }  // namespace
