@@ -6,6 +6,7 @@ of GPU traces is tested on real traces in test_analyze.py."""
 
 import gzip
 import json
+import os
 
 import pytest
 
@@ -65,3 +66,43 @@ def test_profile_drops_the_job_into_a_spool(tmp_path):
     assert (entry / ".done").read_text() == "user=alice\n"
     with gzip.open(entry / "rank-0.pt.trace.json.gz", "rb") as f:
         assert f.read() == open(prof.trace_path, "rb").read()
+
+
+def _distributed_rank(rank, world, port, out_dir, spool):
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    model, x = Tiny(), torch.randn(8, 64)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with plasmient.torch.profile(out_dir, print_verdict=False, with_stack=False, spool=spool) as prof:
+            for _ in range(5):
+                loss = model(x).sum()
+                loss.backward()
+                for p in model.parameters():
+                    dist.all_reduce(p.grad)
+                prof.step()
+    # Rank 0 analyzed every rank's file; the others did not.
+    result = None if prof.verdict is None else [r["rank"] for r in prof.verdict.to_dict()["per_rank"]]
+    with open(os.path.join(out_dir, f"result-{rank}.json"), "w") as f:
+        json.dump(result, f)
+    dist.destroy_process_group()
+
+
+def test_profile_in_a_torch_distributed_job_analyzes_every_rank_on_rank_0(tmp_path):
+    import socket
+
+    import torch.multiprocessing as mp
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out, spool = tmp_path / "traces", tmp_path / "spool"
+    spool.mkdir()
+    mp.spawn(_distributed_rank, args=(2, port, str(out), str(spool)), nprocs=2, join=True)
+    assert json.loads((out / "result-0.json").read_text()) == [0, 1]
+    assert json.loads((out / "result-1.json").read_text()) is None
+    (entry,) = spool.iterdir()
+    assert sorted(p.name for p in entry.iterdir()) == [".done", "rank-0.pt.trace.json.gz", "rank-1.pt.trace.json.gz"]
