@@ -478,4 +478,11 @@ TimeNs LaunchTime(const Trace& t, const Joined& j, std::size_t i) {
   return j.launch[i] < 0 ? kNoTime : t.api.start_ns[j.launch[i]];
 }
 
+bool IsHostSync(std::string_view api) {
+  constexpr std::string_view kSyncs[] = {
+      "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy",
+      "hipStreamSynchronize",  "hipDeviceSynchronize",  "hipEventSynchronize",  "hipMemcpy"};
+  return std::find(std::begin(kSyncs), std::end(kSyncs), api) != std::end(kSyncs);
+}
+
 }  // namespace plasmient::join

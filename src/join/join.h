@@ -64,4 +64,8 @@ Joined Join(model::Trace& trace);
 // Launch time of GPU activity i: its launch's start, or kNoTime without a launch.
 TimeNs LaunchTime(const model::Trace& trace, const Joined& joined, std::size_t i);
 
+// An API call that blocks the host until the GPU catches up: a stream, device or event
+// synchronization, or a synchronous copy (cudaMemcpy, hipMemcpy).
+bool IsHostSync(std::string_view api);
+
 }  // namespace plasmient::join

@@ -8,6 +8,7 @@ namespace plasmient::roofline::internal {
 namespace {
 
 // Writes cost for out[batch, m, n] = a[batch, m, k] · b[batch, k, n]; extra_bytes for a bias.
+// A 2-D b (no batch of its own) and the bias are weights: they do not grow with the batch.
 bool SetGemm(std::string_view model, const OpArgs& args, int a, int b, double batch, std::int64_t m,
              std::int64_t n, std::int64_t k, double extra_bytes, OpCost& cost) {
   if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return false;
@@ -17,6 +18,7 @@ bool SetGemm(std::string_view model, const OpArgs& args, int a, int b, double ba
   cost.flops = 2.0 * batch * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   double out_bytes = batch * static_cast<double>(m) * static_cast<double>(n) * args.Width(a, cost.dtype);
   cost.bytes = ArgBytes(args, a, cost.dtype) + ArgBytes(args, b, cost.dtype) + out_bytes + extra_bytes;
+  if (args.Rank(b) == 2) cost.weight_bytes = ArgBytes(args, b, cost.dtype) + extra_bytes;
   return true;
 }
 

@@ -14,6 +14,10 @@ namespace plasmient::roofline {
 struct OpCost {
   double flops = -1;  // -1: no FLOP model
   double bytes = -1;  // -1: no byte model
+  // Of bytes, those that stay the same when the batch grows: the weight operand of a GEMM
+  // (linear's weight and bias, addmm's bias and second operand, mm's and matmul's second
+  // operand, read as x · W). 0 for every other model: all of its bytes grow with the batch.
+  double weight_bytes = 0;
   Dtype dtype = Dtype::kUnknown;
   std::string_view model;  // "mm", "conv", "sdpa_fwd", "elementwise"...; empty = no model
   bool heavy = false;      // GEMM/conv/attention class: its heavy kernels get the FLOPs

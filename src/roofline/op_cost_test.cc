@@ -27,8 +27,9 @@ TEST(GemmModel, MmBf16) {
   EXPECT_EQ(c.model, "mm");
   EXPECT_TRUE(c.heavy);
   EXPECT_EQ(c.dtype, Dtype::kBf16);
-  EXPECT_DOUBLE_EQ(c.flops, 8388608);  // 2·8·1024·512
-  EXPECT_DOUBLE_EQ(c.bytes, 1073152);  // (8·512 + 512·1024 + 8·1024)·2
+  EXPECT_DOUBLE_EQ(c.flops, 8388608);         // 2·8·1024·512
+  EXPECT_DOUBLE_EQ(c.bytes, 1073152);         // (8·512 + 512·1024 + 8·1024)·2
+  EXPECT_DOUBLE_EQ(c.weight_bytes, 1048576);  // the second operand, 512·1024·2
 }
 
 TEST(GemmModel, MmWithOutArgumentCountsOutputOnce) {
@@ -42,8 +43,9 @@ TEST(GemmModel, AddmmCountsBiasBytesNotFlops) {
                         R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar"])",
                         R"(["","","","1","1"])");
   EXPECT_EQ(c.model, "addmm");
-  EXPECT_DOUBLE_EQ(c.flops, 18756927488);  // 2·8944·1024·1024
-  EXPECT_DOUBLE_EQ(c.bytes, 38733824);     // (1024 + 8944·1024 + 1024·1024 + 8944·1024)·2
+  EXPECT_DOUBLE_EQ(c.flops, 18756927488);     // 2·8944·1024·1024
+  EXPECT_DOUBLE_EQ(c.bytes, 38733824);        // (1024 + 8944·1024 + 1024·1024 + 8944·1024)·2
+  EXPECT_DOUBLE_EQ(c.weight_bytes, 2099200);  // bias and mat2: (1024 + 1024·1024)·2
 }
 
 TEST(GemmModel, LinearWithThreeDimInput) {
@@ -51,6 +53,15 @@ TEST(GemmModel, LinearWithThreeDimInput) {
   EXPECT_EQ(c.model, "linear");
   EXPECT_DOUBLE_EQ(c.flops, 18756927488);  // M = 16·559 = 8944: 2·8944·1024·1024
   EXPECT_DOUBLE_EQ(c.bytes, 38733824);     // x + W + out + bias, 2 bytes each
+}
+
+TEST(GemmModel, WeightBytesOfLinearAndNoneOfBmm) {
+  OpCost linear =
+      EstimateOp("aten::linear", "[[16, 559, 1024], [1024, 1024], [1024]]", kBf16x3, R"(["","",""])");
+  EXPECT_DOUBLE_EQ(linear.weight_bytes, 2099200);  // weight and bias: (1024·1024 + 1024)·2
+  OpCost bmm = EstimateOp("aten::bmm", "[[4, 8, 16], [4, 16, 32]]", kBf16x3, "");
+  EXPECT_GT(bmm.bytes, 0);
+  EXPECT_DOUBLE_EQ(bmm.weight_bytes, 0);  // both operands carry the batch
 }
 
 TEST(GemmModel, Bmm) {

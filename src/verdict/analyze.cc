@@ -202,29 +202,12 @@ Loss LossOfKernel(ActivityClass cls, double flops, double bytes, double op_ai, d
   return Loss::kComputeInefficiency;
 }
 
-// Fills a window's figures from its sweep; `scale[k]` turns a kernel's share into useful time.
+// A window's figures: a kernel's run-level useful time, pro rata of the share it has in the window.
 Figures FiguresOf(const SweepResult& s, const KernelEconomics& e) {
-  Figures f;
-  f.start_ns = s.start_ns;
-  f.end_ns = s.end_ns;
-  f.wall_s = static_cast<double>(s.end_ns - s.start_ns) * kNsToS;
-  f.kernel_union_s = s.kernel_union_ns * kNsToS;
-  auto add = [&f](Loss l, double ns) { f.loss_s[static_cast<std::size_t>(l)] += ns * kNsToS; };
-  for (auto [k, share] : s.shares) {
-    if (e.loss[k] == Loss::kExposedCommunication || e.loss[k] == Loss::kPipelineBubble ||
-        e.loss[k] == Loss::kDataMovement) {
-      continue;  // those come from the sweep's own categories below
-    }
-    double run_share = e.share_ns[k];
-    double useful = run_share > 0 ? e.useful_ns[k] * (share / run_share) : 0;
-    f.useful_s += useful * kNsToS;
-    add(e.loss[k], share - useful);
-  }
-  add(Loss::kExposedCommunication, s.exposed_communication_ns);
-  add(Loss::kPipelineBubble, s.pipeline_bubble_ns);
-  add(Loss::kDataMovement, s.data_movement_ns);
-  add(Loss::kHostBoundIdle, s.idle_ns);
-  return f;
+  return ChargeSweep(s, e.loss, [&e](std::int32_t k, double share) {
+    const double run_share = e.share_ns[k];
+    return run_share > 0 ? e.useful_ns[k] * (share / run_share) : 0;
+  });
 }
 
 std::string Lower(std::string_view s) {

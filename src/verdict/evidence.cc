@@ -11,13 +11,6 @@
 namespace plasmient::verdict {
 namespace {
 
-bool IsHostSync(std::string_view api) {
-  constexpr std::string_view kSyncs[] = {
-      "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy",
-      "hipStreamSynchronize",  "hipDeviceSynchronize",  "hipEventSynchronize",  "hipMemcpy"};
-  return std::find(std::begin(kSyncs), std::end(kSyncs), api) != std::end(kSyncs);
-}
-
 bool IsGraphLaunch(std::string_view api) {
   return api.starts_with("cudaGraphLaunch") || api.starts_with("hipGraphLaunch");
 }
@@ -58,7 +51,7 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const std
   for (std::size_t a = 0; a < t.api.size(); ++a) {
     std::string_view name = t.Str(t.api.name[a]);
     e.graph_launches += IsGraphLaunch(name);
-    e.host_syncs += IsHostSync(name);
+    e.host_syncs += join::IsHostSync(name);
   }
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
     if (!kept[k]) continue;

@@ -87,4 +87,29 @@ SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start
   return r;
 }
 
+Figures ChargeSweep(const SweepResult& s, std::span<const Loss> loss,
+                    const std::function<double(std::int32_t k, double share_ns)>& useful_ns) {
+  constexpr double kNsToS = 1e-9;
+  Figures f;
+  f.start_ns = s.start_ns;
+  f.end_ns = s.end_ns;
+  f.wall_s = static_cast<double>(s.end_ns - s.start_ns) * kNsToS;
+  f.kernel_union_s = s.kernel_union_ns * kNsToS;
+  auto add = [&f](Loss l, double ns) { f.loss_s[static_cast<std::size_t>(l)] += ns * kNsToS; };
+  for (auto [k, share] : s.shares) {
+    const Loss l = loss[static_cast<std::size_t>(k)];
+    if (l == Loss::kExposedCommunication || l == Loss::kPipelineBubble || l == Loss::kDataMovement) {
+      continue;  // those come from the sweep's own categories below
+    }
+    const double useful = useful_ns(k, share);
+    f.useful_s += useful * kNsToS;
+    add(l, share - useful);
+  }
+  add(Loss::kExposedCommunication, s.exposed_communication_ns);
+  add(Loss::kPipelineBubble, s.pipeline_bubble_ns);
+  add(Loss::kDataMovement, s.data_movement_ns);
+  add(Loss::kHostBoundIdle, s.idle_ns);
+  return f;
+}
+
 }  // namespace plasmient::verdict

@@ -2,11 +2,13 @@
 // exactly one category (docs/verdict.md, "The sweep"). Concurrent compute kernels split a slice.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <vector>
 
 #include "base/time_units.h"
 #include "join/join.h"
+#include "verdict/verdict.h"
 
 namespace plasmient::verdict {
 
@@ -36,5 +38,11 @@ struct SweepResult {
 
 // Activities are clipped to [window_start, window_end). The categories sum to the window length.
 SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start, TimeNs window_end);
+
+// A window's figures from its sweep (docs/verdict.md, "The sweep"): each compute activity k's
+// share is useful up to useful_ns(k, share), the rest of it goes to loss[k]; exposed
+// communication, pipeline bubble, data movement and idle come from the sweep's own categories.
+Figures ChargeSweep(const SweepResult& sweep, std::span<const Loss> loss,
+                    const std::function<double(std::int32_t k, double share_ns)>& useful_ns);
 
 }  // namespace plasmient::verdict
