@@ -166,6 +166,18 @@ int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOpt
   return 0;
 }
 
+bool WriteOutput(const std::string& path, const std::string& text, std::string_view what) {
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return true;
+  }
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  if (f) return true;
+  fmt::print(stderr, "plasmient: {}: cannot write the {}\n", path, what);
+  return false;
+}
+
 namespace {
 
 // The report files: --perfetto (completed here, once clock offsets are known) and --html.

@@ -60,6 +60,10 @@ std::string ReportTitle(const std::vector<std::string>& inputs);
 int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOptions& options, bool quiet,
                verdict::JobVerdict& job);
 
+// Writes text to path, or to stdout for "-"; prints a one-line error naming `what` and returns
+// false when it cannot.
+bool WriteOutput(const std::string& path, const std::string& text, std::string_view what);
+
 // Reads, analyzes and prints; returns the process exit code.
 int RunAnalyze(const AnalyzeArgs& args, const std::string& title);
 

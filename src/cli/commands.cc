@@ -11,6 +11,7 @@
 #include "cli/analyze_command.h"
 #include "cli/diff_command.h"
 #include "cli/fleet_commands.h"
+#include "cli/whatif_command.h"
 #include "collect/agent/agent_config.h"
 #include "collect/agent/run_command.h"
 #include "roofline/device_table.h"
@@ -147,6 +148,7 @@ int RunRun(RunArgs& r) {
 std::vector<CommandHook> RegisterCommands(CLI::App& app) {
   std::vector<CommandHook> hooks;
   hooks.push_back(RegisterDiff(app));
+  hooks.push_back(RegisterWhatIf(app));
 
   auto synth_args = std::make_shared<SynthArgs>();
   auto* s = app.add_subcommand("synth",

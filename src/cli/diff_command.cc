@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -22,18 +21,6 @@ struct DiffArgs {
   std::string json_path, html_path;
   bool quiet = false, no_color = false;
 };
-
-bool WriteFile(const std::string& path, const std::string& text, std::string_view what) {
-  if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return true;
-  }
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  if (f) return true;
-  fmt::print(stderr, "plasmient: {}: cannot write the {}\n", path, what);
-  return false;
-}
 
 std::string Label(const std::string& path) {
   std::string name = std::filesystem::path(path).filename().string();
@@ -60,9 +47,9 @@ int RunDiff(DiffArgs& a) {
   verdict::VerdictDiff diff = verdict::DiffVerdicts(sides[0], sides[1], a.analyze.options.top_n);
   exporting::DiffLabels labels{Label(a.before), Label(a.after)};
   if (labels.before == labels.after) labels = {a.before, a.after};
-  if (!a.json_path.empty() && !WriteFile(a.json_path, exporting::DiffToJson(diff, labels), "JSON diff"))
+  if (!a.json_path.empty() && !WriteOutput(a.json_path, exporting::DiffToJson(diff, labels), "JSON diff"))
     return 1;
-  if (!a.html_path.empty() && !WriteFile(a.html_path, exporting::RenderDiffHtml(diff, labels), "HTML diff"))
+  if (!a.html_path.empty() && !WriteOutput(a.html_path, exporting::RenderDiffHtml(diff, labels), "HTML diff"))
     return 1;
   if (!a.quiet && a.json_path != "-" && a.html_path != "-") {
     bool color = isatty(STDOUT_FILENO) && !a.no_color && std::getenv("NO_COLOR") == nullptr;

@@ -302,6 +302,19 @@ TimeNs P2pNs(std::int64_t bytes) {
   return static_cast<TimeNs>(static_cast<double>(bytes) / 160e9 * 1e9) + 8'000;
 }
 
+namespace {
+
+// ddp-exposed: the same step with every gradient all-reduce moved after the backward pass, just
+// before the wait for communication. The items (and so every random draw) are ddp's; only the
+// order changes, so the two scenarios differ by the overlap alone.
+void ExposeAllReduces(Program& p) {
+  auto wait =
+      std::find_if(p.items.begin(), p.items.end(), [](const Item& i) { return i.kind == OpKind::kWaitComm; });
+  std::stable_partition(p.items.begin(), wait, [](const Item& i) { return i.kind != OpKind::kAllReduce; });
+}
+
+}  // namespace
+
 Program BuildProgram(const SynthConfig& config, const GpuSpec& gpu, int rank, int step_index) {
   ProgramBuilder b(config, gpu, rank, step_index);
   b.Plain(OpKind::kStepBegin);
@@ -324,6 +337,12 @@ Program BuildProgram(const SynthConfig& config, const GpuSpec& gpu, int rank, in
     case Scenario::kHostbound:
       BuildHostbound(b, step_index);
       break;
+    case Scenario::kDdpExposed: {
+      BuildTraining(b, step_index);
+      Program p = b.Take();
+      ExposeAllReduces(p);
+      return p;
+    }
   }
   return b.Take();
 }

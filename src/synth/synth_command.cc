@@ -15,9 +15,10 @@ void AddSynthOptions(CLI::App& app, SynthConfig& c, std::string& out_dir) {
                                                              {"decode", Scenario::kDecode},
                                                              {"hostbound", Scenario::kHostbound},
                                                              {"moe", Scenario::kMoe},
-                                                             {"clock-offset", Scenario::kClockOffset}};
+                                                             {"clock-offset", Scenario::kClockOffset},
+                                                             {"ddp-exposed", Scenario::kDdpExposed}};
   app.add_option("--scenario", c.scenario,
-                 "Workload: ddp, straggler, pipeline, decode, hostbound, moe, clock-offset")
+                 "Workload: ddp, straggler, pipeline, decode, hostbound, moe, clock-offset, ddp-exposed")
       ->transform(CLI::CheckedTransformer(kScenarios, CLI::ignore_case));
   app.add_option("-o,--out", out_dir, "Folder for rank-<r>.pt.trace.json[.gz] and truth.json")->required();
   app.add_option("--gpu", c.gpu, "Device: h100_sxm, a100_sxm_80gb, h200_sxm")->capture_default_str();

@@ -8,7 +8,7 @@
 namespace plasmient::synth {
 namespace {
 
-constexpr std::array<std::pair<Scenario, std::string_view>, 7> kNames = {{
+constexpr std::array<std::pair<Scenario, std::string_view>, 8> kNames = {{
     {Scenario::kDdp, "ddp"},
     {Scenario::kStraggler, "straggler"},
     {Scenario::kPipeline, "pipeline"},
@@ -16,6 +16,7 @@ constexpr std::array<std::pair<Scenario, std::string_view>, 7> kNames = {{
     {Scenario::kHostbound, "hostbound"},
     {Scenario::kMoe, "moe"},
     {Scenario::kClockOffset, "clock-offset"},
+    {Scenario::kDdpExposed, "ddp-exposed"},
 }};
 
 }  // namespace
@@ -33,7 +34,7 @@ Result<Scenario> ParseScenario(std::string_view name) {
   }
   return Fail(
       "synth: unknown scenario '{}' (ddp, straggler, pipeline, decode, hostbound, moe, "
-      "clock-offset)",
+      "clock-offset, ddp-exposed)",
       name);
 }
 

@@ -17,6 +17,7 @@ enum class Scenario : std::uint8_t {
   kHostbound,    // launch gaps, tiny kernels, a data-loader stall
   kMoe,          // expert GEMMs on a few % of tokens, all-to-all
   kClockOffset,  // ddp with every rank's clock shifted by a known amount
+  kDdpExposed,   // ddp whose gradient all-reduces all run after the backward pass (none overlapped)
 };
 
 std::string_view ScenarioName(Scenario scenario);

@@ -1,0 +1,98 @@
+#include "whatif/activity_table.h"
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
+#include "roofline/device_table.h"
+#include "roofline/op_cost.h"
+#include "verdict/kernel_costs.h"
+
+namespace plasmient::whatif {
+namespace {
+
+struct OpSplit {
+  double weight_share = 0;  // weight bytes over the op's bytes
+  bool attention = false;
+};
+
+// The pricing op's model again, for what the verdict's row does not keep: which of its bytes
+// are weights, and whether it is attention. Memoized per op: an op prices several kernels.
+class OpSplits {
+ public:
+  explicit OpSplits(const model::Trace& t) : t_(t) {}
+
+  OpSplit Of(std::int32_t row) {
+    if (row < 0) return {};
+    auto [it, inserted] = memo_.try_emplace(row);
+    if (!inserted) return it->second;
+    const auto& cpu = t_.cpu;
+    roofline::OpCost c = roofline::EstimateOp(t_.Str(cpu.name[row]), t_.Str(cpu.input_dims[row]),
+                                              t_.Str(cpu.input_types[row]), t_.Str(cpu.concrete_inputs[row]));
+    if (c.bytes > 0) it->second.weight_share = std::clamp(c.weight_bytes / c.bytes, 0.0, 1.0);
+    it->second.attention = c.model.starts_with("sdpa") || c.model.find("attention") != std::string_view::npos;
+    return it->second;
+  }
+
+ private:
+  const model::Trace& t_;
+  std::unordered_map<std::int32_t, OpSplit> memo_;
+};
+
+}  // namespace
+
+RankTable BuildRankTable(const verdict::RankDetail& d) {
+  const model::Trace& t = d.trace;
+  const join::Joined& j = d.joined;
+  const verdict::RankVerdict& v = d.verdict;
+  RankTable table;
+  table.rank = v.rank;
+  table.peak_flops_per_s = v.device.peak_flops_per_s;
+  table.bandwidth_bytes_per_s = v.device.memory_bandwidth_bytes_per_s;
+  if (auto spec = roofline::FindDeviceByKey(v.device.key)) table.memory_bytes = spec->spec->memory_bytes;
+  table.graph_launches = static_cast<double>(v.evidence.graph_launches);
+  table.steps = static_cast<std::int64_t>(v.steps.size());
+  table.current = v.run;
+
+  OpSplits splits(t);
+  std::unordered_map<std::uint32_t, std::int32_t> name_index;
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    if (!d.kept[i]) continue;
+    ActivityRow r;
+    r.start_ns = t.gpu.start_ns[i];
+    r.end_ns = t.gpu.end_ns[i];
+    r.launch_ns = join::LaunchTime(t, j, i);
+    r.stream = t.gpu.stream[i];
+    r.cls = j.cls[i];
+    r.flops = d.costs.flops[i];
+    r.bytes = d.costs.bytes[i];
+    // The window's peak: the verdict's useful time is timed against it.
+    r.peak_flops_per_s = v.device.peak_flops_per_s;
+    r.heavy = d.costs.heavy_op[i];
+    r.backward = d.costs.backward[i];
+    r.step = j.step[i];
+    r.loss = d.loss[i];
+    auto [name, added] =
+        name_index.try_emplace(t.gpu.name[i].value, static_cast<std::int32_t>(table.names.size()));
+    if (added) table.names.emplace_back(t.Str(t.gpu.name[i]));
+    r.name = name->second;
+    const OpSplit split = splits.Of(d.costs.cost_op[i]);
+    if (r.bytes > 0) r.weight_bytes = r.bytes * split.weight_share;
+    r.attention = split.attention;
+    table.rows.push_back(r);
+  }
+  std::sort(table.rows.begin(), table.rows.end(),
+            [](const ActivityRow& a, const ActivityRow& b) { return a.start_ns < b.start_ns; });
+
+  // The host waits of the threads that launched the window's work.
+  const TimeNs lo = table.rows.empty() ? 0 : table.rows.front().start_ns;
+  for (std::size_t a = 0; a < t.api.size(); ++a) {
+    if (t.api.end_ns[a] < lo || !join::IsHostSync(t.Str(t.api.name[a]))) continue;
+    table.waits.push_back({t.api.start_ns[a], t.api.end_ns[a]});
+  }
+  std::sort(table.waits.begin(), table.waits.end(),
+            [](const HostWait& a, const HostWait& b) { return a.start_ns < b.start_ns; });
+  return table;
+}
+
+}  // namespace plasmient::whatif

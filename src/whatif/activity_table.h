@@ -1,0 +1,65 @@
+// The what-if table: one rank's GPU activities as the projection reads them (docs/what-if.md),
+// taken from the verdict's per-activity rows while the rank's trace is still in memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/time_units.h"
+#include "join/join.h"
+#include "verdict/analyze.h"
+#include "verdict/verdict.h"
+
+namespace plasmient::whatif {
+
+struct ActivityRow {
+  TimeNs start_ns = 0, end_ns = 0;
+  TimeNs launch_ns = kNoTime;  // its launch call's start; kNoTime when it has none
+  std::int32_t stream = 0;
+  join::ActivityClass cls = join::ActivityClass::kCompute;
+  double flops = -1, bytes = -1;  // as the verdict priced it; -1 unknown
+  double weight_bytes = 0;        // of bytes, those that do not grow with the batch
+  double peak_flops_per_s = 0;    // of its dtype: the roof it is timed against
+  bool heavy = false;             // priced by a GEMM, convolution or attention model
+  bool attention = false;         // priced by an attention model: its bytes are the KV cache in decode
+  bool backward = false;          // launched under autograd's backward pass
+  std::int32_t step = -1;         // index of the rank's ProfilerStep that launched it, or -1
+  std::int32_t name = -1;         // index into RankTable::names
+  verdict::Loss loss = verdict::Loss::kComputeInefficiency;  // where its lost time went
+
+  TimeNs dur_ns() const { return end_ns - start_ns; }
+  bool compute() const { return cls == join::ActivityClass::kCompute; }
+};
+
+// An interval in which the host waited for the GPU (join::IsHostSync).
+struct HostWait {
+  TimeNs start_ns = 0, end_ns = 0;
+};
+
+struct RankTable {
+  std::int64_t rank = -1;
+  double peak_flops_per_s = 0;  // P of the rank's window: useful time is FLOPs / P
+  double bandwidth_bytes_per_s = 0;
+  double memory_bytes = 0;         // the device's memory; 0 when unknown
+  double graph_launches = 0;       // the trace already replays CUDA graphs
+  std::int64_t steps = 0;          // ProfilerSteps in the window
+  std::vector<ActivityRow> rows;   // the verdict's kept activities, by start
+  std::vector<std::string> names;  // kernel names the rows index
+  std::vector<HostWait> waits;     // by start
+  verdict::Figures current;        // the verdict's run figures
+};
+
+RankTable BuildRankTable(const verdict::RankDetail& detail);
+
+// Collects every rank's table as the analysis streams through them.
+class TableCollector final : public verdict::RankObserver {
+ public:
+  void OnRank(const verdict::RankDetail& detail) override { tables_.push_back(BuildRankTable(detail)); }
+  std::vector<RankTable>& tables() { return tables_; }
+
+ private:
+  std::vector<RankTable> tables_;
+};
+
+}  // namespace plasmient::whatif

@@ -1,0 +1,59 @@
+// What-if projections (docs/what-if.md): the verdict of the same job under a change — a larger
+// batch, communication overlapped with backward, more pipeline microbatches, CUDA graphs —
+// from each activity's measured time, FLOPs, bytes and roofline.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "verdict/verdict.h"
+#include "whatif/activity_table.h"
+
+namespace plasmient::whatif {
+
+struct Levers {
+  double batch_scale = 1;         // --batch-scale K: every sequence batch K times larger
+  bool overlap_comm = false;      // --overlap-comm
+  std::int64_t microbatches = 0;  // --microbatches M: pipeline microbatches per step; 0 unchanged
+  bool cuda_graphs = false;       // --cuda-graphs
+
+  bool any() const { return batch_scale != 1 || overlap_comm || microbatches > 0 || cuda_graphs; }
+};
+
+// Checks ranges; one line naming the bad lever.
+Status Validate(const Levers& levers);
+
+// A kernel (by name) whose bound the change moves across the ridge point.
+struct BoundChange {
+  std::string kernel;
+  std::string from, to;    // "memory", "compute"
+  std::int64_t calls = 0;  // calls that move
+  double projected_s = 0;  // their projected time
+};
+
+struct Side {
+  verdict::Figures figures;        // the job: ranks capacity-weighted
+  std::optional<double> headroom;  // wall / useful; none when nothing useful was modeled
+  double step_s = 0;               // mean step wall time over ranks; 0 without steps
+  double memory_bound_share = 0;   // of modeled compute-kernel time, memory-bound kernels
+};
+
+struct Projection {
+  Levers levers;
+  Side current, projected;
+  double work_scale = 1;                   // work per step, projected over current (samples or tokens)
+  double throughput_gain = 1;              // work per second, projected over current
+  std::vector<BoundChange> bound_changes;  // largest projected time first, bounded
+  std::vector<std::string> warnings;       // where the projection leaves its trusted range
+};
+
+// The projection of a job whose ranks' tables are `tables` and whose verdict is `job`.
+// Fails when a lever cannot apply (--microbatches without a pipeline in the trace).
+Result<Projection> Project(std::span<const RankTable> tables, const verdict::JobVerdict& job,
+                           const Levers& levers);
+
+}  // namespace plasmient::whatif
