@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tests/test_support.h"
@@ -149,6 +150,31 @@ TEST(WhatIfSynthBound, LargeBatchMovesTheGemmsToTheComputeRoof) {
   EXPECT_GT(got["projected"]["losses"]["compute_inefficiency"].get_double().value(), 0.05);
   fs::remove_all(source.dir);
   fs::remove_all(target.dir);
+}
+
+}  // namespace
+}  // namespace plasmient::testing
+
+namespace plasmient::testing {
+namespace {
+
+// Bad levers are usage errors (2) in one line; a missing input is bad input (1); --microbatches
+// on a trace with no pipeline says why.
+TEST(WhatIfCli, BadLeversAndInputsFailInOneLine) {
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(Synth(Decode(1), run));
+  const std::string bin = PlasmientBinary() + " whatif ";
+  for (const std::string& levers :
+       {std::string("--batch-scale 0"), std::string("--batch-scale -3"), std::string("--microbatches 8")}) {
+    CommandResult r = RunCommand(bin + run.dir.string() + " -q " + levers);
+    EXPECT_EQ(r.exit_code, 2) << levers << ": " << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << levers << ": " << r.out;
+  }
+  CommandResult pipeline = RunCommand(bin + run.dir.string() + " -q --microbatches 8");
+  EXPECT_NE(pipeline.out.find("no pipeline stage"), std::string::npos) << pipeline.out;
+  CommandResult missing = RunCommand(bin + (run.dir / "absent.json").string() + " -q");
+  EXPECT_EQ(missing.exit_code, 1) << missing.out;
+  fs::remove_all(run.dir);
 }
 
 }  // namespace
