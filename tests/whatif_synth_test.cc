@@ -179,3 +179,28 @@ TEST(WhatIfCli, BadLeversAndInputsFailInOneLine) {
 
 }  // namespace
 }  // namespace plasmient::testing
+
+namespace plasmient::testing {
+namespace {
+
+// The trust range: decode with a 2048-token context on 4 layers reads 67 MB of KV cache per token
+// at batch 1; at 2048× that is 138 GB beside 0.5 GB of weights, over the H100's 80 GB.
+TEST(WhatIfSynthTrust, KvCacheOverDeviceMemoryIsWarned) {
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(Synth("--scenario decode --ranks 1 --steps 2 --batch 1 --seed 27", run));
+  simdjson::dom::parser small_parser, large_parser;
+  element small, large;
+  ASSERT_NO_FATAL_FAILURE(WhatIf(run, "--batch-scale 32", small_parser, small));
+  EXPECT_EQ(small["warnings"].get_array().size(), 0u);
+  ASSERT_NO_FATAL_FAILURE(WhatIf(run, "--batch-scale 2048", large_parser, large));
+  bool warned = false;
+  for (element w : large["warnings"].get_array()) {
+    warned = warned ||
+             std::string_view(w.get_string()).find("outside the trusted range") != std::string_view::npos;
+  }
+  EXPECT_TRUE(warned) << simdjson::to_string(large["warnings"]);
+  fs::remove_all(run.dir);
+}
+
+}  // namespace
+}  // namespace plasmient::testing
