@@ -129,7 +129,10 @@ void Retime(const RankTable& t, double k, RankResult& out, std::vector<Roof>& ro
     out.dur_ns[i] = dur;
     flops_after[i] = r.flops;
     if (!Modeled(r)) {
-      if (r.compute()) out.unmodeled_ns += static_cast<double>(dur);
+      if (!r.compute()) continue;
+      // No model, no reuse to credit: its time grows with the batch, as if all its bytes did.
+      out.dur_ns[i] = std::max<TimeNs>(1, static_cast<TimeNs>(std::llround(static_cast<double>(dur) * k)));
+      out.unmodeled_ns += static_cast<double>(out.dur_ns[i]);
       continue;
     }
     const double flops = r.flops > 0 ? r.flops * k : r.flops;
@@ -336,8 +339,10 @@ void Warn(const RankTable& t, const RankResult& r, const Levers& l, std::vector<
     }
   }
   if (l.batch_scale != 1 && r.compute_ns > 0 && r.unmodeled_ns / r.compute_ns > kWarnShare) {
-    once(fmt::format("{:.0f}% of compute time is kernels without a FLOP or byte model: they keep their time",
-                     100 * r.unmodeled_ns / r.compute_ns));
+    once(fmt::format(
+        "{:.0f}% of projected compute time is kernels without a FLOP or byte model: their time is "
+        "scaled with the batch, no reuse credited",
+        100 * r.unmodeled_ns / r.compute_ns));
   }
   if (r.compute_ns > 0 && r.borrowed_ns / r.compute_ns > kWarnShare) {
     once(fmt::format(
