@@ -1,6 +1,7 @@
 #include "fleet/clickhouse_store.h"
 
 #include <charconv>
+#include <map>
 #include <set>
 
 #include <httplib.h>
@@ -26,6 +27,10 @@ std::string UrlEncode(std::string_view s) {
 std::string_view ClickHouseType(ColumnType t) {
   return t == ColumnType::kInt ? "Int64" : t == ColumnType::kFloat ? "Float64" : "String";
 }
+
+// The ClickHouse-only column that makes a row's identity: its position among its job's rows of
+// that table, in the order the batch holds them (the same for every retry of one batch).
+constexpr std::string_view kRowIndexColumn = "row_index";
 
 std::string Quote(std::string_view s) {
   std::string out = "'";
@@ -97,27 +102,52 @@ std::string ClickHouseStore::LocalName(TableId id) const {
   return options_.cluster.empty() ? name : name + "_local";
 }
 
-std::string ClickHouseStore::TableName(TableId id) const {
+std::string ClickHouseStore::QualifiedName(TableId id) const {
   return options_.database + "." + std::string(Table(id).name);
+}
+
+// FINAL: rows of a batch inserted twice are read once even before ClickHouse merges them.
+std::string ClickHouseStore::TableName(TableId id) const { return QualifiedName(id) + " FINAL"; }
+
+Status ClickHouseStore::CheckRowIdentity(const std::vector<std::string>& tables) {
+  std::string in;
+  for (const auto& t : tables) {
+    if (!in.empty()) in += ',';
+    in += Quote(t);
+  }
+  auto old = Query("SELECT table FROM system.columns WHERE database = " + Quote(options_.database) +
+                   " AND table IN (" + in + ") GROUP BY table HAVING countIf(name = '" +
+                   std::string(kRowIndexColumn) + "') = 0");
+  if (!old) return std::unexpected(old.error());
+  if (old->rows.empty() || old->rows.front().empty()) return Ok();
+  return Fail(
+      "{}: table {}.{} has no {} column (made by an older Plasmient, where a retried insert could double "
+      "rows): rename it away (RENAME TABLE) and it is made again; docs/fleet.md, \"Idempotent inserts\"",
+      options_.url, options_.database, old->rows.front().front(), kRowIndexColumn);
 }
 
 Status ClickHouseStore::EnsureSchema(bool local_only) {
   PLASMIENT_TRY(Execute("CREATE DATABASE IF NOT EXISTS " + options_.database));
+  std::vector<std::string> made;
   for (const auto& t : Tables()) {
     std::string cols;
     for (const auto& c : t.columns) {
       cols += (cols.empty() ? "" : ", ") + std::string(c.name) + " " + std::string(ClickHouseType(c.type));
     }
-    std::string local = options_.database + "." + LocalName(t.id);
-    PLASMIENT_TRY(Execute("CREATE TABLE IF NOT EXISTS " + local + " (" + cols +
-                          ") ENGINE = MergeTree() ORDER BY (job_key, at_ns)"));
+    cols += ", " + std::string(kRowIndexColumn) + " Int64";
+    // A row is (job_key, row_index): the same rows inserted again replace themselves.
+    PLASMIENT_TRY(Execute("CREATE TABLE IF NOT EXISTS " + options_.database + "." + LocalName(t.id) + " (" +
+                          cols + ") ENGINE = ReplacingMergeTree() ORDER BY (job_key, " +
+                          std::string(kRowIndexColumn) + ")"));
+    made.push_back(LocalName(t.id));
     if (options_.cluster.empty() || local_only) continue;
     std::string shard_db = options_.shard_database == "-" ? "''" : options_.shard_database;
-    PLASMIENT_TRY(Execute("CREATE TABLE IF NOT EXISTS " + TableName(t.id) + " (" + cols +
+    PLASMIENT_TRY(Execute("CREATE TABLE IF NOT EXISTS " + QualifiedName(t.id) + " (" + cols +
                           ") ENGINE = Distributed(" + options_.cluster + ", " + shard_db + ", " +
                           LocalName(t.id) + ", sipHash64(job_key))"));
+    made.emplace_back(Table(t.id).name);
   }
-  return Ok();
+  return CheckRowIdentity(made);
 }
 
 Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
@@ -133,24 +163,32 @@ Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
       in += Quote(k);
     }
     auto present =
-        Query("SELECT DISTINCT job_key FROM " + TableName(t.id) + " WHERE job_key IN (" + in + ")");
+        Query("SELECT DISTINCT job_key FROM " + QualifiedName(t.id) + " WHERE job_key IN (" + in + ")");
     if (!present) return std::unexpected(present.error());
     for (const auto& row : present->rows) {
       if (!row.empty()) keys.erase(row[0]);
     }
     std::string body;
     std::size_t n = 0;
+    std::map<std::string, std::int64_t> next_index;  // per job_key
     for (const auto& r : rows) {
-      if (!keys.contains(std::get<std::string>(r[kJobKeyColumn]))) continue;
+      const auto& key = std::get<std::string>(r[kJobKeyColumn]);
+      std::int64_t index = next_index[key]++;
+      if (!keys.contains(key)) continue;
       for (std::size_t i = 0; i < r.size(); ++i) {
         if (i) body += '\t';
         AppendTsvCell(body, r[i]);
       }
+      body += '\t';
+      AppendTsvCell(body, index);
       body += '\n';
       ++n;
     }
     if (n == 0) continue;
-    std::string q = "INSERT INTO " + TableName(t.id) + " FORMAT TabSeparated";
+    std::string columns;
+    for (const auto& c : t.columns) columns += std::string(c.name) + ", ";
+    std::string q = "INSERT INTO " + QualifiedName(t.id) + " (" + columns + std::string(kRowIndexColumn) +
+                    ") FORMAT TabSeparated";
     std::string params = "query=" + UrlEncode(q);
     if (!options_.cluster.empty()) params += "&insert_distributed_sync=1";
     auto r = Post(params, body);

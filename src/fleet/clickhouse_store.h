@@ -1,11 +1,15 @@
-// The fleet store: ClickHouse over its HTTP interface. Tables are MergeTree (18.16 syntax: no
+// The fleet store: ClickHouse over its HTTP interface. Tables are ReplacingMergeTree (18.16 syntax: no
 // DateTime64, no LowCardinality; times are Int64 ns); with a cluster, each table is a
 // Distributed table over `<table>_local` on every shard, sharded by job_key so one job's rows
-// stay together. Inserts are idempotent: keys already present in a table are filtered out.
+// stay together. Inserts are idempotent: keys already present in a table are filtered out, and
+// a batch that reaches ClickHouse twice all the same (a lost answer, two writers at once) is read
+// once: each row carries `row_index` (its position among its job's rows), the tables are
+// ReplacingMergeTree ORDER BY (job_key, row_index), and every read names them FINAL.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "fleet/store.h"
@@ -36,6 +40,7 @@ class ClickHouseStore final : public QueryableStore {
   // Inserts the rows whose job_key the table does not hold yet. Returns rows inserted.
   Result<std::size_t> Insert(const Batch& batch);
 
+  // What a query reads: "plasmient.jobs FINAL".
   std::string TableName(TableId id) const override;
   Result<QueryResult> Query(const std::string& sql) override;
   Status Execute(const std::string& sql);
@@ -44,6 +49,9 @@ class ClickHouseStore final : public QueryableStore {
   explicit ClickHouseStore(ClickHouseOptions options);
   Result<std::string> Post(const std::string& url_query, const std::string& body);
   std::string LocalName(TableId id) const;
+  std::string QualifiedName(TableId id) const;  // "plasmient.jobs": what is created and inserted into
+  // Fails when one of `tables` lacks row_index (made by an older Plasmient, MergeTree).
+  Status CheckRowIdentity(const std::vector<std::string>& tables);
 
   ClickHouseOptions options_;
   std::unique_ptr<httplib::Client> client_;

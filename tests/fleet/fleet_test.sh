@@ -207,6 +207,33 @@ wait_for 60 "the outbox to drain" metric_is plasmient_clickhouse_outbox_files 0
 [[ $(ch "SELECT count() FROM plasmient.steps") == $(sql "SELECT count(*) FROM steps") ]] || fail "steps differ between the stores"
 say "after kill -9 and restart: 21 jobs, once each, in SQLite and ClickHouse"
 
+# --- a batch that reaches ClickHouse twice (its answer lost, sent again): every row counted once --
+top_jobs=$("$bin" fleet --clickhouse "$ch_url" --top jobs --limit 100)
+top_kernels=$("$bin" fleet --clickhouse "$ch_url" --top kernels --limit 100)
+key=$(sql "SELECT job_key FROM jobs WHERE job_id = 'ddp-a'")
+tables=(jobs steps rank_verdicts kernel_aggregates op_aggregates collectives stragglers bills layer_types)
+for t in "${tables[@]}"; do  # the same rows, row_index included, inserted again through the Distributed table
+  http POST "$ch_url/?insert_distributed_sync=1" "INSERT INTO plasmient.$t SELECT * FROM plasmient.$t WHERE job_key = '$key'" >/dev/null \
+    || fail "inserting $t of ddp-a again"
+done
+[[ $(ch "SELECT count() FROM plasmient.jobs WHERE job_key = '$key'") == 2 ]] || fail "the repeated batch was not stored twice: the check below would prove nothing"
+[[ $(ch "SELECT count() FROM plasmient.jobs FINAL") == 21 ]] || fail "jobs FINAL: $(ch 'SELECT count() FROM plasmient.jobs FINAL'), want 21"
+for t in "${tables[@]}"; do
+  [[ $(ch "SELECT count() FROM plasmient.$t FINAL") == $(sql "SELECT count(*) FROM $t") ]] \
+    || fail "$t FINAL: $(ch "SELECT count() FROM plasmient.$t FINAL") rows, SQLite $(sql "SELECT count(*) FROM $t")"
+done
+[[ $("$bin" fleet --clickhouse "$ch_url" --top jobs --limit 100) == "$top_jobs" ]] || fail "fleet --top jobs changed after a repeated batch"
+[[ $("$bin" fleet --clickhouse "$ch_url" --top kernels --limit 100) == "$top_kernels" ]] || fail "fleet --top kernels changed after a repeated batch"
+for shard in shard1 shard2; do ch "OPTIMIZE TABLE $shard.jobs_local FINAL" >/dev/null; done
+[[ $(ch "SELECT count() FROM plasmient.jobs WHERE job_key = '$key'") == 1 ]] || fail "merged: ddp-a still has two jobs rows"
+say "ddp-a's batch inserted twice: stored twice, read once (FINAL), one row after a merge; fleet answers unchanged"
+# Tables of an older Plasmient (MergeTree without row_index) are refused, not written into.
+ch "CREATE DATABASE IF NOT EXISTS old" >/dev/null
+ch "CREATE TABLE old.jobs (job_key String, at_ns Int64) ENGINE = MergeTree() ORDER BY job_key" >/dev/null
+out=$("$bin" fleet --clickhouse "$ch_url" --clickhouse-db old --init-schema --top jobs 2>&1) && fail "old tables accepted"
+grep -q "old.jobs has no row_index column" <<<"$out" || fail "old tables: $out"
+say "tables without row_index: $(head -c 140 <<<"$out")…"
+
 # --- a burst of traces while 100 scrapers scrape --------------------------------------------------
 t0=$(date +%s.%N)
 for i in $(seq 1 "$burst"); do cp "$work/gen/single-3.json.gz" "$spool/.b$i.part"; mv "$spool/.b$i.part" "$spool/burst-$i.json.gz"; done
