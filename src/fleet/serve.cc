@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,19 +46,49 @@ constexpr auto kStoreRetry = std::chrono::seconds(1);
 
 // Before the content is hashed, each file must be a trace by its size, layout and first bytes:
 // a file with holes (sparse) is refused unread, and bytes no reader takes fail at once.
-Status CheckInputFile(const fs::path& file) {
-  auto f = ingest::InputFile::Open(file.string(), {.no_follow = true});
+Status CheckInputFile(const fs::path& file, const ingest::OpenRules& rules) {
+  auto f = ingest::InputFile::Open(file.string(), rules);
   if (!f) return std::unexpected(f.error());
   off_t hole = ::lseek(f->fd(), 0, SEEK_HOLE);
   if (hole >= 0 && hole < f->size()) {
     return plasmient::Fail("{}: a sparse file ({} bytes, a hole at byte {}): refused", file.string(),
                            f->size(), static_cast<std::int64_t>(hole));
   }
-  auto format = ingest::DetectFormat(file.string(), {.no_follow = true});
+  auto format = ingest::DetectFormat(file.string(), rules);
   if (!format) return std::unexpected(format.error());
   if (*format == ingest::Format::kUnknown) {
     return plasmient::Fail("{}: not a trace (neither JSON, gzip, SQLite nor Plasmient native) at byte 0",
                            file.string());
+  }
+  return Ok();
+}
+
+// The state folder holds the lock, the store and the outbox: it must be a folder of serve's own,
+// never a link another user planted (the writes would follow it). In a spool that others may
+// write, only the sticky bit stops them renaming it (or done/, failed/) after this check.
+Status CheckStateFolder(const fs::path& spool, const fs::path& state) {
+  if (::mkdir(state.c_str(), 0755) != 0 && errno != EEXIST) {
+    return plasmient::Fail("{}: cannot create: {}", state.string(), std::strerror(errno));
+  }
+  struct stat st {};
+  if (::lstat(state.c_str(), &st) != 0) {
+    return plasmient::Fail("{}: cannot stat: {}", state.string(), std::strerror(errno));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return plasmient::Fail("{}: {}, not a folder: refused (serve keeps its state there)", state.string(),
+                           ingest::FileKindName(st.st_mode));
+  }
+  if (st.st_uid != ::geteuid()) {
+    return plasmient::Fail("{}: owned by uid {}, not by serve (uid {}): refused", state.string(), st.st_uid,
+                           ::geteuid());
+  }
+  struct stat spool_st {};
+  if (::stat(spool.c_str(), &spool_st) == 0 && (spool_st.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+      (spool_st.st_mode & S_ISVTX) == 0) {
+    fmt::print(stderr,
+               "plasmient serve: warning: {} is writable by other users and not sticky (chmod +t): they can "
+               "rename done/, failed/ and .plasmient/ (docs/fleet.md, \"Hostile input\")\n",
+               spool.string());
   }
   return Ok();
 }
@@ -112,8 +143,7 @@ Status ServeDaemon::Start() {
   if (!fs::is_directory(options_.spool, ec))
     return plasmient::Fail("--spool {}: no such folder", options_.spool.string());
   fs::path state = options_.spool / ".plasmient";
-  fs::create_directories(state, ec);
-  if (ec) return plasmient::Fail("{}: cannot create: {}", state.string(), ec.message());
+  PLASMIENT_TRY(CheckStateFolder(options_.spool, state));
   state_ = state;
   PLASMIENT_TRY(LockSpool(state));
   Progress();
@@ -214,8 +244,19 @@ void ServeDaemon::StoreFailed(Problem p, const std::string& why) {
   // SQLite keeps a handle it opened read-only (the file was read-only then) read-only for good:
   // the store is opened again for the retry.
   if (p == Problem::kStore) db_.reset();
+  Pause();
+}
+
+void ServeDaemon::Pause() {
   std::unique_lock lock(mu_);
   cv_.wait_for(lock, kStoreRetry, [&] { return stop_.load(); });
+}
+
+void ServeDaemon::Moved(const Status& moved) {
+  if (moved) return SetProblem(Problem::kMove, {});
+  // done/ or failed/ cannot take it (a full disk, a link planted there): it stays in the spool.
+  SetProblem(Problem::kMove, moved.error().message);
+  Pause();
 }
 
 SqliteStore* ServeDaemon::Store() {
@@ -319,7 +360,7 @@ void ServeDaemon::IngestLoop() {
       Progress();
       --counters_.queue_depth;
       // A store that failed is tried again on this entry (the oldest) before any other.
-      if (HasProblem(Problem::kStore) || HasProblem(Problem::kOutbox)) break;
+      if (HasProblem(Problem::kStore) || HasProblem(Problem::kOutbox) || HasProblem(Problem::kMove)) break;
     }
   }
 }
@@ -327,9 +368,7 @@ void ServeDaemon::IngestLoop() {
 void ServeDaemon::Fail(const SpoolEntry& entry, std::string_view error) {
   ++counters_.failed;
   fmt::print(stderr, "plasmient serve: {} failed: {}\n", entry.name, error);
-  if (auto s = FailEntry(entry, options_.spool, error); !s) {
-    fmt::print(stderr, "plasmient serve: {}\n", s.error().message);
-  }
+  Moved(FailEntry(entry, options_.spool, error));
 }
 
 bool ServeDaemon::SetAsideAfterCrashes(const SpoolEntry& entry) {
@@ -367,11 +406,13 @@ void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
     return Fail(entry, fmt::format("{}: not a trace file (expected .json, .json.gz, .sqlite or {})",
                                    entry.name, wire::kFileSuffix));
   }
+  // Every component below the spool is opened without following a link (a job folder swapped for
+  // a link after it was listed is refused).
+  const ingest::OpenRules rules{.no_follow = true, .beneath = options_.spool.string()};
   for (const auto& f : entry.files) {
-    if (auto s = CheckInputFile(f); !s) return Fail(entry, s.error().message);
+    if (auto s = CheckInputFile(f, rules); !s) return Fail(entry, s.error().message);
   }
-  const ingest::OpenRules no_follow{.no_follow = true};
-  auto key = HashEntry(entry, no_follow, [this] { return stop_.load(); });
+  auto key = HashEntry(entry, rules, [this] { return stop_.load(); });
   if (!key) {
     if (stop_) return;  // hashing was cut short by SIGTERM: the entry stays for the next run
     return Fail(entry, key.error().message);
@@ -381,7 +422,7 @@ void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
   auto seen = store->HasJob(*key);
   if (!seen) return StoreFailed(Problem::kStore, seen.error().message);
   if (!*seen) {
-    auto marker_labels = ReadMarkerLabels(entry);
+    auto marker_labels = ReadMarkerLabels(entry, rules);
     if (!marker_labels) return Fail(entry, marker_labels.error().message);
     JobContext ctx;
     ctx.job_key = *key;
@@ -402,9 +443,8 @@ void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
       if (SetAsideAfterCrashes(entry)) return;
       ctx.at_ns = NowNs();
       auto t0 = std::chrono::steady_clock::now();
-      AnalysisOutcome outcome =
-          AnalyzeIsolated(entry.files, options_.analyze, no_follow, ctx, options_.limits,
-                          state_ / "analysis.result", [this] { return stop_.load(); });
+      AnalysisOutcome outcome = AnalyzeIsolated(entry.files, options_.analyze, rules, ctx, options_.limits,
+                                                state_ / "analysis.result", [this] { return stop_.load(); });
       counters_.analysis_seconds =
           counters_.analysis_seconds.load() +
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -454,9 +494,8 @@ void ServeDaemon::Finish(const SpoolEntry& entry) {
     if (!entry.marker.empty()) fs::remove(entry.marker, ec);
     return;
   }
-  if (auto moved = MoveEntry(entry, options_.spool, "done"); !moved) {
-    fmt::print(stderr, "plasmient serve: {}\n", moved.error().message);
-  }
+  auto moved = MoveEntry(entry, options_.spool, "done");
+  Moved(moved ? Ok() : Status(std::unexpected(moved.error())));
 }
 
 }  // namespace plasmient::fleet

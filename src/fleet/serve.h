@@ -82,11 +82,14 @@ class ServeDaemon {
  private:
   // What keeps serve from recording, each reported on /healthz and in the metrics until it
   // clears; the entry it hit stays in the spool and is retried.
-  enum class Problem { kStore, kOutbox, kSpool, kCount };
+  enum class Problem { kStore, kOutbox, kSpool, kMove, kCount };
   void SetProblem(Problem p, std::string why);  // empty `why`: cleared; logged when it changes
   bool HasProblem(Problem p) const;
   // A store or outbox write failed: reported, and retried after a pause (the store reopened).
   void StoreFailed(Problem p, const std::string& why);
+  // A move to done/ or failed/: a failure is reported (the entry stays in the spool) and paused on.
+  void Moved(const Status& moved);
+  void Pause();          // kStoreRetry, or until stopped
   SqliteStore* Store();  // the store, reopened after a failure; null while it cannot be opened
 
   void IngestLoop();

@@ -182,10 +182,10 @@ Result<std::string> HashEntry(const SpoolEntry& entry, const ingest::OpenRules& 
   return h.Hex();
 }
 
-Result<Labels> ReadMarkerLabels(const SpoolEntry& entry) {
+Result<Labels> ReadMarkerLabels(const SpoolEntry& entry, const ingest::OpenRules& rules) {
   Labels labels;
   if (entry.marker.empty()) return labels;
-  auto f = ingest::InputFile::Open(entry.marker.string(), {.no_follow = true});
+  auto f = ingest::InputFile::Open(entry.marker.string(), rules);
   if (!f) return std::unexpected(f.error());
   if (f->size() > kMaxMarkerBytes) {
     return Fail("{}: larger than {} KiB: not a marker", entry.marker.string(), kMaxMarkerBytes >> 10);
@@ -240,43 +240,83 @@ std::string JobIdOf(const SpoolEntry& entry) {
   return id;
 }
 
-Result<fs::path> MoveEntry(const SpoolEntry& entry, const fs::path& spool, std::string_view to) {
+namespace {
+
+// A descriptor closed when it goes out of scope.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+bool ExistsAt(int dir, const std::string& name) {
+  struct stat st {};
+  return ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+// Moves the entry into spool/<to>/ through descriptors of the spool and of <to> (opened without
+// following a link), so a done/ or failed/ swapped for a link is refused, never written through.
+// `error`, when given, is written beside it as <name>.error (0600).
+Result<fs::path> MoveInto(const SpoolEntry& entry, const fs::path& spool, std::string_view to,
+                          const std::string* error) {
   fs::path dir = spool / to;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Fail("{}: cannot create: {}", dir.string(), ec.message());
-  fs::path dest = dir / entry.name;
-  auto taken = [](fs::path p) {
-    return Exists(p) || Exists(fs::path(p) += ".done") || Exists(fs::path(p) += ".error");
+  Fd spool_fd(::open(spool.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (spool_fd.fd < 0) return Fail("{}: cannot open: {}", spool.string(), std::strerror(errno));
+  std::string to_name(to);
+  if (::mkdirat(spool_fd.fd, to_name.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Fail("{}: cannot create: {}", dir.string(), std::strerror(errno));
+  }
+  Fd to_fd(::openat(spool_fd.fd, to_name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (to_fd.fd < 0) {
+    return Fail(
+        "{}: {}: refused", dir.string(),
+        errno == ELOOP || errno == ENOTDIR ? "a symbolic link or not a folder" : std::strerror(errno));
+  }
+  std::string dest = entry.name;
+  auto taken = [&](const std::string& n) {
+    return ExistsAt(to_fd.fd, n) || ExistsAt(to_fd.fd, n + ".done") || ExistsAt(to_fd.fd, n + ".error");
   };
-  for (int n = 1; taken(dest); ++n) {
-    dest = dir / fmt::format("{}.{}", entry.name, n);
-  }
+  for (int n = 1; taken(dest); ++n) dest = fmt::format("{}.{}", entry.name, n);
   bool sibling_marker = !entry.marker.empty() && entry.marker.parent_path() == entry.path.parent_path();
-  fs::rename(entry.path, dest, ec);
-  if (ec) return Fail("{}: cannot move to {}: {}", entry.path.string(), dest.string(), ec.message());
-  if (sibling_marker) {
-    fs::rename(entry.marker, fs::path(dest) += ".done", ec);
-    if (ec) return Fail("{}: cannot move: {}", entry.marker.string(), ec.message());
+  if (::renameat(spool_fd.fd, entry.name.c_str(), to_fd.fd, dest.c_str()) != 0) {
+    return Fail("{}: cannot move to {}: {}", entry.path.string(), (dir / dest).string(),
+                std::strerror(errno));
   }
-  return dest;
+  if (sibling_marker) {
+    std::string marker = entry.marker.filename().string();
+    if (::renameat(spool_fd.fd, marker.c_str(), to_fd.fd, (dest + ".done").c_str()) != 0)
+      return Fail("{}: cannot move: {}", entry.marker.string(), std::strerror(errno));
+  }
+  if (error) {
+    std::string text;
+    for (char c : *error) {
+      if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F) text += c;
+    }
+    text += '\n';
+    std::string name = dest + ".error";
+    int fd = ::openat(to_fd.fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return Fail("{}: cannot create: {}", (dir / name).string(), std::strerror(errno));
+    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ok = ::close(fd) == 0 && ok;
+    if (!ok) return Fail("{}: cannot write", (dir / name).string());
+  }
+  return dir / dest;
+}
+
+}  // namespace
+
+Result<fs::path> MoveEntry(const SpoolEntry& entry, const fs::path& spool, std::string_view to) {
+  return MoveInto(entry, spool, to, nullptr);
 }
 
 Status FailEntry(const SpoolEntry& entry, const fs::path& spool, std::string_view error) {
-  auto dest = MoveEntry(entry, spool, "failed");
+  std::string text(error);
+  auto dest = MoveInto(entry, spool, "failed", &text);
   if (!dest) return std::unexpected(dest.error());
-  fs::path err = *dest;
-  err += ".error";
-  std::string text;
-  for (char c : error) {
-    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F) text += c;
-  }
-  text += '\n';
-  int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return Fail("{}: cannot create: {}", err.string(), std::strerror(errno));
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ok = ::close(fd) == 0 && ok;
-  if (!ok) return Fail("{}: cannot write", err.string());
   return Ok();
 }
 

@@ -9,7 +9,8 @@
 // The daemon may run as root while any user writes the spool: symbolic links (the entry, its
 // marker, the files of a job folder), anything but regular files and folders, and entries owned
 // by another user than the spool's owner are refused (moved to failed/ with the reason), never
-// read; every file is opened with O_NOFOLLOW.
+// read; every file is opened with O_NOFOLLOW, component by component from the spool when the
+// caller says so (ingest::OpenRules::beneath), and moves go through directory descriptors.
 #pragma once
 
 #include <cstdint>
@@ -51,15 +52,17 @@ Result<std::string> HashEntry(const SpoolEntry& entry, const ingest::OpenRules& 
                               const std::function<bool()>& stop = {});
 
 // The labels in the entry's .done marker ("key=value" lines; blank lines and # comments skipped;
-// at most kMaxMarkerBytes). Opened with O_NOFOLLOW; an error never quotes the marker's text.
+// at most kMaxMarkerBytes). Opened as `rules` say; an error never quotes the marker's text.
 inline constexpr std::int64_t kMaxMarkerBytes = 64 << 10;
-Result<Labels> ReadMarkerLabels(const SpoolEntry& entry);
+Result<Labels> ReadMarkerLabels(const SpoolEntry& entry,
+                                const ingest::OpenRules& rules = {.no_follow = true});
 
 // The job id: a folder's name, the job of an agent's window file ("<job>-<rank>-<host>-<pid>-
 // <seq>.pltrace"), or a file's name without its trace extensions.
 std::string JobIdOf(const SpoolEntry& entry);
 
-// Moves the entry (and its sibling marker) into spool/<to>/, renaming on a clash.
+// Moves the entry (and its sibling marker) into spool/<to>/, renaming on a clash. The moves go
+// through descriptors of the spool and of <to>: a <to> that is a symbolic link is refused.
 Result<std::filesystem::path> MoveEntry(const SpoolEntry& entry, const std::filesystem::path& spool,
                                         std::string_view to);
 // Moves it to failed/ and writes failed/<name>.error (mode 0600, control characters dropped)

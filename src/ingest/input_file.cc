@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <string_view>
 #include <utility>
 
 namespace plasmient::ingest {
@@ -26,11 +28,65 @@ std::string_view FileKindName(unsigned st_mode) {
   return "not a regular file";
 }
 
+namespace {
+
+// The part of `path` below `dir` ("a/b" for "/s/a/b" below "/s/"), or nullopt when it is not below.
+std::optional<std::string_view> Below(std::string_view path, std::string_view dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+  if (dir.empty() || !path.starts_with(dir)) return std::nullopt;
+  std::string_view rest = path.substr(dir.size());
+  if (dir != "/" && !rest.starts_with('/')) return std::nullopt;
+  while (rest.starts_with('/')) rest.remove_prefix(1);
+  return rest;
+}
+
+}  // namespace
+
+int OpenBeneath(const std::string& path, const std::string& beneath, int flags, unsigned mode) {
+  flags |= O_CLOEXEC;
+  auto rest = Below(path, beneath);
+  if (!rest) return ::open(path.c_str(), flags, mode);
+  int dir = ::open(beneath.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  while (dir >= 0) {
+    std::size_t slash = rest->find('/');
+    std::string name(rest->substr(0, slash));
+    if (name == "..") {
+      ::close(dir);
+      errno = EACCES;
+      return -1;
+    }
+    if (slash == std::string_view::npos) {
+      int fd = ::openat(dir, name.c_str(), flags | O_NOFOLLOW, mode);
+      int error = errno;
+      ::close(dir);
+      errno = error;
+      return fd;
+    }
+    rest->remove_prefix(slash + 1);
+    while (rest->starts_with('/')) rest->remove_prefix(1);
+    if (name == "." || name.empty()) continue;
+    int next = ::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int error = errno;
+    struct stat st {};
+    if (next < 0 && ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+      error = ELOOP;  // some kernels say ENOTDIR for a link opened with O_DIRECTORY
+    }
+    ::close(dir);
+    errno = error;
+    dir = next;
+  }
+  return -1;
+}
+
 Result<InputFile> InputFile::Open(const std::string& path, const OpenRules& rules) {
   // O_NONBLOCK: opening a FIFO for reading would wait for a writer; fstat says what it is first.
   int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (rules.no_follow ? O_NOFOLLOW : 0);
-  int fd = ::open(path.c_str(), flags);
+  int fd = OpenBeneath(path, rules.beneath, flags);
   if (fd < 0) {
+    if (errno == ELOOP && !rules.beneath.empty()) {
+      return Fail("{}: a symbolic link (the file or a folder on its path below {}): refused at byte 0", path,
+                  rules.beneath);
+    }
     if (errno == ELOOP && rules.no_follow) return Fail("{}: a symbolic link: refused at byte 0", path);
     return Fail("{}: cannot open: {} at byte 0", path, std::strerror(errno));
   }

@@ -27,7 +27,16 @@ std::int64_t DecodedBytesCap(std::int64_t input_bytes);
 // How a caller wants its inputs opened.
 struct OpenRules {
   bool no_follow = false;  // refuse a symbolic link as the file itself (serve's spool)
+  // A folder trusted as given (serve's spool). A path below it is opened component by component
+  // from the folder (openat, O_NOFOLLOW at every step): a folder on the way swapped for a link
+  // after it was checked is refused, never followed. Empty: the path is opened as given.
+  std::string beneath;
 };
+
+// open(2) of `path` with `flags` (O_CLOEXEC added) where every component below `beneath` is
+// opened without following a link; `path` not below `beneath`, or `beneath` empty: a plain
+// open. -1 with errno on failure: ELOOP when a component is a link, EACCES for "..".
+int OpenBeneath(const std::string& path, const std::string& beneath, int flags, unsigned mode = 0);
 
 // An open, regular input file.
 class InputFile {

@@ -86,6 +86,28 @@ p_trace_symlink() {
   [[ $rc == 0 ]] && grep -q "symbolic link" "$s/failed/link.json.error" &&
     [[ $(sqlite3 "$s/.plasmient/store.sqlite" 'SELECT count(*) FROM jobs') == 0 ]]
 }
+p_state_link() {
+  local s; s=$(new_spool state-link)
+  mkdir "$work/state-elsewhere"; ln -s "$work/state-elsewhere" "$s/.plasmient"
+  local out rc
+  out=$(timeout 5 "$bin" serve --spool "$s" --listen "127.0.0.1:$(free_port)" 2>&1); rc=$?
+  echo "  $out"
+  [[ $rc == 1 ]] && grep -q "plasmient: a symbolic link, not a folder: refused" <<<"$out" && [[ -z $(ls -A "$work/state-elsewhere") ]]
+}
+p_failed_link() {
+  local s; s=$(new_spool failed-link)
+  mkdir "$work/failed-elsewhere"; ln -s "$work/failed-elsewhere" "$s/failed"
+  serve_on "$s" "${new[@]}" || return 1
+  printf 'not a trace' > "$s/.bad.json.part" && mv "$s/.bad.json.part" "$s/bad.json"
+  wait_healthz 10 503; local rc=$?
+  local body; body=$(healthz_body "$port")
+  rm "$s/failed"  # a real failed/ is made and the entry moves there
+  wait_file 10 "$s/failed/bad.json.error"; local rc2=$?
+  stop_serve
+  echo "  failed/ a link: /healthz said \"$body\""
+  [[ $rc == 0 && $body == *"/failed: a symbolic link or not a folder: refused"* && $rc2 == 0 ]] &&
+    [[ -z $(ls -A "$work/failed-elsewhere") ]]
+}
 p_fifo_marker() {
   local s; s=$(new_spool fifo-marker)
   mkdir "$s/job"; cp "$work/good.json" "$s/job/rank0.json"; mkfifo "$s/job.done"
@@ -365,6 +387,8 @@ p_escape_names() {
 
 probe "marker symlink to a 0600 secret: refused, error 0600, no secret anywhere" p_marker_symlink
 probe "trace symlink: refused, nothing recorded" p_trace_symlink
+probe ".plasmient/ a link: serve refuses to start, writes nothing there" p_state_link
+probe "failed/ a link: nothing written through it, 503 says why, moved once it is a folder" p_failed_link
 probe "FIFO as .done marker: refused, the daemon goes on" p_fifo_marker
 probe "entry owned by another user: refused" p_foreign_owner
 probe "analyze FIFO: exit 1, says FIFO" p_analyze_fifo
