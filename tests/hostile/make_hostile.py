@@ -4,6 +4,7 @@
 make_hostile.py huge-string OUT.json.gz MB   one event holding one MB-megabyte JSON string
 make_hostile.py view-sqlite OUT.sqlite        an Nsight-shaped file whose kernel table is a recursive view
 make_hostile.py escape-names OUT.json IN.json  IN with ESC [ 31m and BEL in its kernel names
+make_hostile.py stray-event OUT.json IN.json   IN with one more kernel, a year after the last
 """
 import gzip
 import json
@@ -32,6 +33,13 @@ elif kind == "escape-names":
     for e in doc["traceEvents"]:
         if e.get("cat") == "kernel":
             e["name"] = "\x1b[31mEVIL\x07" + e["name"]
+    open(out, "w").write(json.dumps(doc))
+elif kind == "stray-event":
+    doc = json.load(open(sys.argv[3]))
+    kernels = [e for e in doc["traceEvents"] if e.get("cat") == "kernel"]
+    stray = dict(kernels[-1])
+    stray["ts"] = max(e["ts"] + e.get("dur", 0) for e in doc["traceEvents"] if "ts" in e) + 365 * 86400 * 1e6
+    doc["traceEvents"].append(stray)
     open(out, "w").write(json.dumps(doc))
 else:
     sys.exit(f"unknown kind {kind}")

@@ -243,6 +243,27 @@ p_sigterm() {
   [[ $alive == 0 ]] && python3 -c "import sys; sys.exit(0 if $took <= 1.0 else 1)"
 }
 
+# --- item 4: figures one event cannot hijack ---------------------------------------------------
+p_stray_event() {
+  mk_hostile stray-event "$work/stray.json" "$work/good.json"
+  timeout 30 "$bin" analyze "$work/stray.json" --json "$work/stray.verdict.json" >/dev/null 2>&1 || return 1
+  # The window is checked against the trace's own events: it ends before the stray kernel begins.
+  python3 - "$work/stray.json" "$work/stray.verdict.json" <<'PY'
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+v = json.load(open(sys.argv[2]))
+kernels = sorted(e["ts"] for e in events if e.get("cat") == "kernel")
+bulk_end_s = max(e["ts"] + e.get("dur", 0) for e in events if e.get("cat") == "kernel" and e["ts"] < kernels[-1]) / 1e6
+stray_s = kernels[-1] / 1e6
+strays = [d for d in v["data_quality"] if d["name"] == "stray_activity"]
+print(f"  one kernel a year later: window {v['window']['wall_s']:.4f} s, {v['bill']['gpu_hours']:.2e} GPU-hours, "
+      f"data_quality {[(d['name'], d['count']) for d in strays]}")
+ok = (v["window"]["end_ns"] / 1e9 <= bulk_end_s + 1e-6 < stray_s and v["window"]["wall_s"] < 1
+      and v["bill"]["gpu_hours"] < 1e-3 and strays and strays[0]["count"] == 1)
+sys.exit(0 if ok else 1)
+PY
+}
+
 # --- item 5: exactly once -----------------------------------------------------------------------
 p_second_serve() {
   local s; s=$(new_spool lock)
@@ -401,6 +422,7 @@ probe "analysis over its memory limit: failed/ with the reason, daemon healthy" 
 probe "analysis over its time limit: failed/ with the reason" p_time_limit
 probe "entry the daemon died on twice: set aside" p_set_aside
 probe "SIGTERM during an analysis: exit within 1 s" p_sigterm
+probe "one kernel a year after the rest: left out of the window, in data_quality" p_stray_event
 probe "second serve on one spool: exits 1, says why" p_second_serve
 probe "stale outbox .part files: removed" p_stale_part
 probe "outbox write fails: not journaled, retried, then recorded" p_outbox_failure
