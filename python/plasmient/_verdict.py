@@ -15,6 +15,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 # plasmient.Error: bad input or bad options; the message is the line the CLI prints (the file,
 # the byte offset where it applies, the problem).
 Error = _core.Error
+Error.__module__ = "plasmient"
 
 # The verdict's tables: attribute → key of plasmient.verdict/1 (docs/json-schema.md).
 _TABLES = {
