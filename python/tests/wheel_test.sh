@@ -24,9 +24,11 @@ fi
 if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
 fi
-# Its own build folder (the checkout's build/pip is the user's), kept between runs.
+# Its own build folder (the checkout's build/pip is the user's), kept between runs;
+# PLASMIENT_WHEEL_BUILD_DIR names another (a warm one compiles only what changed).
+build_dir=${PLASMIENT_WHEEL_BUILD_DIR:-$work/build/{wheel_tag\}}
 start=$SECONDS
-"${pip[@]}" install "$src" -C "build-dir=$work/build/{wheel_tag}" >"$work/pip-install.log" 2>&1 ||
+"${pip[@]}" install "$src" --config-settings "build-dir=$build_dir" >"$work/pip-install.log" 2>&1 ||
   { echo "FAIL: pip install $src"; tail -30 "$work/pip-install.log"; exit 1; }
 echo "pip install: $((SECONDS - start)) s"
 
