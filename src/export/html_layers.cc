@@ -8,7 +8,7 @@
 
 #include "export/html_page.h"
 #include "export/units_text.h"
-#include "join/layer_tree.h"
+#include "verdict/layers.h"
 
 namespace plasmient::exporting {
 namespace {
@@ -38,10 +38,6 @@ constexpr std::string_view kStyle = R"css(<style>
 
 // Numbers in data attributes exactly as --json writes them (JsonWriter: fmt's shortest form).
 std::string Num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
-
-bool IsCatchAll(const LayerFigures& f) {
-  return f.path == join::kNoModuleNode || f.path == join::kBackwardNode;
-}
 
 std::size_t Fit(double width_px) { return static_cast<std::size_t>(std::max(0.0, (width_px - 8) / kCharPx)); }
 
@@ -136,8 +132,8 @@ class Icicle {
     for (std::size_t k = 0; k < n; ++k) {
       if (!drawn_[k]) continue;
       const LayerFigures& f = nodes[k];
-      out += fmt::format("<g class=\"box{}\" data-path=\"{}\"", IsCatchAll(f) ? " catch" : "",
-                         HtmlEscape(f.path));
+      out += fmt::format("<g class=\"box{}\" data-path=\"{}\"",
+                         verdict::IsCatchAllLayer(f.path) ? " catch" : "", HtmlEscape(f.path));
       Box(out, f, x[k], f.depth, f.name, Tooltip(layers_, f, f.path));
     }
     for (std::size_t s = 0; s <= n; ++s) {

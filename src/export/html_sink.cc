@@ -70,6 +70,7 @@ void FixesSection(std::string& out, const verdict::JobVerdict& job) {
   for (const auto& fx : job.fixes) {
     out += fmt::format("<li>{}<span class=\"pct\">{}</span><b>{}</b> — {}", Chip(verdict::LossKey(fx.loss)),
                        Percent(fx.fraction), HtmlEscape(verdict::LossLabel(fx.loss)), HtmlEscape(fx.action));
+    if (fx.layer) out += "<div class=\"culprits\">" + HtmlEscape(FixLayerText(*fx.layer, fx.loss)) + "</div>";
     if (!fx.culprits.empty()) {
       std::string names;
       for (const auto& c : fx.culprits) names += (names.empty() ? "" : " · ") + ShortKernelName(c, 110);

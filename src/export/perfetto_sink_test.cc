@@ -170,6 +170,52 @@ TEST(PerfettoSink, EveryEventIsWellFormedAndKernelsCarryTheirRoofline) {
   EXPECT_EQ(gemms, 6);
 }
 
+TEST(PerfettoSink, ModuleRangesCarryTheFiguresOfTheirCallsGpuWork) {
+  std::vector<model::Trace> ranks;
+  ranks.push_back(testing_traces::ThreeStepRank(0));
+  Output run;
+  AnalyzeInto(ranks, {.path = TempPath("ranges")}, {}, run);
+  simdjson::dom::array events;
+  ASSERT_FALSE(run.doc["traceEvents"].get(events));
+  // Σ over the ranges' calls against Σ over the activities that name the range as their module.
+  double range_ns = 0, range_useful_ns = 0, activity_ns = 0, activity_useful_ns = 0;
+  int calls = 0;
+  for (simdjson::dom::element e : events) {
+    std::string_view name, cat, module;
+    if (e["name"].get(name) || e["cat"].get(cat)) continue;
+    auto args = e["args"];
+    if (cat == "model" && name == "model.forward") {
+      double gpu_ns = 0, achieved = 0, memory = 0, compute = 0;
+      ASSERT_FALSE(args["gpu_time_ns"].get(gpu_ns)) << simdjson::to_string(e);
+      ASSERT_FALSE(args["achieved_pct"].get(achieved));
+      ASSERT_FALSE(args["memory_bound_pct"].get(memory));
+      ASSERT_FALSE(args["compute_inefficiency_pct"].get(compute));
+      EXPECT_GT(gpu_ns, 0);
+      EXPECT_GT(achieved, 0);
+      EXPECT_LT(achieved, 100);
+      EXPECT_GT(compute, 0);  // the GEMM below peak
+      ++calls;
+      range_ns += gpu_ns;
+      range_useful_ns += gpu_ns * achieved / 100;
+    }
+    if ((cat == "kernel" || cat == "collective") && !args["module"].get(module) &&
+        module == "model.forward") {
+      double share = 0, useful = 0;
+      if (args["share_ns"].get(share)) {
+        ASSERT_FALSE(args["exposed_wait_ns"].get(share));  // a collective: all of it lost
+      } else {
+        ASSERT_FALSE(args["useful_ns"].get(useful));
+      }
+      activity_ns += share;
+      activity_useful_ns += useful;
+    }
+  }
+  EXPECT_EQ(calls, 3);
+  EXPECT_GT(activity_ns, 0);
+  EXPECT_NEAR(range_ns, activity_ns, 1e-6 * activity_ns);
+  EXPECT_NEAR(range_useful_ns, activity_useful_ns, 1e-3 * range_ns);  // achieved_pct has 2 decimals
+}
+
 TEST(PerfettoSink, CollectivesCarryPeersBytesAndBandwidth) {
   std::vector<model::Trace> ranks;
   ranks.push_back(testing_traces::ThreeStepRank(0));

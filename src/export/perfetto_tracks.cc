@@ -9,6 +9,7 @@
 
 #include "export/json_writer.h"
 #include "verdict/kernel_costs.h"
+#include "verdict/layers.h"
 
 namespace plasmient::exporting {
 namespace {
@@ -180,6 +181,33 @@ class TrackWriter {
   std::map<std::int32_t, std::string> paths_;
 };
 
+// The layer range an activity's time rolls up into (docs/layers.md), as its path of range names.
+void ModuleArg(TrackWriter& tw, std::size_t i, JsonWriter& w) {
+  std::string path = tw.AnnotationPath(tw.j_.layer[i] >= 0 ? tw.j_.layer[i] : tw.j_.annotation[i]);
+  if (!path.empty()) w.Field("module", path);
+}
+
+// "<loss>_pct" for each of the seven losses.
+template <typename FractionOf>
+void LossArgs(JsonWriter& w, FractionOf&& fraction_of) {
+  for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
+    auto loss = static_cast<Loss>(l);
+    w.Field(fmt::format("{}_pct", verdict::LossKey(loss)), Pct(fraction_of(loss)));
+  }
+}
+
+// A module or annotation range: its path and the figures of this call's GPU work (layers.h).
+void RangeArgs(TrackWriter& tw, std::int32_t row, JsonWriter& w) {
+  w.Field("path", tw.AnnotationPath(row));
+  auto it = tw.d_.ranges.find(row);
+  if (it == tw.d_.ranges.end()) return;
+  const verdict::RangeFigures& f = it->second;
+  w.Field("gpu_time_ns", f.gpu_time_ns)
+      .Field("kernels", f.kernels)
+      .Field("achieved_pct", Pct(f.achieved_fraction()));
+  LossArgs(w, [&](Loss loss) { return f.loss_fraction(loss); });
+}
+
 void KernelArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
   const auto& d = tw.d_;
   const auto& t = tw.t_;
@@ -216,8 +244,7 @@ void KernelArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
   w.Field("share_ns", d.share_ns[i]).Field("useful_ns", d.useful_ns[i]);
   w.Field("lost_ns", std::max(0.0, d.share_ns[i] - d.useful_ns[i]));
   if (tw.j_.op[i] >= 0) w.Field("op", t.Str(t.cpu.name[tw.j_.op[i]]));
-  std::string path = tw.AnnotationPath(tw.j_.annotation[i]);
-  if (!path.empty()) w.Field("module", path);
+  ModuleArg(tw, i, w);
 }
 
 void CollectiveArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
@@ -228,6 +255,7 @@ void CollectiveArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
   w.Field("stream", t.gpu.stream[i]).Field("kernel", t.Str(t.gpu.name[i]));
   w.Field("exposed_wait_ns", tw.d_.share_ns[i]);
   w.Field("loss", verdict::LossKey(LossOf(tw.j_.cls[i], Loss::kExposedCommunication)));
+  ModuleArg(tw, i, w);
   std::int32_t r = tw.j_.collective[i];
   if (r < 0) return;
   std::int64_t bytes = c.bytes[r];
@@ -327,7 +355,7 @@ RankTracks::RankTracks(const verdict::RankDetail& d, std::int64_t pid, TrackOpti
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
     if (!d.kept[i]) continue;
     std::int64_t step = j.step[i] >= 0 ? j.steps[static_cast<std::size_t>(j.step[i])].number : kNoStep;
-    for (std::int32_t start : {j.op[i], j.annotation[i]}) {
+    for (std::int32_t start : {j.op[i], j.annotation[i], j.layer[i]}) {
       for (std::int32_t r = start; r >= 0 && op_step_[r] == kNone; r = j.op_parent[r]) op_step_[r] = step;
     }
   }
@@ -363,10 +391,7 @@ void RankTracks::Build(const EmitFn& emit) {
                w.Field("step", s.number)
                    .Field("achieved_pct", Pct(f.achieved()))
                    .Field("utilization_pct", Pct(f.utilization()));
-               for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
-                 auto loss = static_cast<Loss>(l);
-                 w.Field(fmt::format("{}_pct", verdict::LossKey(loss)), Pct(f.loss(loss)));
-               }
+               LossArgs(w, [&](Loss loss) { return f.loss(loss); });
              });
   }
 
@@ -380,6 +405,7 @@ void RankTracks::Build(const EmitFn& emit) {
                if (!t.cpu.input_dims[r].empty()) w.Field("input_dims", t.Str(t.cpu.input_dims[r]));
                if (!t.cpu.input_types[r].empty()) w.Field("input_types", t.Str(t.cpu.input_types[r]));
                if (t.cpu.external_id[r] != model::kNoId) w.Field("external_id", t.cpu.external_id[r]);
+               if (join::IsLayerRange(t.cpu.kind[r])) RangeArgs(tw, row, w);
              });
   }
 

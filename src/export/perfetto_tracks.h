@@ -4,7 +4,8 @@
 // Tracks (threads of the rank's process, top to bottom):
 //   cluster · stream S    collective and P2P kernels: kind, group, seq, peers, bytes, bandwidth, wait
 //   steps · GPU           each step's GPU window with its figures
-//   model · thread T      ProfilerStep and annotation ranges on host thread T (module path)
+//   model · thread T      ProfilerStep, module and annotation ranges on host thread T: path, and
+//                         this call's GPU time, achieved % and the seven losses' %
 //   ops · thread T        the ATen ops that launched the kept kernels, with their ancestors
 //   kernels · stream S    compute kernels and copies: FLOPs, bytes, AI, achieved %, roofline %, bound, loss
 // plus process counters ("C" events): utilization %, achieved % of peak per bucket, device samples;

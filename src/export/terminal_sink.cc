@@ -192,6 +192,13 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
       for (const auto& fx : job.fixes) {
         out += fmt::format(" {:>4}  {}\n", Percent(fx.fraction), Truncate(fx.action, 72));
         if (!fx.evidence.empty()) out += "       evidence: " + Truncate(fx.evidence, 62) + "\n";
+        if (fx.layer) {  // two lines at its "; "
+          std::string text = FixLayerText(*fx.layer, fx.loss);
+          std::size_t cut = text.find("; ");
+          out += "       layer:    " + Truncate(text.substr(0, cut), 62) + "\n";
+          if (cut != std::string::npos)
+            out += "                 " + Truncate(text.substr(cut + 2), 62) + "\n";
+        }
         if (!fx.culprits.empty()) {
           out += "       culprits: " + Truncate(fx.culprits.front(), 62) + "\n";
         }

@@ -70,4 +70,10 @@ std::string PrintableText(std::string_view text) {
   return out;
 }
 
+std::string FixLayerText(const verdict::FixLayer& l, verdict::Loss loss) {
+  return fmt::format("{} × {}: {} of GPU time at {} of peak; {}: {} of its time, {} of this loss",
+                     l.instances, l.type, Percent(l.share_of_gpu_time), Percent(l.achieved_fraction),
+                     verdict::LossLabel(loss), Percent(l.loss_fraction), Percent(l.share_of_loss));
+}
+
 }  // namespace plasmient::exporting

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "verdict/verdict.h"
+
 namespace plasmient::exporting {
 
 std::string Percent(double fraction);                   // "42%", "0.4%", "n/a"
@@ -12,6 +14,9 @@ std::string Money(double dollars);                      // "$1.2k", "$3.40"
 std::string SiNumber(double v, std::string_view unit);  // "989 TFLOP/s", "3.35 TB/s"
 std::string SignedPoints(double fraction_delta);        // "+12.3 pts", "−4.0 pts"
 std::string Headroom(std::optional<double> times);      // "2.7×", "> 100×" above 100, "n/a" when none
+// A fix's layer as one line: "24 × Qwen2Attention: 49% of GPU time at 13% of peak; memory-bound
+// kernels: 78% of its time, 64% of this loss". The top kernel is not in it.
+std::string FixLayerText(const verdict::FixLayer& layer, verdict::Loss loss);
 // `text` without control characters (C0, DEL, C1): names come from traces, and an escape
 // sequence in a kernel name must not reach the terminal.
 std::string PrintableText(std::string_view text);

@@ -218,7 +218,17 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
     w.Field("action", f.action).Field("evidence", f.evidence).Field("recoverable", f.recoverable);
     w.Key("culprits").BeginArray();
     for (const auto& c : f.culprits) w.String(c);
-    w.EndArray().EndObject();
+    w.EndArray();
+    if (f.layer) {
+      const auto& l = *f.layer;
+      w.Key("layer").BeginObject().Field("type", l.type).Field("instances", l.instances);
+      w.Field("share_of_gpu_time", l.share_of_gpu_time).Field("achieved_fraction", l.achieved_fraction);
+      w.Field("loss_fraction", l.loss_fraction).Field("share_of_loss", l.share_of_loss);
+      w.Field("top_kernel", l.top_kernel).EndObject();
+    } else {
+      w.Key("layer").Null();
+    }
+    w.EndObject();
   }
   w.EndArray();
 

@@ -417,8 +417,8 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
                       },
                       bw};
   AggregateKernels(t, j, costs, kept, ledger, o.top_n * 4, v);
-  v.layers =
-      RollUpLayers(t, j, ActivityLedger{kept, e.share_ns, e.useful_ns, e.loss, costs.flops}, v.run.wall_s);
+  const ActivityLedger activities{kept, e.share_ns, e.useful_ns, e.loss, costs.flops};
+  v.layers = RollUpLayers(t, j, activities, v.run.wall_s);
   v.capacity_flops = peak * v.run.wall_s;
   v.collectives = CollectiveInstances(t, j, kept);
   v.evidence = CollectEvidence(t, j, kept, costs);
@@ -426,7 +426,8 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
       roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
   v.quality = t.quality;
   if (o.observer) {
-    o.observer->OnRank({t, j, costs, kept, e.share_ns, e.useful_ns, e.loss, v});
+    const RangeLedger ranges = RollUpRanges(t, j, activities);
+    o.observer->OnRank({t, j, costs, kept, e.share_ns, e.useful_ns, e.loss, v, ranges});
   }
   return v;
 }

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "base/result.h"
 #include "join/join.h"
@@ -19,6 +20,7 @@ struct StepSlice {
 Result<StepSlice> ParseStepSlice(std::string_view text);
 
 struct KernelCosts;
+struct RangeFigures;
 
 // Everything AnalyzeRank knew about one rank, per activity, before the trace is dropped: the
 // sinks that draw every kernel (Perfetto) read it here, so ranks stream through one at a time.
@@ -31,6 +33,7 @@ struct RankDetail {
   const std::vector<double>& useful_ns;
   const std::vector<Loss>& loss;  // where each activity's lost time went
   const RankVerdict& verdict;
+  const std::unordered_map<std::int32_t, RangeFigures>& ranges;  // per layer range call (layers.h)
 };
 
 class RankObserver {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "verdict/layers.h"
+
 namespace plasmient::verdict {
 namespace {
 
@@ -15,6 +17,10 @@ constexpr double kMinFixFraction = 0.01;  // losses under 1% of capacity get no 
 constexpr std::int64_t kMinHostSyncs = 8;
 // Score-matrix softmaxes taking this share of the memory-bound time mark eager attention.
 constexpr double kEagerAttentionMinShare = 0.2;
+
+// A module type named in a fix holds at least this share of the loss's time under the tree:
+// below it, no single type owns the loss and naming one would mislead.
+constexpr double kFixLayerMinShareOfLoss = 0.5;
 
 struct Advice {
   std::string action, short_action, evidence;
@@ -156,6 +162,30 @@ Advice AdviceFor(const JobVerdict& job, Loss loss) {
   return {};
 }
 
+// Among the types holding at least kFixLayerMinShareOfLoss of the loss, the one holding the least:
+// types nest (a Qwen2Attention inside a Qwen2DecoderLayer inside the Qwen2Model), and the inner
+// type that still owns most of the loss is the one to act on.
+std::optional<FixLayer> LayerOf(const Layers& layers, Loss loss) {
+  const auto l = static_cast<std::size_t>(loss);
+  double total = 0;
+  for (const auto& n : layers.nodes) total += n.depth == 0 ? n.loss_s[l] : 0;
+  if (total <= 0 || !layers.has_ranges()) return std::nullopt;
+  const LayerFigures* best = nullptr;
+  for (const auto& t : layers.types) {
+    if (IsCatchAllLayer(t.type) || t.loss_s[l] < kFixLayerMinShareOfLoss * total) continue;
+    if (!best || t.loss_s[l] < best->loss_s[l]) best = &t;
+  }
+  if (!best) return std::nullopt;
+  const double gpu_time = layers.gpu_time_s();
+  return FixLayer{.type = best->type,
+                  .instances = best->instances,
+                  .share_of_gpu_time = gpu_time > 0 ? best->gpu_time_s / gpu_time : 0,
+                  .achieved_fraction = best->achieved_fraction(),
+                  .loss_fraction = best->loss_fraction(loss),
+                  .share_of_loss = best->loss_s[l] / total,
+                  .top_kernel = best->top_kernels.empty() ? "" : best->top_kernels.front().first};
+}
+
 }  // namespace
 
 void BuildFixes(JobVerdict& job) {
@@ -166,7 +196,8 @@ void BuildFixes(JobVerdict& job) {
     job.short_fixes[i] = a.short_action;
     const double fraction = job.job.loss(loss);
     if (fraction < kMinFixFraction) continue;
-    Fix f{loss, fraction, std::move(a.action), {}, std::move(a.evidence), fraction};
+    Fix f{
+        loss, fraction, std::move(a.action), {}, std::move(a.evidence), fraction, LayerOf(job.layers, loss)};
     for (const auto& k : job.top_kernels) {
       if (k.loss == loss && f.culprits.size() < 3) f.culprits.push_back(k.name);
     }

@@ -27,6 +27,66 @@ Evidence PyTorch() {
   return e;
 }
 
+LayerFigures Layer(std::string path, std::string type, std::int32_t depth, double gpu_time_s,
+                   double memory_bound_s) {
+  LayerFigures f;
+  f.path = std::move(path);
+  f.type = std::move(type);
+  f.depth = depth;
+  f.instances = 24;
+  f.gpu_time_s = gpu_time_s;
+  f.useful_s = gpu_time_s - memory_bound_s;
+  f.loss_s[static_cast<std::size_t>(Loss::kMemoryBound)] = memory_bound_s;
+  f.top_kernels = {{"flash_fwd_kernel", gpu_time_s / 2}};
+  return f;
+}
+
+// Model (1 s, 0.5 s memory-bound) holds 24 Blocks (0.9 s, 0.45 s), each an Attention (0.5 s,
+// 0.3 s) and an MLP (0.4 s, 0.15 s); 0.1 s under no module, 0.05 s memory-bound.
+JobVerdict JobWithLayers() {
+  JobVerdict job = JobLosing(Loss::kMemoryBound, PyTorch());
+  job.layers.window_s = 1.2;
+  job.layers.nodes = {Layer("Model_0", "Model", 0, 1.0, 0.5),
+                      Layer("(no module)", "(no module)", 0, 0.1, 0.05)};
+  job.layers.types = {Layer("", "Model", 0, 1.0, 0.5), Layer("", "Block", 0, 0.9, 0.45),
+                      Layer("", "Attention", 0, 0.5, 0.3), Layer("", "MLP", 0, 0.4, 0.15),
+                      Layer("", "(no module)", 0, 0.1, 0.05)};
+  return job;
+}
+
+TEST(FixRules, TheFixNamesTheInnermostTypeHoldingMostOfTheLoss) {
+  JobVerdict job = JobWithLayers();
+  BuildFixes(job);
+  ASSERT_TRUE(OnlyFix(job).layer);
+  const FixLayer& l = *OnlyFix(job).layer;
+  EXPECT_EQ(l.type, "Attention");  // 0.3 of 0.55 s: the smallest type holding half
+  EXPECT_EQ(l.instances, 24);
+  EXPECT_DOUBLE_EQ(l.share_of_gpu_time, 0.5 / 1.1);
+  EXPECT_DOUBLE_EQ(l.achieved_fraction, 0.4);
+  EXPECT_DOUBLE_EQ(l.loss_fraction, 0.6);
+  EXPECT_DOUBLE_EQ(l.share_of_loss, 0.3 / 0.55);
+  EXPECT_EQ(l.top_kernel, "flash_fwd_kernel");
+}
+
+TEST(FixRules, NoLayerWhenNoTypeHoldsHalfTheLoss) {
+  JobVerdict job = JobWithLayers();
+  job.layers.types[2].loss_s[static_cast<std::size_t>(Loss::kMemoryBound)] = 0.25;  // Attention: 0.25 of 0.55
+  BuildFixes(job);
+  ASSERT_TRUE(OnlyFix(job).layer);
+  EXPECT_EQ(OnlyFix(job).layer->type, "Block");
+  // Most of the loss outside every module: no type owns it, and (no module) is never named.
+  job.layers.nodes[1].loss_s[static_cast<std::size_t>(Loss::kMemoryBound)] = 2.0;
+  job.layers.types[4].loss_s[static_cast<std::size_t>(Loss::kMemoryBound)] = 2.0;
+  BuildFixes(job);
+  EXPECT_FALSE(OnlyFix(job).layer);
+  // No module ranges at all.
+  EXPECT_FALSE([] {
+    JobVerdict bare = JobLosing(Loss::kMemoryBound, PyTorch());
+    BuildFixes(bare);
+    return OnlyFix(bare).layer.has_value();
+  }());
+}
+
 TEST(FixRules, InferenceNeverGetsTheBackwardOverlapFix) {
   JobVerdict inference = JobLosing(Loss::kExposedCommunication, PyTorch());
   BuildFixes(inference);

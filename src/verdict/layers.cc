@@ -18,8 +18,6 @@ void KeepTop(std::vector<std::pair<std::string, double>>& kernels) {
   if (kernels.size() > kLayerTopKernels) kernels.resize(kLayerTopKernels);
 }
 
-bool IsCatchAll(std::string_view path) { return path == join::kNoModuleNode || path == join::kBackwardNode; }
-
 // Depth-first order: parents before children, siblings in first-seen order, the catch-all
 // nodes last; parent indices follow.
 void OrderDepthFirst(std::vector<LayerFigures>& nodes) {
@@ -30,7 +28,7 @@ void OrderDepthFirst(std::vector<LayerFigures>& nodes) {
     if (nodes[k].parent >= 0) {
       children[nodes[k].parent].push_back(id);
     } else {
-      (IsCatchAll(nodes[k].path) ? last : roots).push_back(id);
+      (IsCatchAllLayer(nodes[k].path) ? last : roots).push_back(id);
     }
   }
   roots.insert(roots.end(), last.begin(), last.end());
@@ -71,6 +69,10 @@ void FillTopKernels(const KernelTimes& times, const model::Trace& t, std::vector
 
 }  // namespace
 
+bool IsCatchAllLayer(std::string_view path_or_type) {
+  return path_or_type == join::kNoModuleNode || path_or_type == join::kBackwardNode;
+}
+
 double Layers::gpu_time_s() const {
   double sum = 0;
   for (const auto& n : nodes) sum += n.depth == 0 ? n.gpu_time_s : 0;
@@ -78,7 +80,8 @@ double Layers::gpu_time_s() const {
 }
 
 bool Layers::has_ranges() const {
-  return std::any_of(nodes.begin(), nodes.end(), [](const LayerFigures& n) { return !IsCatchAll(n.path); });
+  return std::any_of(nodes.begin(), nodes.end(),
+                     [](const LayerFigures& n) { return !IsCatchAllLayer(n.path); });
 }
 
 Loss LayerFigures::main_loss() const {
@@ -161,6 +164,25 @@ Layers RollUpLayers(const model::Trace& t, const join::Joined& j, const Activity
   FillTopKernels(type_kernels, t, out.types);
   OrderDepthFirst(out.nodes);
   SortTypes(out.types);
+  return out;
+}
+
+RangeLedger RollUpRanges(const model::Trace& t, const join::Joined& j, const ActivityLedger& in) {
+  constexpr int kMaxDepth = 64;  // as deep as the tree goes (join/layer_tree.cc)
+  RangeLedger out;
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    if (!in.kept[i] || j.layer[i] < 0) continue;
+    const auto loss = static_cast<std::size_t>(in.loss[i]);
+    int depth = 0;
+    for (std::int32_t r = j.layer[i]; r >= 0 && depth < kMaxDepth; r = j.op_parent[r], ++depth) {
+      if (!join::IsLayerRange(t.cpu.kind[r])) continue;
+      RangeFigures& f = out[r];
+      f.gpu_time_ns += in.share_ns[i];
+      f.useful_ns += in.useful_ns[i];
+      f.loss_ns[loss] += in.share_ns[i] - in.useful_ns[i];
+      f.kernels += 1;
+    }
+  }
   return out;
 }
 

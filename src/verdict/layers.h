@@ -2,7 +2,9 @@
 // sweep's numbers, unchanged) rolled up the module tree and by module type (docs/layers.md).
 #pragma once
 
+#include <array>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "join/join.h"
@@ -22,9 +24,28 @@ struct ActivityLedger {
 
 inline constexpr std::size_t kLayerTopKernels = 3;
 
+// "(no module)" and "(backward)": the catch-all nodes and types, not module ranges.
+bool IsCatchAllLayer(std::string_view path_or_type);
+
 // One rank: the tree and the types; window_s is the rank's wall time.
 Layers RollUpLayers(const model::Trace& trace, const join::Joined& joined, const ActivityLedger& ledger,
                     double window_s);
+
+// One call of a layer range (a CpuOps row of kind kModule or kAnnotation): the sweep's figures
+// of the GPU activities attributed to it or to the ranges nested in it — its backward kernels
+// included when they reached it through their forward op (docs/layers.md).
+struct RangeFigures {
+  double gpu_time_ns = 0, useful_ns = 0;
+  std::array<double, kLossCount> loss_ns{};
+  std::int64_t kernels = 0;
+  double achieved_fraction() const { return gpu_time_ns > 0 ? useful_ns / gpu_time_ns : 0; }
+  double loss_fraction(Loss loss) const {
+    return gpu_time_ns > 0 ? loss_ns[static_cast<std::size_t>(loss)] / gpu_time_ns : 0;
+  }
+};
+using RangeLedger = std::unordered_map<std::int32_t, RangeFigures>;  // by CpuOps row
+
+RangeLedger RollUpRanges(const model::Trace& trace, const join::Joined& joined, const ActivityLedger& ledger);
 
 // The job: nodes merged by path, types by name, windows summed.
 Layers MergeLayers(std::span<const RankVerdict> ranks);

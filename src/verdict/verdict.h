@@ -178,6 +178,18 @@ struct RankVerdict {
   std::string no_gpu_reason;  // non-empty when the trace has no GPU activity
 };
 
+// The module type where a loss sits, when the evidence is per layer (docs/layers.md): the most
+// specific type holding at least half of that loss's time under the job's module tree.
+struct FixLayer {
+  std::string type;  // "Qwen2Attention"
+  std::int64_t instances = 0;
+  double share_of_gpu_time = 0;  // its GPU time over the tree's (wall − host-bound idle)
+  double achieved_fraction = 0;
+  double loss_fraction = 0;  // the fix's loss over its GPU time
+  double share_of_loss = 0;  // its part of the fix's loss under the tree
+  std::string top_kernel;    // its kernel with the most GPU time; "" when unknown
+};
+
 struct Fix {
   Loss loss;
   double fraction = 0;
@@ -185,6 +197,7 @@ struct Fix {
   std::vector<std::string> culprits;
   std::string evidence;    // the numbers that chose this advice (docs/fixes.md); empty for general advice
   double recoverable = 0;  // the most of capacity the fix can recover
+  std::optional<FixLayer> layer;
 };
 
 struct Bill {
