@@ -19,6 +19,7 @@
 #include "export/terminal_sink.h"
 #include "export/verdict_json_sink.h"
 #include "fleet/analyze_job.h"
+#include "ingest/trace_kinds.h"
 
 namespace plasmient::cli {
 namespace fs = std::filesystem;
@@ -95,17 +96,6 @@ bool FinishVerdictOptions(AnalyzeArgs& a) {
   return true;
 }
 
-namespace {
-
-bool IsTraceFile(const fs::path& p) {
-  std::string name = p.filename().string();
-  auto ends = [&](std::string_view s) { return name.ends_with(s); };
-  return ends(".json") || ends(".json.gz") || ends(".sqlite") || ends(".pltrace") || ends(".pt.trace.json") ||
-         ends(".pt.trace.json.gz");
-}
-
-}  // namespace
-
 Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& inputs) {
   std::vector<std::string> out;
   for (const auto& in : inputs) {
@@ -121,13 +111,12 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& in
       std::string name = e.path().filename().string();
       // truth.json and Plasmient's own outputs (plasmient-*.json) live beside the traces.
       bool ours = name == "truth.json" || name.starts_with("plasmient-");
-      if (e.is_regular_file() && IsTraceFile(e.path()) && !ours) {
+      if (e.is_regular_file() && ingest::IsTraceFileName(name) && !ours) {
         found.push_back(e.path().string());
       }
     }
     if (ec) return Fail("{}: cannot list the folder: {}", in, ec.message());
-    if (found.empty())
-      return Fail("{}: the folder holds no trace files (.json, .json.gz, .sqlite, .pltrace)", in);
+    if (found.empty()) return Fail("{}: the folder holds no trace files ({})", in, ingest::TraceSuffixList());
     std::sort(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }

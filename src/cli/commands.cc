@@ -16,6 +16,7 @@
 #include "collect/agent/run_command.h"
 #include "roofline/device_table.h"
 #include "synth/synth_command.h"
+#include "wire/file_format.h"
 
 namespace plasmient::cli {
 namespace {
@@ -114,7 +115,7 @@ struct RunArgs {
 bool HasTraces(const std::string& dir) {
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    if (e.path().extension() == ".pltrace") return true;
+    if (e.path().filename().string().ends_with(wire::kFileSuffix)) return true;
   }
   return false;
 }

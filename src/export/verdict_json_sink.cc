@@ -86,6 +86,23 @@ void WriteLayers(JsonWriter& w, const verdict::Layers& layers) {
   w.EndArray();
 }
 
+// The non-zero counters: for the job with their severity and meaning; for a rank (one input file)
+// with the byte offset of the first occurrence where the reader knows it.
+void WriteQuality(JsonWriter& w, const model::DataQuality& q, bool job) {
+  w.Key("data_quality").BeginArray();
+  for (auto [id, count] : q.NonZero()) {
+    const auto& info = model::Describe(id);
+    w.BeginObject().Field("name", info.name);
+    if (job) w.Field("severity", model::SeverityName(info.severity));
+    w.Field("count", count);
+    if (double s = q.GpuSeconds(id); s > 0) w.Field("gpu_time_s", s);
+    if (job) w.Field("meaning", info.meaning);
+    if (!job && q.FirstOffset(id) >= 0) w.Field("first_byte_offset", q.FirstOffset(id));
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.BeginObject();
   w.Field("rank", r.rank).Field("path", r.path);
@@ -103,6 +120,7 @@ void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.Field("clock_offset_s", r.clock_offset_s).Field("clock_aligned", r.clock_aligned);
   w.Field("wait_on_peers_s", r.wait_on_peers_s).Field("transfer_s", r.transfer_s);
   w.Field("caused_wait_s", r.caused_wait_s).Field("p2p_wait_s", r.p2p_wait_s);
+  WriteQuality(w, r.quality, false);
   WriteLayers(w, r.layers);
   w.EndObject();
 }
@@ -240,15 +258,7 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
   w.Field("target_fraction", b.target_fraction).Field("addressable", b.addressable);
   w.EndObject();
 
-  w.Key("data_quality").BeginArray();
-  for (auto [id, count] : job.quality.NonZero()) {
-    const auto& info = model::Describe(id);
-    w.BeginObject().Field("name", info.name).Field("severity", model::SeverityName(info.severity));
-    w.Field("count", count);
-    if (double s = job.quality.GpuSeconds(id); s > 0) w.Field("gpu_time_s", s);
-    w.Field("meaning", info.meaning).EndObject();
-  }
-  w.EndArray();
+  WriteQuality(w, job.quality, true);
   w.EndObject();
   out.push_back('\n');
   return out;

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "ingest/read_trace.h"
+#include "ingest/trace_kinds.h"
 #include "verdict/job_inputs.h"
 
 namespace plasmient::fleet {
@@ -13,7 +14,7 @@ namespace plasmient::fleet {
 Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::path>& files,
                                           const verdict::AnalyzeOptions& options, const JobReadHooks& hooks,
                                           const ingest::OpenRules& rules) {
-  if (files.empty()) return Fail("no trace files (.json, .json.gz, .sqlite, .plasmient)");
+  if (files.empty()) return Fail("no trace files ({})", ingest::TraceSuffixList());
   auto warn = [&](const std::string& line) {
     if (hooks.warn) hooks.warn(line);
   };

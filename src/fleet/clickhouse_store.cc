@@ -6,6 +6,8 @@
 
 #include <httplib.h>
 
+#include "base/text.h"
+
 namespace plasmient::fleet {
 namespace {
 
@@ -54,10 +56,9 @@ Result<std::pair<std::string, int>> ParseHttpUrl(std::string_view url) {
   if (colon != std::string_view::npos) {
     host = rest.substr(0, colon);
     std::string_view p = rest.substr(colon + 1);
-    auto r = std::from_chars(p.data(), p.data() + p.size(), port);
-    if (r.ec != std::errc() || r.ptr != p.data() + p.size() || port <= 0 || port > 65535) {
-      return Fail("--clickhouse {}: bad port", url);
-    }
+    auto parsed = ParseInt<int>(p);
+    if (!parsed || *parsed <= 0 || *parsed > 65535) return Fail("--clickhouse {}: bad port", url);
+    port = *parsed;
   }
   if (host.empty()) return Fail("--clickhouse {}: no host", url);
   return std::pair{std::string(host), port};

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
+
 namespace plasmient::fleet {
 namespace {
 
@@ -26,11 +28,6 @@ std::string Where(const FleetQuery& q) {
   return w;
 }
 
-bool ParseInt(std::string_view s, std::int64_t& v) {
-  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
 }  // namespace
 
 Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns) {
@@ -39,17 +36,17 @@ Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns) {
   auto out_of_range = [&] {
     return Fail("{}: out of range (Unix seconds 0 to {}: 1970 to 2262)", text, kMaxSeconds);
   };
-  std::int64_t v = 0;
-  if (ParseInt(text, v)) {
-    if (v < 0 || v > kMaxSeconds) return out_of_range();
-    return v * 1'000'000'000;
+  if (auto v = ParseInt(text)) {
+    if (*v < 0 || *v > kMaxSeconds) return out_of_range();
+    return *v * 1'000'000'000;
   }
   if (text.size() >= 2) {
     char unit = text.back();
     std::int64_t per = unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
-    if (per && ParseInt(text.substr(0, text.size() - 1), v) && v >= 0) {
-      if (v > now_ns / 1'000'000'000 / per) return out_of_range();  // before 1970
-      return now_ns - v * per * 1'000'000'000;
+    auto v = ParseInt(text.substr(0, text.size() - 1));
+    if (per && v && *v >= 0) {
+      if (*v > now_ns / 1'000'000'000 / per) return out_of_range();  // before 1970
+      return now_ns - *v * per * 1'000'000'000;
     }
   }
   std::tm tm{};
@@ -123,18 +120,18 @@ std::string FormatTable(const QueryResult& r) {
     auto& out = cells.emplace_back();
     for (std::size_t i = 0; i < row.size(); ++i) {
       const std::string& c = row[i];
-      std::int64_t iv = 0;
       double dv = 0;
       auto rd = std::from_chars(c.data(), c.data() + c.size(), dv);
       bool is_at = i < r.columns.size() && r.columns[i] == "at_ns";
-      if (is_at && ParseInt(c, iv)) {
-        std::time_t t = static_cast<std::time_t>(iv / 1'000'000'000);
+      auto iv = ParseInt(c);
+      if (is_at && iv) {
+        std::time_t t = static_cast<std::time_t>(*iv / 1'000'000'000);
         std::tm tm{};
         gmtime_r(&t, &tm);
         char buf[32];
         std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
         out.emplace_back(buf);
-      } else if (!ParseInt(c, iv) && rd.ec == std::errc() && rd.ptr == c.data() + c.size()) {
+      } else if (!iv && rd.ec == std::errc() && rd.ptr == c.data() + c.size()) {
         out.push_back(fmt::format("{:.6g}", dv));
       } else {
         out.push_back(c.empty() ? "-" : c);

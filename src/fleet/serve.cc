@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include "base/text.h"
 #include "fleet/http_guard.h"
 #include "fleet/record.h"
 #include "ingest/read_trace.h"
@@ -100,12 +101,9 @@ Result<std::pair<std::string, int>> ParseListen(std::string_view text) {
   if (colon == std::string_view::npos || colon == 0) return Fail("--listen {}: expected HOST:PORT", text);
   std::string_view host = text.substr(0, colon), port_text = text.substr(colon + 1);
   if (host.starts_with('[') && host.ends_with(']')) host = host.substr(1, host.size() - 2);
-  int port = -1;
-  auto r = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (r.ec != std::errc() || r.ptr != port_text.data() + port_text.size() || port < 0 || port > 65535) {
-    return Fail("--listen {}: bad port", text);
-  }
-  return std::pair{std::string(host), port};
+  auto port = ParseInt<int>(port_text);
+  if (!port || *port < 0 || *port > 65535) return Fail("--listen {}: bad port", text);
+  return std::pair{std::string(host), *port};
 }
 
 ServeDaemon::ServeDaemon(ServeOptions options)

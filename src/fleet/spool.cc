@@ -10,14 +10,13 @@
 
 #include <fmt/format.h>
 
+#include "ingest/trace_kinds.h"
 #include "wire/file_format.h"
 
 namespace plasmient::fleet {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr std::string_view kTraceSuffixes[] = {".json.gz", ".json", ".sqlite", wire::kFileSuffix};
 
 bool IsInProgressName(std::string_view name) {
   return name.empty() || name.starts_with('.') || name.ends_with(".part") || name.ends_with(".tmp");
@@ -77,8 +76,7 @@ fs::file_time_type MTime(const fs::path& p) {
 
 bool IsTraceFileName(std::string_view name) {
   if (IsInProgressName(name)) return false;
-  return std::any_of(std::begin(kTraceSuffixes), std::end(kTraceSuffixes),
-                     [&](std::string_view s) { return name.ends_with(s) && name.size() > s.size(); });
+  return ingest::IsTraceFileName(name);
 }
 
 namespace {
@@ -233,11 +231,7 @@ std::string_view AgentWindowJob(std::string_view name) {
 std::string JobIdOf(const SpoolEntry& entry) {
   if (entry.is_folder) return entry.name;
   if (std::string_view job = AgentWindowJob(entry.name); !job.empty()) return std::string(job);
-  std::string id = entry.name;
-  for (std::string_view s : {".gz", ".json", ".pt.trace", ".sqlite", wire::kFileSuffix}) {
-    if (id.ends_with(s) && id.size() > s.size()) id.resize(id.size() - s.size());
-  }
-  return id;
+  return std::string(ingest::TraceStem(entry.name));
 }
 
 namespace {

@@ -133,6 +133,8 @@ TEST(SpoolNamesTest, TraceFileNames) {
   EXPECT_TRUE(IsTraceFileName("r.sqlite"));
   EXPECT_TRUE(IsTraceFileName("j42-3-node_7-1234-000001.pltrace"));
   EXPECT_FALSE(IsTraceFileName(".j42-3-node_7-1234-000001.pltrace.part"));
+  EXPECT_TRUE(IsTraceFileName("plasmient.rank3.host.1234.pltrace"));  // the agent's own files
+  EXPECT_FALSE(IsTraceFileName("r.plasmient"));
   EXPECT_FALSE(IsTraceFileName(".r.json"));
   EXPECT_FALSE(IsTraceFileName("r.json.part"));
   EXPECT_FALSE(IsTraceFileName("r.txt"));

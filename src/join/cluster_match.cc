@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/text.h"
+
 namespace plasmient::join {
 namespace {
 
@@ -17,7 +19,7 @@ std::string Squash(std::string_view s) {
   std::string out;
   for (char c : s) {
     if (c == '_' || c == '-' || c == ' ') continue;
-    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    out.push_back(AsciiLower(c));
   }
   return out;
 }

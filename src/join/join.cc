@@ -462,7 +462,7 @@ Joined Join(Trace& t) {
   t.quality.Add(Dq::kGpuBeforeLaunch, before_launch);
   if (ext_present > 0 && ext_equals_corr == ext_present) {
     j.external_id_equals_correlation = true;
-    t.quality.Add(Dq::kExternalIdMismatch, ext_present);
+    t.quality.Add(Dq::kExternalIdEqualsCorrelation, ext_present);
   }
   std::int64_t launch_no_op = 0;
   for (std::size_t i = 0; i < n; ++i) {

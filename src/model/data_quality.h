@@ -5,64 +5,101 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace plasmient::model {
 
 enum class Severity : std::uint8_t { kInfo, kWarning, kError };
 
-// Append new counters at the end of their group; the catalogue in data_quality.cc
-// gives each a stable name, a severity and one line of meaning.
+// The catalogue, the one place a counter is defined: X(id, name, severity, meaning). `name` is
+// stable (JSON, the stores); `meaning` is one line a user can act on. Append new counters at the
+// end of their group; a counter nothing increments is removed, not kept for later.
+#define PLASMIENT_DQ_CATALOGUE(X)                                                                            \
+  /* ingest */                                                                                               \
+  X(kMalformedEvent, "malformed_event", kWarning, "events that are not objects or lack ts/ph; skipped")      \
+  X(kUnknownCategory, "unknown_category", kInfo, "events of a category Plasmient does not model; skipped")   \
+  X(kUnknownPhase, "unknown_phase", kInfo, "events with an unknown ph; skipped")                             \
+  X(kAsyncEventsSkipped, "async_events_skipped", kInfo,                                                      \
+    "async events (ph b/e/n: spans not nested on one thread, such as GPU user annotations); not modeled")    \
+  X(kNegativeDuration, "negative_duration", kWarning, "events with dur < 0; clamped to 0")                   \
+  X(kMissingDuration, "missing_duration", kWarning, "complete events with no dur; taken as 0")               \
+  X(kInstantEventsSkipped, "instant_events_skipped", kInfo, "instant events (memory, markers); not needed")  \
+  X(kFlowEventsSkipped, "flow_events_skipped", kInfo,                                                        \
+    "flow events; the correlation argument is the join key")                                                 \
+  X(kCounterEvents, "counter_events", kInfo, "counter events kept as device samples")                        \
+  X(kPythonFunctionsSkipped, "python_functions_skipped", kInfo,                                              \
+    "python_function events other than nn.Module ranges; not needed by the verdict")                         \
+  X(kCuptiRangeProfilerEvents, "cupti_range_profiler_events", kWarning,                                      \
+    "CUPTI range-profiler events: the trace was taken in counter mode and has no kernel timeline")           \
+  X(kAmbiguousTimebase, "ambiguous_timebase", kWarning,                                                      \
+    "baseTimeNanoseconds present but timestamps look absolute; taken as absolute")                           \
+  X(kNonNumericId, "non_numeric_id", kWarning,                                                               \
+    "pid/tid/correlation values of an unknown form; event kept with id -1")                                  \
+  X(kMissingTable, "missing_table", kWarning,                                                                \
+    "tables the reader expects (kernels, launches, strings, devices, session start) absent from the input; " \
+    "that layer is empty")                                                                                   \
+  X(kMissingColumn, "missing_column", kWarning,                                                              \
+    "columns the reader uses absent from a table; their values are left unknown")                            \
+  X(kDuplicateApiRow, "duplicate_api_row", kInfo,                                                            \
+    "API rows the exporter wrote twice for one call (older Nsight Systems); one kept")                       \
+  /* join */                                                                                                 \
+  X(kKernelNoLaunch, "kernel_no_launch", kWarning,                                                           \
+    "GPU activity with no matching runtime launch: counts in time, op attribution is partial")               \
+  X(kLaunchNoOp, "launch_no_op", kInfo, "launch calls not enclosed by any CPU op on their thread")           \
+  X(kExternalIdEqualsCorrelation, "external_id_equals_correlation", kInfo,                                   \
+    "kernel External ids equal correlation ids and match no op; ops joined through the launch instead")      \
+  X(kOpNoShapes, "op_no_shapes", kWarning,                                                                   \
+    "ops with a FLOP model but no input shapes (record_shapes off): their kernels are unmodeled")            \
+  X(kDuplicateCorrelation, "duplicate_correlation", kWarning,                                                \
+    "launch calls sharing a correlation id within one process; the first is used")                           \
+  X(kGpuBeforeLaunch, "gpu_before_launch", kWarning,                                                         \
+    "GPU activity starting before its launch call (host/device clock skew)")                                 \
+  X(kQueuedBeforeProfiling, "queued_before_profiling", kWarning,                                             \
+    "GPU activity launched before profiling began (no launch in the trace, earlier correlation ids): "       \
+    "left out of the window")                                                                                \
+  /* roofline */                                                                                             \
+  X(kUnmodeledKernel, "unmodeled_kernel", kWarning,                                                          \
+    "compute kernels with no FLOP or byte model: their time is reported as unmodeled")                       \
+  X(kFlopsAbovePeak, "flops_above_peak", kWarning,                                                           \
+    "kernels whose modeled FLOPs exceed peak x duration; useful time clamped to the kernel's time")          \
+  X(kConvAssumedGeometry, "conv_assumed_geometry", kWarning,                                                 \
+    "convolutions without stride/padding and no output tensor in the trace; output size assumed equal "      \
+    "to input (stride 1): their FLOPs may be overstated")                                                    \
+  X(kConvOutputFromTrace, "conv_output_from_trace", kInfo,                                                   \
+    "convolutions without stride/padding whose output size was read from the tensor the next op "            \
+    "consumed or from the backward pass's grad_output")                                                      \
+  X(kMfuAboveHfu, "mfu_above_hfu", kWarning,                                                                 \
+    "derived model FLOPs exceed the hardware FLOPs credited as useful: some kernels' FLOP models need "      \
+    "more than peak x duration (overstated shapes or a low peak); MFU is shown as computed, not clamped")    \
+  X(kUnknownDevice, "unknown_device", kWarning,                                                              \
+    "GPU not in the device table; fallback peak used (override with --gpu or --peak-tflops)")                \
+  /* steps */                                                                                                \
+  X(kNoProfilerSteps, "no_profiler_steps", kInfo, "no ProfilerStep#N ranges: no per-step verdict")           \
+  X(kStepsFilteredOut, "steps_filtered_out", kInfo, "GPU activities left out by --steps")                    \
+  X(kStrayActivity, "stray_activity", kWarning,                                                              \
+    "GPU activity beyond an idle gap over 100 times the rest of the trace's span: left out of the window")   \
+  /* live agent */                                                                                           \
+  X(kDroppedRecords, "dropped_records", kError,                                                              \
+    "records the live agent dropped when its buffers were full: totals are low by this much")                \
+  X(kTruncatedNativeFile, "truncated_native_file", kWarning,                                                 \
+    "native trace cut off (process killed): the partial last chunk was ignored")                             \
+  X(kCorruptChunk, "corrupt_chunk", kError, "native trace chunks with a bad checksum; skipped")              \
+  /* multi-rank */                                                                                           \
+  X(kCollectiveUnmatched, "collective_unmatched", kWarning,                                                  \
+    "collectives missing on some ranks of their group")                                                      \
+  X(kDuplicateRank, "duplicate_rank", kError, "inputs claiming the same rank")                               \
+  X(kClockAlignmentWeak, "clock_alignment_weak", kWarning,                                                   \
+    "ranks with too few matched collectives to align their clocks")                                          \
+  X(kDuplicateInput, "duplicate_input", kWarning,                                                            \
+    "inputs identical to an earlier one (same content, or same rank, process and start): counted once")      \
+  X(kSkippedInput, "skipped_input", kWarning, "files in a job folder that are not traces: skipped")
+
 enum class Dq : std::uint16_t {
-  // ingest
-  kMalformedEvent,            // an event that is not an object, or lacks ts/ph
-  kUnknownCategory,           // cat we do not model (counted, skipped)
-  kUnknownPhase,              // ph other than X/i/s/f/t/M/C/b/e/n
-  kNegativeDuration,          // dur < 0: clamped to 0
-  kMissingDuration,           // complete event with no dur
-  kInstantEventsSkipped,      // ph i/I (memory instants, markers)
-  kFlowEventsSkipped,         // ph s/f flows (the correlation arg is the join key)
-  kCounterEvents,             // ph C counters kept as samples
-  kPythonFunctionsSkipped,    // python_function events (not needed by the verdict)
-  kCuptiRangeProfilerEvents,  // cuda_profiler_range events (counter mode, no kernels)
-  kAmbiguousTimebase,         // baseTimeNanoseconds present but ts looks absolute
-  kNonNumericId,              // pid/tid/correlation that is neither number nor known string form
-  kMissingTable,              // a table the reader expects (kernels, launches, strings, devices) is absent
-  kMissingColumn,             // a column the reader uses is absent from a table that exists
-  kDuplicateApiRow,           // API rows repeated by the exporter (nsys 2022.x): deduplicated
-  // join
-  kKernelNoLaunch,         // GPU activity whose correlation matches no runtime launch
-  kLaunchNoKernel,         // launch API with a correlation id that matched no GPU activity
-  kLaunchNoOp,             // launch not enclosed by any CPU op on its thread
-  kExternalIdMismatch,     // External id on kernels does not match any CPU op (ids equal correlation)
-  kOpNoShapes,             // op with a FLOP model but no Input Dims
-  kStreamOverlap,          // two activities on one stream overlap in time
-  kDuplicateCorrelation,   // two launches with the same correlation id in one process
-  kGpuBeforeLaunch,        // GPU activity that starts before its launch call (clock skew)
-  kQueuedBeforeProfiling,  // GPU activity launched before profiling began: left out of the window
-  // roofline
-  kUnmodeledKernel,      // compute kernel with neither FLOP nor byte model
-  kFlopsAbovePeak,       // a kernel whose modeled FLOPs need more than the peak: clamped
-  kConvAssumedGeometry,  // convolution without stride/padding: output size assumed
-  kConvOutputFromTrace,  // convolution without stride/padding: output size from a tensor the trace shows
-  kMfuAboveHfu,          // derived model FLOPs above the hardware FLOPs credited as useful
-  kUnknownDevice,        // GPU name matched no device-table row: fallback peak used
-  kUnknownDtype,         // op input dtype not recognized: device's bf16 peak assumed
-  // steps
-  kNoProfilerSteps,   // trace has no ProfilerStep#N ranges: per-step verdict empty
-  kStepsFilteredOut,  // GPU activity left out by --steps
-  kStrayActivity,     // GPU activity far outside the bulk of the trace: left out of the window
-  // live agent
-  kDroppedRecords,       // records dropped by the agent when its buffers were full
-  kTruncatedNativeFile,  // native trace cut off: trailing partial chunk ignored
-  kCorruptChunk,         // native chunk with a bad checksum: skipped
-  // multi-rank
-  kCollectiveUnmatched,  // collective seen on some ranks of its group but not all
-  kDuplicateRank,        // two inputs claim the same rank
-  kClockAlignmentWeak,   // too few matched collectives to align a rank's clock
-  kDuplicateInput,  // an input identical to an earlier one (same content or rank/pid/start): counted once
-  kSkippedInput,    // a file in a job folder that is not a trace: skipped
-  kCount
+#define PLASMIENT_DQ_ID(id, name, severity, meaning) id,
+  PLASMIENT_DQ_CATALOGUE(PLASMIENT_DQ_ID)
+#undef PLASMIENT_DQ_ID
+      kCount
 };
 
 struct DqInfo {
@@ -75,6 +112,9 @@ struct DqInfo {
 const DqInfo& Describe(Dq id);
 std::string_view SeverityName(Severity s);
 
+// Counts per counter; for counters that set activities aside, their GPU time; and where the
+// reader knows it, the byte offset (in the uncompressed input file) of the first occurrence.
+// Offsets belong to one file: Merge adds counts and GPU time only.
 class DataQuality {
  public:
   // gpu_ns: the GPU time of the counted activities, for counters that set activities aside.
@@ -82,15 +122,25 @@ class DataQuality {
     counts_[static_cast<std::size_t>(id)] += n;
     gpu_ns_[static_cast<std::size_t>(id)] += gpu_ns;
   }
+  // One occurrence at `byte_offset` of the input; the smallest offset seen is kept.
+  void AddAt(Dq id, std::int64_t byte_offset);
   std::int64_t Get(Dq id) const { return counts_[static_cast<std::size_t>(id)]; }
   double GpuSeconds(Dq id) const { return static_cast<double>(gpu_ns_[static_cast<std::size_t>(id)]) * 1e-9; }
+  // The first occurrence's byte offset in this file's input; -1 when unknown.
+  std::int64_t FirstOffset(Dq id) const { return first_offset_[static_cast<std::size_t>(id)]; }
   void Merge(const DataQuality& other);
   // Non-zero counters, in catalogue order.
   std::vector<std::pair<Dq, std::int64_t>> NonZero() const;
 
  private:
-  std::array<std::int64_t, static_cast<std::size_t>(Dq::kCount)> counts_{};
-  std::array<std::int64_t, static_cast<std::size_t>(Dq::kCount)> gpu_ns_{};
+  static constexpr std::size_t kN = static_cast<std::size_t>(Dq::kCount);
+  std::array<std::int64_t, kN> counts_{};
+  std::array<std::int64_t, kN> gpu_ns_{};
+  std::array<std::int64_t, kN> first_offset_ = [] {
+    std::array<std::int64_t, kN> a{};
+    a.fill(-1);
+    return a;
+  }();
 };
 
 }  // namespace plasmient::model

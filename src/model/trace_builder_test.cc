@@ -48,12 +48,28 @@ TEST(DataQuality, CataloguedAndMergeable) {
   DataQuality a, b;
   a.Add(Dq::kKernelNoLaunch, 3);
   b.Add(Dq::kKernelNoLaunch, 2);
-  b.Add(Dq::kStreamOverlap);
+  b.Add(Dq::kDuplicateCorrelation);
   a.Merge(b);
   auto nz = a.NonZero();
   ASSERT_EQ(nz.size(), 2u);
   EXPECT_EQ(nz[0].second, 5);
-  EXPECT_EQ(Describe(Dq::kStreamOverlap).name, "stream_overlap");
+  EXPECT_EQ(Describe(Dq::kDuplicateCorrelation).name, "duplicate_correlation");
+  EXPECT_EQ(Describe(Dq::kExternalIdEqualsCorrelation).name, "external_id_equals_correlation");
+}
+
+TEST(DataQuality, FirstByteOffsetIsTheSmallestSeenAndStaysWithItsFile) {
+  DataQuality a;
+  EXPECT_EQ(a.FirstOffset(Dq::kMalformedEvent), -1);
+  a.AddAt(Dq::kMalformedEvent, 900);
+  a.AddAt(Dq::kMalformedEvent, 120);
+  a.AddAt(Dq::kMalformedEvent, 400);
+  a.Add(Dq::kMalformedEvent);  // no offset known: counted only
+  EXPECT_EQ(a.Get(Dq::kMalformedEvent), 4);
+  EXPECT_EQ(a.FirstOffset(Dq::kMalformedEvent), 120);
+  DataQuality job;
+  job.Merge(a);
+  EXPECT_EQ(job.Get(Dq::kMalformedEvent), 4);
+  EXPECT_EQ(job.FirstOffset(Dq::kMalformedEvent), -1);  // an offset means nothing across files
 }
 
 }  // namespace

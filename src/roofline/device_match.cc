@@ -3,6 +3,7 @@
 #include <cctype>
 #include <string>
 
+#include "base/text.h"
 #include "roofline/device_table.h"
 #include "roofline/kernel_name.h"
 
@@ -20,7 +21,7 @@ std::string Normalize(std::string_view text) {
   std::string s;
   s.reserve(text.size());
   for (char c : text) {
-    char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    char l = AsciiLower(c);
     s.push_back(l == '-' || l == ' ' ? '_' : l);
   }
   return s;

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string>
 
+#include "base/text.h"
+
 namespace plasmient::roofline {
 namespace {
 
@@ -12,8 +14,7 @@ class Lower {
  public:
   explicit Lower(std::string_view s) {
     size_ = s.size() < buf_.size() ? s.size() : buf_.size();
-    for (std::size_t i = 0; i < size_; ++i)
-      buf_[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+    for (std::size_t i = 0; i < size_; ++i) buf_[i] = AsciiLower(s[i]);
   }
   std::string_view view() const { return {buf_.data(), size_}; }
   bool Has(std::string_view needle) const { return view().find(needle) != std::string_view::npos; }

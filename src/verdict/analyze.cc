@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
 #include "join/join.h"
 #include "roofline/device_table.h"
 #include "roofline/dtype.h"
@@ -31,13 +32,6 @@ using model::Trace;
 
 constexpr double kNsToS = 1e-9;
 constexpr std::string_view kDefaultDeviceKey = "h100_sxm";
-
-Result<std::int64_t> ParseInt(std::string_view s) {
-  std::int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return Fail("'{}' is not an integer", s);
-  return v;
-}
 
 // Resolves a slice end against `count` steps, Python style; nullopt = open.
 std::size_t ResolveSliceEnd(std::optional<std::int64_t> v, std::size_t count, std::size_t open) {
@@ -210,12 +204,6 @@ Figures FiguresOf(const SweepResult& s, const KernelEconomics& e) {
   });
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::Joined& j,
                                                     const std::vector<char>& kept) {
   std::vector<CollectiveInstance> out;
@@ -231,7 +219,7 @@ std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::
     ci.p2p = j.cls[i] == ActivityClass::kP2P;
     ci.kernel = std::string(t.Str(t.gpu.name[i]));
     if (std::int32_t r = j.collective[i]; r >= 0) {
-      ci.kind = Lower(t.Str(c.name[r]));
+      ci.kind = AsciiLower(t.Str(c.name[r]));
       ci.group = std::string(t.Str(c.pg_name[r]));
       // A group's member list can be kilobytes: it travels once per group and rank, not once
       // per instance (the cluster layer reads it from the first instance that has it).
@@ -267,8 +255,8 @@ Result<StepSlice> ParseStepSlice(std::string_view text) {
   auto part = [](std::string_view p) -> Result<std::optional<std::int64_t>> {
     if (p.empty()) return std::optional<std::int64_t>{};
     auto v = ParseInt(p);
-    if (!v) return std::unexpected(v.error());
-    return std::optional<std::int64_t>{*v};
+    if (!v) return Fail("'{}' is not an integer", p);
+    return v;
   };
   auto b = part(text.substr(0, colon));
   auto e = part(text.substr(colon + 1));

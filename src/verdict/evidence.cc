@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "base/name_memo.h"
+#include "base/text.h"
 #include "roofline/op_args_parser.h"
 #include "verdict/kernel_costs.h"
 
@@ -18,7 +19,7 @@ bool IsGraphLaunch(std::string_view api) {
 bool IsAllToAll(std::string_view collective) {
   std::string s;
   for (char c : collective) {
-    if (c != '_') s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (c != '_') s.push_back(AsciiLower(c));
   }
   return s.find("alltoall") != std::string::npos;
 }

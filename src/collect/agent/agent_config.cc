@@ -9,6 +9,8 @@
 
 #include "wire/file_format.h"
 
+#include "wire/file_format.h"
+
 namespace plasmient::collect {
 namespace {
 

@@ -22,6 +22,7 @@ struct EventBatch {
   std::string json;                  // "[" event "," event ... "]"
   std::vector<std::uint32_t> begin;  // each event's [begin, end) within json
   std::vector<std::uint32_t> end;
+  std::vector<std::int64_t> offset;  // each event's byte offset in the uncompressed input
   // simdjson's stage 1 (the structural index), run by Seal() on the framing thread so the
   // parsing thread only walks the document. `indexed` is false when stage 1 failed.
   std::unique_ptr<simdjson::ondemand::parser> parser;
@@ -36,11 +37,13 @@ struct EventBatch {
     json.clear();
     begin.clear();
     end.clear();
+    offset.clear();
     doc = simdjson::ondemand::document{};
     indexed = false;
   }
   // Appends one event's text, which may arrive in two parts (carried over a chunk boundary).
-  void Add(std::string_view head, std::string_view tail) {
+  void Add(std::string_view head, std::string_view tail, std::int64_t input_offset) {
+    offset.push_back(input_offset);
     json.push_back(json.empty() ? '[' : ',');
     begin.push_back(static_cast<std::uint32_t>(json.size()));
     json.append(head);

@@ -310,6 +310,7 @@ Status EventFramer::Step(const char* p, std::size_t n, std::size_t& i) {
         ++i;
         state_ = root_array_ ? State::kDone : State::kTopKey;
       } else if (c == '{') {
+        event_offset_ = base_ + static_cast<std::int64_t>(i);
         start_ = i++;
         carry_.clear();
         nest_ = Nest{1, false, false};
@@ -394,7 +395,7 @@ Status EventFramer::EmitEvent(std::string_view tail) {
     case Prefiltered::kParse:
       break;
   }
-  batch_.Add(carry_, tail);
+  batch_.Add(carry_, tail, event_offset_);
   carry_.clear();
   if (batch_.json.size() >= batch_bytes_) return FlushBatch();
   return Ok();

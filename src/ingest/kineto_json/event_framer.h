@@ -86,8 +86,9 @@ class EventFramer {
   EventBatch batch_;
 
   State state_ = State::kStart;
-  std::int64_t base_ = 0;  // offset of the current chunk's first byte
-  std::size_t start_ = 0;  // where the current event/value began in this chunk
+  std::int64_t base_ = 0;          // offset of the current chunk's first byte
+  std::size_t start_ = 0;          // where the current event/value began in this chunk
+  std::int64_t event_offset_ = 0;  // where the current event began in the input
   Nest nest_;
   std::string carry_;  // the beginning of an event/value that began in an earlier chunk
   std::string key_;    // the current top-level key (raw)

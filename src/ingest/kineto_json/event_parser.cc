@@ -340,6 +340,7 @@ void EventParser::ParseBatch(EventBatch& batch) {
       if (element.get_object().get(obj) != simdjson::SUCCESS) break;
       EventFields& ev = impl_->Reset();
       if (ReadEvent(obj, *impl_, ev) != simdjson::SUCCESS) break;
+      offset_ = batch.offset[done];
       Emit(ev);
       if (++done == batch.events()) break;
     }
@@ -348,6 +349,7 @@ void EventParser::ParseBatch(EventBatch& batch) {
   // costs only itself.
   for (std::size_t i = done; i < batch.events(); ++i) {
     std::string_view text = batch.Event(i);
+    offset_ = batch.offset[i];
     impl_->single.assign(text);
     impl_->single.reserve(text.size() + simdjson::SIMDJSON_PADDING);
     od::document one;
@@ -356,7 +358,7 @@ void EventParser::ParseBatch(EventBatch& batch) {
     if (impl_->single_parser.iterate(impl_->single.data(), impl_->single.size(), impl_->single.capacity())
                 .get(one) != simdjson::SUCCESS ||
         one.get_object().get(obj) != simdjson::SUCCESS || ReadEvent(obj, *impl_, ev) != simdjson::SUCCESS) {
-      builder_.quality().Add(Dq::kMalformedEvent);
+      Count(Dq::kMalformedEvent);
       continue;
     }
     Emit(ev);
@@ -364,29 +366,28 @@ void EventParser::ParseBatch(EventBatch& batch) {
 }
 
 void EventParser::Emit(const EventFields& ev) {
-  auto& dq = builder_.quality();
   switch (ev.ph) {
     case 'X':
       EmitComplete(ev);
       return;
     case 'i':
     case 'I':
-      dq.Add(Dq::kInstantEventsSkipped);
+      builder_.quality().Add(Dq::kInstantEventsSkipped);  // most are counted unread: no first offset
       return;
     case 's':
     case 'f':
     case 't':
-      dq.Add(Dq::kFlowEventsSkipped);
+      builder_.quality().Add(Dq::kFlowEventsSkipped);  // most are counted unread: no first offset
       return;
     case 'M':
       return;  // process/thread names and sort order: nothing the verdict needs
     case 'C': {
       TimeNs ts_ns;
       if (!ev.has_ts || !ParseMicrosToNs(ev.ts_text, &ts_ns)) {
-        dq.Add(Dq::kMalformedEvent);
+        Count(Dq::kMalformedEvent);
         return;
       }
-      dq.Add(Dq::kCounterEvents);
+      Count(Dq::kCounterEvents);
       auto device = static_cast<std::int32_t>(ev.pid.numeric ? ev.pid.value : 0);
       for (const auto& [metric, value] : impl_->counters) {
         builder_.AddSample(model::SampleRow{ts_ns, device, metric, value});
@@ -397,58 +398,57 @@ void EventParser::Emit(const EventFields& ev) {
     case 'b':
     case 'e':
     case 'n':
-      dq.Add(Dq::kUnknownCategory);
+      Count(Dq::kAsyncEventsSkipped);
       return;
     case 0:
-      dq.Add(Dq::kMalformedEvent);
+      Count(Dq::kMalformedEvent);
       return;
     default:
-      dq.Add(Dq::kUnknownPhase);
+      Count(Dq::kUnknownPhase);
       return;
   }
 }
 
 void EventParser::EmitComplete(const EventFields& ev) {
-  auto& dq = builder_.quality();
   TimeNs start_ns, dur_ns = 0;
   if (!ev.has_ts || !ParseMicrosToNs(ev.ts_text, &start_ns)) {
-    dq.Add(Dq::kMalformedEvent);
+    Count(Dq::kMalformedEvent);
     return;
   }
   if (!ev.has_dur) {
-    dq.Add(Dq::kMissingDuration);
+    Count(Dq::kMissingDuration);
   } else if (!ParseMicrosToNs(ev.dur_text, &dur_ns)) {
-    dq.Add(Dq::kMalformedEvent);
+    Count(Dq::kMalformedEvent);
     return;
   } else if (dur_ns < 0) {
-    dq.Add(Dq::kNegativeDuration);
+    Count(Dq::kNegativeDuration);
     dur_ns = 0;
   }
   Category category = Classify(ev.cat);
   if (category == Category::kPython) {
     if (!ev.name.starts_with(model::kModuleRangePrefix)) {
-      dq.Add(Dq::kPythonFunctionsSkipped);
+      builder_.quality().Add(Dq::kPythonFunctionsSkipped);  // most are counted unread: no first offset
       return;
     }
     category = Category::kAnnotation;  // the builder makes it a module row
   }
   if (category == Category::kRangeProfiler) {
-    dq.Add(Dq::kCuptiRangeProfilerEvents);
+    Count(Dq::kCuptiRangeProfilerEvents);
     return;
   }
   if (category == Category::kOther) {
-    dq.Add(Dq::kUnknownCategory);
+    Count(Dq::kUnknownCategory);
     return;
   }
   TimeNs end_ns = 0;
   if (start_ns == kNoTime || __builtin_add_overflow(start_ns, dur_ns, &end_ns)) {
-    dq.Add(Dq::kMalformedEvent);  // ts + dur beyond the 64-bit nanosecond clock
+    Count(Dq::kMalformedEvent);  // ts + dur beyond the 64-bit nanosecond clock
     return;
   }
   if (min_ts_ns_ == kNoTime || start_ns < min_ts_ns_) min_ts_ns_ = start_ns;
   auto id_or_count = [&](const IdField& id) -> std::int64_t {
     if (id.numeric) return id.value;
-    if (id.present) dq.Add(Dq::kNonNumericId);
+    if (id.present) Count(Dq::kNonNumericId);
     return kNoId;
   };
 

@@ -32,12 +32,15 @@ class EventParser {
   TimeNs min_ts_ns() const { return min_ts_ns_; }
 
  private:
+  // Counts one occurrence at the event being parsed (its byte offset, for the first one).
+  void Count(model::Dq id) { builder_.quality().AddAt(id, offset_); }
   void Emit(const EventFields& ev);
   void EmitComplete(const EventFields& ev);
 
   model::TraceBuilder& builder_;
   std::unique_ptr<Impl> impl_;
   TimeNs min_ts_ns_ = kNoTime;
+  std::int64_t offset_ = -1;                // the current event's byte offset in the input
   bool collectives_from_args_ = false;      // some cpu op carried "Collective name"
   std::vector<std::int32_t> nccl_op_rows_;  // cpu ops named nccl:*
 };

@@ -313,6 +313,26 @@ TEST(KinetoJsonReaderTest, BadEventsAreCountedAndSkipped) {
   EXPECT_EQ(t.info.events, 10);
 }
 
+TEST(KinetoJsonReaderTest, AsyncEventsCountAsAsyncWithTheirFirstByteOffset) {
+  constexpr std::string_view kText = R"j({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "fine", "pid": 1, "tid": 1, "ts": 7, "dur": 1},
+    {"ph": "b", "cat": "gpu_user_annotation", "name": "a", "id": 1, "pid": 1, "tid": 1, "ts": 8},
+    {"ph": "e", "cat": "gpu_user_annotation", "name": "a", "id": 1, "pid": 1, "tid": 1, "ts": 9},
+    {"ph": "X", "cat": "cpu_op", "name": "neg", "pid": 1, "tid": 1, "ts": 5, "dur": -3}
+  ]})j";
+  for (std::size_t chunk : {std::size_t{0}, std::size_t{7}}) {
+    model::Trace t = ReadOk(kText, chunk);
+    EXPECT_EQ(t.quality.Get(Dq::kAsyncEventsSkipped), 2);
+    EXPECT_EQ(t.quality.Get(Dq::kUnknownCategory), 0);
+    // The first async event and the negative duration, where they begin in the file.
+    EXPECT_EQ(t.quality.FirstOffset(Dq::kAsyncEventsSkipped),
+              static_cast<std::int64_t>(kText.find(R"({"ph": "b")")));
+    EXPECT_EQ(t.quality.FirstOffset(Dq::kNegativeDuration),
+              static_cast<std::int64_t>(kText.find(R"({"ph": "X", "cat": "cpu_op", "name": "neg")")));
+    EXPECT_EQ(t.quality.FirstOffset(Dq::kMissingDuration), -1);  // none
+  }
+}
+
 TEST(KinetoJsonReaderTest, CpuOnlyTraceIsNotAnError) {
   model::Trace t = ReadOk(R"j({"traceEvents": [
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#551", "pid": 1, "tid": 1, "ts": 5.5, "dur": 1}]})j");

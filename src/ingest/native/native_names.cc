@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
+
 namespace plasmient::ingest::native {
 namespace {
 
@@ -138,10 +140,7 @@ std::string_view NcclDtypeName(std::string_view nccl) {
 }
 
 std::string NcclCollectiveName(std::string_view func) {
-  std::string out;
-  for (char c : func) {
-    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
+  std::string out = AsciiLower(func);
   if (out == "allgather") return "all_gather";
   if (out == "reducescatter") return "reduce_scatter";
   if (out == "alltoall") return "all_to_all";

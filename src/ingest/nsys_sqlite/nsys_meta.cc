@@ -5,6 +5,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "base/text.h"
+
 namespace plasmient::ingest::nsys {
 namespace {
 
@@ -19,10 +21,8 @@ constexpr std::array kWorldSizeVariables = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE"
 constexpr int kMaxRankDigits = 6;
 
 std::int64_t ParseNonNegative(std::string_view text) {
-  std::int64_t value = -1;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 0) return -1;
-  return value;
+  auto value = ParseInt(text);
+  return value && *value >= 0 ? *value : -1;
 }
 
 template <std::size_t N>
@@ -129,7 +129,7 @@ std::int64_t WorldSizeFromEnvironment(const NsysExportMeta& meta) {
 std::int64_t RankFromPath(std::string_view path) {
   std::string name(
       path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1));
-  std::ranges::transform(name, name.begin(), [](unsigned char c) { return std::tolower(c); });
+  name = AsciiLower(name);
   auto digits_at = [&](std::size_t pos) {
     std::size_t end = pos;
     while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;

@@ -1,0 +1,28 @@
+// The kinds of trace Plasmient reads by name, in one place: the file-name suffixes that mark a
+// trace in a folder (analyze, serve's spool, the agent's own files). How a file is read is
+// decided by its content, never its name (read_trace.h, DetectFormat).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "wire/file_format.h"
+
+namespace plasmient::ingest {
+
+// Trace file suffixes, longest first: Kineto JSON (plain, gzip), Nsight Systems SQLite, and the
+// agent's native files.
+inline constexpr std::string_view kTraceSuffixes[] = {".json.gz", ".json", ".sqlite", wire::kFileSuffix};
+
+// "name.json.gz" and the rest: a trace by its name (more than a bare suffix).
+bool IsTraceFileName(std::string_view name);
+
+// ".json, .json.gz, .sqlite, .pltrace": the suffixes for messages and help.
+std::string TraceSuffixList();
+
+// The name without its trace suffix and a Kineto ".pt.trace" before it: "r1.pt.trace.json.gz"
+// gives "r1". A name without a trace suffix comes back whole.
+std::string_view TraceStem(std::string_view name);
+
+}  // namespace plasmient::ingest
