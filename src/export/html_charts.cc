@@ -97,8 +97,8 @@ std::string RooflineSvg(const verdict::DeviceChoice& dev,
   *skipped = 0;
   for (const auto& k : kernels) {
     if (k.flops > 0 && k.bytes > 0 && k.time_s > 0) {
-      pts.push_back({k.arithmetic_intensity(), k.flops / k.time_s, k.time_s, &k});
-    } else if (k.bound != "communication" && k.bound != "memory-copy") {
+      pts.push_back({k.arithmetic_intensity(), k.achieved_flops_per_s(), k.time_s, &k});
+    } else if (k.bound != verdict::Bound::kCommunication && k.bound != verdict::Bound::kMemoryCopy) {
       ++*skipped;
     }
   }

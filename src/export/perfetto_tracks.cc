@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "export/json_writer.h"
-#include "verdict/kernel_costs.h"
 #include "verdict/layers.h"
+#include "verdict/timeline.h"
 
 namespace plasmient::exporting {
 namespace {
@@ -22,28 +22,6 @@ constexpr std::int64_t kTidClusterBase = 100;     // + stream index
 constexpr std::int64_t kTidModelBase = 10'000;    // + host thread index
 constexpr std::int64_t kTidOpsBase = 20'000;      // + host thread index
 constexpr std::int64_t kTidKernelsBase = 30'000;  // + stream index
-
-Loss LossOf(ActivityClass cls, Loss compute_loss) {
-  switch (cls) {
-    case ActivityClass::kCollective:
-      return Loss::kExposedCommunication;
-    case ActivityClass::kP2P:
-      return Loss::kPipelineBubble;
-    case ActivityClass::kMemory:
-      return Loss::kDataMovement;
-    case ActivityClass::kCompute:
-      return compute_loss;
-  }
-  return compute_loss;
-}
-
-std::string_view BoundName(ActivityClass cls, Loss loss) {
-  if (cls == ActivityClass::kCollective || cls == ActivityClass::kP2P) return "communication";
-  if (cls == ActivityClass::kMemory) return "memory-copy";
-  if (loss == Loss::kMemoryBound) return "memory";
-  if (loss == Loss::kUnmodeledKernels) return "unmodeled";
-  return "compute";
-}
 
 // The JSON text of one event after its timestamp: `"ph":…}`.
 template <typename Fill>
@@ -62,7 +40,7 @@ double Pct(double fraction) { return std::round(fraction * 1e4) / 100; }  // 2 d
 class TrackWriter {
  public:
   TrackWriter(const verdict::RankDetail& d, std::int64_t pid, const RankTracks::EmitFn& emit)
-      : d_(d), t_(d.trace), j_(d.joined), pid_(pid), emit_(emit) {}
+      : d_(d), t_(d.trace), j_(d.joined), f_(d.facts), pid_(pid), emit_(emit) {}
 
   void Process() {
     const auto& dev = d_.verdict.device;
@@ -139,10 +117,6 @@ class TrackWriter {
           }));
   }
 
-  std::int64_t StepOf(std::size_t i) const {
-    return j_.step[i] >= 0 ? j_.steps[static_cast<std::size_t>(j_.step[i])].number : kNoStep;
-  }
-
   // The step whose GPU window holds ts (windows tile the run), or kNoStep.
   std::int64_t StepAt(TimeNs ts) const {
     const auto& steps = d_.verdict.steps;
@@ -172,6 +146,7 @@ class TrackWriter {
   const verdict::RankDetail& d_;
   const model::Trace& t_;
   const join::Joined& j_;
+  const verdict::ActivityFacts& f_;
   std::int64_t pid_;
   const RankTracks::EmitFn& emit_;
   int devices_ = 1;
@@ -208,53 +183,44 @@ void RangeArgs(TrackWriter& tw, std::int32_t row, JsonWriter& w) {
   LossArgs(w, [&](Loss loss) { return f.loss_fraction(loss); });
 }
 
+
+// A field that is null when the fact is unknown (negative).
+void FieldOrNull(JsonWriter& w, std::string_view key, double v) {
+  if (v >= 0) {
+    w.Field(key, v);
+  } else {
+    w.Key(key).Null();
+  }
+}
+
+// A kernel's row of the facts table.
 void KernelArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
-  const auto& d = tw.d_;
   const auto& t = tw.t_;
-  const double peak = d.verdict.device.peak_flops_per_s;
-  const double bw = d.verdict.device.memory_bandwidth_bytes_per_s;
-  const double dur_s = static_cast<double>(t.gpu.end_ns[i] - t.gpu.start_ns[i]) * 1e-9;
-  const double flops = d.costs.flops[i], bytes = d.costs.bytes[i];
-  const ActivityClass cls = tw.j_.cls[i];
-  const Loss loss = LossOf(cls, d.loss[i]);
-  w.Field("class", join::ClassName(cls))
-      .Field("bound", BoundName(cls, loss))
-      .Field("loss", verdict::LossKey(loss));
-  w.Field("step", tw.StepOf(i)).Field("stream", t.gpu.stream[i]).Field("correlation", t.gpu.correlation[i]);
-  if (flops >= 0)
-    w.Field("flops", flops);
-  else
-    w.Key("flops").Null();
-  if (bytes >= 0)
-    w.Field("bytes", bytes);
-  else
-    w.Key("bytes").Null();
+  const auto& f = tw.f_;
+  w.Field("class", join::ClassName(f.cls[i]))
+      .Field("bound", verdict::BoundName(f.bound[i]))
+      .Field("loss", verdict::LossKey(f.loss[i]));
+  w.Field("step", f.step_number[i])
+      .Field("stream", t.gpu.stream[i])
+      .Field("correlation", t.gpu.correlation[i]);
+  FieldOrNull(w, "flops", f.flops[i]);
+  FieldOrNull(w, "bytes", f.bytes[i]);
   if (t.gpu.bytes[i] > 0) w.Field("copy_bytes", t.gpu.bytes[i]);
-  double ai = flops > 0 && bytes > 0 ? flops / bytes : -1;
-  if (ai >= 0)
-    w.Field("arithmetic_intensity", ai);
-  else
-    w.Key("arithmetic_intensity").Null();
-  double achieved = flops > 0 && dur_s > 0 && peak > 0 ? flops / dur_s / peak : 0;
-  double ceiling = ai > 0 && bw > 0 ? std::min(peak, ai * bw) : peak;
-  double roofline = flops > 0 && dur_s > 0 && ceiling > 0 ? flops / dur_s / ceiling
-                    : bytes > 0 && dur_s > 0 && bw > 0    ? bytes / dur_s / bw
-                                                          : 0;
-  w.Field("achieved_pct", Pct(achieved)).Field("roofline_pct", Pct(roofline));
-  w.Field("share_ns", d.share_ns[i]).Field("useful_ns", d.useful_ns[i]);
-  w.Field("lost_ns", std::max(0.0, d.share_ns[i] - d.useful_ns[i]));
-  if (tw.j_.op[i] >= 0) w.Field("op", t.Str(t.cpu.name[tw.j_.op[i]]));
+  FieldOrNull(w, "arithmetic_intensity", f.arithmetic_intensity[i]);
+  w.Field("achieved_pct", Pct(f.achieved_fraction[i])).Field("roofline_pct", Pct(f.roofline_fraction[i]));
+  w.Field("share_ns", f.share_ns[i]).Field("useful_ns", f.useful_ns[i]).Field("lost_ns", f.lost_ns(i));
+  if (f.op[i] >= 0) w.Field("op", t.Str(t.cpu.name[f.op[i]]));
   ModuleArg(tw, i, w);
 }
 
 void CollectiveArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
   const auto& t = tw.t_;
   const auto& c = t.collectives;
-  const double dur_s = static_cast<double>(t.gpu.end_ns[i] - t.gpu.start_ns[i]) * 1e-9;
-  w.Field("class", join::ClassName(tw.j_.cls[i])).Field("step", tw.StepOf(i));
+  const auto& f = tw.f_;
+  w.Field("class", join::ClassName(f.cls[i])).Field("step", f.step_number[i]);
   w.Field("stream", t.gpu.stream[i]).Field("kernel", t.Str(t.gpu.name[i]));
-  w.Field("exposed_wait_ns", tw.d_.share_ns[i]);
-  w.Field("loss", verdict::LossKey(LossOf(tw.j_.cls[i], Loss::kExposedCommunication)));
+  w.Field("exposed_wait_ns", f.share_ns[i]);
+  w.Field("loss", verdict::LossKey(f.loss[i]));
   ModuleArg(tw, i, w);
   std::int32_t r = tw.j_.collective[i];
   if (r < 0) return;
@@ -264,58 +230,19 @@ void CollectiveArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
   w.Field("in_nelems", c.in_nelems[r]).Field("out_nelems", c.out_nelems[r]).Field("dtype", t.Str(c.dtype[r]));
   if (bytes >= 0) {
     w.Field("bytes", bytes);
-    if (dur_s > 0) w.Field("bandwidth_gb_per_s", static_cast<double>(bytes) / dur_s / 1e9);
+    if (f.bytes_per_s[i] >= 0) w.Field("bandwidth_gb_per_s", f.bytes_per_s[i] / 1e9);
   }
 }
 
 // Utilization % and achieved % of peak per bucket over the rank's window.
 void EmitBuckets(TrackWriter& tw, const TrackOptions& o) {
-  const auto& d = tw.d_;
-  const auto& t = tw.t_;
-  const verdict::Figures& run = d.verdict.run;
-  if (run.end_ns <= run.start_ns) return;
-  const TimeNs span = run.end_ns - run.start_ns;
-  const TimeNs width = std::max<TimeNs>({o.bucket_ns, 1,
-                                         (span + static_cast<TimeNs>(o.max_buckets) - 1) /
-                                             static_cast<TimeNs>(std::max<std::size_t>(o.max_buckets, 1))});
-  const std::size_t n = static_cast<std::size_t>((span + width - 1) / width);
-  std::vector<double> busy(n, 0), useful(n, 0);
-  auto spread = [&](TimeNs a, TimeNs b, double amount, std::vector<double>& into) {
-    a = std::max(a, run.start_ns);
-    b = std::min(b, run.end_ns);
-    if (b <= a) return;
-    double per_ns = amount / static_cast<double>(b - a);
-    for (auto k = static_cast<std::size_t>((a - run.start_ns) / width); k < n; ++k) {
-      TimeNs lo = run.start_ns + static_cast<TimeNs>(k) * width, hi = lo + width;
-      if (lo >= b) break;
-      into[k] += per_ns * static_cast<double>(std::min(b, hi) - std::max(a, lo));
-    }
-  };
-  std::vector<std::pair<TimeNs, TimeNs>> kernels;
-  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (!d.kept[i]) continue;
-    TimeNs a = t.gpu.start_ns[i], b = t.gpu.end_ns[i];
-    if (t.gpu.kind[i] == model::GpuKind::kKernel) kernels.emplace_back(a, b);
-    if (d.useful_ns[i] > 0) spread(a, b, d.useful_ns[i], useful);
-  }
-  std::sort(kernels.begin(), kernels.end());
-  TimeNs cur_a = 0, cur_b = kNoTime;
-  for (auto [a, b] : kernels) {  // the union of kernel intervals
-    if (a > cur_b) {
-      spread(cur_a, cur_b, static_cast<double>(cur_b - cur_a), busy);
-      cur_a = a;
-      cur_b = b;
-    } else {
-      cur_b = std::max(cur_b, b);
-    }
-  }
-  if (cur_b != kNoTime) spread(cur_a, cur_b, static_cast<double>(cur_b - cur_a), busy);
-  for (std::size_t k = 0; k < n; ++k) {
-    TimeNs lo = run.start_ns + static_cast<TimeNs>(k) * width;
-    double len = static_cast<double>(std::min(run.end_ns, lo + width) - lo);
-    std::int64_t step = tw.StepAt(lo);
-    tw.Counter(step, lo, kPerfettoCounterUtilization, Pct(busy[k] / len));
-    tw.Counter(step, lo, kPerfettoCounterAchieved, Pct(useful[k] / len));
+  const verdict::Figures& run = tw.d_.verdict.run;
+  const auto buckets = verdict::Timeline(tw.t_, tw.f_, run, o.bucket_ns, o.max_buckets);
+  if (buckets.empty()) return;
+  for (const auto& b : buckets) {
+    std::int64_t step = tw.StepAt(b.start_ns);
+    tw.Counter(step, b.start_ns, kPerfettoCounterUtilization, Pct(b.utilization));
+    tw.Counter(step, b.start_ns, kPerfettoCounterAchieved, Pct(b.achieved));
   }
   std::int64_t last = tw.StepAt(run.end_ns - 1);
   tw.Counter(last, run.end_ns, kPerfettoCounterUtilization, 0);
@@ -351,17 +278,18 @@ RankTracks::RankTracks(const verdict::RankDetail& d, std::int64_t pid, TrackOpti
     : d_(d), pid_(pid), options_(options) {
   const auto& t = d.trace;
   const auto& j = d.joined;
+  const auto& f = d.facts;
   op_step_.assign(t.cpu.size(), kNone);
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (!d.kept[i]) continue;
-    std::int64_t step = j.step[i] >= 0 ? j.steps[static_cast<std::size_t>(j.step[i])].number : kNoStep;
+    if (!f.kept[i]) continue;
+    std::int64_t step = f.step_number[i];
     for (std::int32_t start : {j.op[i], j.annotation[i], j.layer[i]}) {
       for (std::int32_t r = start; r >= 0 && op_step_[r] == kNone; r = j.op_parent[r]) op_step_[r] = step;
     }
   }
   // ProfilerStep ranges are joined by time, not nested: each step that launched a kept activity.
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (!d.kept[i] || j.step[i] < 0) continue;
+    if (!f.kept[i] || j.step[i] < 0) continue;
     const join::Step& s = j.steps[static_cast<std::size_t>(j.step[i])];
     if (s.cpu_row >= 0) op_step_[s.cpu_row] = s.number;
   }
@@ -378,7 +306,6 @@ TimeNs RankTracks::EarliestNs() const {
 
 void RankTracks::Build(const EmitFn& emit) {
   const auto& t = d_.trace;
-  const auto& j = d_.joined;
   TrackWriter tw(d_, pid_, emit);
   tw.devices_ = static_cast<int>(t.devices.size());
   tw.Process();
@@ -409,18 +336,19 @@ void RankTracks::Build(const EmitFn& emit) {
              });
   }
 
+  const auto& f = d_.facts;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (!d_.kept[i]) continue;
-    bool comm = j.cls[i] == ActivityClass::kCollective || j.cls[i] == ActivityClass::kP2P;
+    if (!f.kept[i]) continue;
+    bool comm = f.cls[i] == ActivityClass::kCollective || f.cls[i] == ActivityClass::kP2P;
     std::int64_t tid = tw.StreamTrack(i, comm);
-    std::int64_t step = tw.StepOf(i);
+    std::int64_t step = f.step_number[i];
     std::string_view name = t.Str(t.gpu.name[i]);
     tw.Slice(step, tid, t.gpu.start_ns[i], t.gpu.end_ns[i], name, comm ? "collective" : "kernel",
              [&](JsonWriter& w) { comm ? CollectiveArgs(tw, i, w) : KernelArgs(tw, i, w); });
-    std::int32_t op = j.op[i];
+    std::int32_t op = f.op[i];
     if (op < 0) continue;
     std::int64_t id = (pid_ << 32) + static_cast<std::int64_t>(i);
-    TimeNs launch = j.launch[i] >= 0 ? t.api.start_ns[j.launch[i]] : t.cpu.start_ns[op];
+    TimeNs launch = f.launch[i] >= 0 ? t.api.start_ns[f.launch[i]] : t.cpu.start_ns[op];
     tw.Flow(step, id, 's', tw.HostTrack(op, true), launch);
     tw.Flow(step, id, 'f', tid, t.gpu.start_ns[i]);
   }

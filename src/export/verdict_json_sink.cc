@@ -45,7 +45,7 @@ void WriteAggregates(JsonWriter& w, std::string_view key, const std::vector<verd
     w.Field("achieved_fraction", k.achieved_fraction());
     w.Field("roofline_fraction", k.roofline_fraction());
     w.Field("ceiling_flops_per_s", k.ceiling_flops_per_s());
-    w.Field("bound", k.bound);
+    w.Field("bound", verdict::BoundName(k.bound));
     w.EndObject();
   }
   w.EndArray();

@@ -46,7 +46,7 @@ void AddAggregates(std::vector<Row>& out, const JobContext& c, const verdict::Ra
     r.emplace_back(rank.device.name);
     r.emplace_back(k.name);
     r.emplace_back(k.op);
-    r.emplace_back(k.bound);
+    r.emplace_back(std::string(verdict::BoundName(k.bound)));
     r.emplace_back(std::string(verdict::LossKey(k.loss)));
     r.emplace_back(k.calls);
     r.emplace_back(k.time_s);

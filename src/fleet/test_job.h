@@ -24,7 +24,7 @@ inline verdict::RankVerdict MakeRank(std::int64_t rank, double wall_s, double us
   verdict::KernelAggregate k;
   k.name = "sm90_gemm";
   k.op = "aten::mm";
-  k.bound = "compute";
+  k.bound = verdict::Bound::kCompute;
   k.calls = 10;
   k.time_s = 0.5;
   k.lost_s = 0.25;

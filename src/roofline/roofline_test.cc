@@ -41,11 +41,28 @@ TEST(Roofline, UnknownBytesAndZeroTime) {
   EXPECT_DOUBLE_EQ(z.roofline_fraction, 0);
 }
 
-TEST(Roofline, ByteOnlyModelIsMemoryBound) {
+TEST(Roofline, ByteOnlyModelIsMemoryBoundAndJudgedByBandwidth) {
   RooflinePoint p = Evaluate(0, 1e9, 1e-3, kPeak, kBw);
   EXPECT_TRUE(p.memory_bound);
   EXPECT_DOUBLE_EQ(p.ceiling_flops_per_s, 0);
-  EXPECT_DOUBLE_EQ(p.roofline_fraction, 0);
+  EXPECT_DOUBLE_EQ(p.roofline_fraction, 0.5);  // 1 TB/s of 2 TB/s
+  RooflinePoint unknown_flops = Evaluate(-1, 1e9, 1e-3, kPeak, kBw);
+  EXPECT_FALSE(unknown_flops.memory_bound);  // no FLOPs, no intensity
+  EXPECT_DOUBLE_EQ(unknown_flops.ceiling_flops_per_s, kPeak);
+  EXPECT_DOUBLE_EQ(unknown_flops.roofline_fraction, 0.5);
+}
+
+TEST(Roofline, FractionOfPeak) {
+  RooflinePoint p = Evaluate(1e9, 1e9, 1e-3, kPeak, kBw);  // 1 TFLOP/s of 100
+  EXPECT_DOUBLE_EQ(p.peak_fraction, 0.01);
+  EXPECT_DOUBLE_EQ(Evaluate(1e9, 1e9, 1e-3, 0, kBw).peak_fraction, 0);
+}
+
+TEST(Roofline, BelowRidgeIsStrictAndNeedsABandwidth) {
+  EXPECT_TRUE(BelowRidge(49.9, kPeak, kBw));
+  EXPECT_FALSE(BelowRidge(50, kPeak, kBw));
+  EXPECT_FALSE(BelowRidge(1, kPeak, 0));
+  EXPECT_FALSE(BelowRidge(-1, kPeak, kBw));  // unknown intensity
 }
 
 }  // namespace

@@ -6,38 +6,6 @@
 namespace plasmient::verdict {
 namespace {
 
-constexpr double kNsToS = 1e-9;
-
-std::string_view BoundOfLoss(Loss loss) {
-  switch (loss) {
-    case Loss::kMemoryBound:
-      return "memory";
-    case Loss::kUnmodeledKernels:
-      return "unmodeled";
-    case Loss::kExposedCommunication:
-    case Loss::kPipelineBubble:
-      return "communication";
-    case Loss::kDataMovement:
-      return "memory-copy";
-    default:
-      return "compute";
-  }
-}
-
-// A kernel's bound before its lost time is known: communication and copies by class.
-std::string_view BoundName(Loss loss, join::ActivityClass cls) {
-  switch (cls) {
-    case join::ActivityClass::kCollective:
-    case join::ActivityClass::kP2P:
-      return "communication";
-    case join::ActivityClass::kMemory:
-      return "memory-copy";
-    case join::ActivityClass::kCompute:
-      break;
-  }
-  return BoundOfLoss(loss);
-}
-
 struct Acc {
   KernelAggregate agg;
   std::unordered_map<std::uint32_t, std::int64_t> op_votes;
@@ -65,7 +33,7 @@ KernelAggregate Finish(Acc& a, const model::Trace& t) {
   auto best = std::max_element(a.lost_by.begin(), a.lost_by.end());
   if (*best > 0) {
     g.loss = static_cast<Loss>(best - a.lost_by.begin());
-    g.bound = std::string(BoundOfLoss(g.loss));
+    g.bound = BoundOfLoss(g.loss);
   }
   std::uint32_t best_op = 0;
   std::int64_t votes = 0;
@@ -86,32 +54,31 @@ std::vector<KernelAggregate> TopByLoss(std::vector<KernelAggregate> all, std::si
 
 }  // namespace
 
-void AggregateKernels(const model::Trace& t, const join::Joined& j, const KernelCosts& costs,
-                      const std::vector<char>& kept, const KernelLedger& ledger, std::size_t limit,
-                      RankVerdict& v) {
+void AggregateKernels(const model::Trace& t, const ActivityFacts& f, double memory_bandwidth_bytes_per_s,
+                      std::size_t limit, RankVerdict& v) {
   std::unordered_map<std::uint32_t, Acc> by_kernel, by_op;
-  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
-    if (!kept[k]) continue;
-    double dur_s = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]) * kNsToS;
-    double share_s = ledger.share_ns[k] * kNsToS, useful_s = ledger.useful_ns[k] * kNsToS;
-    double peak = ledger.peak_for(costs.dtype[k]);
+  for (std::size_t k = 0; k < f.size(); ++k) {
+    if (!f.kept[k]) continue;
+    double dur_s = NsToSeconds(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
+    double share_s = f.share_ns[k] * 1e-9, useful_s = f.useful_ns[k] * 1e-9;  // double ns
+    double peak = f.peak_flops_per_s[k];
     Acc& a = by_kernel[t.gpu.name[k].value];
     if (a.agg.calls == 0) {
       a.agg.name = std::string(t.Str(t.gpu.name[k]));
-      a.agg.bound = std::string(BoundName(ledger.loss[k], j.cls[k]));
+      a.agg.bound = f.bound[k];
     }
-    Accumulate(a, dur_s, share_s, costs.flops[k], costs.bytes[k], useful_s, ledger.loss[k], peak,
-               ledger.memory_bandwidth_bytes_per_s);
-    std::int32_t op = costs.cost_op[k] >= 0 ? costs.cost_op[k] : j.op[k];
+    Accumulate(a, dur_s, share_s, f.flops[k], f.bytes[k], useful_s, f.loss[k], peak,
+               memory_bandwidth_bytes_per_s);
+    std::int32_t op = f.cost_op[k] >= 0 ? f.cost_op[k] : f.op[k];
     if (op < 0) continue;
     a.op_votes[t.cpu.name[op].value]++;
     Acc& o = by_op[t.cpu.name[op].value];
     if (o.agg.calls == 0) {
       o.agg.name = std::string(t.Str(t.cpu.name[op]));
-      o.agg.bound = std::string(BoundName(ledger.loss[k], j.cls[k]));
+      o.agg.bound = f.bound[k];
     }
-    Accumulate(o, dur_s, share_s, costs.flops[k], costs.bytes[k], useful_s, ledger.loss[k], peak,
-               ledger.memory_bandwidth_bytes_per_s);
+    Accumulate(o, dur_s, share_s, f.flops[k], f.bytes[k], useful_s, f.loss[k], peak,
+               memory_bandwidth_bytes_per_s);
   }
   std::vector<KernelAggregate> kernels, ops;
   for (auto& [id, a] : by_kernel) kernels.push_back(Finish(a, t));

@@ -16,8 +16,10 @@
 #include "roofline/dtype.h"
 #include "roofline/kernel_name.h"
 #include "roofline/op_cost.h"
+#include "roofline/roofline.h"
 #include "verdict/aggregate.h"
 #include "verdict/evidence.h"
+#include "verdict/facts.h"
 #include "verdict/kernel_costs.h"
 #include "verdict/layers.h"
 #include "verdict/sweep.h"
@@ -30,7 +32,7 @@ using join::ActivityClass;
 using model::Dq;
 using model::Trace;
 
-constexpr double kNsToS = 1e-9;
+constexpr double kNsToS = 1e-9;  // for sums and shares of durations (double ns)
 constexpr std::string_view kDefaultDeviceKey = "h100_sxm";
 
 // Resolves a slice end against `count` steps, Python style; nullopt = open.
@@ -174,13 +176,9 @@ std::vector<std::pair<std::int32_t, std::pair<TimeNs, TimeNs>>> StepWindows(cons
   return windows;
 }
 
-struct KernelEconomics {
-  std::vector<double> share_ns;   // run-level share (compute) or exposed time (others)
-  std::vector<double> useful_ns;  // run-level useful time (compute kernels)
-  std::vector<Loss> loss;
-};
-
-Loss LossOfKernel(ActivityClass cls, double flops, double bytes, double op_ai, double ridge) {
+// Where an activity's lost time goes: communication and copies by their class; a compute kernel
+// with no model at all is unmodeled, one whose pricing op lies below the ridge is memory-bound.
+Loss LossOfActivity(ActivityClass cls, double flops, double bytes, bool op_below_ridge) {
   switch (cls) {
     case ActivityClass::kCollective:
       return Loss::kExposedCommunication;
@@ -192,31 +190,84 @@ Loss LossOfKernel(ActivityClass cls, double flops, double bytes, double op_ai, d
       break;
   }
   if (flops < 0 && bytes < 0) return Loss::kUnmodeledKernels;
-  if (op_ai >= 0 && op_ai < ridge) return Loss::kMemoryBound;
+  if (op_below_ridge) return Loss::kMemoryBound;
   return Loss::kComputeInefficiency;
 }
 
+// The facts table's columns that come from the join and the pricing; the costs' columns move in.
+ActivityFacts FactsOf(const Trace& t, const join::Joined& j, std::vector<char> kept, KernelCosts& costs) {
+  ActivityFacts f;
+  const std::size_t n = t.gpu.size();
+  f.kept = std::move(kept);
+  f.cls = j.cls;
+  f.launch = j.launch;
+  f.op = j.op;
+  f.layer = j.layer;
+  f.step_number.assign(n, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (j.step[i] >= 0) f.step_number[i] = j.steps[static_cast<std::size_t>(j.step[i])].number;
+  }
+  f.cost_op = std::move(costs.cost_op);
+  f.dtype = std::move(costs.dtype);
+  f.flops = std::move(costs.flops);
+  f.bytes = std::move(costs.bytes);
+  f.heavy_op = std::move(costs.heavy_op);
+  f.backward = std::move(costs.backward);
+  return f;
+}
+
+// Each kept activity's point on the roofline, judged by the peak of its dtype, and the bytes it
+// moved per second.
+template <typename PeakFor>
+void PlaceOnRoofline(const Trace& t, const join::Joined& j, PeakFor peak_for, double bw, ActivityFacts& f) {
+  const std::size_t n = f.size();
+  f.peak_flops_per_s.assign(n, 0);
+  f.arithmetic_intensity.assign(n, -1);
+  f.ceiling_flops_per_s.assign(n, 0);
+  f.achieved_fraction.assign(n, 0);
+  f.roofline_fraction.assign(n, 0);
+  f.bytes_per_s.assign(n, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!f.kept[i]) continue;
+    const double dur_s = NsToSeconds(t.gpu.end_ns[i] - t.gpu.start_ns[i]);
+    const double peak = peak_for(f.dtype[i]);
+    const roofline::RooflinePoint p = roofline::Evaluate(f.flops[i], f.bytes[i], dur_s, peak, bw);
+    f.peak_flops_per_s[i] = peak;
+    if (f.flops[i] > 0 && f.bytes[i] > 0) f.arithmetic_intensity[i] = p.ai;
+    f.ceiling_flops_per_s[i] = p.ceiling_flops_per_s;
+    f.achieved_fraction[i] = p.peak_fraction;
+    f.roofline_fraction[i] = p.roofline_fraction;
+    double moved = f.bytes[i];
+    if (f.cls[i] == ActivityClass::kMemory)
+      moved = t.gpu.bytes[i] > 0 ? static_cast<double>(t.gpu.bytes[i]) : -1;
+    if (f.cls[i] == ActivityClass::kCollective || f.cls[i] == ActivityClass::kP2P) {
+      moved = j.collective[i] >= 0 ? static_cast<double>(t.collectives.bytes[j.collective[i]]) : -1;
+    }
+    if (moved >= 0 && dur_s > 0) f.bytes_per_s[i] = moved / dur_s;
+  }
+}
+
 // A window's figures: a kernel's run-level useful time, pro rata of the share it has in the window.
-Figures FiguresOf(const SweepResult& s, const KernelEconomics& e) {
-  return ChargeSweep(s, e.loss, [&e](std::int32_t k, double share) {
-    const double run_share = e.share_ns[k];
-    return run_share > 0 ? e.useful_ns[k] * (share / run_share) : 0;
+Figures FiguresOf(const SweepResult& s, const ActivityFacts& facts) {
+  return ChargeSweep(s, facts.loss, [&facts](std::int32_t k, double share) {
+    const double run_share = facts.share_ns[k];
+    return run_share > 0 ? facts.useful_ns[k] * (share / run_share) : 0;
   });
 }
 
 std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::Joined& j,
-                                                    const std::vector<char>& kept) {
+                                                    const ActivityFacts& f) {
   std::vector<CollectiveInstance> out;
   std::unordered_set<std::string> listed_groups;
   const auto& c = t.collectives;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (!kept[i] || (j.cls[i] != ActivityClass::kCollective && j.cls[i] != ActivityClass::kP2P)) continue;
+    if (!f.kept[i] || (f.cls[i] != ActivityClass::kCollective && f.cls[i] != ActivityClass::kP2P)) continue;
     CollectiveInstance ci;
     ci.start_ns = t.gpu.start_ns[i];
     ci.end_ns = t.gpu.end_ns[i];
     ci.launch_ns = join::LaunchTime(t, j, i);
-    ci.step = j.step[i] >= 0 ? j.steps[j.step[i]].number : -1;
-    ci.p2p = j.cls[i] == ActivityClass::kP2P;
+    ci.step = f.step_number[i];
+    ci.p2p = f.cls[i] == ActivityClass::kP2P;
     ci.kernel = std::string(t.Str(t.gpu.name[i]));
     if (std::int32_t r = j.collective[i]; r >= 0) {
       ci.kind = AsciiLower(t.Str(c.name[r]));
@@ -296,15 +347,22 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   if (o.memory_bandwidth_bytes_per_s) v.device.source += ", --peak-bandwidth-gbps";
   const double peak = v.device.peak_flops_per_s;
   const double bw = v.device.memory_bandwidth_bytes_per_s;
-  const double ridge = bw > 0 ? peak / bw : 0;
+  ActivityFacts f = FactsOf(t, j, std::move(kept), costs);
+  PlaceOnRoofline(
+      t, j,
+      [&](roofline::Dtype d) {
+        if (o.peak_flops_per_s) return *o.peak_flops_per_s;
+        return roofline::PeakFlops(**spec, d == roofline::Dtype::kUnknown ? dtype : d, math);
+      },
+      bw, f);
 
   // The sweep input: every kept activity.
   std::vector<SweepActivity> acts;
   acts.reserve(t.gpu.size());
   TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = kNoTime;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (!kept[i]) continue;
-    acts.push_back({t.gpu.start_ns[i], t.gpu.end_ns[i], j.cls[i], static_cast<std::int32_t>(i)});
+    if (!f.kept[i]) continue;
+    acts.push_back({t.gpu.start_ns[i], t.gpu.end_ns[i], f.cls[i], static_cast<std::int32_t>(i)});
     lo = std::min(lo, t.gpu.start_ns[i]);
     hi = std::max(hi, t.gpu.end_ns[i]);
     v.kernels += t.gpu.kind[i] == model::GpuKind::kKernel;
@@ -325,30 +383,32 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   }
 
   SweepResult run = Sweep(acts, lo, hi);
-  KernelEconomics e;
-  e.share_ns.assign(t.gpu.size(), 0);
-  e.useful_ns.assign(t.gpu.size(), 0);
-  e.loss.assign(t.gpu.size(), Loss::kHostBoundIdle);
+  f.share_ns.assign(t.gpu.size(), 0);
+  f.useful_ns.assign(t.gpu.size(), 0);
+  f.loss.assign(t.gpu.size(), Loss::kHostBoundIdle);
+  f.bound.assign(t.gpu.size(), Bound::kCompute);
   for (auto [k, share] : run.shares) {
-    e.share_ns[k] = share;
-    e.loss[k] = LossOfKernel(j.cls[k], costs.flops[k], costs.bytes[k], costs.op_ai[k], ridge);
-    if (j.cls[k] != ActivityClass::kCompute || costs.flops[k] <= 0 || peak <= 0) continue;
-    double ideal_ns = costs.flops[k] / peak * 1e9;
+    f.share_ns[k] = share;
+    f.loss[k] =
+        LossOfActivity(f.cls[k], f.flops[k], f.bytes[k], roofline::BelowRidge(costs.op_ai[k], peak, bw));
+    f.bound[k] = BoundOfLoss(f.loss[k]);
+    if (f.cls[k] != ActivityClass::kCompute || f.flops[k] <= 0 || peak <= 0) continue;
+    double ideal_ns = f.flops[k] / peak * 1e9;
     double dur_ns = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
     if (ideal_ns > dur_ns * 1.0001) t.quality.Add(Dq::kFlopsAbovePeak);
-    e.useful_ns[k] = std::min(ideal_ns, share);
+    f.useful_ns[k] = std::min(ideal_ns, share);
   }
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
-    if (!kept[k] || j.cls[k] != ActivityClass::kCompute) continue;
-    const double dur_s = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]) * kNsToS;
+    if (!f.kept[k] || f.cls[k] != ActivityClass::kCompute) continue;
+    const double dur_s = NsToSeconds(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
     v.compute_kernel_s += dur_s;
-    if (costs.flops[k] >= 0 || costs.bytes[k] >= 0) {
+    if (f.flops[k] >= 0 || f.bytes[k] >= 0) {
       v.modeled_compute_s += dur_s;
     } else {
       t.quality.Add(Dq::kUnmodeledKernel);
     }
   }
-  v.run = FiguresOf(run, e);
+  v.run = FiguresOf(run, f);
   v.gpu_busy_s = run.busy_union_ns * kNsToS;
   v.compute_s = run.compute_union_ns * kNsToS;
   v.communication_s = run.communication_union_ns * kNsToS;
@@ -362,7 +422,7 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   for (std::size_t i = 0; i < acts.size(); ++i) {
     max_end[i] = std::max(acts[i].end_ns, i > 0 ? max_end[i - 1] : kNoTime);
   }
-  for (const auto& [s, window] : StepWindows(t, j, kept)) {
+  for (const auto& [s, window] : StepWindows(t, j, f.kept)) {
     auto first = std::upper_bound(max_end.begin(), max_end.end(), window.first) - max_end.begin();
     auto last = std::lower_bound(acts.begin(), acts.end(), window.second,
                                  [](const SweepActivity& a, TimeNs ts) { return a.start_ns < ts; }) -
@@ -370,16 +430,16 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
     std::span<const SweepActivity> overlapping(acts.data() + first,
                                                std::max<std::ptrdiff_t>(0, last - first));
     SweepResult sw = Sweep(overlapping, window.first, window.second);
-    v.steps.push_back({j.steps[s].number, FiguresOf(sw, e)});
+    v.steps.push_back({j.steps[s].number, FiguresOf(sw, f)});
   }
 
   // FLOPs: hardware (HFU) and model (MFU).
   double forward_heavy = 0, backward_heavy = 0;
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
-    if (!kept[k] || costs.flops[k] <= 0) continue;
-    v.hardware_flops += costs.flops[k];
-    if (!costs.heavy_op[k]) continue;
-    (costs.backward[k] ? backward_heavy : forward_heavy) += costs.flops[k];
+    if (!f.kept[k] || f.flops[k] <= 0) continue;
+    v.hardware_flops += f.flops[k];
+    if (!f.heavy_op[k]) continue;
+    (f.backward[k] ? backward_heavy : forward_heavy) += f.flops[k];
   }
   std::size_t steps_in_window = v.steps.size();
   if (o.model_flops_per_step && steps_in_window > 0) {
@@ -398,24 +458,18 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
     v.model_flops_source = "not derived: backward FLOPs are only partly modeled; pass --model-flops-per-step";
   }
 
-  KernelLedger ledger{e.share_ns, e.useful_ns, e.loss,
-                      [&](roofline::Dtype d) {
-                        if (o.peak_flops_per_s) return *o.peak_flops_per_s;
-                        return roofline::PeakFlops(**spec, d == roofline::Dtype::kUnknown ? dtype : d, math);
-                      },
-                      bw};
-  AggregateKernels(t, j, costs, kept, ledger, o.top_n * 4, v);
-  const ActivityLedger activities{kept, e.share_ns, e.useful_ns, e.loss, costs.flops};
+  AggregateKernels(t, f, bw, o.top_n * 4, v);
+  const ActivityLedger activities{f.kept, f.share_ns, f.useful_ns, f.loss, f.flops};
   v.layers = RollUpLayers(t, j, activities, v.run.wall_s);
   v.capacity_flops = peak * v.run.wall_s;
-  v.collectives = CollectiveInstances(t, j, kept);
-  v.evidence = CollectEvidence(t, j, kept, costs);
+  v.collectives = CollectiveInstances(t, j, f);
+  v.evidence = CollectEvidence(t, j, f);
   v.evidence.fp32_tensor_peak_flops_per_s =
       roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
   v.quality = t.quality;
   if (o.observer) {
     const RangeLedger ranges = RollUpRanges(t, j, activities);
-    o.observer->OnRank({t, j, costs, kept, e.share_ns, e.useful_ns, e.loss, v, ranges});
+    o.observer->OnRank({t, j, f, v, ranges});
   }
   return v;
 }

@@ -19,19 +19,16 @@ struct StepSlice {
 };
 Result<StepSlice> ParseStepSlice(std::string_view text);
 
-struct KernelCosts;
+struct ActivityFacts;
 struct RangeFigures;
 
-// Everything AnalyzeRank knew about one rank, per activity, before the trace is dropped: the
-// sinks that draw every kernel (Perfetto) read it here, so ranks stream through one at a time.
+// One rank at the end of AnalyzeRank, before its trace is dropped: the facts table beside the
+// trace and join it indexes. Sinks that draw every activity (Perfetto) read it here, so ranks
+// stream through one at a time. Read-only: nothing after AnalyzeRank writes a fact.
 struct RankDetail {
   const model::Trace& trace;
   const join::Joined& joined;
-  const KernelCosts& costs;
-  const std::vector<char>& kept;
-  const std::vector<double>& share_ns;  // compute share or exposed time per activity
-  const std::vector<double>& useful_ns;
-  const std::vector<Loss>& loss;  // where each activity's lost time went
+  const ActivityFacts& facts;
   const RankVerdict& verdict;
   const std::unordered_map<std::int32_t, RangeFigures>& ranges;  // per layer range call (layers.h)
 };

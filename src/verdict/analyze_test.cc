@@ -4,6 +4,7 @@
 
 #include "model/trace_builder.h"
 #include "roofline/op_cost.h"
+#include "verdict/facts.h"
 
 namespace plasmient::verdict {
 namespace {
@@ -109,6 +110,67 @@ TEST(AnalyzeRank, EveryLossCategoryWithExactFractions) {
   EXPECT_EQ(v->top_kernels.front().name, "sm90_xmma_gemm_bf16bf16_bf16f32");
   EXPECT_EQ(v->top_kernels.front().op, "aten::mm");
   EXPECT_EQ(trace.quality.Get(model::Dq::kUnmodeledKernel), 1);
+}
+
+// Keeps a copy of the facts table an observer is handed.
+struct FactsCopy : RankObserver {
+  ActivityFacts facts;
+  void OnRank(const RankDetail& d) override { facts = d.facts; }
+};
+
+TEST(AnalyzeRank, TheFactsTableHoldsEachActivitysRooflinePointBoundAndShare) {
+  Builder t;
+  t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm_bf16bf16_bf16f32", 0, 100'000);
+  t.Kernel("aten::add", kAddDims, kAddTypes, "vectorized_elementwise_kernel", 100'000, 150'000);
+  t.Kernel("aten::my_custom_op", "", "", "my_custom_kernel", 150'000, 160'000);
+  t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 200'000, 260'000);
+  t.Kernel("", "", "", "Memcpy DtoH", 300'000, 310'000, GpuKind::kMemcpy);
+  model::Trace trace = std::move(t.b).Finish();
+  FactsCopy copy;
+  AnalyzeOptions o = Options();
+  o.observer = &copy;
+  auto v = AnalyzeRank(trace, o);
+  ASSERT_TRUE(v) << v.error().message;
+  const ActivityFacts& f = copy.facts;
+  ASSERT_EQ(f.size(), 5u);
+
+  auto mm = roofline::EstimateOp("aten::mm", kMmDims, kMmTypes, "");
+  auto add = roofline::EstimateOp("aten::add", kAddDims, kAddTypes, "");
+  // The GEMM: over the ridge, its ceiling is the peak.
+  EXPECT_EQ(f.cls[0], join::ActivityClass::kCompute);
+  EXPECT_DOUBLE_EQ(f.flops[0], mm.flops);
+  EXPECT_DOUBLE_EQ(f.arithmetic_intensity[0], mm.flops / mm.bytes);
+  EXPECT_DOUBLE_EQ(f.ceiling_flops_per_s[0], kPeak);
+  EXPECT_NEAR(f.achieved_fraction[0], mm.flops / 100e-6 / kPeak, 1e-12);
+  EXPECT_NEAR(f.roofline_fraction[0], f.achieved_fraction[0], 1e-12);
+  EXPECT_EQ(f.bound[0], Bound::kCompute);
+  EXPECT_EQ(f.loss[0], Loss::kComputeInefficiency);
+  EXPECT_DOUBLE_EQ(f.share_ns[0], 100'000);
+  EXPECT_NEAR(f.useful_ns[0], mm.flops / kPeak * 1e9, 1e-6);
+  // The add: under the ridge, its ceiling is AI · BW.
+  EXPECT_NEAR(f.ceiling_flops_per_s[1], add.flops / add.bytes * kBw, 1e-3);
+  EXPECT_EQ(f.bound[1], Bound::kMemory);
+  EXPECT_NEAR(f.bytes_per_s[1], add.bytes / 50e-6, 1e-3);
+  // No model: no intensity, no achieved figure, unmodeled.
+  EXPECT_EQ(f.arithmetic_intensity[2], -1);
+  EXPECT_EQ(f.achieved_fraction[2], 0);
+  EXPECT_EQ(f.bound[2], Bound::kUnmodeled);
+  // Communication and copies by their class; exposed time is their share.
+  EXPECT_EQ(f.bound[3], Bound::kCommunication);
+  EXPECT_EQ(f.loss[3], Loss::kExposedCommunication);
+  EXPECT_DOUBLE_EQ(f.share_ns[3], 60'000);
+  EXPECT_EQ(f.bound[4], Bound::kMemoryCopy);
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    EXPECT_TRUE(f.kept[i]);
+    EXPECT_EQ(f.step_number[i], -1);          // no ProfilerStep ranges
+    EXPECT_EQ(f.peak_flops_per_s[i], kPeak);  // --peak-tflops judges every dtype
+  }
+  // The top kernels are the table's rows summed.
+  const KernelAggregate& gemm = v->top_kernels.front();
+  EXPECT_EQ(gemm.name, "sm90_xmma_gemm_bf16bf16_bf16f32");
+  EXPECT_EQ(gemm.bound, Bound::kCompute);
+  EXPECT_DOUBLE_EQ(gemm.achieved_fraction(), f.achieved_fraction[0]);
+  EXPECT_NEAR(gemm.lost_s, (f.share_ns[0] - f.useful_ns[0]) * 1e-9, 1e-15);
 }
 
 TEST(AnalyzeRank, OverlappedCommunicationIsNotExposedAndStepsSliceByLaunch) {

@@ -7,7 +7,6 @@
 #include "base/name_memo.h"
 #include "base/text.h"
 #include "roofline/op_args_parser.h"
-#include "verdict/kernel_costs.h"
 
 namespace plasmient::verdict {
 namespace {
@@ -39,8 +38,7 @@ bool IsScoreSoftmax(std::string_view op, std::string_view dims) {
 
 }  // namespace
 
-Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const std::vector<char>& kept,
-                         const KernelCosts& costs) {
+Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const ActivityFacts& f) {
   Evidence e;
   NameMemo is_backward(t.strings, join::IsBackwardOpName);
   for (std::size_t r = 0; r < t.cpu.size(); ++r) {
@@ -55,16 +53,16 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const std
     e.host_syncs += join::IsHostSync(name);
   }
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
-    if (!kept[k]) continue;
-    const double dur_s = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]) * 1e-9;
+    if (!f.kept[k]) continue;
+    const double dur_s = NsToSeconds(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
     if (t.gpu.kind[k] == model::GpuKind::kMemcpy) {
       e.pageable_copies += t.Str(t.gpu.name[k]).find("Pageable") != std::string_view::npos;
-    } else if (j.cls[k] == join::ActivityClass::kCollective || j.cls[k] == join::ActivityClass::kP2P) {
+    } else if (f.cls[k] == join::ActivityClass::kCollective || f.cls[k] == join::ActivityClass::kP2P) {
       e.communication_s += dur_s;
       if (j.collective[k] >= 0 && IsAllToAll(t.Str(t.collectives.name[j.collective[k]])))
         e.all_to_all_s += dur_s;
-    } else if (j.cls[k] == join::ActivityClass::kCompute && costs.cost_op[k] >= 0) {
-      const std::int32_t op = costs.cost_op[k];
+    } else if (f.cls[k] == join::ActivityClass::kCompute && f.cost_op[k] >= 0) {
+      const std::int32_t op = f.cost_op[k];
       if (IsScoreSoftmax(t.Str(t.cpu.name[op]), t.Str(t.cpu.input_dims[op]))) e.score_softmax_s += dur_s;
     }
   }

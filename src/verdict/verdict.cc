@@ -29,7 +29,31 @@ const LossText& Text(Loss l) {
   return kLossText[i];
 }
 
+constexpr std::string_view kBoundName[] = {"compute", "memory", "unmodeled", "communication", "memory-copy"};
+
 }  // namespace
+
+std::string_view BoundName(Bound b) {
+  auto i = static_cast<std::size_t>(b);
+  PLASMIENT_CHECK(i < std::size(kBoundName));
+  return kBoundName[i];
+}
+
+Bound BoundOfLoss(Loss loss) {
+  switch (loss) {
+    case Loss::kMemoryBound:
+      return Bound::kMemory;
+    case Loss::kUnmodeledKernels:
+      return Bound::kUnmodeled;
+    case Loss::kExposedCommunication:
+    case Loss::kPipelineBubble:
+      return Bound::kCommunication;
+    case Loss::kDataMovement:
+      return Bound::kMemoryCopy;
+    default:
+      return Bound::kCompute;
+  }
+}
 
 std::string_view LossKey(Loss l) { return Text(l).key; }
 std::string_view LossLabel(Loss l) { return Text(l).label; }
@@ -56,23 +80,8 @@ void Figures::Add(const Figures& o) {
   for (std::size_t i = 0; i < kLossCount; ++i) loss_s[i] += o.loss_s[i];
 }
 
-double KernelAggregate::ceiling_flops_per_s() const {
-  if (bytes <= 0 || memory_bandwidth_bytes_per_s <= 0) return peak_flops_per_s;
-  return std::min(peak_flops_per_s, arithmetic_intensity() * memory_bandwidth_bytes_per_s);
-}
-
-double KernelAggregate::achieved_fraction() const {
-  if (time_s <= 0 || peak_flops_per_s <= 0) return 0;
-  return flops / time_s / peak_flops_per_s;
-}
-
-double KernelAggregate::roofline_fraction() const {
-  if (time_s <= 0) return 0;
-  if (flops <= 0) {  // byte-only model: the share of memory bandwidth achieved
-    return memory_bandwidth_bytes_per_s > 0 && bytes > 0 ? bytes / time_s / memory_bandwidth_bytes_per_s : 0;
-  }
-  double ceiling = ceiling_flops_per_s();
-  return ceiling > 0 ? flops / time_s / ceiling : 0;
+roofline::RooflinePoint KernelAggregate::roofline_point() const {
+  return roofline::Evaluate(flops, bytes, time_s, peak_flops_per_s, memory_bandwidth_bytes_per_s);
 }
 
 std::optional<double> JobVerdict::model_coverage() const {

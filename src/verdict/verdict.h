@@ -12,6 +12,7 @@
 #include "join/cluster.h"
 #include "join/collective_instance.h"
 #include "model/data_quality.h"
+#include "roofline/roofline.h"
 
 namespace plasmient::verdict {
 
@@ -44,6 +45,12 @@ struct Figures {
   void Add(const Figures& other);  // capacity-weighted accumulation
 };
 
+// What held an activity back, for the reader: communication and copies by their class, a compute
+// kernel by where its lost time went.
+enum class Bound : std::uint8_t { kCompute, kMemory, kUnmodeled, kCommunication, kMemoryCopy };
+std::string_view BoundName(Bound b);  // "compute", "memory", "unmodeled", "communication", "memory-copy"
+Bound BoundOfLoss(Loss loss);
+
 // The verdict's words for a window's achieved fraction and utilization (docs/verdict.md, "The
 // verdict words"): "busy, not useful", "mostly idle", "well used" or "partly useful".
 std::string_view VerdictWords(const Figures& f);
@@ -56,8 +63,8 @@ struct StepFigures {
 // Aggregate over all calls of one kernel name (or one op name).
 struct KernelAggregate {
   std::string name;
-  std::string op;     // most frequent attributed op ("" when none)
-  std::string bound;  // "compute", "memory", "unmodeled", "communication", "memory-copy"
+  std::string op;  // most frequent attributed op ("" when none)
+  Bound bound = Bound::kCompute;
   std::int64_t calls = 0;
   double time_s = 0;   // summed durations
   double share_s = 0;  // share of compute time (concurrency split)
@@ -68,10 +75,15 @@ struct KernelAggregate {
   double peak_flops_per_s = 0;             // for its dtype
   double memory_bandwidth_bytes_per_s = 0;
 
-  double arithmetic_intensity() const { return bytes > 0 ? flops / bytes : 0; }
-  double ceiling_flops_per_s() const;  // min(P, AI·BW)
-  double achieved_fraction() const;    // (flops / time) / peak for its dtype
-  double roofline_fraction() const;    // (flops / time) / ceiling, or bandwidth share
+  // Its calls together as one point on the roofline (roofline::Evaluate).
+  roofline::RooflinePoint roofline_point() const;
+  double arithmetic_intensity() const { return roofline_point().ai; }  // 0 when bytes are unknown
+  double ceiling_flops_per_s() const { return roofline_point().ceiling_flops_per_s; }  // min(P, AI·BW)
+  double achieved_flops_per_s() const { return roofline_point().achieved_flops_per_s; }
+  double achieved_fraction() const { return roofline_point().peak_fraction; }  // of the peak for its dtype
+  double roofline_fraction() const {
+    return roofline_point().roofline_fraction;
+  }  // of the ceiling, or bandwidth share
 };
 
 // What the trace shows about the program; the fixes are chosen by it (docs/fixes.md).

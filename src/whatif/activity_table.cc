@@ -6,7 +6,7 @@
 
 #include "roofline/device_table.h"
 #include "roofline/op_cost.h"
-#include "verdict/kernel_costs.h"
+#include "verdict/facts.h"
 
 namespace plasmient::whatif {
 namespace {
@@ -44,6 +44,7 @@ class OpSplits {
 RankTable BuildRankTable(const verdict::RankDetail& d) {
   const model::Trace& t = d.trace;
   const join::Joined& j = d.joined;
+  const verdict::ActivityFacts& f = d.facts;
   const verdict::RankVerdict& v = d.verdict;
   RankTable table;
   table.rank = v.rank;
@@ -57,26 +58,26 @@ RankTable BuildRankTable(const verdict::RankDetail& d) {
   OpSplits splits(t);
   std::unordered_map<std::uint32_t, std::int32_t> name_index;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (!d.kept[i]) continue;
+    if (!f.kept[i]) continue;
     ActivityRow r;
     r.start_ns = t.gpu.start_ns[i];
     r.end_ns = t.gpu.end_ns[i];
     r.launch_ns = join::LaunchTime(t, j, i);
     r.stream = t.gpu.stream[i];
-    r.cls = j.cls[i];
-    r.flops = d.costs.flops[i];
-    r.bytes = d.costs.bytes[i];
+    r.cls = f.cls[i];
+    r.flops = f.flops[i];
+    r.bytes = f.bytes[i];
     // The window's peak: the verdict's useful time is timed against it.
     r.peak_flops_per_s = v.device.peak_flops_per_s;
-    r.heavy = d.costs.heavy_op[i];
-    r.backward = d.costs.backward[i];
+    r.heavy = f.heavy_op[i];
+    r.backward = f.backward[i];
     r.step = j.step[i];
-    r.loss = d.loss[i];
+    r.loss = f.loss[i];
     auto [name, added] =
         name_index.try_emplace(t.gpu.name[i].value, static_cast<std::int32_t>(table.names.size()));
     if (added) table.names.emplace_back(t.Str(t.gpu.name[i]));
     r.name = name->second;
-    const OpSplit split = splits.Of(d.costs.cost_op[i]);
+    const OpSplit split = splits.Of(f.cost_op[i]);
     if (r.bytes > 0) r.weight_bytes = r.bytes * split.weight_share;
     r.attention = split.attention;
     table.rows.push_back(r);

@@ -1,0 +1,24 @@
+// A rank's run window in time buckets: the share of each bucket with a kernel resident
+// (utilization) and its useful share (achieved fraction of peak). The Perfetto counters draw it.
+#pragma once
+
+#include <vector>
+
+#include "base/time_units.h"
+#include "model/trace.h"
+#include "verdict/facts.h"
+#include "verdict/verdict.h"
+
+namespace plasmient::verdict {
+
+struct TimelineBucket {
+  TimeNs start_ns = 0, end_ns = 0;
+  double utilization = 0;  // of the bucket, some kernel resident
+  double achieved = 0;     // of the bucket, useful time (each kernel's spread evenly over its duration)
+};
+
+// Buckets of `bucket_ns`, widened so that the run window holds at most `max_buckets`.
+std::vector<TimelineBucket> Timeline(const model::Trace& t, const ActivityFacts& facts, const Figures& run,
+                                     TimeNs bucket_ns, std::size_t max_buckets);
+
+}  // namespace plasmient::verdict
