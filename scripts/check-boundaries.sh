@@ -3,7 +3,7 @@
 # own target graph, read through CMake's file API) or by an #include in one of its files.
 #   scripts/check-boundaries.sh [BUILD]   BUILD: a configured build folder (default: build)
 # The stages, left to right, and the two that stand beside them (README, "Layout"):
-#   base → model → wire → ingest → roofline → join → verdict → whatif → export → fleet → cli
+#   base → model → wire → ingest → roofline → join → verdict → cluster → whatif → export → fleet → cli
 #   synth (generated workloads) uses base and model; collect (the live agent) uses base and wire;
 #   only cli uses them.
 # Tests may also read with ingest what their stage wrote (collect's tests read the agent's files).
@@ -18,7 +18,7 @@ python3 - "$build/.cmake/api/v1/reply" src <<'PY'
 import glob, json, os, re, sys
 
 reply, src = sys.argv[1:]
-order = ["base", "model", "wire", "ingest", "roofline", "join", "verdict", "whatif", "export", "fleet", "cli"]
+order = ["base", "model", "wire", "ingest", "roofline", "join", "verdict", "cluster", "whatif", "export", "fleet", "cli"]
 allowed = {stage: set(order[:i]) for i, stage in enumerate(order)}
 allowed["synth"] = {"base", "model"}
 allowed["collect"] = {"base", "wire"}

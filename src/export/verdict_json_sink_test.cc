@@ -19,18 +19,19 @@ verdict::JobVerdict ClusterJob() {
     v.caused_wait_s = r == 1 ? 0.018 : 0;
     job.ranks.push_back(std::move(v));
   }
-  join::Straggler s;
+  verdict::Straggler s;
   s.rank = 1;
   s.caused_wait_s = 0.018;
   s.capacity_fraction = 0.009;
   s.kind = "all_reduce";
   s.late_steps = {3, 4};
   job.stragglers.push_back(s);
-  join::CollectiveFigures c;
-  c.kind = join::CollectiveKind::kAllGather;
+  verdict::CollectiveFigures c;
+  c.kind = verdict::CollectiveKind::kAllGather;
   c.bus_bytes_per_s = 75e9;
   job.collectives.push_back(c);
-  job.pipeline.push_back({join::PipelineStage{.rank = 0, .stage = 0, .stages = 4, .microbatches = 0}, 0.2});
+  job.pipeline.push_back(
+      {verdict::PipelineStage{.rank = 0, .stage = 0, .stages = 4, .microbatches = 0}, 0.2});
   job.job_problems.push_back("rank 1 given more than once: later inputs ignored");
   return job;
 }

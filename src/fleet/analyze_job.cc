@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cluster/cluster_verdict.h"
 #include "ingest/read_trace.h"
 #include "ingest/trace_kinds.h"
 #include "verdict/job_inputs.h"
@@ -55,6 +56,7 @@ Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::pat
                 fmt::join(why, "; "));
   }
   verdict::JobVerdict job = verdict::CombineRanks(std::move(ranks), options);
+  cluster::AddClusterFigures(job, options);  // after every rank's verdict, before any sink
   job.quality.Add(model::Dq::kDuplicateInput, repeated);
   job.quality.Add(model::Dq::kSkippedInput, skipped);
   return job;

@@ -1,6 +1,6 @@
 // One job's traces through the same path for `plasmient analyze`, `diff` and `serve`: read each
 // input, set aside repeats and files that are no trace, AnalyzeRank, refuse inputs that cannot
-// be one job (docs/cluster.md, "One job"), CombineRanks.
+// be one job (docs/cluster.md, "One job"), CombineRanks, and the cluster layer over the ranks.
 #pragma once
 
 #include <cstdint>

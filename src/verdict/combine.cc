@@ -4,7 +4,6 @@
 
 #include "verdict/aggregate.h"
 #include "verdict/analyze.h"
-#include "verdict/cluster_verdict.h"
 #include "verdict/fix_rules.h"
 #include "verdict/layers.h"
 
@@ -76,7 +75,6 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
   job.ranks = std::move(ranks);
   job.layers = MergeLayers(job.ranks);
   BuildFixes(job);
-  AddClusterFigures(job, o);  // needs job.ranks sorted by rank; adds straggler fixes
   job.bill = BuildBill(job, o);
   return job;
 }

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "base/time_units.h"
-#include "join/cluster.h"
 #include "join/collective_instance.h"
 #include "model/data_quality.h"
 #include "roofline/roofline.h"
+#include "verdict/cluster_figures.h"
 
 namespace plasmient::verdict {
 
@@ -180,7 +180,7 @@ struct RankVerdict {
   std::vector<KernelAggregate> top_kernels, top_ops;  // by lost time, bounded
   std::vector<CollectiveInstance> collectives;        // kept communication kernels, by start
   Layers layers;                                      // the model layer (nn.Module tree)
-  // Cluster figures (docs/cluster.md), set by CombineRanks when the job has two ranks or more.
+  // Cluster figures (docs/cluster.md), set by the cluster stage when the job has two ranks or more.
   double clock_offset_s = 0;  // its clock minus the lowest rank's
   bool clock_aligned = false;
   double wait_on_peers_s = 0, transfer_s = 0, caused_wait_s = 0;  // collectives
@@ -224,7 +224,7 @@ struct Bill {
 
 // A pipeline stage: the shape inferred from send/recv beside the bubble the sweep measured.
 struct PipelineStageVerdict {
-  join::PipelineStage shape;
+  PipelineStage shape;
   double measured_bubble = 0;  // the rank's pipeline_bubble loss over its run
 };
 
@@ -244,8 +244,8 @@ struct JobVerdict {
   Bill bill;
   model::DataQuality quality;
   // Cluster layer (docs/cluster.md): empty for one rank.
-  std::vector<join::Straggler> stragglers;
-  std::vector<join::CollectiveFigures> collectives;  // the costliest matched collectives
+  std::vector<Straggler> stragglers;
+  std::vector<CollectiveFigures> collectives;  // the costliest matched collectives
   std::vector<PipelineStageVerdict> pipeline;
   std::vector<std::string> job_problems;  // why the inputs may not be one job
 

@@ -203,7 +203,7 @@ void Hide(Figures& f, Loss loss, double seconds) {
 
 // --microbatches: 1F1B with S stages idles S − 1 microbatch slots per step whatever M is; the rest
 // of the bubble (transfers each microbatch waits on) and all other work repeat per microbatch.
-void ScaleMicrobatches(Figures& f, const join::PipelineStage& shape, double to_microbatches) {
+void ScaleMicrobatches(Figures& f, const verdict::PipelineStage& shape, double to_microbatches) {
   const double ratio = to_microbatches / static_cast<double>(shape.microbatches);
   const std::size_t bubble_i = static_cast<std::size_t>(Loss::kPipelineBubble);
   const std::size_t idle_i = static_cast<std::size_t>(Loss::kHostBoundIdle);
@@ -229,7 +229,7 @@ double WaitOnPeers(const verdict::JobVerdict& job, std::int64_t rank) {
   return 0;
 }
 
-const join::PipelineStage* StageOf(const verdict::JobVerdict& job, std::int64_t rank) {
+const verdict::PipelineStage* StageOf(const verdict::JobVerdict& job, std::int64_t rank) {
   for (const verdict::PipelineStageVerdict& p : job.pipeline) {
     if (p.shape.rank == rank && p.shape.microbatches > 0 && p.shape.stages > 1) return &p.shape;
   }
@@ -289,7 +289,7 @@ Result<RankResult> ProjectRank(const RankTable& t, const verdict::JobVerdict& jo
          std::min(hideable, HideCommunication(t, at, sweep, any_backward)));
   }
   if (l.microbatches > 0) {
-    const join::PipelineStage* shape = StageOf(job, t.rank);
+    const verdict::PipelineStage* shape = StageOf(job, t.rank);
     if (shape == nullptr) {
       return Fail(
           "--microbatches: rank {} shows no pipeline stage with a known microbatch count (send/recv "
@@ -404,7 +404,7 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
     auto r = ProjectRank(t, job, l);
     if (!r) return std::unexpected(r.error());
     if (l.microbatches > 0) {
-      if (const join::PipelineStage* s = StageOf(job, t.rank)) {
+      if (const verdict::PipelineStage* s = StageOf(job, t.rank)) {
         microbatch_ratio = static_cast<double>(l.microbatches) / static_cast<double>(s->microbatches);
       }
     }

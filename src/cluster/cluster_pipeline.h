@@ -5,10 +5,10 @@
 #include <span>
 #include <vector>
 
-#include "join/cluster.h"
-#include "join/cluster_match.h"
+#include "cluster/cluster.h"
+#include "cluster/cluster_match.h"
 
-namespace plasmient::join {
+namespace plasmient::cluster {
 
 // Chains are the connected sets of ranks joined by matched send/recv pairs of known direction. In a simple
 // chain the first stage is the end whose first send/recv is a send (activations flow out of it); otherwise
@@ -16,4 +16,4 @@ namespace plasmient::join {
 std::vector<PipelineStage> InferPipelines(std::span<const RankCollectives* const> ranks, const MatchSet& set,
                                           const std::vector<std::optional<TimeNs>>& offset);
 
-}  // namespace plasmient::join
+}  // namespace plasmient::cluster

@@ -1,4 +1,4 @@
-#include "join/cluster_pipeline.h"
+#include "cluster/cluster_pipeline.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <numeric>
 #include <set>
 
-namespace plasmient::join {
+namespace plasmient::cluster {
 namespace {
 
 std::int32_t Root(std::vector<std::int32_t>& parent, std::int32_t i) {
@@ -121,4 +121,4 @@ std::vector<PipelineStage> InferPipelines(std::span<const RankCollectives* const
   return out;
 }
 
-}  // namespace plasmient::join
+}  // namespace plasmient::cluster

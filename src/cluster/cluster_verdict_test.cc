@@ -1,9 +1,11 @@
-#include "verdict/cluster_verdict.h"
+#include "cluster/cluster_verdict.h"
 
 #include <gtest/gtest.h>
 
-namespace plasmient::verdict {
+namespace plasmient::cluster {
 namespace {
+
+using verdict::CollectiveInstance;
 
 constexpr TimeNs kMs = kNsPerMs;
 
@@ -86,4 +88,4 @@ TEST(ClusterVerdictTest, DuplicateRanksAreReportedNotMerged) {
 }
 
 }  // namespace
-}  // namespace plasmient::verdict
+}  // namespace plasmient::cluster

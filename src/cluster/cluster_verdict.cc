@@ -1,13 +1,13 @@
-#include "verdict/cluster_verdict.h"
+#include "cluster/cluster_verdict.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace plasmient::verdict {
+namespace plasmient::cluster {
 
-Fix StragglerFix(const join::Straggler& s) {
+Fix StragglerFix(const Straggler& s) {
   std::string where = s.kind.empty() ? "collectives" : s.kind;
   std::string when = s.steps > 0 ? fmt::format("in {} of {} steps", s.late_steps.size(), s.steps)
                                  : fmt::format("at {} of {}", s.late_collectives, s.collectives);
@@ -24,7 +24,7 @@ Fix StragglerFix(const join::Straggler& s) {
 }
 
 void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
-  std::vector<join::RankCollectives> input;
+  std::vector<RankCollectives> input;
   std::vector<RankVerdict*> sources;
   for (auto& r : job.ranks) {
     if (!r.no_gpu_reason.empty()) continue;
@@ -36,10 +36,10 @@ void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
     for (std::size_t i = 0; i < input.size(); ++i) sources[i]->collectives = std::move(input[i].items);
     return;
   }
-  join::ClusterOptions o;
+  ClusterOptions o;
   o.link_bytes_per_s = options.link_bandwidth_bytes_per_s;
   o.worst_n = options.top_n;
-  join::ClusterResult result = join::AnalyzeCluster(input, o);
+  ClusterResult result = AnalyzeCluster(input, o);
   for (std::size_t i = 0; i < input.size(); ++i) sources[i]->collectives = std::move(input[i].items);
 
   // result.ranks holds each rank once, by rank; a duplicate input keeps zeros (and is a problem).
@@ -77,4 +77,4 @@ void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
   job.quality.Merge(result.quality);
 }
 
-}  // namespace plasmient::verdict
+}  // namespace plasmient::cluster

@@ -1,4 +1,4 @@
-#include "join/cluster.h"
+#include "cluster/cluster.h"
 
 #include <algorithm>
 #include <map>
@@ -8,10 +8,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "join/cluster_match.h"
-#include "join/cluster_pipeline.h"
+#include "cluster/cluster_match.h"
+#include "cluster/cluster_pipeline.h"
 
-namespace plasmient::join {
+namespace plasmient::cluster {
 namespace {
 
 using model::Dq;
@@ -241,32 +241,6 @@ void ReportAlignment(std::span<const RankCollectives* const> ranks,
 
 }  // namespace
 
-double BusBandwidthFactor(CollectiveKind kind, std::int64_t n) {
-  if (n < 1) return 0;
-  double share = static_cast<double>(n - 1) / static_cast<double>(n);
-  switch (kind) {
-    case CollectiveKind::kAllReduce:
-      return 2 * share;
-    case CollectiveKind::kAllGather:
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kAllToAll:
-      return share;
-    case CollectiveKind::kBroadcast:
-    case CollectiveKind::kReduce:
-    case CollectiveKind::kSend:
-    case CollectiveKind::kRecv:
-      return 1;
-    case CollectiveKind::kOther:
-      break;
-  }
-  return 0;
-}
-
-double AlgorithmBytes(CollectiveKind kind, std::int64_t per_rank_input_bytes, std::int64_t n) {
-  double bytes = static_cast<double>(per_rank_input_bytes);
-  return kind == CollectiveKind::kAllGather ? bytes * static_cast<double>(n) : bytes;
-}
-
 ClusterResult AnalyzeCluster(std::span<const RankCollectives> input, const ClusterOptions& options) {
   ClusterResult out;
   auto ranks = UniqueRanks(input, out);
@@ -320,4 +294,4 @@ ClusterResult AnalyzeCluster(std::span<const RankCollectives> input, const Clust
   return out;
 }
 
-}  // namespace plasmient::join
+}  // namespace plasmient::cluster

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "join/cluster.h"
+#include "cluster/cluster.h"
 
-namespace plasmient::join {
+namespace plasmient::cluster {
 
 struct MatchMember {
   std::int32_t rank_index = -1;  // into the ranks given to MatchCollectives
@@ -42,4 +42,4 @@ std::vector<std::int64_t> ParseGroupRanks(std::string_view text);
 // (sizes, member lists, a rank outside its own group) are reported in problems and not matched.
 MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks);
 
-}  // namespace plasmient::join
+}  // namespace plasmient::cluster

@@ -1,4 +1,4 @@
-#include "join/cluster_match.h"
+#include "cluster/cluster_match.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,20 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "base/text.h"
-
-namespace plasmient::join {
+namespace plasmient::cluster {
 namespace {
-
-// Lower case without '_', '-' or spaces: "all_reduce", "AllReduce" and "ncclKernel_AllReduce" agree.
-std::string Squash(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '_' || c == '-' || c == ' ') continue;
-    out.push_back(AsciiLower(c));
-  }
-  return out;
-}
 
 struct GroupInfo {
   std::set<std::int64_t> reporters;  // input ranks with an instance of the group
@@ -107,45 +95,6 @@ constexpr int kBySeq = -1;
 constexpr int kP2pChannel = 100;
 
 }  // namespace
-
-CollectiveKind ParseCollectiveKind(std::string_view kind_or_kernel) {
-  std::string s = Squash(kind_or_kernel);
-  // Most specific first: "reducescatter" and "allreduce" both contain "reduce".
-  if (s.find("reducescatter") != std::string::npos) return CollectiveKind::kReduceScatter;
-  if (s.find("allreduce") != std::string::npos) return CollectiveKind::kAllReduce;
-  if (s.find("allgather") != std::string::npos) return CollectiveKind::kAllGather;
-  if (s.find("alltoall") != std::string::npos) return CollectiveKind::kAllToAll;
-  if (s.find("broadcast") != std::string::npos) return CollectiveKind::kBroadcast;
-  if (s.find("sendrecv") != std::string::npos) return CollectiveKind::kOther;
-  if (s.find("send") != std::string::npos) return CollectiveKind::kSend;
-  if (s.find("recv") != std::string::npos) return CollectiveKind::kRecv;
-  if (s.find("reduce") != std::string::npos) return CollectiveKind::kReduce;
-  return CollectiveKind::kOther;
-}
-
-std::string_view CollectiveKindName(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce:
-      return "all_reduce";
-    case CollectiveKind::kAllGather:
-      return "all_gather";
-    case CollectiveKind::kReduceScatter:
-      return "reduce_scatter";
-    case CollectiveKind::kBroadcast:
-      return "broadcast";
-    case CollectiveKind::kReduce:
-      return "reduce";
-    case CollectiveKind::kAllToAll:
-      return "all_to_all";
-    case CollectiveKind::kSend:
-      return "send";
-    case CollectiveKind::kRecv:
-      return "recv";
-    case CollectiveKind::kOther:
-      break;
-  }
-  return "other";
-}
 
 std::vector<std::int64_t> ParseGroupRanks(std::string_view text) {
   std::vector<std::int64_t> out;
@@ -235,4 +184,4 @@ MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks) {
   return out;
 }
 
-}  // namespace plasmient::join
+}  // namespace plasmient::cluster

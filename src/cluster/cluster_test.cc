@@ -1,4 +1,4 @@
-#include "join/cluster.h"
+#include "cluster/cluster.h"
 
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "join/cluster_match.h"
+#include "cluster/cluster_match.h"
 
-namespace plasmient::join {
+namespace plasmient::cluster {
 namespace {
 
 constexpr TimeNs kMs = kNsPerMs, kUs = kNsPerUs;
@@ -433,4 +433,4 @@ TEST(ClusterTest, EmptyAndSingleRankInputs) {
 }
 
 }  // namespace
-}  // namespace plasmient::join
+}  // namespace plasmient::cluster

@@ -12,9 +12,18 @@
 
 #include "base/time_units.h"
 #include "join/collective_instance.h"
+#include "join/collective_kind.h"
 #include "model/data_quality.h"
+#include "verdict/cluster_figures.h"
 
-namespace plasmient::join {
+namespace plasmient::cluster {
+
+using join::CollectiveInstance;
+using join::CollectiveKind;
+using join::ParseCollectiveKind;
+using verdict::CollectiveFigures;
+using verdict::PipelineStage;
+using verdict::Straggler;
 
 struct RankCollectives {
   std::int64_t rank = -1;
@@ -33,27 +42,6 @@ struct ClusterOptions {
   double straggler_median_factor = 2;
 };
 
-enum class CollectiveKind : std::uint8_t {
-  kAllReduce,
-  kAllGather,
-  kReduceScatter,
-  kBroadcast,
-  kReduce,
-  kAllToAll,
-  kSend,
-  kRecv,
-  kOther
-};
-CollectiveKind ParseCollectiveKind(
-    std::string_view kind_or_kernel);                      // "all_reduce", "ncclKernel_AllGather_…"
-std::string_view CollectiveKindName(CollectiveKind kind);  // "all_reduce", ...
-// NCCL's bus-bandwidth factor for n ranks: all-reduce 2(n−1)/n, all-gather, reduce-scatter and
-// all-to-all (n−1)/n, broadcast, reduce, send and recv 1; 0 for kOther.
-double BusBandwidthFactor(CollectiveKind kind, std::int64_t n);
-// The size NCCL's tests divide by time for algorithm bandwidth, from the per-rank input bytes:
-// all-gather's input is 1/n of its output, so n × bytes; the input bytes for every other kind.
-double AlgorithmBytes(CollectiveKind kind, std::int64_t per_rank_input_bytes, std::int64_t n);
-
 struct RankClusterFigures {
   std::int64_t rank = -1;
   TimeNs clock_offset_ns = 0;                 // this rank's clock minus the reference (lowest) rank's
@@ -64,42 +52,6 @@ struct RankClusterFigures {
   double caused_wait_s = 0;                   // others' wait_on_peers charged to it as the last arrival
   double p2p_wait_s = 0, p2p_transfer_s = 0;  // the same split of its send/recv kernels
   std::int64_t last_arrivals = 0;  // matched collectives it arrived last at, keeping others waiting
-};
-
-struct Straggler {
-  std::int64_t rank = -1;
-  double caused_wait_s = 0;
-  double capacity_fraction = 0;          // caused_wait_s / Σ over ranks of window length
-  std::string kind;                      // the collective it most often held up
-  std::vector<std::int64_t> late_steps;  // steps in which it caused the most wait
-  std::int64_t steps = 0;                // steps with a matched collective of its
-  std::int64_t late_collectives = 0, collectives = 0;
-  double mean_late_s = 0;  // its arrival minus the others' median arrival, when last
-};
-
-struct CollectiveFigures {
-  std::string group;
-  CollectiveKind kind = CollectiveKind::kOther;
-  std::int64_t seq = -1;     // sequence number, or -1 when matched by order
-  std::int64_t ordinal = 0;  // occurrence in its group (and kind, or send/recv channel)
-  std::int64_t step = -1;
-  std::int64_t ranks = 0;
-  std::int64_t bytes = -1;  // per-rank input bytes (the largest reported)
-  std::int64_t last_rank = -1;
-  TimeNs first_arrival_ns = 0;  // on the reference clock
-  double arrival_spread_s = 0;  // last arrival − first arrival
-  double transfer_s = 0;        // median over ranks of end − last arrival
-  double algorithm_bytes_per_s = 0, bus_bytes_per_s = 0;
-  double link_fraction = 0;  // bus bandwidth over ClusterOptions::link_bytes_per_s
-  double excess_s = 0;       // transfer_s beyond what the link peak needs
-};
-
-struct PipelineStage {
-  std::int64_t rank = -1;
-  std::int64_t pipeline = 0;           // which send/recv chain (data-parallel replicas have several)
-  std::int64_t stage = 0, stages = 0;  // position in the chain, S
-  std::int64_t microbatches = 0;       // M: forward sends per step on the chain's links; 0 unknown
-  double ideal_bubble = -1;            // (S−1)/(M+S−1), −1 when M is unknown
 };
 
 struct ClusterResult {
@@ -116,4 +68,4 @@ struct ClusterResult {
 
 ClusterResult AnalyzeCluster(std::span<const RankCollectives> ranks, const ClusterOptions& options);
 
-}  // namespace plasmient::join
+}  // namespace plasmient::cluster

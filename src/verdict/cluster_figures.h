@@ -1,0 +1,52 @@
+// The cluster layer's figures as the job verdict holds them (docs/cluster.md): the cluster stage
+// (src/cluster/) computes them after every rank's verdict; sinks read them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/time_units.h"
+#include "join/collective_kind.h"
+
+namespace plasmient::verdict {
+
+using join::CollectiveKind;
+
+struct Straggler {
+  std::int64_t rank = -1;
+  double caused_wait_s = 0;
+  double capacity_fraction = 0;          // caused_wait_s / Σ over ranks of window length
+  std::string kind;                      // the collective it most often held up
+  std::vector<std::int64_t> late_steps;  // steps in which it caused the most wait
+  std::int64_t steps = 0;                // steps with a matched collective of its
+  std::int64_t late_collectives = 0, collectives = 0;
+  double mean_late_s = 0;  // its arrival minus the others' median arrival, when last
+};
+
+struct CollectiveFigures {
+  std::string group;
+  CollectiveKind kind = CollectiveKind::kOther;
+  std::int64_t seq = -1;     // sequence number, or -1 when matched by order
+  std::int64_t ordinal = 0;  // occurrence in its group (and kind, or send/recv channel)
+  std::int64_t step = -1;
+  std::int64_t ranks = 0;
+  std::int64_t bytes = -1;  // per-rank input bytes (the largest reported)
+  std::int64_t last_rank = -1;
+  TimeNs first_arrival_ns = 0;  // on the reference clock
+  double arrival_spread_s = 0;  // last arrival − first arrival
+  double transfer_s = 0;        // median over ranks of end − last arrival
+  double algorithm_bytes_per_s = 0, bus_bytes_per_s = 0;
+  double link_fraction = 0;  // bus bandwidth over --link-bandwidth-gbps
+  double excess_s = 0;       // transfer_s beyond what the link peak needs
+};
+
+struct PipelineStage {
+  std::int64_t rank = -1;
+  std::int64_t pipeline = 0;           // which send/recv chain (data-parallel replicas have several)
+  std::int64_t stage = 0, stages = 0;  // position in the chain, S
+  std::int64_t microbatches = 0;       // M: forward sends per step on the chain's links; 0 unknown
+  double ideal_bubble = -1;            // (S−1)/(M+S−1), −1 when M is unknown
+};
+
+}  // namespace plasmient::verdict
