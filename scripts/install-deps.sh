@@ -15,7 +15,7 @@ build_packages=(
 )
 packages=(
   "${build_packages[@]}" sqlite3
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libbenchmark-dev
   python3 python3-dev python3-venv pybind11-dev python3-pytest python3-pandas  # the Python package (python/)
   chromium  # tests/html_render_test.sh renders the HTML report headless
 )

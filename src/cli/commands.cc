@@ -11,6 +11,7 @@
 #include "cli/analyze_command.h"
 #include "cli/diff_command.h"
 #include "cli/fleet_commands.h"
+#include "cli/synth_options.h"
 #include "cli/whatif_command.h"
 #include "collect/agent/agent_config.h"
 #include "collect/agent/run_command.h"
@@ -154,7 +155,7 @@ std::vector<CommandHook> RegisterCommands(CLI::App& app) {
   auto synth_args = std::make_shared<SynthArgs>();
   auto* s = app.add_subcommand("synth",
                                "write a generated job (Kineto traces, one per rank) with its ground truth");
-  synth::AddSynthOptions(*s, synth_args->config, synth_args->out_dir);
+  AddSynthOptions(*s, synth_args->config, synth_args->out_dir);
   hooks.push_back(
       {s, [synth_args] { return synth::RunSynthCommand(synth_args->config, synth_args->out_dir); }});
 

@@ -32,7 +32,7 @@ TEST(DeviceTable, EveryRowHasBandwidthAndATensorOrVectorPeak) {
     EXPECT_GT(d.Peak(PeakKind::kFp16), d.Peak(PeakKind::kFp32)) << d.key;
     EXPECT_GT(d.price_per_gpu_hour, 0) << d.key;
   }
-  EXPECT_GE(keys.size(), 21u);  // every gpu-peaks row, 40 GB A100s, per-GCD MI200 rows, H20, GB200, MI325X
+  EXPECT_GE(keys.size(), 21u);  // every datasheet row, 40 GB A100s, per-GCD MI200 rows, H20, GB200, MI325X
 }
 
 TEST(DeviceTable, DatasheetFigures) {

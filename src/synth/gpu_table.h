@@ -1,5 +1,5 @@
 // The devices synth can pretend to be: datasheet peaks (dense) and the properties the
-// driver reports, keyed like the csv in docs/gpu-peaks.md (h100_sxm, a100_sxm_80gb, ...).
+// driver reports, keyed like the device table, docs/devices.md (h100_sxm, a100_sxm_80gb, ...).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@ namespace plasmient::synth {
 enum class Dtype : std::uint8_t { kBf16, kFp16, kFp32, kInt64 };
 
 struct GpuSpec {
-  std::string_view key;          // gpu-peaks.md csv key
+  std::string_view key;          // device table key (docs/devices.md)
   std::string_view driver_name;  // deviceProperties.name as the driver reports it
   double bf16_flops_per_s;       // dense tensor peak, also used for fp16
   double tf32_flops_per_s;

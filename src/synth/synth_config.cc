@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include <fmt/ranges.h>
+
 #include "synth/gpu_table.h"
 
 namespace plasmient::synth {
@@ -28,14 +30,17 @@ std::string_view ScenarioName(Scenario scenario) {
   return "ddp";
 }
 
+std::vector<std::string> ScenarioNames() {
+  std::vector<std::string> out;
+  for (const auto& [s, n] : kNames) out.emplace_back(n);
+  return out;
+}
+
 Result<Scenario> ParseScenario(std::string_view name) {
   for (const auto& [s, n] : kNames) {
     if (n == name) return s;
   }
-  return Fail(
-      "synth: unknown scenario '{}' (ddp, straggler, pipeline, decode, hostbound, moe, "
-      "clock-offset, ddp-exposed)",
-      name);
+  return Fail("synth: unknown scenario '{}' ({})", name, fmt::join(ScenarioNames(), ", "));
 }
 
 Status Validate(const SynthConfig& c) {

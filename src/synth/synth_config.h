@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 
@@ -21,11 +22,12 @@ enum class Scenario : std::uint8_t {
 };
 
 std::string_view ScenarioName(Scenario scenario);
+std::vector<std::string> ScenarioNames();  // every scenario's name, in one list
 Result<Scenario> ParseScenario(std::string_view name);
 
 struct SynthConfig {
   Scenario scenario = Scenario::kDdp;
-  std::string gpu = "h100_sxm";  // key in gpu_table (docs/gpu-peaks.md csv keys)
+  std::string gpu = "h100_sxm";  // key in gpu_table, as in the device table (docs/devices.md)
   int ranks = 2;
   int steps = 3;
   std::uint64_t seed = 1;

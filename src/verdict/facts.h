@@ -18,12 +18,12 @@ namespace plasmient::verdict {
 
 struct ActivityFacts {
   // From the join.
-  std::vector<char> kept;                  // inside the window (docs/verdict.md, "The window")
-  std::vector<join::ActivityClass> cls;    // compute, collective, P2P, memory
-  std::vector<std::int32_t> launch;        // ApiCalls row of its launch, or -1
-  std::vector<std::int32_t> op;            // innermost CpuOps row of kind kOp that launched it, or -1
-  std::vector<std::int32_t> layer;         // its layer range (CpuOps row, docs/layers.md), or -1
-  std::vector<std::int64_t> step_number;   // N of the ProfilerStep#N that launched it, or -1
+  std::vector<char> kept;                 // inside the window (docs/verdict.md, "The window")
+  std::vector<join::ActivityClass> cls;   // compute, collective, P2P, memory
+  std::vector<std::int32_t> launch;       // ApiCalls row of its launch, or -1
+  std::vector<std::int32_t> op;           // innermost CpuOps row of kind kOp that launched it, or -1
+  std::vector<std::int32_t> layer;        // its layer range (CpuOps row, docs/layers.md), or -1
+  std::vector<std::int64_t> step_number;  // N of the ProfilerStep#N that launched it, or -1
 
   // Pricing (docs/verdict.md: an op's cost goes to its heavy kernels, split by duration).
   std::vector<std::int32_t> cost_op;  // CpuOps row whose model priced it, or -1
