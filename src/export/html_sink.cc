@@ -98,7 +98,8 @@ void AggregateTable(std::string& out, std::string_view id, std::string_view titl
         "class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}{}</td></tr>",
         HtmlEscape(k.name), HtmlEscape(ShortKernelName(k.name, 160)), sub, Seconds(k.lost_s),
-        Seconds(k.time_s), k.calls, Percent(k.achieved_fraction()), Percent(k.roofline_fraction()),
+        Seconds(k.time_s), k.calls, k.modeled() ? Percent(k.achieved_fraction()) : "–",
+        k.modeled() ? Percent(k.roofline_fraction()) : "–",
         k.bytes > 0 && k.flops > 0 ? fmt::format("{:.1f}", k.arithmetic_intensity()) : "–",
         Chip(verdict::LossKey(k.loss)), HtmlEscape(verdict::LossLabel(k.loss)));
   }

@@ -168,8 +168,8 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
       for (std::size_t i = 0; i < std::min<std::size_t>(job.top_kernels.size(), 8); ++i) {
         const auto& k = job.top_kernels[i];
         out += fmt::format(" {:<36} {:>7} {:>8} {:>9} {:>9}  {}\n", Truncate(k.name, 36), Seconds(k.lost_s),
-                           k.calls, Percent(k.achieved_fraction()), Percent(k.roofline_fraction()),
-                           verdict::BoundName(k.bound));
+                           k.calls, k.modeled() ? Percent(k.achieved_fraction()) : "–",
+                           k.modeled() ? Percent(k.roofline_fraction()) : "–", verdict::BoundName(k.bound));
       }
     }
     RenderTopLayers(out, job.layers);

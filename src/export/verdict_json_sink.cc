@@ -41,10 +41,17 @@ void WriteAggregates(JsonWriter& w, std::string_view key, const std::vector<verd
     w.Field("name", k.name).Field("op", k.op).Field("calls", k.calls).Field("time_s", k.time_s);
     w.Field("lost_s", k.lost_s).Field("loss", verdict::LossKey(k.loss));
     w.Field("flops", k.flops).Field("bytes", k.bytes);
-    w.Field("arithmetic_intensity", k.arithmetic_intensity());
-    w.Field("achieved_fraction", k.achieved_fraction());
-    w.Field("roofline_fraction", k.roofline_fraction());
-    w.Field("ceiling_flops_per_s", k.ceiling_flops_per_s());
+    if (k.modeled()) {
+      w.Field("arithmetic_intensity", k.arithmetic_intensity());
+      w.Field("achieved_fraction", k.achieved_fraction());
+      w.Field("roofline_fraction", k.roofline_fraction());
+      w.Field("ceiling_flops_per_s", k.ceiling_flops_per_s());
+    } else {  // no model: no point on the roofline
+      for (std::string_view key :
+           {"arithmetic_intensity", "achieved_fraction", "roofline_fraction", "ceiling_flops_per_s"}) {
+        w.Key(key).Null();
+      }
+    }
     w.Field("bound", verdict::BoundName(k.bound));
     w.EndObject();
   }

@@ -2,20 +2,23 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <utility>
 
 namespace plasmient::verdict {
 namespace {
 
 struct Acc {
   KernelAggregate agg;
+  bool seen = false;  // the first activity names it and gives its bound
   std::unordered_map<std::uint32_t, std::int64_t> op_votes;
   std::array<double, kLossCount> lost_by{};
 };
 
-void Accumulate(Acc& a, double dur_s, double share_s, double flops, double bytes, double useful_s, Loss loss,
-                double peak, double bw) {
+// `call`: whether this activity counts as one of the aggregate's calls.
+void Accumulate(Acc& a, bool call, double dur_s, double share_s, double flops, double bytes, double useful_s,
+                Loss loss, double peak, double bw) {
   KernelAggregate& g = a.agg;
-  ++g.calls;
+  g.calls += call;
   g.time_s += dur_s;
   g.share_s += share_s;
   g.flops += std::max(0.0, flops);
@@ -63,22 +66,23 @@ void AggregateKernels(const model::Trace& t, const ActivityFacts& f, double memo
     double share_s = f.share_ns[k] * 1e-9, useful_s = f.useful_ns[k] * 1e-9;  // double ns
     double peak = f.peak_flops_per_s[k];
     Acc& a = by_kernel[t.gpu.name[k].value];
-    if (a.agg.calls == 0) {
+    if (!std::exchange(a.seen, true)) {
       a.agg.name = std::string(t.Str(t.gpu.name[k]));
       a.agg.bound = f.bound[k];
     }
-    Accumulate(a, dur_s, share_s, f.flops[k], f.bytes[k], useful_s, f.loss[k], peak,
+    Accumulate(a, true, dur_s, share_s, f.flops[k], f.bytes[k], useful_s, f.loss[k], peak,
                memory_bandwidth_bytes_per_s);
     std::int32_t op = f.cost_op[k] >= 0 ? f.cost_op[k] : f.op[k];
     if (op < 0) continue;
     a.op_votes[t.cpu.name[op].value]++;
     Acc& o = by_op[t.cpu.name[op].value];
-    if (o.agg.calls == 0) {
+    if (!std::exchange(o.seen, true)) {
       o.agg.name = std::string(t.Str(t.cpu.name[op]));
       o.agg.bound = f.bound[k];
     }
-    Accumulate(o, dur_s, share_s, f.flops[k], f.bytes[k], useful_s, f.loss[k], peak,
-               memory_bandwidth_bytes_per_s);
+    // An op's calls are the kernels it launched; its memcpy and memset count in time only.
+    Accumulate(o, t.gpu.kind[k] == model::GpuKind::kKernel, dur_s, share_s, f.flops[k], f.bytes[k], useful_s,
+               f.loss[k], peak, memory_bandwidth_bytes_per_s);
   }
   std::vector<KernelAggregate> kernels, ops;
   for (auto& [id, a] : by_kernel) kernels.push_back(Finish(a, t));

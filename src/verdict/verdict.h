@@ -75,6 +75,9 @@ struct KernelAggregate {
   double peak_flops_per_s = 0;             // for its dtype
   double memory_bandwidth_bytes_per_s = 0;
 
+  // Whether any of its calls has a FLOP or byte model; without one it has no point on the roofline
+  // and no achieved figure (sinks show none).
+  bool modeled() const { return flops > 0 || bytes > 0; }
   // Its calls together as one point on the roofline (roofline::Evaluate).
   roofline::RooflinePoint roofline_point() const;
   double arithmetic_intensity() const { return roofline_point().ai; }  // 0 when bytes are unknown
