@@ -1,5 +1,7 @@
 #include "fleet/clickhouse_store.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <set>
@@ -34,7 +36,9 @@ std::string_view ClickHouseType(ColumnType t) {
 // that table, in the order the batch holds them (the same for every retry of one batch).
 constexpr std::string_view kRowIndexColumn = "row_index";
 
-std::string Quote(std::string_view s) {
+}  // namespace
+
+std::string QuoteClickHouseString(std::string_view s) {
   std::string out = "'";
   for (char c : s) {
     if (c == '\'' || c == '\\') out += '\\';
@@ -43,7 +47,33 @@ std::string Quote(std::string_view s) {
   return out + "'";
 }
 
-}  // namespace
+Result<std::string> BindClickHouseParams(const SqlQuery& query) {
+  std::string out;
+  const std::string& sql = query.sql;
+  auto is_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  bool in_literal = false;  // a ':name' inside a string literal is text
+  for (std::size_t i = 0; i < sql.size();) {
+    if (in_literal && sql[i] == '\\' && i + 1 < sql.size()) {
+      out += sql.substr(i, 2);
+      i += 2;
+      continue;
+    }
+    if (sql[i] == '\'') in_literal = !in_literal;
+    if (in_literal || sql[i] != ':' || i + 1 >= sql.size() || !is_name(sql[i + 1])) {
+      out += sql[i++];
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < sql.size() && is_name(sql[end])) ++end;
+    std::string_view name(sql.data() + i, end - i);
+    auto p = std::find_if(query.params.begin(), query.params.end(),
+                          [&](const SqlParam& q) { return q.name == name; });
+    if (p == query.params.end()) return Fail("ClickHouse query: no value for parameter {}", name);
+    out += QuoteClickHouseString(p->value);
+    i = end;
+  }
+  return out;
+}
 
 Result<std::pair<std::string, int>> ParseHttpUrl(std::string_view url) {
   constexpr std::string_view kScheme = "http://";
@@ -114,11 +144,12 @@ Status ClickHouseStore::CheckRowIdentity(const std::vector<std::string>& tables)
   std::string in;
   for (const auto& t : tables) {
     if (!in.empty()) in += ',';
-    in += Quote(t);
+    in += QuoteClickHouseString(t);
   }
-  auto old = Query("SELECT table FROM system.columns WHERE database = " + Quote(options_.database) +
-                   " AND table IN (" + in + ") GROUP BY table HAVING countIf(name = '" +
-                   std::string(kRowIndexColumn) + "') = 0");
+  auto old =
+      Query("SELECT table FROM system.columns WHERE database = " + QuoteClickHouseString(options_.database) +
+            " AND table IN (" + in + ") GROUP BY table HAVING countIf(name = '" +
+            std::string(kRowIndexColumn) + "') = 0");
   if (!old) return std::unexpected(old.error());
   if (old->rows.empty() || old->rows.front().empty()) return Ok();
   return Fail(
@@ -161,7 +192,7 @@ Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
     std::string in;
     for (const auto& k : keys) {
       if (!in.empty()) in += ',';
-      in += Quote(k);
+      in += QuoteClickHouseString(k);
     }
     auto present =
         Query("SELECT DISTINCT job_key FROM " + QualifiedName(t.id) + " WHERE job_key IN (" + in + ")");
@@ -199,8 +230,10 @@ Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
   return inserted;
 }
 
-Result<QueryResult> ClickHouseStore::Query(const std::string& sql) {
-  auto body = Post("", sql + " FORMAT TabSeparatedWithNames");
+Result<QueryResult> ClickHouseStore::Query(const SqlQuery& query) {
+  auto sql = BindClickHouseParams(query);
+  if (!sql) return std::unexpected(sql.error());
+  auto body = Post("", *sql + " FORMAT TabSeparatedWithNames");
   if (!body) return std::unexpected(body.error());
   QueryResult out;
   std::string_view text = *body;

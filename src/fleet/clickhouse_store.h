@@ -30,6 +30,13 @@ struct ClickHouseOptions {
   double timeout_s = 10;
 };
 
+// A string literal as ClickHouse reads it: quoted, with ' and \ escaped. ClickHouse 18.16 has no
+// query parameters; this is the one place a value enters its SQL text.
+std::string QuoteClickHouseString(std::string_view s);
+// The query's text with each named parameter (":job") replaced by its quoted value; fails on a
+// parameter without a value.
+Result<std::string> BindClickHouseParams(const SqlQuery& query);
+
 class ClickHouseStore final : public QueryableStore {
  public:
   static Result<std::unique_ptr<ClickHouseStore>> Open(const ClickHouseOptions& options);
@@ -42,7 +49,8 @@ class ClickHouseStore final : public QueryableStore {
 
   // What a query reads: "plasmient.jobs FINAL".
   std::string TableName(TableId id) const override;
-  Result<QueryResult> Query(const std::string& sql) override;
+  using QueryableStore::Query;
+  Result<QueryResult> Query(const SqlQuery& query) override;
   Status Execute(const std::string& sql);
 
  private:

@@ -11,20 +11,11 @@
 namespace plasmient::fleet {
 namespace {
 
-std::string Quote(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "'";
-}
-
 std::string Where(const FleetQuery& q) {
   std::string w = " WHERE 1 = 1";
   if (q.since_ns) w += fmt::format(" AND at_ns >= {}", *q.since_ns);
   if (q.until_ns) w += fmt::format(" AND at_ns < {}", *q.until_ns);
-  if (!q.job.empty()) w += " AND job_id = " + Quote(q.job);
+  if (!q.job.empty()) w += " AND job_id = :job";
   return w;
 }
 
@@ -63,7 +54,9 @@ Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns) {
   return seconds * 1'000'000'000;
 }
 
-std::string BuildSql(const FleetQuery& q, const QueryableStore& store) {
+namespace {
+
+std::string SqlText(const FleetQuery& q, const QueryableStore& store) {
   std::string where = Where(q);
   std::string order = q.by_gpu_hours ? "gpu_hours" : "wasted_gpu_hours";
   auto top = [&](TableId table, std::string_view alias) {
@@ -111,6 +104,14 @@ std::string BuildSql(const FleetQuery& q, const QueryableStore& store) {
           store.TableName(TableId::kStragglers), where, q.limit);
   }
   return "";
+}
+
+}  // namespace
+
+SqlQuery BuildSql(const FleetQuery& q, const QueryableStore& store) {
+  SqlQuery query{SqlText(q, store), {}};
+  if (!q.job.empty()) query.params.push_back({":job", q.job});
+  return query;
 }
 
 std::string FormatTable(const QueryResult& r) {

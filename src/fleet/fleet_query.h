@@ -32,7 +32,8 @@ struct FleetQuery {
 // (that long before now_ns).
 Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns);
 
-std::string BuildSql(const FleetQuery& query, const QueryableStore& store);
+// The query for a question, its values as named parameters (":job").
+SqlQuery BuildSql(const FleetQuery& query, const QueryableStore& store);
 
 // A fixed-width table; numbers to 6 significant digits, at_ns as UTC time.
 std::string FormatTable(const QueryResult& result);

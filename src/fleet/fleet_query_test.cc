@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fleet/clickhouse_store.h"
 #include "fleet/job_rows.h"
 #include "fleet/sqlite_store.h"
 #include "fleet/test_job.h"
@@ -101,6 +102,29 @@ TEST_F(FleetQueryStoreTest, SinceFiltersByAnalysisTime) {
   // Each analysis wastes 2.5 GPU-seconds; trainA keeps one analysis after the cut.
   EXPECT_DOUBLE_EQ(std::stod(r.rows[0][1]), 2.5 / 3600);
   EXPECT_EQ(r.rows[0][4], "1");
+}
+
+TEST_F(FleetQueryStoreTest, JobIsABoundValueNotSqlText) {
+  FleetQuery q;
+  q.question = FleetQuestion::kTopJobs;
+  q.job = "trainB";
+  auto r = Run(q);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0][0], "trainB");
+  // A quote in --job used to end the SQL string literal: the query failed to prepare.
+  q.job = "o'brien\\'; DROP TABLE jobs; --";
+  EXPECT_TRUE(Run(q).rows.empty());
+  q.job = "";
+  EXPECT_EQ(Run(q).rows.size(), 2u);  // trainA and trainB: the table is still there
+}
+
+TEST(FleetQueryTest, ClickHouseGetsEachValueQuotedOnce) {
+  auto sql =
+      BindClickHouseParams({"SELECT 1 FROM t WHERE job_id = :job AND x = ':job'", {{":job", "o'b\\c"}}});
+  ASSERT_TRUE(sql) << sql.error().message;
+  // The value's ' and \ are escaped; a ':job' inside a string literal is left alone.
+  EXPECT_EQ(*sql, "SELECT 1 FROM t WHERE job_id = 'o\\'b\\\\c' AND x = ':job'");
+  EXPECT_FALSE(BindClickHouseParams({"SELECT :other", {{":job", "a"}}}));
 }
 
 TEST_F(FleetQueryStoreTest, UsersTrendAndStragglers) {

@@ -137,10 +137,15 @@ Result<std::size_t> SqliteStore::Record(const Batch& batch, const std::string& e
 
 std::string SqliteStore::TableName(TableId id) const { return std::string(Table(id).name); }
 
-Result<QueryResult> SqliteStore::Query(const std::string& sql) {
+Result<QueryResult> SqliteStore::Query(const SqlQuery& query) {
   Statement s;
-  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_, query.sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK) {
     return Fail("{}: {}", path_, sqlite3_errmsg(db_));
+  }
+  for (const auto& p : query.params) {
+    int at = sqlite3_bind_parameter_index(s.stmt, p.name.c_str());
+    if (at == 0) return Fail("{}: the query has no parameter {}", path_, p.name);
+    sqlite3_bind_text(s.stmt, at, p.value.data(), static_cast<int>(p.value.size()), SQLITE_TRANSIENT);
   }
   QueryResult out;
   int n = sqlite3_column_count(s.stmt);

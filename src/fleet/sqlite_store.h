@@ -26,7 +26,8 @@ class SqliteStore final : public QueryableStore {
   Result<std::size_t> Record(const Batch& batch, const std::string& entry);
 
   std::string TableName(TableId id) const override;
-  Result<QueryResult> Query(const std::string& sql) override;
+  using QueryableStore::Query;
+  Result<QueryResult> Query(const SqlQuery& query) override;
 
  private:
   SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

@@ -9,6 +9,17 @@
 
 namespace plasmient::fleet {
 
+// A query and the text values of its named parameters (":job"): values never enter the SQL text
+// by quoting in the caller; each store binds them (SQLite) or escapes them once (ClickHouse).
+struct SqlParam {
+  std::string name;  // ":job"
+  std::string value;
+};
+struct SqlQuery {
+  std::string sql;
+  std::vector<SqlParam> params;
+};
+
 struct QueryResult {
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
@@ -19,7 +30,8 @@ class QueryableStore {
   virtual ~QueryableStore() = default;
   // The name to query a table by ("jobs", or "plasmient.jobs" over a Distributed table).
   virtual std::string TableName(TableId id) const = 0;
-  virtual Result<QueryResult> Query(const std::string& sql) = 0;
+  virtual Result<QueryResult> Query(const SqlQuery& query) = 0;
+  Result<QueryResult> Query(const std::string& sql) { return Query(SqlQuery{sql, {}}); }
 };
 
 }  // namespace plasmient::fleet
