@@ -459,8 +459,7 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   }
 
   AggregateKernels(t, f, bw, o.top_n * 4, v);
-  const ActivityLedger activities{f.kept, f.share_ns, f.useful_ns, f.loss, f.flops};
-  v.layers = RollUpLayers(t, j, activities, v.run.wall_s);
+  v.layers = RollUpLayers(t, j, f, v.run.wall_s);
   v.capacity_flops = peak * v.run.wall_s;
   v.collectives = CollectiveInstances(t, j, f);
   v.evidence = CollectEvidence(t, j, f);
@@ -468,7 +467,7 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
       roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
   v.quality = t.quality;
   if (o.observer) {
-    const RangeLedger ranges = RollUpRanges(t, j, activities);
+    const RangeLedger ranges = RollUpRanges(t, j, f);
     o.observer->OnRank({t, j, f, v, ranges});
   }
   return v;

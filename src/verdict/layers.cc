@@ -108,7 +108,7 @@ void LayerFigures::Add(const LayerFigures& o) {
   KeepTop(top_kernels);
 }
 
-Layers RollUpLayers(const model::Trace& t, const join::Joined& j, const ActivityLedger& in, double window_s) {
+Layers RollUpLayers(const model::Trace& t, const join::Joined& j, const ActivityFacts& in, double window_s) {
   join::LayerTree tree = join::BuildLayerTree(t, j, in.kept);
   Layers out;
   out.window_s = window_s;
@@ -167,7 +167,7 @@ Layers RollUpLayers(const model::Trace& t, const join::Joined& j, const Activity
   return out;
 }
 
-RangeLedger RollUpRanges(const model::Trace& t, const join::Joined& j, const ActivityLedger& in) {
+RangeLedger RollUpRanges(const model::Trace& t, const join::Joined& j, const ActivityFacts& in) {
   constexpr int kMaxDepth = 64;  // as deep as the tree goes (join/layer_tree.cc)
   RangeLedger out;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {

@@ -9,26 +9,19 @@
 
 #include "join/join.h"
 #include "model/trace.h"
+#include "verdict/facts.h"
 #include "verdict/verdict.h"
 
 namespace plasmient::verdict {
-
-// Per GpuActivities row: what the run-level sweep charged it.
-struct ActivityLedger {
-  const std::vector<char>& kept;
-  const std::vector<double>& share_ns;   // its share of the window (compute share or exposed time)
-  const std::vector<double>& useful_ns;  // its useful time at peak
-  const std::vector<Loss>& loss;         // where the rest went
-  const std::vector<double>& flops;      // modeled FLOPs; <= 0 when none
-};
 
 inline constexpr std::size_t kLayerTopKernels = 3;
 
 // "(no module)" and "(backward)": the catch-all nodes and types, not module ranges.
 bool IsCatchAllLayer(std::string_view path_or_type);
 
-// One rank: the tree and the types; window_s is the rank's wall time.
-Layers RollUpLayers(const model::Trace& trace, const join::Joined& joined, const ActivityLedger& ledger,
+// One rank: the tree and the types, from each kept activity's row of the facts table (its share,
+// useful time, loss and FLOPs); window_s is the rank's wall time.
+Layers RollUpLayers(const model::Trace& trace, const join::Joined& joined, const ActivityFacts& facts,
                     double window_s);
 
 // One call of a layer range (a CpuOps row of kind kModule or kAnnotation): the sweep's figures
@@ -45,7 +38,7 @@ struct RangeFigures {
 };
 using RangeLedger = std::unordered_map<std::int32_t, RangeFigures>;  // by CpuOps row
 
-RangeLedger RollUpRanges(const model::Trace& trace, const join::Joined& joined, const ActivityLedger& ledger);
+RangeLedger RollUpRanges(const model::Trace& trace, const join::Joined& joined, const ActivityFacts& facts);
 
 // The job: nodes merged by path, types by name, windows summed.
 Layers MergeLayers(std::span<const RankVerdict> ranks);

@@ -32,10 +32,13 @@ model::Trace NestedTrace() {
 TEST(Layers, RollUpSumsSubtreesAndCountsANestedTypeOnce) {
   model::Trace t = NestedTrace();
   join::Joined j = join::Join(t);
-  std::vector<char> kept(3, 1);
-  std::vector<double> share = {100, 50, 30}, useful = {40, 0, 0}, flops = {1e6, 2e6, -1};
-  std::vector<Loss> loss = {Loss::kMemoryBound, Loss::kComputeInefficiency, Loss::kDataMovement};
-  Layers layers = RollUpLayers(t, j, {kept, share, useful, loss, flops}, 1e-6);
+  ActivityFacts f;
+  f.kept.assign(3, 1);
+  f.share_ns = {100, 50, 30};
+  f.useful_ns = {40, 0, 0};
+  f.flops = {1e6, 2e6, -1};
+  f.loss = {Loss::kMemoryBound, Loss::kComputeInefficiency, Loss::kDataMovement};
+  Layers layers = RollUpLayers(t, j, f, 1e-6);
 
   ASSERT_EQ(layers.nodes.size(), 5u);
   std::vector<std::string> paths;
