@@ -7,8 +7,8 @@
 
 #include "ingest/kineto_json/event_framer.h"
 #include "ingest/native/native_reader.h"
-#include "ingest/nsys_sqlite/nsys_meta.h"
 #include "ingest/nsys_sqlite/nsys_sqlite_reader.h"
+#include "ingest/trace_kinds.h"
 #include "wire/file_format.h"
 
 namespace plasmient::ingest {
@@ -60,7 +60,7 @@ Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& opt
   if (!format) return std::unexpected(format.error());
   auto trace = ReadByFormat(path, *format, options);
   // No rank inside the file: "rank-3", "rank_3", "rank3" in its name says which.
-  if (trace && trace->info.rank < 0) trace->info.rank = nsys::RankFromPath(path);
+  if (trace && trace->info.rank < 0) trace->info.rank = RankFromPath(path);
   return trace;
 }
 

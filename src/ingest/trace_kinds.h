@@ -3,10 +3,10 @@
 // decided by its content, never its name (read_trace.h, DetectFormat).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "base/result.h"
 #include "wire/file_format.h"
 
 namespace plasmient::ingest {
@@ -20,6 +20,10 @@ bool IsTraceFileName(std::string_view name);
 
 // ".json, .json.gz, .sqlite, .pltrace": the suffixes for messages and help.
 std::string TraceSuffixList();
+
+// A rank number in a file name, for a trace that does not say its rank inside: "rank3",
+// "rank-3", "rank_3", "RANK.3", or "_3.sqlite"; -1 if none. Only the last path component counts.
+std::int64_t RankFromPath(std::string_view path);
 
 // The name without its trace suffix and a Kineto ".pt.trace" before it: "r1.pt.trace.json.gz"
 // gives "r1". A name without a trace suffix comes back whole.

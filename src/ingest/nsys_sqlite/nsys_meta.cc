@@ -18,7 +18,6 @@ constexpr std::array kRankVariables = {"RANK",        "OMPI_COMM_WORLD_RANK", "P
                                        "SLURM_PROCID"};
 constexpr std::array kWorldSizeVariables = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
                                             "MV2_COMM_WORLD_SIZE", "SLURM_NTASKS"};
-constexpr int kMaxRankDigits = 6;
 
 std::int64_t ParseNonNegative(std::string_view text) {
   auto value = ParseInt(text);
@@ -124,30 +123,6 @@ std::int64_t RankFromEnvironment(const NsysExportMeta& meta) { return FirstVaria
 
 std::int64_t WorldSizeFromEnvironment(const NsysExportMeta& meta) {
   return FirstVariable(meta, kWorldSizeVariables);
-}
-
-std::int64_t RankFromPath(std::string_view path) {
-  std::string name(
-      path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1));
-  name = AsciiLower(name);
-  auto digits_at = [&](std::size_t pos) {
-    std::size_t end = pos;
-    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
-    if (end == pos || end - pos > kMaxRankDigits) return std::string_view();
-    return std::string_view(name).substr(pos, end - pos);
-  };
-  for (auto pos = name.find("rank"); pos != std::string::npos; pos = name.find("rank", pos + 1)) {
-    std::size_t at = pos + 4;
-    if (at < name.size() && (name[at] == '-' || name[at] == '_' || name[at] == '.' || name[at] == '=')) ++at;
-    if (auto d = digits_at(at); !d.empty()) return ParseNonNegative(d);
-  }
-  // "..._3.sqlite": digits between the last '_' and the extension.
-  auto dot = name.rfind('.');
-  auto underscore = name.rfind('_', dot);
-  if (dot != std::string::npos && underscore != std::string::npos && underscore < dot) {
-    if (auto d = digits_at(underscore + 1); d.size() == dot - underscore - 1) return ParseNonNegative(d);
-  }
-  return -1;
 }
 
 }  // namespace plasmient::ingest::nsys

@@ -35,7 +35,4 @@ struct NsysExportMeta {
 std::int64_t RankFromEnvironment(const NsysExportMeta& meta);
 std::int64_t WorldSizeFromEnvironment(const NsysExportMeta& meta);
 
-// A rank number in a file name: "rank3", "rank-3", "rank_3", "RANK.3", or "_3.sqlite"; -1 if none.
-std::int64_t RankFromPath(std::string_view path);
-
 }  // namespace plasmient::ingest::nsys

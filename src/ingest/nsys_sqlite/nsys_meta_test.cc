@@ -5,26 +5,6 @@
 namespace plasmient::ingest::nsys {
 namespace {
 
-TEST(RankFromPath, RankWordWithOrWithoutSeparator) {
-  EXPECT_EQ(RankFromPath("/runs/job/rank3.sqlite"), 3);
-  EXPECT_EQ(RankFromPath("profile_rank-12.sqlite"), 12);
-  EXPECT_EQ(RankFromPath("Rank_0_of_8.sqlite"), 0);
-  EXPECT_EQ(RankFromPath("nsys.RANK.7.sqlite"), 7);
-}
-
-TEST(RankFromPath, TrailingNumberAfterUnderscore) {
-  EXPECT_EQ(RankFromPath("/tmp/report_3.sqlite"), 3);
-  EXPECT_EQ(RankFromPath("report_15.sqlite"), 15);
-}
-
-TEST(RankFromPath, NoRank) {
-  EXPECT_EQ(RankFromPath("perlmutter-cloverleaf-cuda.sqlite"), -1);
-  EXPECT_EQ(RankFromPath("/data/rank7/report.sqlite"), -1);  // only the file name counts
-  EXPECT_EQ(RankFromPath("ranking.sqlite"), -1);
-  EXPECT_EQ(RankFromPath("report_v2.sqlite"), -1);
-  EXPECT_EQ(RankFromPath("capture_20240913012748.sqlite"), -1);  // a date, not a rank
-}
-
 TEST(RankFromEnvironment, MostSpecificVariableWins) {
   NsysExportMeta meta;
   EXPECT_EQ(RankFromEnvironment(meta), -1);

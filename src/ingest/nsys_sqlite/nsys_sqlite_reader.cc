@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "ingest/nsys_sqlite/nsys_meta.h"
+#include "ingest/trace_kinds.h"
 
 namespace plasmient::ingest::nsys {
 namespace {
@@ -59,7 +60,7 @@ Result<std::uint64_t> CheckHeader(const std::string& path, const OpenRules& rule
 
 void SetRank(model::TraceInfo& info, const NsysExportMeta& meta) {
   info.rank = RankFromEnvironment(meta);
-  if (info.rank < 0) info.rank = RankFromPath(info.path);
+  if (info.rank < 0) info.rank = ingest::RankFromPath(info.path);
   info.world_size = WorldSizeFromEnvironment(meta);
   info.hostname = meta.hostname;
 }
