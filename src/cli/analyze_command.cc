@@ -14,6 +14,7 @@
 
 #include "cli/fleet_commands.h"
 #include "cli/progress.h"
+#include "cli/step_slice.h"
 #include "export/html_sink.h"
 #include "export/perfetto_sink.h"
 #include "export/terminal_sink.h"
@@ -67,7 +68,7 @@ void AddOutputOptions(CLI::App& app, OutputOptions& out) {
 Status CheckVerdictOptions(AnalyzeArgs& a) {
   auto& o = a.options;
   if (!a.steps.empty()) {
-    auto slice = verdict::ParseStepSlice(a.steps);
+    auto slice = ParseStepSlice(a.steps);
     if (!slice) return std::unexpected(slice.error());
     o.steps = *slice;
   }

@@ -10,7 +10,7 @@ TEST(TraceKinds, TraceFileNamesAndStems) {
   EXPECT_TRUE(IsTraceFileName("r.pt.trace.json.gz"));
   EXPECT_TRUE(IsTraceFileName("report.sqlite"));
   EXPECT_TRUE(IsTraceFileName("plasmient.rank3.host.1234.pltrace"));  // the agent's own files
-  EXPECT_FALSE(IsTraceFileName(".pltrace"));                         // a bare suffix is no name
+  EXPECT_FALSE(IsTraceFileName(".pltrace"));                          // a bare suffix is no name
   EXPECT_FALSE(IsTraceFileName("r.plasmient"));
   EXPECT_EQ(TraceStem("r1.pt.trace.json.gz"), "r1");
   EXPECT_EQ(TraceStem("host.1234.pltrace"), "host.1234");

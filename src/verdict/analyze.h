@@ -13,11 +13,11 @@
 
 namespace plasmient::verdict {
 
-// A Python-style slice over the trace's ProfilerSteps: "A:B", either end open, negatives from the end.
+// A Python-style slice over the trace's ProfilerSteps: "A:B", either end open, negatives from the end
+// (--steps; cli/step_slice.h parses it).
 struct StepSlice {
   std::optional<std::int64_t> begin, end;
 };
-Result<StepSlice> ParseStepSlice(std::string_view text);
 
 struct ActivityFacts;
 struct RangeFigures;

@@ -337,16 +337,6 @@ TEST(AnalyzeRank, ParentOpKernelsGetOnlyWhatItsPricedChildrenDidNotCount) {
   EXPECT_NEAR(v->hardware_flops, whole, whole * 1e-9);  // not 1.5 × whole
 }
 
-TEST(ParseStepSlice, PythonSliceSyntax) {
-  auto s = ParseStepSlice(":-1");
-  ASSERT_TRUE(s);
-  EXPECT_FALSE(s->begin);
-  EXPECT_EQ(*s->end, -1);
-  EXPECT_TRUE(ParseStepSlice("2:"));
-  EXPECT_FALSE(ParseStepSlice("2"));
-  EXPECT_FALSE(ParseStepSlice("a:b"));
-}
-
 TEST(CombineRanks, CapacityWeightedAndSumsToOne) {
   RankVerdict a, b;
   a.rank = 0;
