@@ -189,7 +189,7 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
 // its correlation id is lower than every recorded call's), or, without correlation ids, that
 // started before the trace's first host event. Counted here, with its GPU time, instead of as
 // activity with no launch.
-void MarkQueuedBeforeProfiling(Trace& t, Joined& j) {
+void MarkQueuedBeforeProfiling(const Trace& t, Joined& j, model::DataQuality& quality) {
   constexpr std::int64_t kNoCorrelation = std::numeric_limits<std::int64_t>::max();
   constexpr TimeNs kNoHost = std::numeric_limits<TimeNs>::max();
   std::int64_t first_correlation = kNoCorrelation;
@@ -214,8 +214,8 @@ void MarkQueuedBeforeProfiling(Trace& t, Joined& j) {
     no_launch += !before;
     if (before) queued_ns += t.gpu.end_ns[i] - t.gpu.start_ns[i];
   }
-  t.quality.Add(Dq::kQueuedBeforeProfiling, queued, queued_ns);
-  t.quality.Add(Dq::kKernelNoLaunch, no_launch);
+  quality.Add(Dq::kQueuedBeforeProfiling, queued, queued_ns);
+  quality.Add(Dq::kKernelNoLaunch, no_launch);
 }
 
 void CollectSteps(const Trace& t, Joined& j) {
@@ -404,7 +404,7 @@ std::string_view ClassName(ActivityClass c) {
   return "unknown";
 }
 
-Joined Join(Trace& t) {
+Joined Join(const Trace& t, model::DataQuality& quality) {
   Joined j;
   const std::size_t n = t.gpu.size();
   j.launch.assign(n, -1);
@@ -416,7 +416,7 @@ Joined Join(Trace& t) {
   j.op_collective.assign(t.cpu.size(), -1);
 
   LaunchIndex launches(t);
-  t.quality.Add(Dq::kDuplicateCorrelation, launches.CountDuplicates());
+  quality.Add(Dq::kDuplicateCorrelation, launches.CountDuplicates());
 
   for (std::size_t i = 0; i < n; ++i) {
     if (t.gpu.correlation[i] != kNoId) j.launch[i] = launches.Find(t.gpu.correlation[i], t.gpu.pid[i]);
@@ -458,19 +458,19 @@ Joined Join(Trace& t) {
     }
     j.cls[i] = ClassifyKernel(t, j, i, l >= 0 ? launch.innermost[l] : -1, is_comm_name);
   }
-  MarkQueuedBeforeProfiling(t, j);
-  t.quality.Add(Dq::kGpuBeforeLaunch, before_launch);
+  MarkQueuedBeforeProfiling(t, j, quality);
+  quality.Add(Dq::kGpuBeforeLaunch, before_launch);
   if (ext_present > 0 && ext_equals_corr == ext_present) {
     j.external_id_equals_correlation = true;
-    t.quality.Add(Dq::kExternalIdEqualsCorrelation, ext_present);
+    quality.Add(Dq::kExternalIdEqualsCorrelation, ext_present);
   }
   std::int64_t launch_no_op = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (j.launch[i] >= 0 && j.op[i] < 0) ++launch_no_op;
   }
-  t.quality.Add(Dq::kLaunchNoOp, launch_no_op);
+  quality.Add(Dq::kLaunchNoOp, launch_no_op);
   AssignLayers(t, j, launch.layer);
-  if (j.steps.empty() && n > 0) t.quality.Add(Dq::kNoProfilerSteps);
+  if (j.steps.empty() && n > 0) quality.Add(Dq::kNoProfilerSteps);
   return j;
 }
 

@@ -58,8 +58,8 @@ struct Joined {
   bool external_id_equals_correlation = false;
 };
 
-// Joins the trace; counts what does not join in trace.quality.
-Joined Join(model::Trace& trace);
+// Joins the trace, which stays as ingest left it; counts what does not join in `quality`.
+Joined Join(const model::Trace& trace, model::DataQuality& quality);
 
 // Launch time of GPU activity i: its launch's start, or kNoTime without a launch.
 TimeNs LaunchTime(const model::Trace& trace, const Joined& joined, std::size_t i);

@@ -58,7 +58,7 @@ class JoinBothExternalIdStyles : public ::testing::TestWithParam<bool> {};
 
 TEST_P(JoinBothExternalIdStyles, LaunchOpAnnotationAndStepByContainment) {
   model::Trace t = std::move(TwoThreadTrace(GetParam())).Finish();
-  Joined j = Join(t);
+  Joined j = Join(t, t.quality);
   ASSERT_EQ(j.launch.size(), 3u);
   EXPECT_EQ(j.launch[0], 0);
   EXPECT_EQ(t.Str(t.cpu.name[j.op[0]]), "aten::addmm");  // innermost, not linear
@@ -96,7 +96,7 @@ TEST(Join, CommunicationFromArgsThenOpsThenNames) {
   b.AddGpu({.start_ns = 500, .end_ns = 600, .name = "ncclKernel_AllReduce_RING_LL_Sum_float"});
   b.AddGpu({.start_ns = 600, .end_ns = 700, .name = "Memcpy DtoD", .kind = GpuKind::kMemcpy});
   model::Trace t = std::move(b).Finish();
-  Joined j = Join(t);
+  Joined j = Join(t, t.quality);
   EXPECT_EQ(j.cls[0], ActivityClass::kP2P);      // from record_param_comms "send"
   EXPECT_EQ(j.cls[1], ActivityClass::kCompute);  // a copy inside the comm op is still compute
   EXPECT_EQ(j.cls[2], ActivityClass::kCollective);
@@ -158,7 +158,7 @@ model::Trace ModuleTrace() {
 
 TEST(Join, LayerOfLaunchThenOfTheForwardOpThenTheBackwardBranch) {
   model::Trace t = ModuleTrace();
-  Joined j = Join(t);
+  Joined j = Join(t, t.quality);
   auto name = [&](std::size_t i) {
     return j.layer[i] < 0 ? std::string_view("-") : t.Str(t.cpu.name[j.layer[i]]);
   };
@@ -220,7 +220,7 @@ Joined JoinSendRecvUnder(std::initializer_list<std::pair<std::string_view, CpuOp
                      .correlation = 1});
   b.AddCollective({.gpu = g, .name = "sendrecv"});  // what the Kineto reader reads off the name
   t = std::move(b).Finish();
-  return Join(t);
+  return Join(t, t.quality);
 }
 
 constexpr auto kOp = CpuOpKind::kOp;
@@ -269,7 +269,7 @@ TEST(Join, WorkQueuedBeforeProfilingIsMarkedAndCountedWithItsGpuTime) {
   b.AddGpu({.start_ns = 1400, .end_ns = 1500, .name = "launched", .correlation = 50});
   b.AddGpu({.start_ns = 1500, .end_ns = 1600, .name = "launch_lost", .correlation = 60});
   model::Trace t = std::move(b).Finish();
-  Joined j = Join(t);
+  Joined j = Join(t, t.quality);
   EXPECT_EQ(j.queued_before_profiling, (std::vector<char>{1, 1, 0, 0}));
   EXPECT_EQ(t.quality.Get(model::Dq::kQueuedBeforeProfiling), 2);
   EXPECT_DOUBLE_EQ(t.quality.GpuSeconds(model::Dq::kQueuedBeforeProfiling), 700e-9);
@@ -280,7 +280,7 @@ TEST(Join, NothingIsQueuedBeforeProfilingWithoutHostEvents) {
   TraceBuilder b;
   b.AddGpu({.start_ns = 500, .end_ns = 800, .name = "k", .correlation = 3});
   model::Trace t = std::move(b).Finish();
-  Joined j = Join(t);
+  Joined j = Join(t, t.quality);
   EXPECT_EQ(j.queued_before_profiling, (std::vector<char>{0}));
   EXPECT_EQ(t.quality.Get(model::Dq::kKernelNoLaunch), 1);
 }
@@ -291,7 +291,7 @@ TEST(Join, CorrelationIsPerProcessWhenTheGpuRowKnowsItsProcess) {
   b.AddApi({.start_ns = 5, .end_ns = 6, .pid = 2, .tid = 1, .correlation = 42});
   b.AddGpu({.start_ns = 10, .end_ns = 20, .pid = 2, .name = "k", .correlation = 42});
   model::Trace t = std::move(b).Finish();
-  Joined j = Join(t);
+  Joined j = Join(t, t.quality);
   EXPECT_EQ(j.launch[0], 1);
 }
 

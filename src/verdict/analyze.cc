@@ -43,7 +43,8 @@ std::size_t ResolveSliceEnd(std::optional<std::int64_t> v, std::size_t count, st
 }
 
 // Which activities the step filter keeps (docs/verdict.md, "The window").
-std::vector<char> SelectActivities(Trace& t, const join::Joined& j, const AnalyzeOptions& o) {
+std::vector<char> SelectActivities(const Trace& t, const join::Joined& j, const AnalyzeOptions& o,
+                                   model::DataQuality& quality) {
   const std::size_t n = t.gpu.size();
   // Work queued before profiling began is never the run's (the join marks and counts it).
   std::vector<char> kept(n, 1);
@@ -62,7 +63,7 @@ std::vector<char> SelectActivities(Trace& t, const join::Joined& j, const Analyz
     dropped += !keep && kept[i];
     kept[i] = keep && kept[i];
   }
-  t.quality.Add(Dq::kStepsFilteredOut, dropped);
+  quality.Add(Dq::kStepsFilteredOut, dropped);
   return kept;
 }
 
@@ -107,7 +108,8 @@ const roofline::DeviceSpec* DeviceFromKernels(const Trace& t) {
   return roofline::DeviceFromKernelNames(names);
 }
 
-Result<const roofline::DeviceSpec*> ChooseDevice(Trace& t, const AnalyzeOptions& o, DeviceChoice& choice) {
+Result<const roofline::DeviceSpec*> ChooseDevice(const Trace& t, const AnalyzeOptions& o,
+                                                 DeviceChoice& choice, model::DataQuality& quality) {
   if (!t.devices.empty()) choice.trace_name = t.devices.front().name;
   if (!o.gpu.empty()) {
     auto m = roofline::FindDeviceByKey(o.gpu);
@@ -138,7 +140,7 @@ Result<const roofline::DeviceSpec*> ChooseDevice(Trace& t, const AnalyzeOptions&
     }
     if (first_error.empty()) first_error = m.error().message;
   }
-  t.quality.Add(Dq::kUnknownDevice);
+  quality.Add(Dq::kUnknownDevice);
   choice.assumed = true;
   const std::string why = t.devices.empty() ? "the trace has no deviceProperties" : first_error;
   if (const roofline::DeviceSpec* d = DeviceFromKernels(t)) {
@@ -297,7 +299,7 @@ std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::
 
 }  // namespace
 
-Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
+Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   RankVerdict v;
   v.path = t.info.path;
   v.format = t.info.format;
@@ -307,12 +309,14 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   v.events = t.info.events;
   v.input_bytes = t.info.input_bytes;
 
-  join::Joined j = join::Join(t);
-  std::vector<char> kept = SelectActivities(t, j, o);
-  ExcludeStrayActivities(t, kept);
-  KernelCosts costs = PriceKernels(t, j, kept);
+  // The trace stays as ingest left it; the rank's data quality starts from the reader's counters.
+  model::DataQuality quality = t.quality;
+  join::Joined j = join::Join(t, quality);
+  std::vector<char> kept = SelectActivities(t, j, o, quality);
+  ExcludeStrayActivities(t, kept, quality);
+  KernelCosts costs = PriceKernels(t, j, kept, quality);
 
-  auto spec = ChooseDevice(t, o, v.device);
+  auto spec = ChooseDevice(t, o, v.device, quality);
   if (!spec) return std::unexpected(spec.error());
   roofline::Dtype dtype = DominantDtype(t, costs, kept);
   roofline::MathMode math = roofline::ChooseMathMode(o.fp32_math, false, "");
@@ -355,10 +359,10 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
                       : o.steps         ? "no GPU activity is left after --steps: " + StepsThatExist(j)
                                 : "no GPU activity is the run's: all of it was queued before profiling "
                                   "began or lies far outside the rest (see data quality)";
-    if (t.quality.Get(Dq::kCuptiRangeProfilerEvents) > 0) {
+    if (quality.Get(Dq::kCuptiRangeProfilerEvents) > 0) {
       v.no_gpu_reason += " (CUPTI range-profiler mode: counters, no kernel timeline)";
     }
-    v.quality = t.quality;
+    v.quality = quality;
     return v;
   }
 
@@ -375,7 +379,7 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
     if (f.cls[k] != ActivityClass::kCompute || f.flops[k] <= 0 || peak <= 0) continue;
     double ideal_ns = f.flops[k] / peak * 1e9;
     double dur_ns = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
-    if (ideal_ns > dur_ns * 1.0001) t.quality.Add(Dq::kFlopsAbovePeak);
+    if (ideal_ns > dur_ns * 1.0001) quality.Add(Dq::kFlopsAbovePeak);
     f.useful_ns[k] = std::min(ideal_ns, share);
   }
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
@@ -385,7 +389,7 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
     if (f.flops[k] >= 0 || f.bytes[k] >= 0) {
       v.modeled_compute_s += dur_s;
     } else {
-      t.quality.Add(Dq::kUnmodeledKernel);
+      quality.Add(Dq::kUnmodeledKernel);
     }
   }
   v.run = FiguresOf(run, f);
@@ -445,7 +449,7 @@ Result<RankVerdict> AnalyzeRank(Trace& t, const AnalyzeOptions& o) {
   v.evidence = CollectEvidence(t, j, f);
   v.evidence.fp32_tensor_peak_flops_per_s =
       roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
-  v.quality = t.quality;
+  v.quality = quality;
   if (o.observer) {
     const RangeLedger ranges = RollUpRanges(t, j, f);
     o.observer->OnRank({t, j, f, v, ranges});

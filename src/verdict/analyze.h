@@ -53,8 +53,9 @@ struct AnalyzeOptions {
   RankObserver* observer = nullptr;       // sees each rank's per-activity detail
 };
 
-// Joins, models and sweeps one rank. Fails only when the options cannot apply (unknown --gpu).
-Result<RankVerdict> AnalyzeRank(model::Trace& trace, const AnalyzeOptions& options);
+// Joins, models and sweeps one rank; the trace is read, never written (its data quality and what
+// the analysis adds are the verdict's). Fails only when the options cannot apply (unknown --gpu).
+Result<RankVerdict> AnalyzeRank(const model::Trace& trace, const AnalyzeOptions& options);
 
 // Capacity-weighted job figures, merged top lists, fixes and the bill.
 JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& options);

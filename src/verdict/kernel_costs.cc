@@ -24,8 +24,12 @@ struct OpPrice {
 
 class OpPricer {
  public:
-  OpPricer(model::Trace& t, const join::Joined& j)
-      : t_(t), j_(j), prices_(t.cpu.size()), is_backward_name_(t.strings, join::IsBackwardOpName) {}
+  OpPricer(const model::Trace& t, const join::Joined& j, model::DataQuality& quality)
+      : t_(t),
+        quality_(quality),
+        j_(j),
+        prices_(t.cpu.size()),
+        is_backward_name_(t.strings, join::IsBackwardOpName) {}
 
   const OpPrice& Get(std::int32_t row) {
     OpPrice& p = prices_[row];
@@ -35,10 +39,10 @@ class OpPricer {
     p.cost = Estimate(row);
     if (p.cost.conv_assumed_geometry) p.cost = EstimateWithConvOutput(row, p.cost);
     if (!p.cost.model.empty() && p.cost.flops < 0 && p.cost.bytes < 0) {
-      t_.quality.Add(Dq::kOpNoShapes);
+      quality_.Add(Dq::kOpNoShapes);
     }
-    if (p.cost.conv_assumed_geometry) t_.quality.Add(Dq::kConvAssumedGeometry);
-    if (p.cost.conv_output_from_trace) t_.quality.Add(Dq::kConvOutputFromTrace);
+    if (p.cost.conv_assumed_geometry) quality_.Add(Dq::kConvAssumedGeometry);
+    if (p.cost.conv_output_from_trace) quality_.Add(Dq::kConvOutputFromTrace);
     p.backward = p.cost.backward;
     for (std::int32_t a = row; a >= 0 && !p.backward; a = j_.op_parent[a]) {
       p.backward = is_backward_name_(cpu.name[a]);
@@ -175,7 +179,8 @@ class OpPricer {
     }
   };
 
-  model::Trace& t_;
+  const model::Trace& t_;
+  model::DataQuality& quality_;
   const join::Joined& j_;
   std::vector<OpPrice> prices_;
   NameMemo<bool (*)(std::string_view)> is_backward_name_;
@@ -218,7 +223,8 @@ void PriceByTwin(const model::Trace& t, const std::vector<std::int32_t>& orphans
 
 }  // namespace
 
-KernelCosts PriceKernels(model::Trace& t, const join::Joined& j, const std::vector<char>& kept) {
+KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std::vector<char>& kept,
+                         model::DataQuality& quality) {
   const std::size_t n = t.gpu.size();
   KernelCosts c;
   c.flops.assign(n, -1);
@@ -229,7 +235,7 @@ KernelCosts PriceKernels(model::Trace& t, const join::Joined& j, const std::vect
   c.heavy_op.assign(n, 0);
   c.op_ai.assign(n, -1);
 
-  OpPricer pricer(t, j);
+  OpPricer pricer(t, j, quality);
   NameMemo is_heavy(t.strings, [](std::string_view name) { return roofline::IsHeavyKernelName(name); });
   // Group the kept compute kernels by the op that prices them.
   struct Group {

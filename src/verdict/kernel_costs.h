@@ -20,7 +20,9 @@ struct KernelCosts {
   std::vector<double> op_ai;          // the pricing op's FLOPs/bytes; -1 when bytes are unknown
 };
 
-// `kept[i]` selects the activities to price; others get no cost.
-KernelCosts PriceKernels(model::Trace& trace, const join::Joined& joined, const std::vector<char>& kept);
+// `kept[i]` selects the activities to price; others get no cost. Ops whose models fell short are
+// counted in `quality`.
+KernelCosts PriceKernels(const model::Trace& trace, const join::Joined& joined, const std::vector<char>& kept,
+                         model::DataQuality& quality);
 
 }  // namespace plasmient::verdict

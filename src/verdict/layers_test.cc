@@ -31,7 +31,7 @@ model::Trace NestedTrace() {
 
 TEST(Layers, RollUpSumsSubtreesAndCountsANestedTypeOnce) {
   model::Trace t = NestedTrace();
-  join::Joined j = join::Join(t);
+  join::Joined j = join::Join(t, t.quality);
   ActivityFacts f;
   f.kept.assign(3, 1);
   f.share_ns = {100, 50, 30};

@@ -21,7 +21,7 @@ TimeNs Duration(const model::Trace& t, std::size_t i) { return t.gpu.end_ns[i] -
 
 }  // namespace
 
-void ExcludeStrayActivities(model::Trace& t, std::vector<char>& kept) {
+void ExcludeStrayActivities(const model::Trace& t, std::vector<char>& kept, model::DataQuality& quality) {
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < kept.size(); ++i) {
     if (kept[i]) order.push_back(i);
@@ -80,7 +80,7 @@ void ExcludeStrayActivities(model::Trace& t, std::vector<char>& kept) {
     ++count;
     gpu_ns += Duration(t, order[k]);
   }
-  t.quality.Add(Dq::kStrayActivity, count, gpu_ns);
+  quality.Add(Dq::kStrayActivity, count, gpu_ns);
 }
 
 }  // namespace plasmient::verdict

@@ -1,5 +1,5 @@
 // Stray activities (docs/verdict.md, "The window"): activity far outside the bulk of the trace
-// is left out of the window and counted, with its GPU time, in the trace's data quality, so that
+// is left out of the window and counted, with its GPU time, in the rank's data quality, so that
 // one wild timestamp cannot stretch the window and the bill. (Work queued before profiling
 // began, the other activity that is not the run's, is marked by the join.)
 #pragma once
@@ -12,6 +12,6 @@ namespace plasmient::verdict {
 
 // Clears kept[i] for the kept activities on the far side of an idle gap that dwarfs the rest of
 // the trace (the thresholds and their reasons are beside the code).
-void ExcludeStrayActivities(model::Trace& trace, std::vector<char>& kept);
+void ExcludeStrayActivities(const model::Trace& trace, std::vector<char>& kept, model::DataQuality& quality);
 
 }  // namespace plasmient::verdict
