@@ -183,7 +183,6 @@ void RangeArgs(TrackWriter& tw, std::int32_t row, JsonWriter& w) {
   LossArgs(w, [&](Loss loss) { return f.loss_fraction(loss); });
 }
 
-
 // A field that is null when the fact is unknown (negative).
 void FieldOrNull(JsonWriter& w, std::string_view key, double v) {
   if (v >= 0) {
