@@ -25,12 +25,14 @@ bin=$root/usr/bin/plasmient
 [[ -x $bin ]] || fail "no usr/bin/plasmient in $main_deb"
 
 # Every NEEDED library resolves to a Debian package that Depends names.
+# The filters read their whole input: one that stopped at its first match would leave the writer
+# to die of SIGPIPE, which pipefail turns into a silent exit of this script.
 while read -r lib; do
-  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x86_64|64bit/ {print $NF; exit}')
-  [[ -n $path ]] || path=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
+  path=$(ldconfig -p | awk -v l="$lib" '!p && $1 == l && /x86-64|x86_64|64bit/ {p = $NF} END {print p}')
+  [[ -n $path ]] || path=$(ldconfig -p | awk -v l="$lib" '!p && $1 == l {p = $NF} END {print p}')
   [[ -n $path ]] || fail "$lib (NEEDED by plasmient) is not known to ldconfig"
-  pkg=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -n 1 | cut -d: -f1) ||
-    pkg=$(dpkg -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1)
+  pkg=$(dpkg -S "$(realpath "$path")" 2>/dev/null | sed -n '1s/:.*//p') ||
+    pkg=$(dpkg -S "$path" 2>/dev/null | sed -n '1s/:.*//p')
   [[ -n $pkg ]] || fail "$lib ($path) belongs to no Debian package"
   [[ " $depended " == *" $pkg "* ]] || fail "$lib comes from $pkg, which Depends does not name"
   echo "  $lib <- $pkg"

@@ -56,6 +56,8 @@ Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns) {
 
 namespace {
 
+// Every ORDER BY ends in the grouping key, so rows that tie (identical jobs) come out in one
+// order on every store and every read, however the engine's parts happen to be laid out.
 std::string SqlText(const FleetQuery& q, const QueryableStore& store) {
   std::string where = Where(q);
   std::string order = q.by_gpu_hours ? "gpu_hours" : "wasted_gpu_hours";
@@ -63,7 +65,7 @@ std::string SqlText(const FleetQuery& q, const QueryableStore& store) {
     return fmt::format(
         "SELECT name AS {}, sum(lost_s) / 3600 AS wasted_gpu_hours, sum(time_s) / 3600 AS gpu_hours, "
         "sum(calls) AS total_calls, count(DISTINCT job_key) AS analyses FROM {}{} GROUP BY name "
-        "ORDER BY {} DESC LIMIT {}",
+        "ORDER BY {} DESC, name LIMIT {}",
         alias, store.TableName(table), where, order, q.limit);
   };
   auto jobs = [&](std::string_view key, std::string_view alias) {
@@ -71,8 +73,8 @@ std::string SqlText(const FleetQuery& q, const QueryableStore& store) {
         "SELECT {} AS {}, sum(wall_s - useful_s) / 3600 AS wasted_gpu_hours, sum(wall_s) / 3600 AS "
         "gpu_hours, "
         "sum(useful_s) / sum(wall_s) AS achieved, count(*) AS analyses FROM {}{} GROUP BY {} "
-        "ORDER BY {} DESC LIMIT {}",
-        key, alias, store.TableName(TableId::kJobs), where, key, order, q.limit);
+        "ORDER BY {} DESC, {} LIMIT {}",
+        key, alias, store.TableName(TableId::kJobs), where, key, order, key, q.limit);
   };
   switch (q.question) {
     case FleetQuestion::kTopKernels:
@@ -85,7 +87,7 @@ std::string SqlText(const FleetQuery& q, const QueryableStore& store) {
           "gpu_hours, "
           "sum(useful_s) / sum(gpu_time_s) AS achieved, sum(instances) AS instances, sum(calls) AS "
           "total_calls, "
-          "count(DISTINCT job_key) AS analyses FROM {}{} GROUP BY type ORDER BY {} DESC LIMIT {}",
+          "count(DISTINCT job_key) AS analyses FROM {}{} GROUP BY type ORDER BY {} DESC, type LIMIT {}",
           store.TableName(TableId::kLayerTypes), where, order, q.limit);
     case FleetQuestion::kTopJobs:
       return jobs("job_id", "job");
@@ -100,7 +102,7 @@ std::string SqlText(const FleetQuery& q, const QueryableStore& store) {
       return fmt::format(
           "SELECT job_id AS job, straggler_rank, count(*) AS collectives, sum(wait_s) AS waited_s, "
           "max(max_dur_s - min_dur_s) AS worst_s FROM {}{} GROUP BY job_id, straggler_rank "
-          "ORDER BY waited_s DESC LIMIT {}",
+          "ORDER BY waited_s DESC, job_id, straggler_rank LIMIT {}",
           store.TableName(TableId::kStragglers), where, q.limit);
   }
   return "";

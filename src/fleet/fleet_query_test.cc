@@ -118,6 +118,24 @@ TEST_F(FleetQueryStoreTest, JobIsABoundValueNotSqlText) {
   EXPECT_EQ(Run(q).rows.size(), 2u);  // trainA and trainB: the table is still there
 }
 
+TEST_F(FleetQueryStoreTest, TiesComeOutInTheGroupingKeysOrder) {
+  // Identical jobs tie on every figure; ClickHouse returns ties in whatever order its parts give,
+  // so each ranking ends in its grouping key.
+  const std::pair<FleetQuestion, std::string_view> cases[] = {
+      {FleetQuestion::kTopKernels, "DESC, name LIMIT"},
+      {FleetQuestion::kTopOps, "DESC, name LIMIT"},
+      {FleetQuestion::kTopLayers, "DESC, type LIMIT"},
+      {FleetQuestion::kTopJobs, "DESC, job_id LIMIT"},
+      {FleetQuestion::kTopUsers, "DESC, user_label LIMIT"},
+      {FleetQuestion::kStragglers, "DESC, job_id, straggler_rank LIMIT"}};
+  for (const auto& [question, tail] : cases) {
+    FleetQuery q;
+    q.question = question;
+    std::string sql = BuildSql(q, *store_).sql;
+    EXPECT_NE(sql.find(tail), std::string::npos) << sql;
+  }
+}
+
 TEST(FleetQueryTest, ClickHouseGetsEachValueQuotedOnce) {
   auto sql =
       BindClickHouseParams({"SELECT 1 FROM t WHERE job_id = :job AND x = ':job'", {{":job", "o'b\\c"}}});
