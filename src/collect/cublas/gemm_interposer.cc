@@ -1,21 +1,19 @@
 // cuBLAS/cuBLASLt interposer: exported from the agent .so under cuBLAS's own names, so with
 // LD_PRELOAD it sees each GEMM call first, records M, N, K, batch and dtypes, and forwards to
-// the real function (RealCublasSymbol: the next definition in the global scope, else the one in
-// a libcublas loaded RTLD_LOCAL, as PyTorch loads it).
+// the real function (real_cublas.h: the one the caller was linked against, also when cuBLAS was
+// loaded RTLD_LOCAL, as PyTorch loads it).
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdint>
-#include <cstring>
 
 #include "collect/agent/agent.h"
 #include "collect/agent/clock.h"
 #include "collect/cublas/gemm_scope.h"
+#include "collect/cublas/real_cublas.h"
 #include "wire/records.h"
 
 namespace plasmient::collect {
@@ -27,71 +25,10 @@ GemmScope*& CurrentGemmScope() {
 
 namespace {
 
-// The load address of this library: a symbol found there is our own interposer, never the real one.
-void* OwnBase() {
-  static void* base = [] {
-    Dl_info info{};
-    return dladdr(reinterpret_cast<void*>(&OwnBase), &info) != 0 ? info.dli_fbase : nullptr;
-  }();
-  return base;
-}
-
-bool IsOurs(void* fn) {
-  Dl_info info{};
-  return fn != nullptr && dladdr(fn, &info) != 0 && info.dli_fbase == OwnBase();
-}
-
-struct LoadedSearch {
-  const char* symbol;
-  const char* prefix;  // "libcublas.so" or "libcublasLt.so"
-  void* found;
-};
-
-// dl_iterate_phdr callback: the first loaded library named `prefix`* that defines `symbol`. The
-// RTLD_NOLOAD handle is kept (the library then stays loaded while we hold its functions).
-int SearchLoaded(dl_phdr_info* info, std::size_t, void* data) {
-  auto* s = static_cast<LoadedSearch*>(data);
-  const char* path = info->dlpi_name;
-  if (path == nullptr || *path == '\0') return 0;
-  const char* slash = std::strrchr(path, '/');
-  const char* base = slash != nullptr ? slash + 1 : path;
-  if (std::strncmp(base, s->prefix, std::strlen(s->prefix)) != 0) return 0;
-  void* handle = dlopen(path, RTLD_NOLOAD | RTLD_LAZY | RTLD_LOCAL);
-  if (handle == nullptr) return 0;
-  void* fn = dlsym(handle, s->symbol);
-  if (fn == nullptr || IsOurs(fn)) {
-    dlclose(handle);
-    return 0;
-  }
-  s->found = fn;
-  return 1;
-}
-
-void* RealCublasSymbol(const char* name) {
-  void* fn = dlsym(RTLD_NEXT, name);
-  if (fn != nullptr && !IsOurs(fn)) return fn;
-  bool lt = std::strncmp(name, "cublasLt", 8) == 0;
-  LoadedSearch search{name, lt ? "libcublasLt.so" : "libcublas.so", nullptr};
-  dl_iterate_phdr(&SearchLoaded, &search);
-  return search.found;
-}
-
-// The real entry point `name`, resolved on first use and kept once found (a miss is retried:
-// the library may be loaded later).
-void* Real(std::atomic<void*>& cache, const char* name) {
-  void* fn = cache.load(std::memory_order_acquire);
-  if (fn == nullptr) {
-    fn = RealCublasSymbol(name);
-    if (fn != nullptr) cache.store(fn, std::memory_order_release);
-  }
-  return fn;
-}
-
 // Calls the real entry point `fn` with the interposer's own parameters, whose types are those
 // of the cuBLAS declaration.
 template <typename... Args>
 cublasStatus_t ForwardTo(void* fn, Args... args) {
-  if (fn == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   return reinterpret_cast<cublasStatus_t (*)(Args...)>(fn)(args...);
 }
 
@@ -152,13 +89,16 @@ class GemmCall {
 
 using plasmient::collect::ForwardTo;
 using plasmient::collect::GemmCall;
-using plasmient::collect::Real;
 using plasmient::wire::GemmApi;
 
 #define PLASMIENT_EXPORT extern "C" __attribute__((visibility("default")))
-#define PLASMIENT_FORWARD(name, ...)       \
-  static std::atomic<void*> real{nullptr}; \
-  return ForwardTo(Real(real, #name), __VA_ARGS__)
+// The real `name` for this call site, in `real`; when the process has none, the status cuBLAS
+// gives a handle it did not create (real_cublas.h). Nothing is recorded for such a call.
+#define PLASMIENT_REAL(name)                                \
+  static plasmient::collect::RealEntry real_entry(#name);   \
+  void* real = real_entry.For(__builtin_return_address(0)); \
+  if (real == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED
+#define PLASMIENT_FORWARD(...) return ForwardTo(real, __VA_ARGS__)
 
 PLASMIENT_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                                              cublasOperation_t transb, int m, int n, int k, const void* alpha,
@@ -166,10 +106,11 @@ PLASMIENT_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperat
                                              cudaDataType Btype, int ldb, const void* beta, void* C,
                                              cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                                              cublasGemmAlgo_t algo) {
+  PLASMIENT_REAL(cublasGemmEx);
   GemmCall call;
   call.Shape(GemmApi::kGemmEx, transa, transb, m, n, k, 1, Atype, Btype, Ctype, computeType);
-  PLASMIENT_FORWARD(cublasGemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta,
-                    C, Ctype, ldc, computeType, algo);
+  PLASMIENT_FORWARD(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
+                    computeType, algo);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
@@ -177,12 +118,12 @@ PLASMIENT_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
     const void* alpha, const void* A, cudaDataType Atype, int lda, long long int strideA, const void* B,
     cudaDataType Btype, int ldb, long long int strideB, const void* beta, void* C, cudaDataType Ctype,
     int ldc, long long int strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  PLASMIENT_REAL(cublasGemmStridedBatchedEx);
   GemmCall call;
   call.Shape(GemmApi::kGemmStridedBatchedEx, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype,
              computeType);
-  PLASMIENT_FORWARD(cublasGemmStridedBatchedEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda,
-                    strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType,
-                    algo);
+  PLASMIENT_FORWARD(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB,
+                    beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasGemmBatchedEx(
@@ -190,40 +131,44 @@ PLASMIENT_EXPORT cublasStatus_t cublasGemmBatchedEx(
     const void* alpha, const void* const Aarray[], cudaDataType Atype, int lda, const void* const Barray[],
     cudaDataType Btype, int ldb, const void* beta, void* const Carray[], cudaDataType Ctype, int ldc,
     int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  PLASMIENT_REAL(cublasGemmBatchedEx);
   GemmCall call;
   call.Shape(GemmApi::kGemmBatchedEx, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
-  PLASMIENT_FORWARD(cublasGemmBatchedEx, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray,
-                    Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+  PLASMIENT_FORWARD(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
+                    Carray, Ctype, ldc, batchCount, computeType, algo);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                                                cublasOperation_t transb, int m, int n, int k,
                                                const float* alpha, const float* A, int lda, const float* B,
                                                int ldb, const float* beta, float* C, int ldc) {
+  PLASMIENT_REAL(cublasSgemm_v2);
   GemmCall call;
   call.Shape(GemmApi::kSgemm, transa, transb, m, n, k, 1, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
              CUBLAS_COMPUTE_32F);
-  PLASMIENT_FORWARD(cublasSgemm_v2, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  PLASMIENT_FORWARD(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                                                cublasOperation_t transb, int m, int n, int k,
                                                const double* alpha, const double* A, int lda, const double* B,
                                                int ldb, const double* beta, double* C, int ldc) {
+  PLASMIENT_REAL(cublasDgemm_v2);
   GemmCall call;
   call.Shape(GemmApi::kDgemm, transa, transb, m, n, k, 1, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F,
              CUBLAS_COMPUTE_64F);
-  PLASMIENT_FORWARD(cublasDgemm_v2, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  PLASMIENT_FORWARD(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa,
                                             cublasOperation_t transb, int m, int n, int k,
                                             const __half* alpha, const __half* A, int lda, const __half* B,
                                             int ldb, const __half* beta, __half* C, int ldc) {
+  PLASMIENT_REAL(cublasHgemm);
   GemmCall call;
   call.Shape(GemmApi::kHgemm, transa, transb, m, n, k, 1, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F,
              CUBLAS_COMPUTE_16F);
-  PLASMIENT_FORWARD(cublasHgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  PLASMIENT_FORWARD(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -232,32 +177,46 @@ PLASMIENT_EXPORT cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle,
                                                           long long int strideA, const float* B, int ldb,
                                                           long long int strideB, const float* beta, float* C,
                                                           int ldc, long long int strideC, int batchCount) {
+  PLASMIENT_REAL(cublasSgemmStridedBatched);
   GemmCall call;
   call.Shape(GemmApi::kSgemmStridedBatched, transa, transb, m, n, k, batchCount, CUDA_R_32F, CUDA_R_32F,
              CUDA_R_32F, CUBLAS_COMPUTE_32F);
-  PLASMIENT_FORWARD(cublasSgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B,
-                    ldb, strideB, beta, C, ldc, strideC, batchCount);
+  PLASMIENT_FORWARD(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+                    strideC, batchCount);
 }
 
 PLASMIENT_EXPORT cublasStatus_t cublasHgemmStridedBatched(
     cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
     const __half* alpha, const __half* A, int lda, long long int strideA, const __half* B, int ldb,
     long long int strideB, const __half* beta, __half* C, int ldc, long long int strideC, int batchCount) {
+  PLASMIENT_REAL(cublasHgemmStridedBatched);
   GemmCall call;
   call.Shape(GemmApi::kHgemmStridedBatched, transa, transb, m, n, k, batchCount, CUDA_R_16F, CUDA_R_16F,
              CUDA_R_16F, CUBLAS_COMPUTE_16F);
-  PLASMIENT_FORWARD(cublasHgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B,
-                    ldb, strideB, beta, C, ldc, strideC, batchCount);
+  PLASMIENT_FORWARD(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+                    strideC, batchCount);
 }
 
 namespace {
 
-// Reads one attribute of a cuBLASLt descriptor through the real library; `fallback` if absent.
+// A cuBLASLt attribute getter from the library of the real cublasLtMatmul `real` (the one that
+// made the caller's descriptors), cached per library.
+void* LtGetter(plasmient::collect::AddressCache& cache, void* real, const char* name) {
+  auto key = reinterpret_cast<std::uintptr_t>(real);
+  void* fn = cache.Find(key);
+  if (fn == nullptr) {
+    fn = plasmient::collect::SiblingSymbol(real, name);
+    if (fn != nullptr) cache.Insert(key, fn);
+  }
+  return fn;
+}
+
+// Reads one attribute of a cuBLASLt descriptor with the real library's `getter`; `fallback` if
+// absent.
 template <typename T, typename Desc, typename Attr>
-T LtAttribute(const char* getter, Desc desc, Attr attr, T fallback) {
+T LtAttribute(void* getter, Desc desc, Attr attr, T fallback) {
   using Getter = cublasStatus_t (*)(Desc, Attr, void*, size_t, size_t*);
-  static std::atomic<void*> cache{nullptr};
-  auto get = reinterpret_cast<Getter>(plasmient::collect::Real(cache, getter));
+  auto get = reinterpret_cast<Getter>(getter);
   T value = fallback;
   size_t written = 0;
   if (get == nullptr || desc == nullptr ||
@@ -276,28 +235,30 @@ PLASMIENT_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cub
                                                cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo,
                                                void* workspace, size_t workspaceSizeInBytes,
                                                cudaStream_t stream) {
+  PLASMIENT_REAL(cublasLtMatmul);
   GemmCall call;
   if (call.outer()) {
-    constexpr const char* kLayout = "cublasLtMatrixLayoutGetAttribute";
-    constexpr const char* kDesc = "cublasLtMatmulDescGetAttribute";
+    static plasmient::collect::AddressCache desc_getters, layout_getters;
+    void* desc_get = LtGetter(desc_getters, real, "cublasLtMatmulDescGetAttribute");
+    void* layout_get = LtGetter(layout_getters, real, "cublasLtMatrixLayoutGetAttribute");
     auto ta = static_cast<cublasOperation_t>(
-        LtAttribute<std::int32_t>(kDesc, computeDesc, CUBLASLT_MATMUL_DESC_TRANSA, 0));
+        LtAttribute<std::int32_t>(desc_get, computeDesc, CUBLASLT_MATMUL_DESC_TRANSA, 0));
     auto tb = static_cast<cublasOperation_t>(
-        LtAttribute<std::int32_t>(kDesc, computeDesc, CUBLASLT_MATMUL_DESC_TRANSB, 0));
-    auto a_rows = LtAttribute<std::uint64_t>(kLayout, Adesc, CUBLASLT_MATRIX_LAYOUT_ROWS, 0);
-    auto a_cols = LtAttribute<std::uint64_t>(kLayout, Adesc, CUBLASLT_MATRIX_LAYOUT_COLS, 0);
+        LtAttribute<std::int32_t>(desc_get, computeDesc, CUBLASLT_MATMUL_DESC_TRANSB, 0));
+    auto a_rows = LtAttribute<std::uint64_t>(layout_get, Adesc, CUBLASLT_MATRIX_LAYOUT_ROWS, 0);
+    auto a_cols = LtAttribute<std::uint64_t>(layout_get, Adesc, CUBLASLT_MATRIX_LAYOUT_COLS, 0);
     auto c_layout = Ddesc != nullptr ? Ddesc : Cdesc;
-    auto d_cols = LtAttribute<std::uint64_t>(kLayout, c_layout, CUBLASLT_MATRIX_LAYOUT_COLS, 0);
-    auto batch = LtAttribute<std::int32_t>(kLayout, c_layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, 1);
+    auto d_cols = LtAttribute<std::uint64_t>(layout_get, c_layout, CUBLASLT_MATRIX_LAYOUT_COLS, 0);
+    auto batch = LtAttribute<std::int32_t>(layout_get, c_layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, 1);
     std::int64_t m = static_cast<std::int64_t>(ta == CUBLAS_OP_N ? a_rows : a_cols);
     std::int64_t k = static_cast<std::int64_t>(ta == CUBLAS_OP_N ? a_cols : a_rows);
     auto type = [&](cublasLtMatrixLayout_t d) {
-      return static_cast<int>(LtAttribute<std::uint32_t>(kLayout, d, CUBLASLT_MATRIX_LAYOUT_TYPE, ~0u));
+      return static_cast<int>(LtAttribute<std::uint32_t>(layout_get, d, CUBLASLT_MATRIX_LAYOUT_TYPE, ~0u));
     };
     call.Shape(GemmApi::kLtMatmul, ta, tb, m, static_cast<std::int64_t>(d_cols), k, batch < 1 ? 1 : batch,
                type(Adesc), type(Bdesc), type(c_layout),
-               LtAttribute<std::int32_t>(kDesc, computeDesc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, -1));
+               LtAttribute<std::int32_t>(desc_get, computeDesc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, -1));
   }
-  PLASMIENT_FORWARD(cublasLtMatmul, lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D,
-                    Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  PLASMIENT_FORWARD(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo,
+                    workspace, workspaceSizeInBytes, stream);
 }
