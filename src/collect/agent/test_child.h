@@ -10,7 +10,7 @@
 namespace plasmient::collect {
 
 struct ChildResult {
-  int status = -1;  // as waitpid gives it; -1 when the child could not be started
+  int status = -1;   // as waitpid gives it; -1 when the child could not be started
   std::string said;  // its stderr
   bool ExitedWith(int code) const { return WIFEXITED(status) && WEXITSTATUS(status) == code; }
 };
