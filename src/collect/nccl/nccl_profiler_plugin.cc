@@ -1,6 +1,6 @@
 #include "collect/nccl/nccl_profiler_plugin.h"
 
-#include <sys/syscall.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,12 +19,49 @@
 namespace plasmient::collect::nccl {
 namespace {
 
+// The GPU's globaltimer (KernelCh pTimer) on the agent clock. Each KernelCh event pairs a GPU
+// time with the host time the proxy thread saw it, never earlier than it happened, so the least
+// (host - GPU) difference is the offset plus the shortest observation lag. Minima are kept per
+// second and the last two used, so clock drift moves the estimate within two seconds.
+class GpuClockFit {
+ public:
+  void Observe(std::uint64_t host_ns, std::uint64_t gpu_ns) {
+    if (gpu_ns == 0) return;  // no timestamp
+    std::int64_t d = static_cast<std::int64_t>(host_ns - gpu_ns);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!has_current_ || host_ns - current_start_ns_ >= kBucketNs) {
+      previous_ = current_;
+      has_previous_ = has_current_;
+      current_ = d;
+      current_start_ns_ = host_ns;
+      has_current_ = true;
+    } else {
+      current_ = std::min(current_, d);
+    }
+  }
+  // `gpu_ns` on the agent clock; 0 when there is no timestamp or no observation yet.
+  std::uint64_t ToHost(std::uint64_t gpu_ns) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (gpu_ns == 0 || !has_current_) return 0;
+    std::int64_t offset = has_previous_ ? std::min(previous_, current_) : current_;
+    return gpu_ns + static_cast<std::uint64_t>(offset);
+  }
+
+ private:
+  static constexpr std::uint64_t kBucketNs = 1'000'000'000;
+  std::mutex mutex_;  // the communicator's proxy thread, and its app thread at a pool sweep
+  std::int64_t current_ = 0, previous_ = 0;
+  std::uint64_t current_start_ns_ = 0;
+  bool has_current_ = false, has_previous_ = false;
+};
+
 struct Context {
   Agent* agent;
   std::uint64_t comm_id;
   std::uint32_t comm_name_id;
   int nranks;
   int rank;
+  GpuClockFit gpu_clock;
 };
 
 // One in-flight collective or p2p. NCCL stops the Coll/P2p event at enqueue; its KernelCh
@@ -40,7 +77,8 @@ struct alignas(64) Op {
   int expected = 0;               // KernelCh children NCCL will start (the channel count)
   int started = 0;                // children started so far
   int in_flight = 0;              // children started and not stopped
-  std::uint64_t last_end_ns = 0;  // latest child stop
+  std::uint64_t last_end_ns = 0;  // latest child stop, host clock
+  std::uint64_t gpu_end_ns = 0;   // latest KernelCh stop pTimer (GPU globaltimer), 0 if none
   std::uint64_t touched_ns = 0;   // last event of any kind
   Agent* agent = nullptr;
   Context* context = nullptr;
@@ -98,7 +136,9 @@ Agent* TheAgent() {
   return a != nullptr ? a : Agent::Get();
 }
 
-std::uint32_t ThreadId() { return static_cast<std::uint32_t>(syscall(SYS_gettid)); }
+// The calling thread as CUPTI names it in API records (pthread id, low 32 bits), so the reader can
+// find the kernel launch that precedes a collective on its thread.
+std::uint32_t ThreadId() { return static_cast<std::uint32_t>(pthread_self()); }
 
 void* Handle(Op* op, bool child) {
   auto bits = reinterpret_cast<std::uintptr_t>(op) | ((op->generation << 1) & kGenerationMask);
@@ -119,9 +159,15 @@ Op* LockOp(void* handle, bool& child, std::unique_lock<std::mutex>& lock) {
   return op;
 }
 
-// Writes the record and frees the slot (op->mutex held).
+// Writes the record and frees the slot (op->mutex held). The end is the GPU's completion of the
+// last channel when NCCL gave its timestamp, else when the proxy thread saw it; never before the
+// start, never after the proxy thread saw it.
 void Finish(Op* op) {
-  op->record.end_ns = std::max(op->record.end_ns, op->last_end_ns);
+  std::uint64_t end = std::max(op->record.end_ns, op->last_end_ns);
+  if (std::uint64_t gpu_end = op->context->gpu_clock.ToHost(op->gpu_end_ns); gpu_end != 0) {
+    end = std::clamp(gpu_end, op->record.start_ns, end);
+  }
+  op->record.end_ns = end;
   op->agent->sink().PushSmall(op->record);
   Pool().Release(op);
 }
@@ -226,7 +272,7 @@ NcclResult StartEvent(void* context, void** handle, EventDescrV5* d) {
     op->own_open = true;
     op->expected = d->type == kProfileColl ? d->coll.nChannels : d->p2p.nChannels;
     op->started = op->in_flight = 0;
-    op->last_end_ns = 0;
+    op->last_end_ns = op->gpu_end_ns = 0;
     op->agent = c->agent;
     op->context = c;
     FillRecord(c, d, op->record);
@@ -242,6 +288,7 @@ NcclResult StartEvent(void* context, void** handle, EventDescrV5* d) {
     ++parent->started;
     ++parent->in_flight;
     parent->touched_ns = MonotonicNs();
+    parent->context->gpu_clock.Observe(parent->touched_ns, d->kernelCh.pTimer);
     *handle = Handle(parent, true);
   }
   return kNcclSuccess;
@@ -270,7 +317,13 @@ NcclResult RecordEventState(void* handle, int state, EventStateArgsV5* args) {
   bool child = false;
   std::unique_lock<std::mutex> lock;
   Op* op = LockOp(handle, child, lock);
-  if (op != nullptr && child) op->last_end_ns = std::max(op->last_end_ns, MonotonicNs());
+  if (op == nullptr || !child) return kNcclSuccess;
+  std::uint64_t now = MonotonicNs();
+  op->last_end_ns = std::max(op->last_end_ns, now);
+  if (args != nullptr && args->kernelCh.pTimer != 0) {
+    op->context->gpu_clock.Observe(now, args->kernelCh.pTimer);
+    op->gpu_end_ns = std::max(op->gpu_end_ns, args->kernelCh.pTimer);
+  }
   return kNcclSuccess;
 }
 

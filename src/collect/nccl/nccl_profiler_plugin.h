@@ -3,10 +3,11 @@
 // Exported from the agent .so as `ncclProfiler_v5` (NCCL 2.28) and `ncclProfiler_v4` (2.27),
 // one implementation behind both tables.
 //
-// Timing: start = the Coll/P2p startEvent (NCCL enqueues the operation on the calling thread);
-// end = the last KernelCh stop (one child per channel, on NCCL's proxy thread, after the
-// Coll/P2p stop), or the operation's own stop when it has no channels. Host times on
-// CLOCK_MONOTONIC.
+// Timing, on CLOCK_MONOTONIC: start = the Coll/P2p startEvent (NCCL enqueues the operation on
+// the thread that launched its kernel, right after the launch); end = the GPU's completion of
+// the last channel (the latest KernelCh stop pTimer, NCCL's one child per channel on its proxy
+// thread after the Coll/P2p stop, brought onto the host clock by a fitted offset), else the host
+// time of that stop, or the operation's own stop when it has no channels.
 #pragma once
 
 #include <cstddef>

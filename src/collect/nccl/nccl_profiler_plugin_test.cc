@@ -3,6 +3,7 @@
 // Each test loads its own copy of the .so (its own agent and trace file), so the tests also run
 // together in one process.
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "collect/agent/clock.h"
 #include "collect/nccl/nccl_profiler_abi.h"
 #include "ingest/native/native_reader.h"
 
@@ -136,6 +138,8 @@ TEST(NcclProfilerPlugin, CollectivesAndP2pThroughDlopen) {
   std::int32_t op = t->collectives.cpu_op[0];
   ASSERT_GE(op, 0);
   EXPECT_EQ(t->Str(t->cpu.name[static_cast<std::size_t>(op)]), "nccl:allreduce");
+  // The thread that enqueued it, named as CUPTI names threads in its API records.
+  EXPECT_EQ(t->cpu.tid[static_cast<std::size_t>(op)], static_cast<std::uint32_t>(pthread_self()));
   EXPECT_GE(t->cpu.end_ns[static_cast<std::size_t>(op)] - t->cpu.start_ns[static_cast<std::size_t>(op)],
             2'000'000);
   EXPECT_EQ(t->Str(t->collectives.name[1]), "send");
@@ -145,25 +149,33 @@ TEST(NcclProfilerPlugin, CollectivesAndP2pThroughDlopen) {
   std::remove(path.c_str());
 }
 
-// NCCL 2.28's order (hostStreamPlanTask): the app thread starts and stops each Coll at enqueue;
-// the proxy thread starts one KernelCh per channel later, records its stop state and stops it.
-// More collectives than the plugin's pool holds go through, so a slot handed out twice or an Op
-// written per child shows up as a missing or repeated sequence number.
-TEST(NcclProfilerPlugin, NcclCallOrderGivesOneRecordPerCollective) {
-  Plugin loaded = Load("nccl_plugin_order");
-  const ProfilerV5* plugin = loaded.v5;
-  ASSERT_NE(plugin, nullptr);
-  void* ctx = nullptr;
-  int mask = 0;
-  ASSERT_EQ(plugin->init(&ctx, 0xfeedull, &mask, "world", 1, 8, 2, nullptr), kNcclSuccess);
+// NCCL's order (hostStreamPlanTask, then the proxy thread), the same in 2.27 (v4) and 2.28 (v5):
+// the app thread starts and stops each Coll at enqueue; the proxy thread later starts one
+// KernelCh per channel with the channel's GPU start time, records its stop state with the GPU end
+// time, and stops it. Proxy events that the plugin did not ask for come too and are ignored. GPU
+// times are the agent clock plus kGpuClock. More collectives than the plugin's pool holds go
+// through, so a slot handed out twice or a record per child shows up as a missing or repeated
+// sequence number. Every kSlowEvery-th collective's last channel is seen by the proxy 3 ms after
+// the GPU finished it: its record ends when the GPU finished.
+constexpr int kCollectives = 6000;
+constexpr int kChannels = 2;
+constexpr int kSlowEvery = 1000;
+constexpr std::uint64_t kGpuClock = 1'000'000'000'000'000'000;
+constexpr std::uint64_t kProxyLagNs = 3'000'000;
 
-  constexpr int kCollectives = 6000;
-  constexpr int kChannels = 2;
-  constexpr int kSlowEvery = 1000;  // these collectives' second channel ends 3 ms later
+template <typename Table, typename Descr>
+std::map<std::uint64_t, std::uint64_t> DriveNcclCallOrder(const Table& plugin, void* ctx) {
+  std::map<std::uint64_t, std::uint64_t> slow_gpu_end;  // seq -> GPU end on the agent clock
   std::mutex m;
   std::condition_variable cv;
   std::deque<std::pair<int, void*>> enqueued;
   bool done = false;
+  auto descr = [](EventType type, void* parent) {
+    Descr d{};
+    d.type = static_cast<decltype(d.type)>(type);
+    d.parentObj = parent;
+    return d;
+  };
   std::thread proxy([&] {
     for (;;) {
       std::unique_lock<std::mutex> lock(m);
@@ -173,25 +185,38 @@ TEST(NcclProfilerPlugin, NcclCallOrderGivesOneRecordPerCollective) {
       enqueued.pop_front();
       lock.unlock();
       cv.notify_all();
+      Descr op = descr(kProfileProxyOp, parent);
+      op.proxyOp.pid = getpid();
+      void* op_handle = &op;
+      plugin.startEvent(ctx, &op_handle, &op);
+      EXPECT_EQ(op_handle, nullptr);
+      Descr step = descr(kProfileProxyStep, op_handle);
+      void* step_handle = &step;
+      plugin.startEvent(ctx, &step_handle, &step);
       void* children[kChannels] = {};
       for (int c = 0; c < kChannels; ++c) {
-        EventDescrV5 ch{};
-        ch.type = kProfileKernelCh;
-        ch.parentObj = parent;
+        Descr ch = descr(kProfileKernelCh, parent);
         ch.kernelCh.channelId = static_cast<std::uint8_t>(c);
-        plugin->startEvent(ctx, &children[c], &ch);
+        ch.kernelCh.pTimer = MonotonicNs() + kGpuClock;
+        plugin.startEvent(ctx, &children[c], &ch);
       }
       for (int c = 0; c < kChannels; ++c) {
-        if (c == 1 && i % kSlowEvery == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
         EventStateArgsV5 args{};
-        plugin->recordEventState(children[c], kStateKernelChStop, &args);
-        plugin->stopEvent(children[c]);
+        args.kernelCh.pTimer = MonotonicNs() + kGpuClock;
+        if (c == kChannels - 1 && i % kSlowEvery == kSlowEvery / 2) {
+          std::this_thread::sleep_for(std::chrono::nanoseconds(kProxyLagNs));
+          std::lock_guard<std::mutex> l(m);
+          slow_gpu_end[static_cast<std::uint64_t>(i)] = args.kernelCh.pTimer - kGpuClock;
+        }
+        plugin.recordEventState(children[c], kStateKernelChStop, &args);
+        plugin.stopEvent(children[c]);
       }
+      plugin.stopEvent(step_handle);
+      plugin.stopEvent(op_handle);
     }
   });
   for (int i = 0; i < kCollectives; ++i) {
-    EventDescrV5 coll{};
-    coll.type = kProfileColl;
+    Descr coll = descr(kProfileColl, nullptr);
     coll.rank = 2;
     coll.coll.seqNumber = static_cast<std::uint64_t>(i);
     coll.coll.func = i % 2 == 0 ? "AllReduce" : "AllGather";
@@ -199,9 +224,10 @@ TEST(NcclProfilerPlugin, NcclCallOrderGivesOneRecordPerCollective) {
     coll.coll.datatype = "ncclFloat32";
     coll.coll.nChannels = kChannels;
     void* h = nullptr;
-    plugin->startEvent(ctx, &h, &coll);
-    ASSERT_NE(h, nullptr) << "collective " << i;
-    plugin->stopEvent(h);
+    plugin.startEvent(ctx, &h, &coll);
+    EXPECT_NE(h, nullptr) << "collective " << i;
+    if (h == nullptr) break;
+    plugin.stopEvent(h);
     std::unique_lock<std::mutex> lock(m);
     cv.wait(lock, [&] { return enqueued.size() < 256; });  // the proxy lags, within bounds
     enqueued.emplace_back(i, h);
@@ -214,28 +240,64 @@ TEST(NcclProfilerPlugin, NcclCallOrderGivesOneRecordPerCollective) {
   }
   cv.notify_all();
   proxy.join();
-  EXPECT_EQ(plugin->finalize(ctx), kNcclSuccess);
-  std::string path = loaded.trace_path();
-  loaded.shutdown();
+  EXPECT_EQ(plugin.finalize(ctx), kNcclSuccess);
+  return slow_gpu_end;
+}
 
+void ExpectOneRecordPerCollective(const std::string& path,
+                                  const std::map<std::uint64_t, std::uint64_t>& slow) {
   auto t = ingest::native::ReadNative(path);
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->quality.Get(model::Dq::kDroppedRecords), 0);
   ASSERT_EQ(t->collectives.size(), static_cast<std::size_t>(kCollectives));
+  ASSERT_EQ(slow.size(), static_cast<std::size_t>(kCollectives / kSlowEvery));
   std::map<std::int64_t, int> per_seq;
   for (std::size_t i = 0; i < t->collectives.size(); ++i) {
     std::int64_t seq = t->collectives.seq[i];
     ++per_seq[seq];
     std::int32_t op = t->collectives.cpu_op[i];
     ASSERT_GE(op, 0);
-    auto dur = t->cpu.end_ns[static_cast<std::size_t>(op)] - t->cpu.start_ns[static_cast<std::size_t>(op)];
-    if (seq % kSlowEvery == 0) {
-      EXPECT_GE(dur, 3'000'000) << "seq " << seq << " ends at its last channel";
+    auto start = t->cpu.start_ns[static_cast<std::size_t>(op)],
+         end = t->cpu.end_ns[static_cast<std::size_t>(op)];
+    EXPECT_LE(start, end) << "seq " << seq;
+    if (auto it = slow.find(static_cast<std::uint64_t>(seq)); it != slow.end()) {
+      // The GPU finished at gpu_end; the proxy saw it 3 ms later.
+      auto gpu_end = static_cast<TimeNs>(it->second) + t->info.base_time_ns;
+      EXPECT_GE(end, gpu_end) << "seq " << seq;
+      EXPECT_LT(end, gpu_end + static_cast<TimeNs>(kProxyLagNs) / 3)
+          << "seq " << seq << " ends when the GPU did";
     }
     EXPECT_EQ(t->Str(t->collectives.name[i]), seq % 2 == 0 ? "allreduce" : "all_gather") << seq;
   }
   EXPECT_EQ(per_seq.size(), static_cast<std::size_t>(kCollectives));
   for (const auto& [seq, n] : per_seq) EXPECT_EQ(n, 1) << "seq " << seq;
+}
+
+TEST(NcclProfilerPlugin, NcclCallOrderGivesOneRecordPerCollective) {
+  Plugin loaded = Load("nccl_plugin_order");
+  ASSERT_NE(loaded.v5, nullptr);
+  void* ctx = nullptr;
+  int mask = 0;
+  ASSERT_EQ(loaded.v5->init(&ctx, 0xfeedull, &mask, "world", 1, 8, 2, nullptr), kNcclSuccess);
+  auto slow = DriveNcclCallOrder<ProfilerV5, EventDescrV5>(*loaded.v5, ctx);
+  std::string path = loaded.trace_path();
+  loaded.shutdown();
+  ExpectOneRecordPerCollective(path, slow);
+  std::remove(path.c_str());
+}
+
+// NCCL 2.27 finds `ncclProfiler_v4` and drives it in the same order.
+TEST(NcclProfilerPlugin, NcclCallOrderThroughTheVersion4Table) {
+  Plugin loaded = Load("nccl_plugin_order_v4");
+  ASSERT_NE(loaded.v4, nullptr);
+  void* ctx = nullptr;
+  int mask = 0;
+  ASSERT_EQ(loaded.v4->init(&ctx, &mask, "world", 0xfeedull, 1, 8, 2, nullptr), kNcclSuccess);
+  EXPECT_TRUE(mask & kProfileKernelCh);
+  auto slow = DriveNcclCallOrder<ProfilerV4, EventDescrV4>(*loaded.v4, ctx);
+  std::string path = loaded.trace_path();
+  loaded.shutdown();
+  ExpectOneRecordPerCollective(path, slow);
   std::remove(path.c_str());
 }
 
