@@ -172,7 +172,7 @@ MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks) {
       }
       auto& m = out.matches[pos->second];
       if (!m.members.empty() && m.members.back().rank_index == static_cast<std::int32_t>(ri)) {
-        ++out.unmatched;  // the same (group, seq) twice on one rank: the first is kept
+        ++out.unmatched;  // the same (group, kind, seq) twice on one rank: the first is kept
         continue;
       }
       m.members.push_back({static_cast<std::int32_t>(ri), static_cast<std::int32_t>(i)});

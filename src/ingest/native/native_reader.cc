@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -173,7 +174,8 @@ class RowMaker {
       row.kind = model::GpuKind::kKernel;
       row.correlation = k.correlation;
       row.external_id = External(k.correlation);
-      b_.AddGpu(row);
+      std::int32_t gpu_row = b_.AddGpu(row);
+      kernel_by_corr_[k.correlation] = {gpu_row, IsNcclKernel(row.name)};
     }
     for (const auto& m : r_.memcpys) {
       std::string name = MemcpyName(m.copy_kind, m.src_kind, m.dst_kind);
@@ -215,7 +217,24 @@ class RowMaker {
       }
       b_.AddApi({static_cast<TimeNs>(a.start_ns), static_cast<TimeNs>(a.end_ns), a.pid, a.tid, name,
                  a.correlation, External(a.correlation)});
+      if (auto k = kernel_by_corr_.find(a.correlation); k != kernel_by_corr_.end()) {
+        launches_.push_back({a.pid, a.tid, a.start_ns, k->second});
+      }
     }
+    std::sort(launches_.begin(), launches_.end());
+  }
+
+  // The NCCL kernel a collective record runs in, or -1. NCCL launches a plan's kernel and then,
+  // on the same thread, starts the Coll/P2p events of the plan's operations (hostStreamPlanTask
+  // after ncclLaunchKernel), so the kernel is the thread's latest launch before the record's
+  // start when that launch is an NCCL kernel. Operations NCCL starts from a CUDA host callback
+  // (graph replays, a busy host stream) have no launch on their thread and stay unattached.
+  std::int32_t KernelOfCollective(const wire::CollectiveRecord& c) const {
+    Launch probe{c.pid, c.tid, c.start_ns, {std::numeric_limits<std::int32_t>::max(), true}};
+    auto it = std::upper_bound(launches_.begin(), launches_.end(), probe);
+    if (it == launches_.begin()) return -1;
+    const Launch& l = *std::prev(it);
+    return l.pid == c.pid && l.tid == c.tid && l.kernel.nccl ? l.kernel.row : -1;
   }
 
   // NVTX: a START and an END with the same id make one annotation range.
@@ -323,6 +342,7 @@ class RowMaker {
       std::string comm = fmt::format("{:016x}", c.comm_hash);
       model::CollectiveRow row;
       row.cpu_op = op_row;
+      row.gpu = KernelOfCollective(c);
       row.name = name;
       row.in_nelems = static_cast<std::int64_t>(c.count);
       row.out_nelems = static_cast<std::int64_t>(c.count);
@@ -383,10 +403,25 @@ class RowMaker {
   struct GemmLaunch {
     std::int64_t first, count, tid, external_id;
   };
+  struct KernelRow {
+    std::int32_t row;
+    bool nccl;
+    auto operator<=>(const KernelRow&) const = default;
+  };
+  struct Launch {  // a kernel launch call, ordered by thread, then time
+    std::uint32_t pid, tid;
+    std::uint64_t start_ns;
+    KernelRow kernel;
+    auto operator<=>(const Launch&) const = default;
+  };
+  static bool IsNcclKernel(std::string_view name) { return name.starts_with("nccl"); }
+
   Records& r_;
   model::TraceBuilder& b_;
   std::unordered_map<std::uint32_t, std::string> demangled_;
   std::vector<GemmLaunch> gemm_launches_;
+  std::unordered_map<std::uint32_t, KernelRow> kernel_by_corr_;  // kernels by correlation id
+  std::vector<Launch> launches_;
 };
 
 }  // namespace

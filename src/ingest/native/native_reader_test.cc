@@ -20,34 +20,11 @@ using testing::FileMaker;
 using wire::HeaderFor;
 using wire::RecordKind;
 
+using testing::Collective;
+using testing::Kernel;
 using testing::kMonotonic;
 using testing::kRealtime;
-
-wire::KernelRecord Kernel(std::uint64_t start, std::uint64_t end, std::uint32_t corr, std::uint32_t name) {
-  wire::KernelRecord k{};
-  k.header = HeaderFor<wire::KernelRecord>(RecordKind::kKernel);
-  k.start_ns = start;
-  k.end_ns = end;
-  k.device = 0;
-  k.stream = 7;
-  k.correlation = corr;
-  k.name_id = name;
-  return k;
-}
-
-wire::ApiRecord Launch(std::uint64_t start, std::uint32_t corr, std::uint32_t tid) {
-  wire::ApiRecord a{};
-  a.header = HeaderFor<wire::ApiRecord>(RecordKind::kApi);
-  a.start_ns = start;
-  a.end_ns = start + 5'000;
-  a.pid = 100;
-  a.tid = tid;
-  a.correlation = corr;
-  a.cbid = 211;
-  a.name_id = 2;
-  a.domain = 1;
-  return a;
-}
+using testing::Launch;
 
 FileMaker RichFile() {
   FileMaker f;
@@ -118,17 +95,11 @@ FileMaker RichFile() {
   f.Add(g);
   f.Add(Launch(3'001'000, 20, 9));
   f.Add(Kernel(3'002'000, 3'900'000, 20, 1));
-  wire::CollectiveRecord c{};
-  c.header = HeaderFor<wire::CollectiveRecord>(RecordKind::kCollective);
-  c.start_ns = 4'000'000;
-  c.end_ns = 4'500'000;
-  c.comm_hash = 0xabcdef;
-  c.seq = 5;
+  wire::CollectiveRecord c = Collective(4'000'000, 4'500'000, 0xabcdef, 5, 6, 9);
   c.count = 1000;
   c.bytes = 2000;
   c.rank = 3;
   c.nranks = 8;
-  c.func_id = 6;
   c.dtype_id = 7;
   f.Add(c);
   wire::NvmlSampleRecord s{};
@@ -251,6 +222,42 @@ TEST(NativeReader, NotANativeFileFailsWithPath) {
   EXPECT_NE(t.error().message.find("junk.bin"), std::string::npos);
   EXPECT_NE(t.error().message.find("offset 0"), std::string::npos);
   EXPECT_FALSE(ReadNative("/nonexistent/x.pltrace"));
+}
+
+// NCCL launches a plan's kernel, then starts the Coll events of its operations on the same
+// thread: a collective belongs to the thread's latest launch when that launch is NCCL's.
+TEST(NativeReader, CollectivesJoinTheNcclKernelLaunchedBeforeThemOnTheirThread) {
+  FileMaker f;
+  f.String(1, "_Z6vecAddPfS_S_i");
+  f.String(2, "cuLaunchKernelEx");
+  f.String(3, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+  f.String(6, "AllReduce");
+  f.Add(Launch(1'000'000, 30, 9));
+  f.Add(Kernel(1'020'000, 1'400'000, 30, 3));
+  f.Add(Collective(1'010'000, 1'400'000, 0xc0, 0, 6, 9));  // two operations of one plan
+  f.Add(Collective(1'011'000, 1'400'000, 0xc0, 1, 6, 9));
+  f.Add(Launch(2'000'000, 31, 9));
+  f.Add(Kernel(2'010'000, 2'020'000, 31, 1));
+  f.Add(Collective(2'010'000, 2'100'000, 0xc0, 2, 6, 9));   // the latest launch is not NCCL's
+  f.Add(Collective(1'010'000, 1'400'000, 0xc0, 3, 6, 77));  // a host-callback thread: no launch
+  f.Add(Launch(3'000'000, 32, 9));
+  f.Add(Kernel(3'020'000, 3'400'000, 32, 3));
+  f.Add(Collective(3'010'000, 3'400'000, 0xc0, 4, 6, 9));
+  f.Cut(/*last=*/true);
+  auto t = ReadNativeBytes(f.file().data(), f.file().size(), "nccl.pltrace");
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_EQ(t->collectives.size(), 5u);
+  auto kernel_of = [&](std::int64_t correlation) {
+    for (std::size_t g = 0; g < t->gpu.size(); ++g) {
+      if (t->gpu.correlation[g] == correlation) return static_cast<std::int32_t>(g);
+    }
+    return -2;
+  };
+  EXPECT_EQ(t->collectives.gpu[0], kernel_of(30));
+  EXPECT_EQ(t->collectives.gpu[1], kernel_of(30));
+  EXPECT_EQ(t->collectives.gpu[2], -1);
+  EXPECT_EQ(t->collectives.gpu[3], -1);
+  EXPECT_EQ(t->collectives.gpu[4], kernel_of(32));
 }
 
 TEST(NativeReader, CoverageFromTheHeader) {

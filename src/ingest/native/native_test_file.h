@@ -7,11 +7,57 @@
 #include <vector>
 
 #include "wire/chunk_codec.h"
+#include "wire/records.h"
 
 namespace plasmient::ingest::native::testing {
 
 inline constexpr std::int64_t kRealtime = 1'700'000'000'000'000'000;
 inline constexpr std::int64_t kMonotonic = 1'000'000;
+inline constexpr std::uint32_t kPid = 100;
+
+inline wire::KernelRecord Kernel(std::uint64_t start, std::uint64_t end, std::uint32_t corr,
+                                 std::uint32_t name) {
+  wire::KernelRecord k{};
+  k.header = wire::HeaderFor<wire::KernelRecord>(wire::RecordKind::kKernel);
+  k.start_ns = start;
+  k.end_ns = end;
+  k.device = 0;
+  k.stream = 7;
+  k.correlation = corr;
+  k.name_id = name;
+  return k;
+}
+
+// A launch call of 5 µs by string 2, on process kPid.
+inline wire::ApiRecord Launch(std::uint64_t start, std::uint32_t corr, std::uint32_t tid) {
+  wire::ApiRecord a{};
+  a.header = wire::HeaderFor<wire::ApiRecord>(wire::RecordKind::kApi);
+  a.start_ns = start;
+  a.end_ns = start + 5'000;
+  a.pid = kPid;
+  a.tid = tid;
+  a.correlation = corr;
+  a.cbid = 211;
+  a.name_id = 2;
+  a.domain = 1;
+  return a;
+}
+
+// An NCCL collective (func: a string id such as "AllReduce") started on thread `tid` of kPid.
+inline wire::CollectiveRecord Collective(std::uint64_t start, std::uint64_t end, std::uint64_t comm,
+                                         std::uint64_t seq, std::uint32_t func, std::uint32_t tid) {
+  wire::CollectiveRecord c{};
+  c.header = wire::HeaderFor<wire::CollectiveRecord>(wire::RecordKind::kCollective);
+  c.start_ns = start;
+  c.end_ns = end;
+  c.comm_hash = comm;
+  c.seq = seq;
+  c.func_id = func;
+  c.root = c.peer = -1;
+  c.pid = kPid;
+  c.tid = tid;
+  return c;
+}
 
 // Builds a native file record by record, one chunk per Cut().
 class FileMaker {
