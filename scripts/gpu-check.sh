@@ -1,64 +1,237 @@
 #!/usr/bin/env bash
 # GPU check for the live agent. Needs: CUDA toolkit (nvcc, CUPTI, cuBLAS), CMake, ninja; PyTorch
 # optional (training steps, the two-rank NCCL run). No network, no other packages. About 5
-# minutes on one GPU.
+# minutes on one GPU; every program it starts is cut off after STEP_TIMEOUT_S (default 150 s),
+# so a hang costs one step and fails the check.
 #
-#   scripts/gpu-check.sh            # writes everything under $OUT (default: a temp folder)
+#   scripts/gpu-check.sh                 # on a GPU machine: build, run, check; all under $OUT
+#   scripts/gpu-check.sh --evaluate DIR  # anywhere: the checks alone, on what a run left in DIR
 #
-# Builds the agent standalone (cmake -S src/collect; without zstd it writes stored chunks),
-# compiles a CUDA workload for this GPU (-arch=native: no PTX JIT in the timings), runs it with
-# and without the agent, and where PyTorch is present training steps under the agent launcher
-# and under torch.profiler, and two ranks doing NCCL all-reduces under the agent; then both again
-# with duty-cycled windows into a spool (files complete and alternating, overhead under 1%). Overhead is the
-# in-process CUDA-event median of steady-state steps (warm-up left out), agent on vs off. Any
-# dropped record or a trace without its closing chunk fails the check; so do missing GPM samples
-# on Hopper or later. Agent traces stay in $OUT. Summary table last; exit 1 on any FAIL.
+# The run builds the agent standalone (cmake -S src/collect; without zstd it writes stored
+# chunks), compiles a CUDA workload for this GPU (-arch=native: no PTX JIT in the timings), runs
+# it with and without the agent, and where PyTorch is present training steps under the agent
+# launcher and under torch.profiler, and two ranks doing NCCL all-reduces under the agent; then
+# both again with duty-cycled windows into a spool. Each trace is dumped to CSV
+# (plasmient_agent_dump --kernels) beside the programs' own JSON timings.
+#
+# The evaluation reads only those files (compare.py): overhead is the in-process CUDA-event
+# median of steady-state steps (warm-up left out), agent on vs off, and windows vs off. Any
+# dropped record or a trace without its closing chunk fails the check; so do missing GPM values
+# on Hopper or later, a rank without its trace, and a comparison that cannot reach a verdict.
+# Summary table last; exit 1 on any FAIL. tests/gpu_check/gpu_check_evaluate_test.py runs the
+# evaluation on canned outputs (ctest -L agent).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+COMPARE="$ROOT/src/collect/gpu_check/compare.py"
+OVERHEAD_LIMIT_PCT=5          # agent tracing every kernel vs no agent
+WINDOWS_OVERHEAD_LIMIT_PCT=1  # duty-cycled windows vs no agent
+STEP_TIMEOUT_S=${STEP_TIMEOUT_S:-150}
+
+mode=run
+case "${1:-}" in
+  "") ;;
+  --evaluate)
+    [[ -d "${2:-}" ]] || { echo "usage: $0 [--evaluate DIR]: DIR must be a folder a run wrote" >&2; exit 2; }
+    mode=evaluate
+    OUT="$(cd "$2" && pwd)"
+    ;;
+  *) echo "usage: $0 [--evaluate DIR]" >&2; exit 2 ;;
+esac
 OUT="${OUT:-$(mktemp -d /tmp/plasmient-gpu-check.XXXXXX)}"
 mkdir -p "$OUT"
-WORK="$OUT/work"
-mkdir -p "$WORK"
-LOG="$OUT/gpu-check.log"
-: > "$LOG"
-CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
-export PATH="$CUDA_HOME/bin:$PATH"
+STATUS="$OUT/run-status.txt"   # the run's own rows ("name|status|detail"), read by the evaluation
+if [[ $mode == run ]]; then
+  LOG="$OUT/gpu-check.log"
+  : > "$LOG"
+  : > "$STATUS"
+else
+  LOG="$OUT/evaluate.log"
+  : > "$LOG"
+fi
 SUMMARY=()   # "name|status|detail"
 FAILED=0
 
 note() { echo "== $*" | tee -a "$LOG"; }
-record() {   # record NAME STATUS DETAIL
+record() {   # record NAME STATUS DETAIL: a summary row
   SUMMARY+=("$1|$2|$3")
   [[ "$2" == FAIL ]] && FAILED=1
   return 0
 }
-run_logged() {   # run_logged LABEL CMD...: output to the log; returns the command's status
-  local label="$1"; shift
-  echo "\$ $*" >> "$LOG"
-  "$@" >> "$LOG" 2>&1
-  local rc=$?
-  [[ $rc -ne 0 ]] && echo "   ($label exited $rc; see $LOG)"
+record_run() {   # record_run NAME STATUS DETAIL: a row of the run, kept for the evaluation
+  echo "$1|$2|$3" >> "$STATUS"
+}
+run_step() {   # run_step NAME CMD...: run_logged, and a row: a crash, a hang or a non-zero exit fails
+  local name="$1" rc; shift
+  run_logged "$name" "$@"
+  rc=$?
+  case $rc in
+    0) record_run "${name}_exit" PASS "exit 0" ;;
+    124) record_run "${name}_exit" FAIL "timed out after $STEP_TIMEOUT_S s" ;;
+    *) record_run "${name}_exit" FAIL "exit $rc" ;;
+  esac
   return $rc
 }
+attempted() {   # attempted NAME: the run started that stage
+  grep -q "^$1|" "$STATUS" 2> /dev/null
+}
+run_logged() {   # run_logged LABEL CMD...: output to the log, cut off after STEP_TIMEOUT_S
+  local label="$1"; shift
+  echo "\$ $*" >> "$LOG"
+  timeout -k 10 "$STEP_TIMEOUT_S" "$@" >> "$LOG" 2>&1
+  local rc=$?
+  [[ $rc -eq 124 ]] && echo "   ($label timed out after $STEP_TIMEOUT_S s; see $LOG)"
+  [[ $rc -ne 0 && $rc -ne 124 ]] && echo "   ($label exited $rc; see $LOG)"
+  return $rc
+}
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation: compare.py on the files of $OUT. No GPU, no build.
+
 checks_from() {   # checks_from FILE: turn compare.py's CHECK lines into summary rows
   while read -r _ name status detail; do
     record "$name" "$status" "$detail"
   done < <(grep '^CHECK ' "$1")
 }
+compare() {   # compare OUTFILE MODE ARGS...: compare.py's CHECK lines into the summary
+  local out="$1"; shift
+  python3 "$COMPARE" "$@" > "$out" 2>> "$LOG"
+  local rc=$?
+  checks_from "$out"
+  # A comparison that crashed (a missing file or field) or said nothing has no verdict: FAIL.
+  if ! grep -q '^CHECK ' "$out" || { [[ $rc -ne 0 ]] && ! grep -q '^CHECK [^ ]* FAIL' "$out"; }; then
+    record "compare_$1_$(basename "$out" .txt)" FAIL "compare.py $1 exited $rc without a verdict (see $LOG)"
+  fi
+}
+json_field() {   # json_field FILE KEY (empty when absent: the comparison then fails)
+  python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2" 2>> "$LOG"
+}
+overhead() {   # overhead NAME BASE.json AGENT.json LIMIT_PCT
+  compare "$OUT/overhead-$1.txt" overhead "$1" "$(json_field "$2" step_ms_median)" \
+    "$(json_field "$3" step_ms_median)" "$4"
+}
+windows_check() {   # windows_check NAME SPOOL: every file of the spool through compare.py windows
+  local name=$1 spool=$2 csvs=() f parts
+  while IFS= read -r f; do
+    csvs+=("$f")
+  done < <(find "$spool" -maxdepth 1 -name '*.pltrace.csv' | sort)
+  parts=$(find "$spool" -maxdepth 1 -name '.*.part' | wc -l)
+  record "${name}_no_part_left" "$([[ $parts == 0 ]] && echo PASS || echo FAIL)" "$parts .part files after exit"
+  compare "$OUT/$name-checks.txt" windows "$name" "${csvs[@]}"
+}
+
+evaluate() {
+  local name status detail cc_major rank ok
+  while IFS='|' read -r name status detail; do
+    record "$name" "$status" "$detail"
+  done < "$STATUS"
+  cc_major=$(cat "$OUT/compute_cap_major" 2> /dev/null)
+  cc_major=${cc_major:-0}
+
+  if attempted workload_run; then
+    if [[ -s "$OUT/workload.json" && -s "$OUT/workload-plain.json" && -s "$OUT/workload-kernels.csv" ]]; then
+      compare "$OUT/workload-checks.txt" workload "$OUT/workload.json" "$OUT/workload-kernels.csv"
+      compare "$OUT/workload-integrity.txt" integrity workload "$OUT/workload-kernels.csv"
+      overhead workload_steps "$OUT/workload-plain.json" "$OUT/workload.json" "$OVERHEAD_LIMIT_PCT"
+    else
+      record workload_trace FAIL "no trace or no workload output (see $LOG)"
+    fi
+  fi
+
+  if attempted workload_windows_run; then
+    if [[ -s "$OUT/workload-windows.json" && -s "$OUT/workload-long-plain.json" &&
+          -s "$OUT/workload-long-agent.json" && -s "$OUT/workload-long-kernels.csv" ]]; then
+      compare "$OUT/workload-long-integrity.txt" integrity workload_long "$OUT/workload-long-kernels.csv"
+      # GPM windows are >= 100 ms: the long run holds many.
+      compare "$OUT/workload-long-gpm.txt" gpm workload_long "$OUT/workload-long-kernels.csv" "$cc_major"
+      windows_check workload_windows "$OUT/workload-spool"
+      overhead workload_windows_vs_off "$OUT/workload-long-plain.json" "$OUT/workload-windows.json" \
+        "$WINDOWS_OVERHEAD_LIMIT_PCT"
+      overhead workload_whole_run_vs_off "$OUT/workload-long-plain.json" "$OUT/workload-long-agent.json" \
+        "$OVERHEAD_LIMIT_PCT"
+    else
+      record workload_windows FAIL "no output from the long or windowed runs (see $LOG)"
+    fi
+  fi
+
+  if attempted torch_run; then
+    if [[ -s "$OUT/torch-profile.json" && -s "$OUT/torch-plain.json" && -s "$OUT/torch-agent.json" &&
+          -s "$OUT/torch-kernels.csv" ]]; then
+      compare "$OUT/torch-checks.txt" torch "$OUT/torch-profile.json" "$OUT/torch-agent.json" \
+        "$OUT/torch-kernels.csv"
+      compare "$OUT/torch-integrity.txt" integrity torch "$OUT/torch-kernels.csv"
+      overhead torch_steps "$OUT/torch-plain.json" "$OUT/torch-agent.json" "$OVERHEAD_LIMIT_PCT"
+    else
+      record torch_trace FAIL "no agent trace, step timings or torch.profiler reference (see $LOG)"
+    fi
+  fi
+
+  if attempted torch_windows_run; then
+    if [[ -s "$OUT/torch-windows.json" && -s "$OUT/torch-plain-long.json" ]]; then
+      windows_check torch_windows "$OUT/torch-spool/main"
+      overhead torch_windows_vs_off "$OUT/torch-plain-long.json" "$OUT/torch-windows.json" \
+        "$WINDOWS_OVERHEAD_LIMIT_PCT"
+    else
+      record torch_windows FAIL "no output from the windowed PyTorch run (see $LOG)"
+    fi
+  fi
+
+  if attempted nccl_run; then
+    if [[ -s "$OUT/nccl.json" ]]; then
+      # compare.py fails a rank whose CSV is missing when the run itself succeeded.
+      compare "$OUT/nccl-checks.txt" nccl "$OUT/nccl.json" "$OUT/nccl-rank0.csv" "$OUT/nccl-rank1.csv"
+      ok=$(json_field "$OUT/nccl.json" ok)
+      for rank in 0 1; do
+        if [[ $ok == True && -s "$OUT/nccl-rank$rank.csv" ]]; then
+          compare "$OUT/nccl-rank$rank-integrity.txt" integrity "nccl_rank$rank" "$OUT/nccl-rank$rank.csv"
+        fi
+      done
+    else
+      record nccl_two_ranks FAIL "no result from the two-rank run (see $LOG)"
+    fi
+  fi
+
+  echo
+  echo "Agent traces and logs: $OUT"
+  printf '%-36s %-5s %s\n' CHECK STATUS DETAIL
+  for row in "${SUMMARY[@]}"; do
+    IFS='|' read -r name status detail <<< "$row"
+    printf '%-36s %-5s %s\n' "$name" "$status" "$detail"
+  done
+  return $FAILED
+}
+
+if [[ $mode == evaluate ]]; then
+  if [[ ! -f "$STATUS" ]]; then
+    echo "$OUT: no run-status.txt: not a folder scripts/gpu-check.sh wrote" >&2
+    exit 2
+  fi
+  evaluate
+  exit $?
+fi
+
+# ---------------------------------------------------------------------------------------------
+# The run (GPU machine): build, run, dump every trace to CSV.
+
+WORK="$OUT/work"
+mkdir -p "$WORK"
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+export PATH="$CUDA_HOME/bin:$PATH"
 
 note "GPU"
 if command -v nvidia-smi > /dev/null; then
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$LOG"
+  nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.max.sm --format=csv | tee -a "$LOG"
+  nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -n 1 | cut -d. -f1 \
+    > "$OUT/compute_cap_major"
 fi
 
 note "build the agent (standalone, CUDA + C++ only)"
 if run_logged cmake cmake -S "$ROOT/src/collect" -B "$WORK/build-agent" -G Ninja \
      -DCMAKE_BUILD_TYPE=Release -DPLASMIENT_WITH_CUDA=ON &&
    run_logged ninja ninja -C "$WORK/build-agent" plasmient_agent plasmient_agent_dump plasmient_agent_run; then
-  record build_agent PASS "$WORK/build-agent/libplasmient_agent.so"
+  record_run build_agent PASS "$WORK/build-agent/libplasmient_agent.so"
 else
-  record build_agent FAIL "see $LOG"
+  record_run build_agent FAIL "see $LOG"
 fi
 AGENT="$WORK/build-agent/libplasmient_agent.so"
 DUMP="$WORK/build-agent/plasmient_agent_dump"
@@ -67,167 +240,97 @@ LAUNCH="$WORK/build-agent/plasmient_agent_run"
 note "build the CUDA workload"
 if run_logged nvcc nvcc -O2 -std=c++17 -arch=native "$ROOT/src/collect/gpu_check/workload.cu" -lcublas \
      -o "$WORK/workload"; then
-  record build_workload PASS "nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
+  record_run build_workload PASS "nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
 else
-  record build_workload FAIL "see $LOG"
+  record_run build_workload FAIL "see $LOG"
 fi
 
 have_python=0
 command -v python3 > /dev/null && have_python=1
-COMPARE="$ROOT/src/collect/gpu_check/compare.py"
-OVERHEAD_LIMIT_PCT=5
-cc_major=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -n 1 | cut -d. -f1)
-cc_major=${cc_major:-0}
+[[ $have_python == 0 ]] && record_run python SKIP "python3 missing: no comparison can run"
 
-compare() {   # compare OUTFILE MODE ARGS...: compare.py's CHECK lines into the summary
-  local out="$1"; shift
-  python3 "$COMPARE" "$@" > "$out" 2>> "$LOG"
-  checks_from "$out"
-}
-json_field() {   # json_field FILE KEY
-  python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
-}
 dump_csv() {   # dump_csv TRACE CSV: summary to the log, CSV for compare.py
-  "$DUMP" "$1" | tee -a "$LOG"
-  "$DUMP" "$1" --kernels > "$2"
+  "$DUMP" "$1" >> "$LOG" 2>&1
+  "$DUMP" "$1" --kernels > "$2" 2>> "$LOG"
+}
+largest_trace() {   # largest_trace DIR [NAME-GLOB]: the biggest .pltrace (the process that worked)
+  find "$1" -name "${2:-*.pltrace}" -printf '%s %p\n' 2> /dev/null | sort -rn | head -n 1 | cut -d' ' -f2-
+}
+dump_spool() {   # dump_spool DIR: every window file to FILE.csv
+  local f
+  while IFS= read -r f; do dump_csv "$f" "$f.csv"; done < <(find "$1" -maxdepth 1 -name '*.pltrace' | sort)
+}
+workload() {   # workload NAME OUT.json STEPS [LAUNCHER ARGS...]: the workload, under the launcher if given
+  local name=$1 out=$2 steps=$3; shift 3
+  # shellcheck disable=SC2016  # expanded by the inner shell, which writes stdout to $0
+  run_step "$name" sh -c '"$@" > "$0"' "$out" "$@" "$WORK/workload" 8192 20 "$steps"
 }
 
 if [[ -x "$WORK/workload" && -f "$AGENT" && $have_python == 1 ]]; then
+  record_run workload_run RAN "60 steps with and without the agent"
   note "workload without the agent"
-  run_logged workload-plain sh -c "'$WORK/workload' 8192 20 60 > '$OUT/workload-plain.json'"
+  workload workload_plain "$OUT/workload-plain.json" 60
   note "workload under the agent"
   rm -rf "$OUT/workload-trace"
-  run_logged workload-agent sh -c "'$LAUNCH' --out '$OUT/workload-trace' --agent '$AGENT' -- \
-    '$WORK/workload' 8192 20 60 > '$OUT/workload.json'"
-  trace=$(find "$OUT/workload-trace" -name '*.pltrace' 2> /dev/null | head -n 1)
-  if [[ -n "$trace" && -s "$OUT/workload.json" && -s "$OUT/workload-plain.json" ]]; then
-    record workload_trace PASS "$trace ($(stat -c %s "$trace") bytes)"
-    dump_csv "$trace" "$OUT/workload-kernels.csv"
-    compare "$OUT/workload-checks.txt" workload "$OUT/workload.json" "$OUT/workload-kernels.csv"
-    compare "$OUT/workload-integrity.txt" integrity workload "$OUT/workload-kernels.csv"
-    compare "$OUT/workload-gpm.txt" gpm workload "$OUT/workload-kernels.csv" "$cc_major"
-    compare "$OUT/overhead-workload.txt" overhead workload_steps \
-      "$(json_field "$OUT/workload-plain.json" step_ms_median)" \
-      "$(json_field "$OUT/workload.json" step_ms_median)" "$OVERHEAD_LIMIT_PCT"
-  else
-    record workload_trace FAIL "no trace or no workload output (see $LOG)"
-  fi
-elif [[ $have_python == 0 ]]; then
-  record workload SKIP "python3 missing: the comparisons need it"
-fi
+  workload workload_agent "$OUT/workload.json" 60 "$LAUNCH" --out "$OUT/workload-trace" --agent "$AGENT" --
+  trace=$(largest_trace "$OUT/workload-trace")
+  [[ -n "$trace" ]] && dump_csv "$trace" "$OUT/workload-kernels.csv"
 
-# Duty-cycled windows into a spool (PLASMIENT_PERIOD_S, PLASMIENT_WINDOW_S): the spool's files
-# (complete, samples and windows alternating, kernels only in windows), and the median step time
-# with windows against no agent and against whole-run tracing.
-windows_check() {   # windows_check NAME SPOOL: every file of the spool through compare.py windows
-  local name=$1 spool=$2 csvs=() f
-  while IFS= read -r f; do
-    dump_csv "$f" "$f.csv" > /dev/null
-    csvs+=("$f.csv")
-  done < <(find "$spool" -maxdepth 1 -name '*.pltrace' | sort)
-  local parts
-  parts=$(find "$spool" -maxdepth 1 -name '.*.part' | wc -l)
-  record "${name}_no_part_left" "$([[ $parts == 0 ]] && echo PASS || echo FAIL)" "$parts .part files after exit"
-  compare "$OUT/$name-checks.txt" windows "$name" "${csvs[@]}"
-}
-if [[ -x "$WORK/workload" && -f "$AGENT" && $have_python == 1 ]]; then
+  # Duty-cycled windows into a spool (PLASMIENT_PERIOD_S, PLASMIENT_WINDOW_S), against no agent
+  # and against whole-run tracing of the same long run.
   WINDOW_STEPS=12000   # a few seconds of steps: several 0.3 s windows every 1 s
+  record_run workload_windows_run RAN "$WINDOW_STEPS steps: no agent, whole-run agent, windowed agent"
   note "workload, $WINDOW_STEPS steps: no agent, whole-run agent, windowed agent"
-  run_logged workload-long-plain sh -c "'$WORK/workload' 8192 20 $WINDOW_STEPS > '$OUT/workload-long-plain.json'"
-  rm -rf "$OUT/workload-long-trace" "$OUT/workload-spool"
-  run_logged workload-long-agent sh -c "'$LAUNCH' --out '$OUT/workload-long-trace' --agent '$AGENT' -- \
-    '$WORK/workload' 8192 20 $WINDOW_STEPS > '$OUT/workload-long-agent.json'"
-  mkdir -p "$OUT/workload-spool"
-  run_logged workload-windows env PLASMIENT_PERIOD_S=1 PLASMIENT_WINDOW_S=0.3 PLASMIENT_SPOOL="$OUT/workload-spool" \
-    sh -c "'$LAUNCH' --out '$OUT/workload-windows-out' --agent '$AGENT' -- \
-    '$WORK/workload' 8192 20 $WINDOW_STEPS > '$OUT/workload-windows.json'"
-  if [[ -s "$OUT/workload-windows.json" && -s "$OUT/workload-long-plain.json" ]]; then
-    windows_check workload_windows "$OUT/workload-spool"
-    compare "$OUT/overhead-windows.txt" overhead workload_windows_vs_off \
-      "$(json_field "$OUT/workload-long-plain.json" step_ms_median)" \
-      "$(json_field "$OUT/workload-windows.json" step_ms_median)" 1
-    compare "$OUT/overhead-windows-whole.txt" overhead workload_whole_run_vs_off \
-      "$(json_field "$OUT/workload-long-plain.json" step_ms_median)" \
-      "$(json_field "$OUT/workload-long-agent.json" step_ms_median)" "$OVERHEAD_LIMIT_PCT"
-  else
-    record workload_windows FAIL "no output from the windowed run (see $LOG)"
-  fi
+  workload workload_long_plain "$OUT/workload-long-plain.json" "$WINDOW_STEPS"
+  rm -rf "$OUT/workload-long-trace" "$OUT/workload-spool" && mkdir -p "$OUT/workload-spool"
+  workload workload_long_agent "$OUT/workload-long-agent.json" "$WINDOW_STEPS" "$LAUNCH" --out "$OUT/workload-long-trace" \
+    --agent "$AGENT" --
+  trace=$(largest_trace "$OUT/workload-long-trace")
+  [[ -n "$trace" ]] && dump_csv "$trace" "$OUT/workload-long-kernels.csv"
+  workload workload_windows "$OUT/workload-windows.json" "$WINDOW_STEPS" env PLASMIENT_PERIOD_S=1 PLASMIENT_WINDOW_S=0.3 \
+    PLASMIENT_SPOOL="$OUT/workload-spool" "$LAUNCH" --out "$OUT/workload-windows-out" --agent "$AGENT" --
+  dump_spool "$OUT/workload-spool"
 fi
 
-if [[ $have_python == 1 ]] && python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>> "$LOG"; then
+if [[ $have_python == 1 ]] && python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>> "$LOG" &&
+   [[ -f "$AGENT" ]]; then
   STEPS="$ROOT/src/collect/gpu_check/torch_steps.py"
+  record_run torch_run RAN "30 training steps: torch.profiler, plain, agent"
   note "PyTorch steps: torch.profiler (reference)"
-  run_logged torch-profile python3 "$STEPS" profile "$OUT/torch-profile.json"
+  run_step torch_profile python3 "$STEPS" profile "$OUT/torch-profile.json"
   note "PyTorch steps: plain"
-  run_logged torch-plain python3 "$STEPS" plain "$OUT/torch-plain.json"
+  run_step torch_plain python3 "$STEPS" plain "$OUT/torch-plain.json"
   note "PyTorch steps: under the agent"
   rm -rf "$OUT/torch-trace"
-  run_logged torch-agent "$LAUNCH" --out "$OUT/torch-trace" --agent "$AGENT" -- \
+  run_step torch_agent "$LAUNCH" --out "$OUT/torch-trace" --agent "$AGENT" -- \
     python3 "$STEPS" plain "$OUT/torch-agent.json"
   # The largest file: the training process (the launcher's shell children trace nothing).
-  trace=$(find "$OUT/torch-trace" -name '*.pltrace' -printf '%s %p\n' 2> /dev/null |
-          sort -rn | head -n 1 | cut -d' ' -f2-)
-  if [[ -n "$trace" && -s "$OUT/torch-profile.json" && -s "$OUT/torch-agent.json" ]]; then
-    record torch_trace PASS "$trace"
-    dump_csv "$trace" "$OUT/torch-kernels.csv"
-    compare "$OUT/torch-checks.txt" torch "$OUT/torch-profile.json" "$OUT/torch-agent.json" \
-      "$OUT/torch-kernels.csv"
-    compare "$OUT/torch-integrity.txt" integrity torch "$OUT/torch-kernels.csv"
-    compare "$OUT/overhead-torch.txt" overhead torch_steps \
-      "$(json_field "$OUT/torch-plain.json" step_ms_median)" \
-      "$(json_field "$OUT/torch-agent.json" step_ms_median)" "$OVERHEAD_LIMIT_PCT"
-  else
-    record torch_trace FAIL "no agent trace, step timings or torch.profiler reference (see $LOG)"
-  fi
+  trace=$(largest_trace "$OUT/torch-trace")
+  [[ -n "$trace" ]] && dump_csv "$trace" "$OUT/torch-kernels.csv"
 
+  record_run torch_windows_run RAN "400 training steps: plain, windowed agent (0.3 s every 1 s)"
   note "PyTorch steps under the windowed agent (0.3 s every 1 s)"
-  rm -rf "$OUT/torch-spool" && mkdir -p "$OUT/torch-spool"
-  run_logged torch-plain-long python3 "$STEPS" plain "$OUT/torch-plain-long.json" 400
-  run_logged torch-windows env PLASMIENT_PERIOD_S=1 PLASMIENT_WINDOW_S=0.3 PLASMIENT_SPOOL="$OUT/torch-spool" \
+  rm -rf "$OUT/torch-spool" && mkdir -p "$OUT/torch-spool/main"
+  run_step torch_plain_long python3 "$STEPS" plain "$OUT/torch-plain-long.json" 400
+  run_step torch_windows env PLASMIENT_PERIOD_S=1 PLASMIENT_WINDOW_S=0.3 PLASMIENT_SPOOL="$OUT/torch-spool" \
     "$LAUNCH" --out "$OUT/torch-windows-out" --agent "$AGENT" -- python3 "$STEPS" plain "$OUT/torch-windows.json" 400
-  if [[ -s "$OUT/torch-windows.json" ]]; then
-    # The launcher's shell children write spools of their own: keep the training process's files.
-    pid=$(find "$OUT/torch-spool" -maxdepth 1 -name '*.pltrace' -printf '%s %f\n' | sort -rn | head -n 1 |
-          cut -d' ' -f2 | awk -F- '{print $(NF-1)}')
-    mkdir -p "$OUT/torch-spool/main" && find "$OUT/torch-spool" -maxdepth 1 -name "*-$pid-*.pltrace" \
-      -exec mv {} "$OUT/torch-spool/main/" \;
-    windows_check torch_windows "$OUT/torch-spool/main"
-    compare "$OUT/overhead-torch-windows.txt" overhead torch_windows_vs_off \
-      "$(json_field "$OUT/torch-plain-long.json" step_ms_median)" \
-      "$(json_field "$OUT/torch-windows.json" step_ms_median)" 1
-  else
-    record torch_windows FAIL "no output from the windowed PyTorch run (see $LOG)"
-  fi
+  # The launcher's shell children write spools of their own: keep the training process's files.
+  pid=$(largest_trace "$OUT/torch-spool" | xargs -r basename | awk -F- '{print $(NF-1)}')
+  [[ -n "$pid" ]] && find "$OUT/torch-spool" -maxdepth 1 -name "*-$pid-*.pltrace" -exec mv {} "$OUT/torch-spool/main/" \;
+  dump_spool "$OUT/torch-spool/main"
 
+  record_run nccl_run RAN "two ranks, 50 all-reduces of 4 MiB"
   note "NCCL: two ranks, all-reduce, under the agent"
   rm -rf "$OUT/nccl-trace"
-  run_logged nccl timeout 180 "$LAUNCH" --out "$OUT/nccl-trace" --agent "$AGENT" -- \
+  run_step nccl "$LAUNCH" --out "$OUT/nccl-trace" --agent "$AGENT" -- \
     python3 "$ROOT/src/collect/gpu_check/nccl_allreduce.py" "$OUT/nccl.json" 50
-  if [[ -s "$OUT/nccl.json" ]]; then
-    csvs=()
-    for rank in 0 1; do
-      t=$(find "$OUT/nccl-trace" -name "plasmient.rank$rank.*.pltrace" -printf '%s %p\n' 2> /dev/null |
-          sort -rn | head -n 1 | cut -d' ' -f2-)
-      [[ -z "$t" ]] && continue
-      dump_csv "$t" "$OUT/nccl-rank$rank.csv"
-      csvs+=("$OUT/nccl-rank$rank.csv")
-      if [[ "$(json_field "$OUT/nccl.json" ok)" == True ]]; then
-        compare "$OUT/nccl-rank$rank-integrity.txt" integrity "nccl_rank$rank" "$OUT/nccl-rank$rank.csv"
-      fi
-    done
-    compare "$OUT/nccl-checks.txt" nccl "$OUT/nccl.json" "${csvs[@]}"
-  else
-    record nccl_two_ranks FAIL "no result from the two-rank run (see $LOG)"
-  fi
+  for rank in 0 1; do
+    trace=$(largest_trace "$OUT/nccl-trace" "plasmient.rank$rank.*.pltrace")
+    [[ -n "$trace" ]] && dump_csv "$trace" "$OUT/nccl-rank$rank.csv"
+  done
 else
-  record torch SKIP "PyTorch with CUDA not available (training steps and NCCL not run)"
+  record_run torch SKIP "PyTorch with CUDA not available (training steps and NCCL not run)"
 fi
 
-echo
-echo "Agent traces and logs: $OUT"
-printf '%-32s %-5s %s\n' CHECK STATUS DETAIL
-for row in "${SUMMARY[@]}"; do
-  IFS='|' read -r name status detail <<< "$row"
-  printf '%-32s %-5s %s\n' "$name" "$status" "$detail"
-done
-exit $FAILED
+evaluate
+exit $?

@@ -18,6 +18,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   python3 python3-dev python3-venv pybind11-dev python3-pytest python3-pandas  # the Python package (python/)
   chromium  # tests/html_render_test.sh renders the HTML report headless
+  shellcheck  # gpu_check_evaluate lints scripts/gpu-check.sh
 )
 if [[ ${1:-} == --checks ]]; then
   packages+=(clang-format clang-tidy-16 clang-16 libclang-rt-16-dev)

@@ -12,6 +12,7 @@ Prints "CHECK <name> <PASS|FAIL|SKIP> <detail>" lines; exits 1 if any FAIL.
 """
 import csv
 import json
+import os
 import statistics
 import sys
 
@@ -114,17 +115,25 @@ def integrity(name, csv_path):
 
 
 GPM_METRICS = range(20, 26)  # wire::NvmlMetric kGpmSmUtilPct .. kGpmFp32UtilPct
+GPM_SM_UTIL = 20
 
 
 def gpm(name, csv_path, cc_major):
+    """Every GPM metric sampled, and SM utilization above zero somewhere in a run that kept the
+    GPU busy for seconds (a metrics struct NVML could not fill would read zeros)."""
     if int(cc_major) < 9:
         print(f"CHECK {name}_gpm SKIP compute capability {cc_major}: GPM needs Hopper or later")
         return
-    rs = rows(csv_path)
-    seen = sorted({int(r["name"].replace("metric", "")) for r in rs if r["kind"] == "sample"})
-    gpm_seen = [m for m in seen if m in GPM_METRICS]
+    values = {}
+    for r in rows(csv_path):
+        if r["kind"] == "sample":
+            values.setdefault(int(r["name"].replace("metric", "")), []).append(float(r["bytes"]))
+    gpm_seen = [m for m in sorted(values) if m in GPM_METRICS]
     check(f"{name}_gpm", len(gpm_seen) == len(GPM_METRICS),
-          f"GPM metrics sampled: {gpm_seen} of {list(GPM_METRICS)} (all NVML metrics: {seen})")
+          f"GPM metrics sampled: {gpm_seen} of {list(GPM_METRICS)} (all NVML metrics: {sorted(values)})")
+    sm = values.get(GPM_SM_UTIL, [])
+    check(f"{name}_gpm_sm_util", bool(sm) and max(sm) > 0,
+          f"GPM SM utilization: {len(sm)} samples, max {max(sm) if sm else 0:g}%")
 
 
 def nccl(result_path, *csv_paths):
@@ -139,6 +148,9 @@ def nccl(result_path, *csv_paths):
         return
     seqs = []
     for rank, path in enumerate(csv_paths):
+        if not os.path.isfile(path) or os.path.getsize(path) == 0:
+            check(f"nccl_rank{rank}_trace", False, f"the run succeeded but rank {rank} left no trace")
+            continue
         colls = [r for r in rows(path) if r["kind"] == "collective" and r["name"].strip('"') == "AllReduce"
                  and int(r["bytes"] or 0) == res["bytes"]]
         mine = [int(r["correlation"]) for r in colls]
@@ -148,7 +160,7 @@ def nccl(result_path, *csv_paths):
         check(f"nccl_rank{rank}_end_after_start", all(dur_ns(r) > 0 for r in colls),
               "every record ends after it starts")
         seqs.append(sorted(mine))
-    if len(seqs) == 2:
+    if len(seqs) == len(csv_paths):
         check("nccl_seq_match", seqs[0] == seqs[1], "both ranks saw the same sequence numbers")
 
 
