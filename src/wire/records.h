@@ -78,7 +78,8 @@ enum class DropSource : std::uint16_t {
   kNcclEvents = 3,      // NCCL event pool exhausted
   kInvalidRecords = 4,  // CUPTI activity records with invalid (zero) timestamps, left out
   kSizeCap = 5,         // records not written: the file reached its size cap
-  kSpool = 6,           // records of a window file the spool could not take (full, unwritable)
+  kSpool = 6,           // records the disk refused (full, unwritable): a window file, or a chunk
+                        // of a whole-run file
   kCount = 7,
 };
 

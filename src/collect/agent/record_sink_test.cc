@@ -2,11 +2,11 @@
 
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "collect/agent/test_child.h"
 #include "collect/agent/trace_writer.h"
 #include "wire/chunk_codec.h"
 
@@ -170,35 +171,74 @@ TEST(TraceWriter, SizeCapStopsTheFileAndCountsTheRest) {
 }
 
 // A disk that fails mid-run (here a file-size limit): said once on stderr with the path, the
-// lost records counted, the process unharmed.
+// lost records counted, the process unharmed, the file readable up to the failure.
 TEST(TraceWriter, FailedWriteIsReported) {
   std::string path = TempPath("failing");
-  int err[2];
-  ASSERT_EQ(pipe(err), 0);
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    dup2(err[1], 2);
+  constexpr int kRecords = 5000;
+  auto child = RunInChild([&] {
     signal(SIGXFSZ, SIG_IGN);
     struct rlimit limit = {16 << 10, 16 << 10};
     setrlimit(RLIMIT_FSIZE, &limit);
     RecordSink sink;
     TraceWriter writer(sink, WriterOptions{0, 1 << 20, 1'000'000, 5'000'000'000});
-    if (!writer.Open(path, false).empty()) _exit(2);
-    WriteNumbered(sink, writer, 5000, 500);
+    if (!writer.Open(path, false).empty()) return 2;
+    WriteNumbered(sink, writer, kRecords, 500);
     writer.Close();
-    _exit(writer.write_failed() && writer.records_lost() > 0 ? 0 : 1);
-  }
-  close(err[1]);
-  std::string said;
-  char buf[512];
-  for (ssize_t n; (n = read(err[0], buf, sizeof buf)) > 0;) said.append(buf, static_cast<std::size_t>(n));
-  close(err[0]);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << said;
-  EXPECT_NE(said.find("writing " + path + " failed"), std::string::npos) << said;
-  EXPECT_NE(said.find("records not written"), std::string::npos) << said;
+    return writer.write_failed() && writer.records_lost() > 0 ? 0 : 1;
+  });
+  EXPECT_TRUE(child.ExitedWith(0)) << child.said;
+  EXPECT_NE(child.said.find("writing " + path + " failed: File too large"), std::string::npos) << child.said;
+  EXPECT_EQ(child.said.find("writing " + path + " failed", child.said.find("failed") + 1), std::string::npos)
+      << "said more than once: " << child.said;
+  EXPECT_NE(child.said.find("records not written"), std::string::npos) << child.said;
+  ReadBack r = Read(path);
+  EXPECT_EQ(r.report.corrupt_chunks, 0) << "a partly written chunk was left in the file";
+  EXPECT_GT(r.numbers.size(), 0u);
+  EXPECT_LT(r.numbers.size(), static_cast<std::size_t>(kRecords));
+  std::remove(path.c_str());
+}
+
+// The failing disk's stand-in: while set, every write stores half of what it was given, then
+// fails with ENOSPC (a full disk's partial write).
+std::atomic<bool> g_disk_full{false};
+ssize_t HalfThenFull(int fd, const void* data, std::size_t size) {
+  if (!g_disk_full.load()) return ::write(fd, data, size);
+  if (size > 1) return ::write(fd, data, size / 2);
+  errno = ENOSPC;
+  return -1;
+}
+
+// Writing goes on after the disk recovers: the chunks that failed are cut off and counted, their
+// strings go out with the next chunk, and every record is either in the file or counted.
+TEST(TraceWriter, FullDiskDropsCountedChunksAndWritingResumes) {
+  std::string path = TempPath("full_disk");
+  auto child = RunInChild([&] {
+    RecordSink sink;
+    WriterOptions options{0, 1 << 20, 1'000'000, 5'000'000'000};
+    options.write_fn = &HalfThenFull;
+    TraceWriter writer(sink, options);
+    if (!writer.Open(path, false).empty()) return 2;
+    WriteNumbered(sink, writer, 1500, 500);  // records 1-1500
+    g_disk_full = true;
+    sink.PushString(sink.NewStringId(), "named while the disk was full");
+    WriteNumbered(sink, writer, 1500, 500);  // three chunks lost
+    g_disk_full = false;
+    WriteNumbered(sink, writer, 1500, 500);  // 1-1500 again
+    writer.Close();
+    return writer.records_lost() == 1500 ? 0 : 1;
+  });
+  EXPECT_TRUE(child.ExitedWith(0)) << child.said;
+  std::string line = "plasmient agent: writing " + path + " failed: No space left on device";
+  std::size_t at = child.said.find(line);
+  EXPECT_NE(at, std::string::npos) << child.said;
+  EXPECT_EQ(child.said.find(line, at + 1), std::string::npos) << "said more than once: " << child.said;
+
+  ReadBack r = Read(path);
+  EXPECT_FALSE(r.report.truncated) << "no closing chunk";
+  EXPECT_EQ(r.report.corrupt_chunks, 0) << "a partly written chunk was left in the file";
+  EXPECT_EQ(r.numbers.size(), 3000u);
+  EXPECT_EQ(r.drops[static_cast<std::size_t>(wire::DropSource::kSpool)], 1500);
+  EXPECT_NE(std::find(r.strings.begin(), r.strings.end(), "named while the disk was full"), r.strings.end());
   std::remove(path.c_str());
 }
 

@@ -49,6 +49,7 @@ std::string TraceWriter::StartFile(const std::string& path, std::uint32_t file_f
     why = part_path_ + ": cannot write trace file header: " + strerror(errno);
     write_failed_ = true;
   }
+  good_bytes_ = static_cast<off_t>(sizeof h);
   if (!why.empty() && options_.windowed && !said_spool_problem_) {
     said_spool_problem_ = true;
     std::fprintf(stderr, "plasmient agent: %s; windows are dropped (counted) until the spool takes them\n",
@@ -67,21 +68,33 @@ void TraceWriter::Rotate(const std::string& path, std::uint32_t file_flags) {
   StartFile(path, file_flags);
 }
 
-void TraceWriter::KeepSticky(const std::uint8_t* data, std::size_t bytes) {
+namespace {
+
+// Appends the string, process and device records among `bytes` to `to` (at most 16 MiB in all):
+// what a file needs to read on its own. Returns how many it appended.
+std::uint32_t AppendSticky(const std::uint8_t* data, std::size_t bytes, std::vector<std::uint8_t>& to) {
   constexpr std::size_t kMaxStickyBytes = 16 << 20;
+  std::uint32_t appended = 0;
   std::size_t at = 0;
   while (at + sizeof(wire::RecordHeader) <= bytes) {
     wire::RecordHeader h;
     std::memcpy(&h, data + at, sizeof h);
-    if (h.size_bytes < sizeof h || at + h.size_bytes > bytes) return;
+    if (h.size_bytes < sizeof h || at + h.size_bytes > bytes) break;
     bool sticky = h.kind == wire::RecordKind::kString || h.kind == wire::RecordKind::kProcess ||
                   h.kind == wire::RecordKind::kDevice;
-    if (sticky && sticky_.size() + h.size_bytes <= kMaxStickyBytes) {
-      sticky_.insert(sticky_.end(), data + at, data + at + h.size_bytes);
-      ++sticky_records_;
+    if (sticky && to.size() + h.size_bytes <= kMaxStickyBytes) {
+      to.insert(to.end(), data + at, data + at + h.size_bytes);
+      ++appended;
     }
     at += h.size_bytes;
   }
+  return appended;
+}
+
+}  // namespace
+
+void TraceWriter::KeepSticky(const std::uint8_t* data, std::size_t bytes) {
+  sticky_records_ += AppendSticky(data, bytes, sticky_);
 }
 
 void TraceWriter::Run() {
@@ -153,8 +166,9 @@ void TraceWriter::AppendDropsAndClock(bool force_clock) {
 }
 
 void TraceWriter::DiscardPending() {
-  if (!capped_) {
-    capped_ = true;
+  capped_ = true;
+  if (!said_cap_) {
+    said_cap_ = true;
     std::fprintf(stderr,
                  "plasmient agent: %s reached its size cap (%llu bytes); further records are counted, "
                  "not written\n",
@@ -162,8 +176,7 @@ void TraceWriter::DiscardPending() {
   }
   sink_.CountDrops(wire::DropSource::kSizeCap, pending_records_ - pending_meta_);
   records_lost_ += pending_records_ - pending_meta_;
-  pending_.clear();
-  pending_records_ = pending_meta_ = 0;
+  ClearPending();
   for (auto& n : drops_reported_) n = -1;  // the discarded drop records go out again
 }
 
@@ -176,28 +189,60 @@ void TraceWriter::WriteChunk(std::uint32_t flags) {
     DiscardPending();
     return;
   }
-  if (fd_ >= 0 && !write_failed_) {
-    if (!WriteAll(out_.data(), out_.size())) {
-      write_failed_ = true;
+  std::uint32_t records = pending_records_ - pending_meta_;
+  // A window file that failed once is dropped whole; a whole-run file tries every chunk.
+  bool attempt = fd_ >= 0 && !(write_failed_ && options_.windowed);
+  if (attempt && WriteAll(out_.data(), out_.size())) {
+    records_written_ += pending_records_;
+    file_records_ += records;
+    bytes_written_ += out_.size();
+    good_bytes_ += static_cast<off_t>(out_.size());
+  } else {
+    if (attempt && !write_failed_) {
       std::fprintf(stderr, "plasmient agent: writing %s failed: %s; %s\n", part_path_.c_str(),
                    strerror(errno),
-                   options_.windowed ? "the window is dropped" : "the trace ends at its last chunk");
+                   options_.windowed ? "the window is dropped"
+                                     : "records are dropped (counted) until a later chunk is written");
       // A windowed file is removed whole: what it held is dropped as well.
       if (options_.windowed)
         sink_.CountDrops(wire::DropSource::kSpool, static_cast<std::int64_t>(file_records_));
     }
-  }
-  std::uint32_t records = pending_records_ - pending_meta_;
-  if (fd_ < 0 || write_failed_) {
-    records_lost_ += pending_records_;
+    if (attempt) write_failed_ = true;
+    if (!options_.windowed && fd_ >= 0) {
+      DropFailedChunk(records);
+      return;
+    }
+    records_lost_ += records;
     if (options_.windowed) sink_.CountDrops(wire::DropSource::kSpool, records);
-  } else {
-    records_written_ += pending_records_;
-    file_records_ += records;
-    bytes_written_ += out_.size();
   }
+  ClearPending();
+}
+
+void TraceWriter::ClearPending() {
   pending_.clear();
   pending_records_ = pending_meta_ = 0;
+  resent_records_ = 0;
+  resent_bytes_ = 0;
+}
+
+void TraceWriter::DropFailedChunk(std::uint32_t records) {
+  // A partly written chunk is cut off, so the next one follows the last complete chunk.
+  if (::ftruncate(fd_, good_bytes_) != 0 || ::lseek(fd_, good_bytes_, SEEK_SET) != good_bytes_) {
+    // Not a regular file: the reader skips a torn chunk by resynchronizing at the next header.
+  }
+  // What an earlier failed chunk handed on is at the front, already counted as meta.
+  std::vector<std::uint8_t> kept(pending_.begin(),
+                                 pending_.begin() + static_cast<std::ptrdiff_t>(resent_bytes_));
+  std::uint32_t sticky = AppendSticky(pending_.data() + resent_bytes_, pending_.size() - resent_bytes_, kept);
+  sink_.CountDrops(wire::DropSource::kSpool, records - sticky);
+  records_lost_ += records - sticky;
+  resent_records_ += sticky;
+  resent_bytes_ = kept.size();
+  pending_.swap(kept);
+  pending_records_ = pending_meta_ = resent_records_;
+  oldest_pending_ns_ = MonotonicNs();
+  for (auto& n : drops_reported_) n = -1;  // the lost drop records go out again
+  last_clock_sync_ns_ = 0;                 // and a clock pair
 }
 
 void TraceWriter::FinishFile() {
@@ -244,7 +289,7 @@ void TraceWriter::Close() {
 
 bool TraceWriter::WriteAll(const std::uint8_t* data, std::size_t size) {
   while (size > 0) {
-    ssize_t n = ::write(fd_, data, size);
+    ssize_t n = options_.write_fn(fd_, data, size);
     if (n < 0) {
       if (errno == EINTR) continue;
       return false;

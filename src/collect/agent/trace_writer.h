@@ -2,6 +2,8 @@
 // and writes them. Application threads never wait on it.
 #pragma once
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -27,6 +29,8 @@ struct WriterOptions {
   // and counts drops from the last file that was written. A file that cannot be created or
   // written is dropped whole: its records are counted (DropSource::kSpool), the next file says so.
   bool windowed = false;
+  // Where chunks go (the seam for a failing disk in tests): write(2)'s contract.
+  ssize_t (*write_fn)(int fd, const void* data, std::size_t size) = &::write;
 };
 
 class TraceWriter {
@@ -55,6 +59,10 @@ class TraceWriter {
   void WriteChunk(std::uint32_t flags);
 
   std::uint64_t records_written() const { return records_written_; }
+  // A whole-run file whose write fails (disk full, quota, I/O error) says so once on stderr with
+  // the path and the error, goes back to the end of its last complete chunk, counts the chunk's
+  // records (DropSource::kSpool), keeps its string, process and device records for the next
+  // chunk, and tries again with the next chunk: the file stays readable, with a counted gap.
   // Records framed but not in the file: a write failed (disk full, ...) or the size cap.
   std::uint64_t records_lost() const { return records_lost_; }
   bool write_failed() const { return write_failed_; }
@@ -68,6 +76,8 @@ class TraceWriter {
   std::string StartFile(const std::string& path, std::uint32_t file_flags);
   void FinishFile();
   void KeepSticky(const std::uint8_t* data, std::size_t bytes);
+  void DropFailedChunk(std::uint32_t records);  // whole-run: see records_lost()
+  void ClearPending();
   void AppendDropsAndClock(bool force_clock);
   void DiscardPending();  // over the size cap: counted, not written
   bool WriteAll(const std::uint8_t* data, std::size_t size);
@@ -85,7 +95,10 @@ class TraceWriter {
   std::vector<std::uint8_t> pending_;
   std::vector<std::uint8_t> out_;
   std::uint32_t pending_records_ = 0;
-  std::uint32_t pending_meta_ = 0;  // of which drop counts and clock pairs
+  std::uint32_t pending_meta_ = 0;  // of which drop counts, clock pairs and what is resent
+  // At the front of pending_: the string, process and device records of failed chunks, resent.
+  std::uint32_t resent_records_ = 0;
+  std::size_t resent_bytes_ = 0;
   std::uint64_t oldest_pending_ns_ = 0;
   std::uint64_t last_clock_sync_ns_ = 0;
   std::int64_t drops_reported_[static_cast<std::size_t>(wire::DropSource::kCount)] = {};
@@ -99,9 +112,11 @@ class TraceWriter {
   bool said_spool_problem_ = false;
   std::uint64_t records_written_ = 0;
   std::uint64_t bytes_written_ = 0;
+  off_t good_bytes_ = 0;  // the file up to its last complete chunk
   std::uint64_t records_lost_ = 0;
   bool write_failed_ = false;
-  bool capped_ = false;
+  bool capped_ = false;    // this file reached the size cap
+  bool said_cap_ = false;  // once per process, not per window file
 };
 
 }  // namespace plasmient::collect

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <thread>
 #include <vector>
@@ -368,6 +370,49 @@ TEST(ActivityConverter, FlushDuringConversionLosesAndRepeatsNothing) {
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->quality.Get(model::Dq::kDroppedRecords), 0);
   EXPECT_EQ(t->gpu.size(), 4u * kBuffers);
+  std::remove(path.c_str());
+}
+
+// The exit hook's Flush waits for a conversion in progress: run beside it, it could publish a
+// block still being filled, which the conversion then published again (written twice).
+// Deterministic: the conversion pauses inside CUPTI's iterator while another thread flushes.
+std::function<void()> g_mid_buffer;
+CUptiResult PausingNext(uint8_t* buffer, size_t valid, CUpti_Activity** record) {
+  static int calls = 0;
+  if (++calls == 3 && g_mid_buffer) g_mid_buffer();
+  return FakeBuffer::Next(buffer, valid, record);
+}
+
+TEST(ActivityConverter, FlushWaitsForTheConversionInProgress) {
+  std::string path = ::testing::TempDir() + "/flush_waits." + std::to_string(getpid()) + ".pltrace";
+  RecordSink sink;
+  bool flushed_mid_buffer = true;
+  {
+    TraceWriter writer(sink, WriterOptions{});
+    ASSERT_EQ(writer.Open(path), "");
+    ActivityConverter converter(sink, &PausingNext, &ApiName);
+    FakeBuffer b = MakeBuffer();
+    FakeBuffer::Use(&b);
+    std::atomic<bool> flushed{false};
+    std::thread flusher;
+    g_mid_buffer = [&] {
+      flusher = std::thread([&] {
+        converter.Flush();
+        flushed = true;
+      });
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      flushed_mid_buffer = flushed.load();
+    };
+    converter.ConvertBuffer(b.data(), b.size());
+    g_mid_buffer = nullptr;
+    flusher.join();
+    writer.Close();
+  }
+  EXPECT_FALSE(flushed_mid_buffer) << "Flush ran while a buffer was being converted";
+  auto t = ingest::native::ReadNative(path);
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->quality.Get(model::Dq::kDroppedRecords), 0);
+  EXPECT_EQ(t->gpu.size(), 4u);
   std::remove(path.c_str());
 }
 
