@@ -10,6 +10,7 @@
 
 #include "cli/analyze_command.h"
 #include "cli/diff_command.h"
+#include "cli/explain_command.h"
 #include "cli/fleet_commands.h"
 #include "cli/synth_options.h"
 #include "cli/whatif_command.h"
@@ -151,6 +152,7 @@ std::vector<CommandHook> RegisterCommands(CLI::App& app) {
   std::vector<CommandHook> hooks;
   hooks.push_back(RegisterDiff(app));
   hooks.push_back(RegisterWhatIf(app));
+  hooks.push_back(RegisterExplain(app));
 
   auto synth_args = std::make_shared<SynthArgs>();
   auto* s = app.add_subcommand("synth",

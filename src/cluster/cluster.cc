@@ -16,17 +16,6 @@ namespace {
 
 using model::Dq;
 
-template <typename T>
-double Median(std::vector<T> v) {
-  if (v.empty()) return 0;
-  std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  double upper = static_cast<double>(v[mid]);
-  if (v.size() % 2 == 1) return upper;
-  double lower = static_cast<double>(*std::max_element(v.begin(), v.begin() + mid));
-  return (lower + upper) / 2;
-}
-
 // Lowest rank first; a rank given twice is reported and its later inputs dropped.
 std::vector<const RankCollectives*> UniqueRanks(std::span<const RankCollectives> ranks, ClusterResult& out) {
   std::vector<const RankCollectives*> sorted;

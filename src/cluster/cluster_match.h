@@ -1,6 +1,7 @@
 // Matching for the cluster layer (cluster.h): which instances on which ranks are one collective.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -34,6 +35,18 @@ struct MatchSet {
   std::int64_t unpaired_p2p = 0;  // send/recv whose peer cannot be told
   std::vector<std::string> problems;
 };
+
+// The median of v (the mean of the two middle values when their number is even); 0 when empty.
+template <typename T>
+double Median(std::vector<T> v) {
+  if (v.empty()) return 0;
+  std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  double upper = static_cast<double>(v[mid]);
+  if (v.size() % 2 == 1) return upper;
+  double lower = static_cast<double>(*std::max_element(v.begin(), v.begin() + mid));
+  return (lower + upper) / 2;
+}
 
 // Members of "[0, 1, 2, 3]" (any separators); empty when the text holds no number.
 std::vector<std::int64_t> ParseGroupRanks(std::string_view text);

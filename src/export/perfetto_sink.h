@@ -21,6 +21,7 @@
 #include "base/result.h"
 #include "export/perfetto_tracks.h"
 #include "verdict/analyze.h"
+#include "verdict/timeline.h"
 
 namespace plasmient::exporting {
 
@@ -35,8 +36,8 @@ struct PerfettoOptions {
   // first rank: events stream straight to the output.
   std::optional<std::unordered_map<std::int64_t, double>> clock_offset_s;
   // Counter bucket width; widened so that no rank gets more than max_buckets buckets.
-  TimeNs bucket_ns = kNsPerMs;
-  std::size_t max_buckets = 4000;
+  TimeNs bucket_ns = verdict::kTimelineBucketNs;
+  std::size_t max_buckets = verdict::kTimelineMaxBuckets;
 };
 
 struct PerfettoStats {

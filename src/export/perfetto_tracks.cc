@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "export/json_writer.h"
+#include "verdict/column.h"
 #include "verdict/layers.h"
 #include "verdict/timeline.h"
 
@@ -118,15 +119,7 @@ class TrackWriter {
   }
 
   // The step whose GPU window holds ts (windows tile the run), or kNoStep.
-  std::int64_t StepAt(TimeNs ts) const {
-    const auto& steps = d_.verdict.steps;
-    auto it = std::upper_bound(steps.begin(), steps.end(), ts, [](TimeNs x, const verdict::StepFigures& s) {
-      return x < s.figures.start_ns;
-    });
-    if (it == steps.begin()) return kNoStep;
-    --it;
-    return ts < it->figures.end_ns ? it->number : kNoStep;
-  }
+  std::int64_t StepAt(TimeNs ts) const { return verdict::StepAt(d_.verdict, ts); }
 
   std::string AnnotationPath(std::int32_t row) {
     if (row < 0) return "";

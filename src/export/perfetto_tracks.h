@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "verdict/analyze.h"
+#include "verdict/timeline.h"
 
 namespace plasmient::exporting {
 
@@ -28,8 +29,8 @@ inline constexpr std::int64_t kAnyStep = -2;  // metadata: kept by every step fi
 inline constexpr std::int64_t kNoStep = -1;   // outside every step
 
 struct TrackOptions {
-  TimeNs bucket_ns = kNsPerMs;
-  std::size_t max_buckets = 4000;
+  TimeNs bucket_ns = verdict::kTimelineBucketNs;
+  std::size_t max_buckets = verdict::kTimelineMaxBuckets;
 };
 
 class RankTracks {

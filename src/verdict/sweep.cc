@@ -1,6 +1,7 @@
 #include "verdict/sweep.h"
 
 #include <algorithm>
+#include <array>
 
 namespace plasmient::verdict {
 namespace {
@@ -14,6 +15,28 @@ struct Edge {
 };
 
 }  // namespace
+
+std::optional<ActivityClass> DecidingClass(std::span<const int, kActivityClasses> resident) {
+  for (auto c :
+       {ActivityClass::kCompute, ActivityClass::kCollective, ActivityClass::kP2P, ActivityClass::kMemory}) {
+    if (resident[static_cast<std::size_t>(c)] > 0) return c;
+  }
+  return std::nullopt;
+}
+
+Loss LossOfSlice(ActivityClass decided) {
+  switch (decided) {
+    case ActivityClass::kCollective:
+      return Loss::kExposedCommunication;
+    case ActivityClass::kP2P:
+      return Loss::kPipelineBubble;
+    case ActivityClass::kMemory:
+      return Loss::kDataMovement;
+    case ActivityClass::kCompute:
+      break;
+  }
+  return Loss::kComputeInefficiency;
+}
 
 SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start, TimeNs window_end) {
   SweepResult r;
@@ -38,7 +61,7 @@ SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start
   // G(t) = integral of 1/c over time with c >= 1 compute kernels resident: a kernel's share is
   // G(end) - G(start), so no per-slice loop over the resident set is needed.
   std::vector<double> g_start(items.size(), 0.0);
-  int counts[4] = {0, 0, 0, 0};
+  std::array<int, kActivityClasses> counts{};
   double g[4] = {0, 0, 0, 0};
   TimeNs prev = window_start;
   for (std::size_t e = 0; e <= edges.size(); ++e) {
@@ -49,18 +72,23 @@ SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start
       int coll = counts[static_cast<int>(ActivityClass::kCollective)];
       int p2p = counts[static_cast<int>(ActivityClass::kP2P)];
       int mem = counts[static_cast<int>(ActivityClass::kMemory)];
-      if (compute > 0) {
-        r.compute_ns += d;
-        g[static_cast<int>(ActivityClass::kCompute)] += d / compute;
-      } else if (coll > 0) {
-        r.exposed_communication_ns += d;
-        g[static_cast<int>(ActivityClass::kCollective)] += d / coll;
-      } else if (p2p > 0) {
-        r.pipeline_bubble_ns += d;
-        g[static_cast<int>(ActivityClass::kP2P)] += d / p2p;
-      } else if (mem > 0) {
-        r.data_movement_ns += d;
-        g[static_cast<int>(ActivityClass::kMemory)] += d / mem;
+      if (auto decided = DecidingClass(counts)) {
+        int c = static_cast<int>(*decided);
+        g[c] += d / counts[c];
+        switch (*decided) {
+          case ActivityClass::kCompute:
+            r.compute_ns += d;
+            break;
+          case ActivityClass::kCollective:
+            r.exposed_communication_ns += d;
+            break;
+          case ActivityClass::kP2P:
+            r.pipeline_bubble_ns += d;
+            break;
+          case ActivityClass::kMemory:
+            r.data_movement_ns += d;
+            break;
+        }
       } else {
         r.idle_ns += d;
       }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -35,6 +36,16 @@ struct SweepResult {
   // charged only for slices its class decided (its exposed time), split the same way.
   std::vector<std::pair<std::int32_t, double>> shares;
 };
+
+inline constexpr std::size_t kActivityClasses = 4;  // join::ActivityClass values
+
+// The class that decides an elementary slice, given how many activities of each class are
+// resident (by ActivityClass value): compute over collective over P2P over memory; nullopt when
+// nothing is resident (the slice is idle).
+std::optional<join::ActivityClass> DecidingClass(std::span<const int, kActivityClasses> resident);
+// The loss a slice decided by a non-compute class goes to (exposed communication, pipeline bubble,
+// data movement); a compute slice's loss is its kernels' (kComputeInefficiency is returned).
+Loss LossOfSlice(join::ActivityClass decided);
 
 // Activities are clipped to [window_start, window_end). The categories sum to the window length.
 SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start, TimeNs window_end);

@@ -11,6 +11,11 @@
 
 namespace plasmient::verdict {
 
+// The buckets reports draw and read (the Perfetto counters, `plasmient explain`): the run window
+// cut from its start into 1 ms buckets, widened so that a rank has at most this many.
+inline constexpr TimeNs kTimelineBucketNs = kNsPerMs;
+inline constexpr std::size_t kTimelineMaxBuckets = 4000;
+
 struct TimelineBucket {
   TimeNs start_ns = 0, end_ns = 0;
   double utilization = 0;  // of the bucket, some kernel resident

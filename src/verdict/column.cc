@@ -1,0 +1,257 @@
+#include "verdict/column.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "join/layer_tree.h"
+#include "verdict/facts.h"
+#include "verdict/layers.h"
+#include "verdict/sweep.h"
+
+namespace plasmient::verdict {
+namespace {
+
+using join::ActivityClass;
+
+std::string_view HostKind(model::CpuOpKind k) {
+  switch (k) {
+    case model::CpuOpKind::kOp: return "op";
+    case model::CpuOpKind::kAnnotation: return "annotation";
+    case model::CpuOpKind::kStep: return "step";
+    case model::CpuOpKind::kModule: return "module";
+  }
+  return "op";
+}
+
+double Ms(TimeNs ns) { return static_cast<double>(ns) / 1e6; }
+
+// "rank 3", or "the trace" when it does not say its rank.
+std::string Whose(std::int64_t rank) { return rank >= 0 ? fmt::format("rank {}", rank) : "the trace"; }
+
+ColumnActivity ActivityRow(const RankDetail& d, const join::LayerTree& tree, std::size_t i) {
+  const auto& t = d.trace;
+  const auto& f = d.facts;
+  ColumnActivity a;
+  a.row = static_cast<std::int32_t>(i);
+  a.name = std::string(t.Str(t.gpu.name[i]));
+  a.device = t.gpu.device[i];
+  a.stream = t.gpu.stream[i];
+  a.start_ns = t.gpu.start_ns[i];
+  a.end_ns = t.gpu.end_ns[i];
+  a.cls = f.cls[i];
+  a.modeled = f.flops[i] > 0 || f.bytes[i] > 0;
+  a.achieved_fraction = f.achieved_fraction[i];
+  a.roofline_fraction = f.roofline_fraction[i];
+  a.bound = f.bound[i];
+  a.loss = f.loss[i];
+  if (f.op[i] >= 0) a.op = std::string(t.Str(t.cpu.name[f.op[i]]));
+  std::int32_t node = i < tree.activity.size() ? tree.activity[i] : -1;
+  if (node >= 0 && !IsCatchAllLayer(tree.nodes[node].path)) a.layer = tree.nodes[node].path;
+  a.step = f.step_number[i];
+  if (f.launch[i] >= 0) {
+    a.launch = std::string(t.Str(t.api.name[f.launch[i]]));
+    a.launch_ns = t.api.start_ns[f.launch[i]];
+  }
+  if (std::int32_t c = d.joined.collective[i]; c >= 0) {
+    a.collective = std::string(t.Str(t.collectives.name[c]));
+    a.collective_bytes = t.collectives.bytes[c];
+  }
+  return a;
+}
+
+// The kept activities' class counts at t, and the rows resident there.
+std::vector<std::size_t> ResidentAt(const RankDetail& d, TimeNs t, std::array<int, kActivityClasses>& counts) {
+  std::vector<std::size_t> rows;
+  const auto& g = d.trace.gpu;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    if (!d.facts.kept[i] || g.start_ns[i] > t || g.end_ns[i] <= t) continue;
+    ++counts[static_cast<std::size_t>(d.facts.cls[i])];
+    rows.push_back(i);
+  }
+  return rows;
+}
+
+// Contiguous stretches of the window that the sweep's rule gives to one deciding class (or idle).
+struct Stretch {
+  TimeNs start_ns, end_ns;
+  std::optional<ActivityClass> deciding;
+};
+
+std::vector<Stretch> Stretches(const RankDetail& d) {
+  const auto& g = d.trace.gpu;
+  std::vector<std::pair<TimeNs, int>> edges;  // (time, class + 1 for a start, −(class + 1) for an end)
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    if (!d.facts.kept[i] || g.end_ns[i] <= g.start_ns[i]) continue;
+    int c = static_cast<int>(d.facts.cls[i]) + 1;
+    edges.emplace_back(g.start_ns[i], c);
+    edges.emplace_back(g.end_ns[i], -c);
+  }
+  std::sort(edges.begin(), edges.end());
+  const Figures& run = d.verdict.run;
+  std::vector<Stretch> out;
+  std::array<int, kActivityClasses> counts{};
+  TimeNs prev = run.start_ns;
+  auto close = [&](TimeNs until) {
+    if (until <= prev) return;
+    auto decided = DecidingClass(counts);
+    if (!out.empty() && out.back().deciding == decided && out.back().end_ns == prev) {
+      out.back().end_ns = until;
+    } else {
+      out.push_back({prev, until, decided});
+    }
+    prev = until;
+  };
+  for (auto [ts, c] : edges) {
+    close(std::clamp(ts, run.start_ns, run.end_ns));
+    counts[static_cast<std::size_t>(std::abs(c) - 1)] += c > 0 ? 1 : -1;
+  }
+  close(run.end_ns);
+  return out;
+}
+
+bool IsComputeLoss(Loss l) {
+  return l == Loss::kComputeInefficiency || l == Loss::kMemoryBound || l == Loss::kUnmodeledKernels;
+}
+
+}  // namespace
+
+std::int64_t StepAt(const RankVerdict& v, TimeNs ts) {
+  auto it = std::upper_bound(v.steps.begin(), v.steps.end(), ts,
+                             [](TimeNs x, const StepFigures& s) { return x < s.figures.start_ns; });
+  if (it == v.steps.begin()) return -1;
+  --it;
+  return ts < it->figures.end_ns ? it->number : -1;
+}
+
+std::optional<TimeNs> WorstInstant(const RankDetail& d, Loss loss) {
+  const auto& f = d.facts;
+  const auto& g = d.trace.gpu;
+  if (IsComputeLoss(loss)) {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      if (!f.kept[i] || f.cls[i] != ActivityClass::kCompute || f.loss[i] != loss || f.lost_ns(i) <= 0) continue;
+      if (!best || f.lost_ns(i) > f.lost_ns(*best)) best = i;
+    }
+    if (!best) return std::nullopt;
+    return g.start_ns[*best] + (g.end_ns[*best] - g.start_ns[*best]) / 2;
+  }
+  std::optional<Stretch> longest;
+  for (const auto& s : Stretches(d)) {
+    Loss charged = s.deciding ? LossOfSlice(*s.deciding) : Loss::kHostBoundIdle;
+    if (s.deciding == ActivityClass::kCompute || charged != loss) continue;
+    if (!longest || s.end_ns - s.start_ns > longest->end_ns - longest->start_ns) longest = s;
+  }
+  if (!longest) return std::nullopt;
+  return longest->start_ns + (longest->end_ns - longest->start_ns) / 2;
+}
+
+Result<TimeNs> ResolveInstant(const InstantSpec& spec, const RankDetail& d, Loss worst_loss) {
+  const Figures& run = d.verdict.run;
+  const std::int64_t rank = d.verdict.rank;
+  switch (spec.kind) {
+    case InstantSpec::Kind::kWorst: {
+      if (auto t = WorstInstant(d, worst_loss)) return *t;
+      // The job's largest loss is absent on this rank: its own largest loss instead.
+      auto own = std::max_element(run.loss_s.begin(), run.loss_s.end()) - run.loss_s.begin();
+      if (auto t = WorstInstant(d, static_cast<Loss>(own))) return *t;
+      return Fail("{} has no lost time to show", Whose(rank));
+    }
+    case InstantSpec::Kind::kStep: {
+      for (const auto& s : d.verdict.steps) {
+        if (s.number != spec.step) continue;
+        TimeNs t = s.figures.start_ns + spec.offset_ns;
+        if (spec.offset_ns < 0 || t >= s.figures.end_ns) {
+          return Fail("step {} of {} lasts {:.3f} ms: +{:.3f} ms is outside it", spec.step, Whose(rank),
+                      Ms(s.figures.end_ns - s.figures.start_ns), Ms(spec.offset_ns));
+        }
+        return t;
+      }
+      if (d.verdict.steps.empty()) return Fail("{} has no ProfilerStep in its window", Whose(rank));
+      std::string list;
+      for (const auto& s : d.verdict.steps) list += (list.empty() ? "" : ", ") + std::to_string(s.number);
+      return Fail("{} has no step {}: its steps are {}", Whose(rank), spec.step, list);
+    }
+    case InstantSpec::Kind::kOffset: break;
+  }
+  TimeNs t = run.start_ns + spec.offset_ns;
+  if (spec.offset_ns < 0 || t >= run.end_ns) {
+    return Fail("t = {:.3f} ms is outside {}'s window, which runs from 0 to {:.3f} ms", Ms(spec.offset_ns),
+                Whose(rank), Ms(run.end_ns - run.start_ns));
+  }
+  return t;
+}
+
+Column ReadColumn(const RankDetail& d, TimeNs t) {
+  const auto& tr = d.trace;
+  const auto& f = d.facts;
+  Column c;
+  c.rank = d.verdict.rank;
+  c.t_ns = t;
+  c.window_start_ns = d.verdict.run.start_ns;
+  c.window_end_ns = d.verdict.run.end_ns;
+  for (const auto& b : Timeline(tr, f, d.verdict.run, kTimelineBucketNs, kTimelineMaxBuckets)) {
+    if (b.start_ns <= t && t < b.end_ns) c.bucket = b;
+  }
+  std::map<std::string_view, CounterValue> latest;
+  for (std::size_t i = 0; i < tr.samples.size(); ++i) {
+    TimeNs ts = tr.samples.ts_ns[i];
+    if (ts > t || ts < c.window_start_ns) continue;
+    auto& slot = latest[tr.Str(tr.samples.metric[i])];
+    if (slot.metric.empty() || ts >= slot.ts_ns) {
+      slot = {std::string(tr.Str(tr.samples.metric[i])), tr.samples.value[i], ts};
+    }
+  }
+  for (auto& [name, v] : latest) c.counters.push_back(std::move(v));
+
+  const join::LayerTree tree = join::BuildLayerTree(tr, d.joined, f.kept);
+  std::array<int, kActivityClasses> counts{};
+  for (std::size_t i : ResidentAt(d, t, counts)) c.resident.push_back(ActivityRow(d, tree, i));
+  c.deciding = DecidingClass(counts);
+  std::stable_sort(c.resident.begin(), c.resident.end(), [&](const ColumnActivity& a, const ColumnActivity& b) {
+    bool ad = a.cls == c.deciding, bd = b.cls == c.deciding;
+    return ad != bd ? ad : a.start_ns < b.start_ns;
+  });
+  if (!c.deciding) {
+    c.loss = Loss::kHostBoundIdle;
+  } else if (*c.deciding != ActivityClass::kCompute) {
+    c.loss = LossOfSlice(*c.deciding);
+  } else {
+    c.loss = c.resident.front().loss;
+  }
+  c.step = StepAt(d.verdict, t);
+
+  for (std::size_t i = 0; i < tr.cpu.size(); ++i) {
+    if (tr.cpu.start_ns[i] > t || tr.cpu.end_ns[i] <= t) continue;
+    c.host.push_back({std::string(tr.Str(tr.cpu.name[i])), std::string(HostKind(tr.cpu.kind[i])), tr.cpu.tid[i],
+                      tr.cpu.start_ns[i], tr.cpu.end_ns[i]});
+  }
+  for (std::size_t i = 0; i < tr.api.size(); ++i) {
+    if (tr.api.start_ns[i] > t || tr.api.end_ns[i] <= t) continue;
+    c.host.push_back({std::string(tr.Str(tr.api.name[i])), "api", tr.api.tid[i], tr.api.start_ns[i],
+                      tr.api.end_ns[i]});
+  }
+  std::stable_sort(c.host.begin(), c.host.end(),
+                   [](const HostRange& a, const HostRange& b) { return a.start_ns > b.start_ns; });
+
+  if (c.resident.empty()) {
+    const auto& g = tr.gpu;
+    std::optional<std::size_t> next;
+    c.gap_start_ns = c.window_start_ns;
+    c.gap_end_ns = c.window_end_ns;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      if (!f.kept[i]) continue;
+      if (g.end_ns[i] <= t) c.gap_start_ns = std::max(c.gap_start_ns, g.end_ns[i]);
+      if (g.start_ns[i] > t && (!next || g.start_ns[i] < g.start_ns[*next])) next = i;
+    }
+    if (next) {
+      c.gap_end_ns = g.start_ns[*next];
+      c.next = ActivityRow(d, tree, *next);
+    }
+  }
+  return c;
+}
+
+}  // namespace plasmient::verdict
