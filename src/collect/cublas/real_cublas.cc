@@ -18,7 +18,7 @@ namespace {
 constexpr const char* kCublasSoname = "libcublas.so." PLASMIENT_STR(CUBLAS_VER_MAJOR);
 constexpr const char* kCublasLtSoname = "libcublasLt.so." PLASMIENT_STR(CUBLAS_VER_MAJOR);
 
-// The load address of this library: a symbol found there is our own interposer, never the real one.
+// The load address of this library.
 void* OwnBase() {
   static void* base = [] {
     Dl_info info{};
@@ -27,20 +27,32 @@ void* OwnBase() {
   return base;
 }
 
-bool IsOurs(const void* fn) {
+// Ours, or another copy of the agent loaded from another path (an always-on agent beside
+// `plasmient run`'s): never the real function. Forwarding to another copy could come back here
+// (each would find the other's definition in its caller's scope) and recurse without end.
+bool IsInterposer(const void* fn) {
   Dl_info info{};
-  return dladdr(fn, &info) != 0 && info.dli_fbase == OwnBase();
+  if (dladdr(fn, &info) == 0) return false;
+  if (info.dli_fbase == OwnBase()) return true;
+  if (info.dli_fname == nullptr || info.dli_fname[0] == '\0') return false;
+  void* handle = dlopen(info.dli_fname, RTLD_NOLOAD | RTLD_LAZY | RTLD_LOCAL);
+  if (handle == nullptr) return false;
+  void* marker = dlsym(handle, "plasmient_agent_start");
+  Dl_info at{};
+  bool agent = marker != nullptr && dladdr(marker, &at) != 0 && at.dli_fbase == info.dli_fbase;
+  dlclose(handle);
+  return agent;
 }
 
 bool IsLt(const char* name) { return std::strncmp(name, "cublasLt", 8) == 0; }
 
-// `name` in the already loaded object `path` and its dependencies, unless that is ours. The
+// `name` in the already loaded object `path` and its dependencies, unless an interposer. The
 // handle is kept when it provides the function, so the library stays loaded while we call it.
 void* InLoaded(const char* path, const char* name) {
   void* handle = dlopen(path, RTLD_NOLOAD | RTLD_LAZY | RTLD_LOCAL);
   if (handle == nullptr) return nullptr;
   void* fn = dlsym(handle, name);
-  if (fn == nullptr || IsOurs(fn)) {
+  if (fn == nullptr || IsInterposer(fn)) {
     dlclose(handle);
     return nullptr;
   }
@@ -57,7 +69,7 @@ void* InCallerScope(const char* name, const void* caller) {
 
 void* InGlobalScope(const char* name) {
   void* fn = dlsym(RTLD_NEXT, name);
-  return fn != nullptr && !IsOurs(fn) ? fn : nullptr;
+  return fn != nullptr && !IsInterposer(fn) ? fn : nullptr;
 }
 
 int CollectName(dl_phdr_info* info, std::size_t, void* data) {
@@ -102,7 +114,7 @@ void* InLibraryLoaded(const char* name, std::string& why) {
     return nullptr;
   }
   void* fn = dlsym(handle, name);
-  if (fn == nullptr || IsOurs(fn)) {
+  if (fn == nullptr || IsInterposer(fn)) {
     dlclose(handle);
     why = std::string(library) + " does not define it";
     return nullptr;

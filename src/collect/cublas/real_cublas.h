@@ -21,7 +21,8 @@ namespace plasmient::collect {
 //     address from somewhere else);
 //  4. the library named by PLASMIENT_CUBLAS_LIBRARY (cublas*) or PLASMIENT_CUBLASLT_LIBRARY
 //     (cublasLt*), default the soname of the build's cuBLAS major version, dlopened RTLD_LOCAL.
-// A library that provides a function is kept loaded. nullptr when none of these has it.
+// Never an interposer: ours, or another copy of the agent. A library that provides a function is
+// kept loaded. nullptr when none of these has it.
 void* FindRealCublas(const char* name, const void* caller);
 
 // `name` as seen from the library that defines `fn` (its own symbols, then its dependencies):
@@ -36,7 +37,7 @@ class AddressCache {
   void Insert(std::uintptr_t key, void* fn);
 
  private:
-  static constexpr std::size_t kSlots = 64;  // call sites of one entry point
+  static constexpr std::size_t kSlots = 256;  // call sites of one entry point: PyTorch has a few
   static std::size_t Slot(std::uintptr_t key, std::size_t probe);
   std::atomic<std::uintptr_t> keys_[kSlots] = {};
   std::atomic<void*> fns_[kSlots] = {};

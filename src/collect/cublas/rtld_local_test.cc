@@ -135,4 +135,33 @@ TEST(GemmInterposer, NoCublasInTheProcessIsSaidOnceThenTheNamedLibraryIsLoaded) 
   EXPECT_NE(said.find("/nonexistent/libcublas.so.13"), std::string::npos) << said;
 }
 
+// Two copies of the agent in the global scope (an always-on agent and `plasmient run`'s, from
+// different paths): neither forwards to the other, or each would find the other in its caller's
+// scope and the call would recurse until the stack ran out. In a fresh process.
+TEST(GemmInterposer, AnotherCopyOfTheAgentIsNotTakenForCublas) {
+  if (const char* copy = getenv("PLASMIENT_TEST_AGENT_COPY_CHILD")) {
+    UseTestFolder();
+    if (dlopen(copy, RTLD_NOW | RTLD_GLOBAL) == nullptr) _exit(3);
+    Local user(PLASMIENT_CUBLAS_USER_SO);  // the real cuBLAS, RTLD_LOCAL
+    float one = 1;
+    // Called from the program itself: its scope is the global one, where both copies come first.
+    if (cublasSgemm_v2(reinterpret_cast<cublasHandle_t>(0x1), CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one,
+                       nullptr, 8, nullptr, 8, &one, nullptr, 8) != CUBLAS_STATUS_SUCCESS) {
+      _exit(4);
+    }
+    _exit(user.Fn("cublas_user_standin_calls")() == 1 ? 0 : 5);
+  }
+  std::string copy = ::testing::TempDir() + "/libplasmient_agent_copy." + std::to_string(getpid()) + ".so";
+  ASSERT_EQ(system(("cp " + std::string(PLASMIENT_AGENT_SO) + " " + copy).c_str()), 0);
+  auto child = plasmient::collect::RunInChild([&] {
+    setenv("PLASMIENT_TEST_AGENT_COPY_CHILD", copy.c_str(), 1);
+    execl("/proc/self/exe", "cublas_rtld_local_test",
+          "--gtest_filter=GemmInterposer.AnotherCopyOfTheAgentIsNotTakenForCublas",
+          static_cast<char*>(nullptr));
+    return 6;
+  });
+  EXPECT_TRUE(child.ExitedWith(0)) << "status " << child.status << "\n" << child.said;
+  std::remove(copy.c_str());
+}
+
 }  // namespace
