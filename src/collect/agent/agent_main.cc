@@ -23,7 +23,7 @@ void StartNvml(Agent& agent) {
     return;
   }
   auto* sampler =
-      new nvml::NvmlSampler(agent.sink(), api, period_ms, &nvml::CudaBusIds, agent.config().local_rank);
+      new nvml::NvmlSampler(agent.sink(), api, period_ms, &nvml::CudaDevices, agent.config().local_rank);
   if (!sampler->Init(why)) {
     std::fprintf(stderr, "plasmient agent: NVML sampling off: %s\n", why.c_str());
     delete sampler;

@@ -70,8 +70,8 @@ inline nvml::NvmlReturn NvmlGpmMetrics(nvml::NvmlGpmMetricsGet* m) {
   }
   return nvml::kNvmlSuccess;
 }
-inline bool OneDevice(std::vector<std::string>& ids) {
-  ids = {"0000:18:00.0"};
+inline bool OneDevice(std::vector<nvml::CudaDevice>& devices) {
+  devices = {{"0000:18:00.0", "", 1}};  // in use by the process
   return true;
 }
 inline nvml::NvmlApi Nvml(const Agent& agent) {

@@ -23,6 +23,7 @@ bool LoadNvml(NvmlApi& api, std::string& why) {
   Resolve(lib, "nvmlDeviceGetCount_v2", api.device_count);
   Resolve(lib, "nvmlDeviceGetHandleByIndex_v2", api.device_by_index);
   Resolve(lib, "nvmlDeviceGetHandleByPciBusId_v2", api.device_by_pci_bus_id);
+  Resolve(lib, "nvmlDeviceGetHandleByUUID", api.device_by_uuid);
   Resolve(lib, "nvmlDeviceGetMigMode", api.mig_mode);
   Resolve(lib, "nvmlDeviceGetUtilizationRates", api.utilization);
   Resolve(lib, "nvmlDeviceGetClockInfo", api.clock_info);
@@ -44,24 +45,50 @@ bool LoadNvml(NvmlApi& api, std::string& why) {
   return true;  // the library stays loaded for the life of the process
 }
 
-bool CudaBusIds(std::vector<std::string>& bus_ids) {
-  using GetCount = int (*)(int*);
-  using GetDevice = int (*)(int*, int);
-  using GetBusId = int (*)(char*, int, int);
-  static void* lib = nullptr;
-  if (lib == nullptr) lib = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY | RTLD_LOCAL);
-  if (lib == nullptr) return false;  // the application has not loaded CUDA yet
-  auto count = reinterpret_cast<GetCount>(dlsym(lib, "cuDeviceGetCount"));
-  auto device = reinterpret_cast<GetDevice>(dlsym(lib, "cuDeviceGet"));
-  auto bus_id = reinterpret_cast<GetBusId>(dlsym(lib, "cuDeviceGetPCIBusId"));
+std::string UuidText(const unsigned char (&bytes)[16]) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += kHex[bytes[i] >> 4];
+    out += kHex[bytes[i] & 0xF];
+  }
+  return out;
+}
+
+bool CudaDevices(std::vector<CudaDevice>& devices) {
+  struct Api {
+    int (*count)(int*) = nullptr;
+    int (*device)(int*, int) = nullptr;
+    int (*bus_id)(char*, int, int) = nullptr;
+    int (*uuid)(unsigned char (*)[16], int) = nullptr;         // cuDeviceGetUuid_v2
+    int (*primary_state)(int, unsigned int*, int*) = nullptr;  // cuDevicePrimaryCtxGetState
+  };
+  static Api cu;  // resolved on the sampler thread only
+  if (cu.count == nullptr) {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY | RTLD_LOCAL);
+    if (lib == nullptr) return false;  // the application has not loaded CUDA yet
+    Resolve(lib, "cuDeviceGet", cu.device);
+    Resolve(lib, "cuDeviceGetPCIBusId", cu.bus_id);
+    Resolve(lib, "cuDeviceGetUuid_v2", cu.uuid);  // v2: a MIG instance's own UUID
+    Resolve(lib, "cuDevicePrimaryCtxGetState", cu.primary_state);
+    Resolve(lib, "cuDeviceGetCount", cu.count);
+  }
   int n = 0;
-  if (count == nullptr || device == nullptr || bus_id == nullptr || count(&n) != 0) return false;
-  bus_ids.clear();
+  if (cu.count == nullptr || cu.device == nullptr || cu.bus_id == nullptr || cu.count(&n) != 0) return false;
+  devices.clear();
   for (int i = 0; i < n; ++i) {
     int dev = 0;
     char id[32] = {};
-    if (device(&dev, i) != 0 || bus_id(id, sizeof id, dev) != 0) return false;
-    bus_ids.emplace_back(id);
+    if (cu.device(&dev, i) != 0 || cu.bus_id(id, sizeof id, dev) != 0) return false;
+    CudaDevice d;
+    d.bus_id = id;
+    unsigned char uuid[16] = {};
+    if (cu.uuid != nullptr && cu.uuid(&uuid, dev) == 0) d.uuid = UuidText(uuid);
+    unsigned flags = 0;
+    int active = 0;
+    if (cu.primary_state != nullptr && cu.primary_state(dev, &flags, &active) == 0) d.in_use = active != 0;
+    devices.push_back(std::move(d));
   }
   return true;
 }

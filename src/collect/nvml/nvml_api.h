@@ -66,6 +66,7 @@ struct NvmlApi {
   NvmlReturn (*device_count)(unsigned int*) = nullptr;                     // nvmlDeviceGetCount_v2
   NvmlReturn (*device_by_index)(unsigned int, NvmlDevice*) = nullptr;      // ..._HandleByIndex_v2
   NvmlReturn (*device_by_pci_bus_id)(const char*, NvmlDevice*) = nullptr;  // ..._HandleByPciBusId_v2
+  NvmlReturn (*device_by_uuid)(const char*, NvmlDevice*) = nullptr;        // "GPU-…" or "MIG-…"
   NvmlReturn (*mig_mode)(NvmlDevice, unsigned int* current, unsigned int* pending) = nullptr;
   NvmlReturn (*utilization)(NvmlDevice, NvmlUtilization*) = nullptr;
   NvmlReturn (*clock_info)(NvmlDevice, int, unsigned int*) = nullptr;
@@ -84,10 +85,20 @@ struct NvmlApi {
 // the required calls is missing (GPM and MIG calls are optional).
 bool LoadNvml(NvmlApi& api, std::string& why);
 
-// The PCI bus id ("0000:3B:00.0") of each CUDA device the process sees, in CUDA ordinal order
-// (after CUDA_VISIBLE_DEVICES). False while CUDA is not initialized in the process yet.
-using CudaBusIdsFn = bool (*)(std::vector<std::string>& bus_ids);
+// One CUDA device as the process sees it, in CUDA ordinal order (after CUDA_VISIBLE_DEVICES,
+// whether that names indices, GPU- or MIG- UUIDs).
+struct CudaDevice {
+  std::string bus_id;  // "0000:3B:00.0": for a MIG instance, its GPU's
+  std::string uuid;    // "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; NVML spells it GPU-… or, for a
+                       // MIG instance, MIG-…; empty when the driver does not say
+  int in_use = -1;     // the process's primary context on it is active: 1 yes, 0 no, -1 unknown
+};
+// False while CUDA is not initialized in the process yet.
+using CudaDevicesFn = bool (*)(std::vector<CudaDevice>& devices);
 // The driver's answer (libcuda.so.1 as already loaded by the application; never cuInit).
-bool CudaBusIds(std::vector<std::string>& bus_ids);
+bool CudaDevices(std::vector<CudaDevice>& devices);
+
+// "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" from a UUID's 16 bytes (cuDeviceGetUuid's CUuuid).
+std::string UuidText(const unsigned char (&bytes)[16]);
 
 }  // namespace plasmient::collect::nvml

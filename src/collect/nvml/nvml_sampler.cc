@@ -1,5 +1,6 @@
 #include "collect/nvml/nvml_sampler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -21,12 +22,12 @@ constexpr GpmMetricId kGpmMetrics[] = {
 
 }  // namespace
 
-NvmlSampler::NvmlSampler(RecordSink& sink, const NvmlApi& api, int period_ms, CudaBusIdsFn cuda_bus_ids,
+NvmlSampler::NvmlSampler(RecordSink& sink, const NvmlApi& api, int period_ms, CudaDevicesFn cuda_devices,
                          int local_rank)
     : sink_(sink),
       api_(api),
       period_ms_(period_ms < 1 ? 1 : period_ms),
-      cuda_bus_ids_(cuda_bus_ids),
+      cuda_devices_(cuda_devices),
       local_rank_(local_rank) {}
 
 NvmlSampler::~NvmlSampler() { Stop(); }
@@ -40,38 +41,83 @@ bool NvmlSampler::Init(std::string& why) {
   return true;
 }
 
-bool NvmlSampler::Discover() {
-  std::vector<std::string> bus_ids;
-  if (cuda_bus_ids_ == nullptr || !cuda_bus_ids_(bus_ids)) return false;
-  discovered_ = true;
-  std::size_t first = 0, last = bus_ids.size();
-  if (local_rank_ >= 0 && static_cast<std::size_t>(local_rank_) < bus_ids.size() && bus_ids.size() > 1) {
-    first = static_cast<std::size_t>(local_rank_);
-    last = first + 1;
+std::vector<std::size_t> NvmlSampler::OwnOrdinals(const std::vector<CudaDevice>& cuda,
+                                                  std::uint64_t now_ns) const {
+  std::vector<std::size_t> active;
+  bool known = false;
+  for (std::size_t i = 0; i < cuda.size(); ++i) {
+    known = known || cuda[i].in_use >= 0;
+    if (cuda[i].in_use == 1) active.push_back(i);
   }
-  for (std::size_t i = first; i < last; ++i) {
-    Device d;
-    d.cuda_ordinal = static_cast<std::uint32_t>(i);
-    if (api_.device_by_pci_bus_id(bus_ids[i].c_str(), &d.handle) != kNvmlSuccess) {
-      notes_.push_back("CUDA device " + std::to_string(i) + " (" + bus_ids[i] + ") not found in NVML");
-      continue;
+  bool rank_known = local_rank_ >= 0 && static_cast<std::size_t>(local_rank_) < cuda.size();
+  if (!active.empty()) {
+    for (std::size_t i : active) {
+      if (rank_known && i == static_cast<std::size_t>(local_rank_)) return {i};
     }
-    unsigned current = 0, pending = 0;
-    d.mig = api_.mig_mode != nullptr && api_.mig_mode(d.handle, &current, &pending) == kNvmlSuccess &&
-            current == kNvmlMigEnabled;
-    if (d.mig) {
-      notes_.push_back("CUDA device " + std::to_string(i) +
-                       " is a GPU in MIG mode: whole-GPU utilization is not supported there, not reported");
-    }
-    NvmlGpmSupport support{1, 0};
-    d.gpm = !d.mig && api_.gpm_query_support && api_.gpm_sample_alloc && api_.gpm_sample_get &&
-            api_.gpm_metrics_get && api_.gpm_query_support(d.handle, &support) == kNvmlSuccess &&
-            support.is_supported_device != 0 && api_.gpm_sample_alloc(&d.samples[0]) == kNvmlSuccess &&
-            api_.gpm_sample_alloc(&d.samples[1]) == kNvmlSuccess;
-    devices_.push_back(d);
+    return active;
   }
-  for (const std::string& note : notes_) std::fprintf(stderr, "plasmient agent: NVML: %s\n", note.c_str());
+  if (known && now_ns - cuda_seen_ns_ < kOwnDeviceWaitNs) return {};  // no context yet: wait
+  if (rank_known && cuda.size() > 1) return {static_cast<std::size_t>(local_rank_)};
+  std::vector<std::size_t> all(cuda.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return all;
+}
+
+// The NVML handles of CUDA device `ordinal`: by UUID (a GPU's, or a MIG instance's), else by bus
+// id. False with a note when NVML does not know it.
+bool NvmlSampler::Add(std::size_t ordinal, const CudaDevice& cuda) {
+  Device d;
+  d.cuda_ordinal = static_cast<std::uint32_t>(ordinal);
+  std::string name =
+      "CUDA device " + std::to_string(ordinal) + " (" + (cuda.uuid.empty() ? cuda.bus_id : cuda.uuid) + ")";
+  NvmlDevice instance = nullptr;
+  if (api_.device_by_uuid != nullptr && !cuda.uuid.empty() &&
+      api_.device_by_uuid(("GPU-" + cuda.uuid).c_str(), &d.handle) != kNvmlSuccess) {
+    d.handle = nullptr;
+    if (api_.device_by_uuid(("MIG-" + cuda.uuid).c_str(), &instance) != kNvmlSuccess) instance = nullptr;
+  }
+  // A MIG instance's GPU (clocks, power) is the one at its bus id.
+  if (d.handle == nullptr && !cuda.bus_id.empty() &&
+      api_.device_by_pci_bus_id(cuda.bus_id.c_str(), &d.handle) != kNvmlSuccess) {
+    d.handle = nullptr;
+  }
+  if (d.handle == nullptr && instance == nullptr) {
+    notes_.push_back(name + " not found in NVML");
+    return false;
+  }
+  unsigned current = 0, pending = 0;
+  d.mig = instance != nullptr ||
+          (api_.mig_mode != nullptr && d.handle != nullptr &&
+           api_.mig_mode(d.handle, &current, &pending) == kNvmlSuccess && current == kNvmlMigEnabled);
+  // Under MIG only an instance handle answers for the instance's memory; the GPU's is all of it.
+  d.memory_handle = d.mig ? instance : d.handle;
+  if (d.mig) {
+    notes_.push_back(name + " is a MIG instance: whole-GPU utilization is not supported there, not reported" +
+                     (instance != nullptr ? "" : "; nor is its memory (its instance is not known to NVML)"));
+  }
+  NvmlGpmSupport support{1, 0};
+  d.gpm = !d.mig && api_.gpm_query_support && api_.gpm_sample_alloc && api_.gpm_sample_get &&
+          api_.gpm_metrics_get && api_.gpm_query_support(d.handle, &support) == kNvmlSuccess &&
+          support.is_supported_device != 0 && api_.gpm_sample_alloc(&d.samples[0]) == kNvmlSuccess &&
+          api_.gpm_sample_alloc(&d.samples[1]) == kNvmlSuccess;
+  devices_.push_back(d);
   return true;
+}
+
+void NvmlSampler::Discover(std::uint64_t now_ns) {
+  std::vector<CudaDevice> cuda;
+  if (cuda_devices_ == nullptr || !cuda_devices_(cuda)) return;
+  if (cuda_seen_ns_ == 0) cuda_seen_ns_ = now_ns;
+  tried_.resize(std::max(tried_.size(), cuda.size()), false);
+  std::size_t noted = notes_.size();
+  for (std::size_t i : OwnOrdinals(cuda, now_ns)) {
+    if (tried_[i]) continue;
+    tried_[i] = true;
+    Add(i, cuda[i]);
+  }
+  for (std::size_t i = noted; i < notes_.size(); ++i) {
+    std::fprintf(stderr, "plasmient agent: NVML: %s\n", notes_[i].c_str());
+  }
 }
 
 void NvmlSampler::Start() {
@@ -111,36 +157,42 @@ void NvmlSampler::Emit(std::uint64_t ts_ns, std::uint32_t device, wire::NvmlMetr
 }
 
 void NvmlSampler::SampleOnce(std::uint64_t now_ns) {
-  using M = wire::NvmlMetric;
-  if (!discovered_ && !Discover()) return;
+  Discover(now_ns);
   for (Device& d : devices_) {
-    std::uint32_t i = d.cuda_ordinal;
-    NvmlUtilization util{};
-    if (!d.mig && api_.utilization && api_.utilization(d.handle, &util) == kNvmlSuccess) {
-      Emit(now_ns, i, M::kGpuUtilPct, util.gpu);
-      Emit(now_ns, i, M::kMemoryUtilPct, util.memory);
-    }
-    unsigned mhz = 0;
-    if (api_.clock_info && api_.clock_info(d.handle, kNvmlClockSm, &mhz) == kNvmlSuccess) {
-      Emit(now_ns, i, M::kSmClockMhz, mhz);
-    }
-    if (api_.clock_info && api_.clock_info(d.handle, kNvmlClockMem, &mhz) == kNvmlSuccess) {
-      Emit(now_ns, i, M::kMemClockMhz, mhz);
-    }
-    unsigned mw = 0;
-    if (api_.power_usage && api_.power_usage(d.handle, &mw) == kNvmlSuccess) {
-      Emit(now_ns, i, M::kPowerMw, mw);
-    }
-    unsigned long long reasons = 0;
-    if (api_.clock_reasons && api_.clock_reasons(d.handle, &reasons) == kNvmlSuccess) {
-      Emit(now_ns, i, M::kThrottleReasons, static_cast<double>(reasons));
-    }
+    if (d.handle != nullptr) SampleGpu(now_ns, d);
     NvmlMemory mem{};
-    if (api_.memory_info && api_.memory_info(d.handle, &mem) == kNvmlSuccess) {
-      Emit(now_ns, i, M::kMemoryUsedBytes, static_cast<double>(mem.used));
-      Emit(now_ns, i, M::kMemoryTotalBytes, static_cast<double>(mem.total));
+    if (api_.memory_info && d.memory_handle != nullptr &&
+        api_.memory_info(d.memory_handle, &mem) == kNvmlSuccess) {
+      Emit(now_ns, d.cuda_ordinal, wire::NvmlMetric::kMemoryUsedBytes, static_cast<double>(mem.used));
+      Emit(now_ns, d.cuda_ordinal, wire::NvmlMetric::kMemoryTotalBytes, static_cast<double>(mem.total));
     }
-    if (d.gpm) SampleGpm(now_ns, i, d);
+    if (d.gpm) SampleGpm(now_ns, d.cuda_ordinal, d);
+  }
+}
+
+// What the GPU answers for: utilization (not under MIG), clocks, power, clock-event reasons.
+void NvmlSampler::SampleGpu(std::uint64_t now_ns, const Device& d) {
+  using M = wire::NvmlMetric;
+  std::uint32_t i = d.cuda_ordinal;
+  NvmlUtilization util{};
+  if (!d.mig && api_.utilization && api_.utilization(d.handle, &util) == kNvmlSuccess) {
+    Emit(now_ns, i, M::kGpuUtilPct, util.gpu);
+    Emit(now_ns, i, M::kMemoryUtilPct, util.memory);
+  }
+  unsigned mhz = 0;
+  if (api_.clock_info && api_.clock_info(d.handle, kNvmlClockSm, &mhz) == kNvmlSuccess) {
+    Emit(now_ns, i, M::kSmClockMhz, mhz);
+  }
+  if (api_.clock_info && api_.clock_info(d.handle, kNvmlClockMem, &mhz) == kNvmlSuccess) {
+    Emit(now_ns, i, M::kMemClockMhz, mhz);
+  }
+  unsigned mw = 0;
+  if (api_.power_usage && api_.power_usage(d.handle, &mw) == kNvmlSuccess) {
+    Emit(now_ns, i, M::kPowerMw, mw);
+  }
+  unsigned long long reasons = 0;
+  if (api_.clock_reasons && api_.clock_reasons(d.handle, &reasons) == kNvmlSuccess) {
+    Emit(now_ns, i, M::kThrottleReasons, static_cast<double>(reasons));
   }
 }
 
