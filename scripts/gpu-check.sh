@@ -331,6 +331,7 @@ if [[ $have_python == 1 ]] && python3 -c 'import torch, sys; sys.exit(0 if torch
 else
   record_run torch SKIP "PyTorch with CUDA not available (training steps and NCCL not run)"
 fi
+record_run run_time INFO "$SECONDS s from start to the last trace dumped"
 
 evaluate
 exit $?
