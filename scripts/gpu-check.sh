@@ -138,6 +138,18 @@ evaluate() {
     fi
   fi
 
+  if attempted workload_torch_cupti_run; then
+    if [[ -s "$OUT/workload-torch-cupti.json" && -s "$OUT/workload-torch-cupti-kernels.csv" ]]; then
+      export CHECK_PREFIX=torch_cupti_   # the same checks, on rows of their own
+      compare "$OUT/workload-torch-cupti-checks.txt" workload "$OUT/workload-torch-cupti.json" \
+        "$OUT/workload-torch-cupti-kernels.csv"
+      compare "$OUT/workload-torch-cupti-integrity.txt" integrity workload "$OUT/workload-torch-cupti-kernels.csv"
+      unset CHECK_PREFIX
+    else
+      record workload_torch_cupti FAIL "no trace or no workload output with PyTorch's libcupti (see $LOG)"
+    fi
+  fi
+
   if attempted workload_windows_run; then
     if [[ -s "$OUT/workload-windows.json" && -s "$OUT/workload-long-plain.json" &&
           -s "$OUT/workload-long-agent.json" && -s "$OUT/workload-long-kernels.csv" ]]; then
@@ -275,6 +287,31 @@ if [[ -x "$WORK/workload" && -f "$AGENT" && $have_python == 1 ]]; then
   workload workload_agent "$OUT/workload.json" 60 "$LAUNCH" --out "$OUT/workload-trace" --agent "$AGENT" --
   trace=$(largest_trace "$OUT/workload-trace")
   [[ -n "$trace" ]] && dump_csv "$trace" "$OUT/workload-kernels.csv"
+
+  # PyTorch's own libcupti (cu13 wheels may ship a newer 13.x minor than the toolkit's) in place
+  # of the build's, as when PyTorch has loaded it first: the agent reads its records with the
+  # build's layouts, and the workload's checks say whether that holds.
+  torch_cupti=$(python3 -c 'import glob, site
+dirs = site.getsitepackages() + [site.getusersitepackages()]
+found = [f for d in dirs for f in sorted(glob.glob(d + "/nvidia/**/libcupti.so.13*", recursive=True))]
+print(found[0] if found else "")' 2>> "$LOG")
+  if [[ -n "$torch_cupti" ]]; then
+    record_run workload_torch_cupti_run RAN "$torch_cupti"
+    note "workload under the agent with PyTorch's libcupti ($torch_cupti)"
+    # Only libcupti from the wheel's folder: the rest (cuBLAS, ...) stays the toolkit's.
+    mkdir -p "$WORK/torch-cupti" && ln -sf "$torch_cupti" "$WORK/torch-cupti/libcupti.so.13"
+    rm -rf "$OUT/workload-torch-cupti-trace"
+    workload workload_torch_cupti "$OUT/workload-torch-cupti.json" 60 env \
+      LD_LIBRARY_PATH="$WORK/torch-cupti${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      NVTX_INJECTION64_PATH="$WORK/torch-cupti/libcupti.so.13" \
+      "$LAUNCH" --out "$OUT/workload-torch-cupti-trace" --agent "$AGENT" --
+    trace=$(largest_trace "$OUT/workload-torch-cupti-trace")
+    [[ -n "$trace" ]] && dump_csv "$trace" "$OUT/workload-torch-cupti-kernels.csv"
+    newer=$(grep -o 'libcupti [0-9]* is newer than the build.s [0-9]*' "$LOG" | tail -n 1)
+    record_run workload_torch_cupti_version INFO "${newer:-the same CUPTI version as the build}"
+  else
+    record_run workload_torch_cupti SKIP "no libcupti.so.13 among PyTorch's packages"
+  fi
 
   # Duty-cycled windows into a spool (PLASMIENT_PERIOD_S, PLASMIENT_WINDOW_S), against no agent
   # and against whole-run tracing of the same long run.

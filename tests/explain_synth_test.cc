@@ -6,8 +6,8 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <vector>
@@ -74,8 +74,8 @@ struct Job {
 
 void MakeJob(Job& job) {
   job.dir = TempDir("explain");
-  CommandResult s = RunCommand(PlasmientBinary() + " synth --scenario straggler --ranks " + std::to_string(kRanks) +
-                               " --steps 4 -o " + job.dir.string());
+  CommandResult s = RunCommand(PlasmientBinary() + " synth --scenario straggler --ranks " +
+                               std::to_string(kRanks) + " --steps 4 -o " + job.dir.string());
   ASSERT_EQ(s.exit_code, 0) << s.out;
   job.truth_text = ReadFile(job.dir / "truth.json");
   ASSERT_EQ(job.truth_parser.parse(job.truth_text).get(job.truth), simdjson::SUCCESS);
@@ -87,10 +87,10 @@ void MakeJob(Job& job) {
 }
 
 // `explain --json` at `offset_ns` from rank `rank`'s window start.
-void Explain(const Job& job, int rank, std::int64_t offset_ns, simdjson::dom::parser& parser, std::string& text,
-             simdjson::dom::element& out) {
-  CommandResult c = RunCommand(PlasmientBinary() + " explain " + job.dir.string() + " --rank " + std::to_string(rank) +
-                               " --at " + std::to_string(offset_ns) + "ns --json");
+void Explain(const Job& job, int rank, std::int64_t offset_ns, simdjson::dom::parser& parser,
+             std::string& text, simdjson::dom::element& out) {
+  CommandResult c = RunCommand(PlasmientBinary() + " explain " + job.dir.string() + " --rank " +
+                               std::to_string(rank) + " --at " + std::to_string(offset_ns) + "ns --json");
   ASSERT_EQ(c.exit_code, 0) << c.out;
   text = c.out;
   ASSERT_EQ(parser.parse(text).get(out), simdjson::SUCCESS) << text;
@@ -128,7 +128,8 @@ TEST(ExplainSynth, AnExposedAllReduceWaitNamesTheStragglerAndItsLateness) {
     if (last != a[straggler] || !fast_kernel.contains(seq)) continue;
     std::int64_t wait = last - a[fast];
     std::int64_t t = fast_kernel[seq]->start_ns + wait * 3 / 4;
-    if (wait > best_wait && !ComputeResidentAt(job.events[fast], t)) best_seq = seq, best_t = t, best_wait = wait;
+    if (wait > best_wait && !ComputeResidentAt(job.events[fast], t))
+      best_seq = seq, best_t = t, best_wait = wait;
   }
   ASSERT_TRUE(best_seq) << "no exposed all-reduce wait on rank " << fast;
   const auto& a = arrivals[*best_seq];
@@ -185,8 +186,8 @@ TEST(ExplainSynth, AGemmInstantNamesTheGemmItsOpAndTheVerdictsRooflinePercent) {
 
   // The verdict's figure for that kernel: its row in the --perfetto vertical trace.
   fs::path perfetto = job.dir / "plasmient-trace.json";
-  CommandResult a = RunCommand(PlasmientBinary() + " analyze " + job.dir.string() + " -q --perfetto " +
-                               perfetto.string());
+  CommandResult a =
+      RunCommand(PlasmientBinary() + " analyze " + job.dir.string() + " -q --perfetto " + perfetto.string());
   ASSERT_EQ(a.exit_code, 0) << a.out;
   std::string ptext = ReadFile(perfetto);
   simdjson::dom::parser pparser;
@@ -237,7 +238,8 @@ TEST(ExplainSynth, AHostBoundGapSaysNothingIsResidentAndNamesTheHostActivity) {
   // The innermost host range running at t (the latest to start), steps aside.
   const Event* host = nullptr;
   for (const auto& e : ev) {
-    bool host_kind = e.cat == "cpu_op" || e.cat == "user_annotation" || e.cat == "cuda_runtime" || e.cat == "cuda_driver";
+    bool host_kind =
+        e.cat == "cpu_op" || e.cat == "user_annotation" || e.cat == "cuda_runtime" || e.cat == "cuda_driver";
     if (!host_kind || e.name.starts_with("ProfilerStep#") || e.start_ns > t || e.end_ns <= t) continue;
     if (!host || e.start_ns > host->start_ns) host = &e;
   }

@@ -26,11 +26,13 @@ Result<TimeNs> ParseDuration(std::string_view text, std::string_view whole) {
     std::string_view number = text.substr(0, text.size() - suffix.size());
     double v = 0;
     auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
-    if (number.empty() || ec != std::errc() || end != number.data() + number.size() || !std::isfinite(v)) break;
+    if (number.empty() || ec != std::errc() || end != number.data() + number.size() || !std::isfinite(v))
+      break;
     if (suffix == "s" && (number.ends_with('m') || number.ends_with('u') || number.ends_with('n'))) break;
     return static_cast<TimeNs>(std::llround(v * scale));
   }
-  return Fail("--at {}: give a time with its unit (6.2ms, 6200us, 6200000ns, 0.0062s), step:N+Xms or worst", whole);
+  return Fail("--at {}: give a time with its unit (6.2ms, 6200us, 6200000ns, 0.0062s), step:N+Xms or worst",
+              whole);
 }
 
 struct ExplainArgs {
@@ -92,7 +94,8 @@ Result<const verdict::RankVerdict*> ChooseRank(const verdict::JobVerdict& job, c
 }
 
 // The communication kernel resident at t, with its match: the focus kernel's when it is one.
-std::optional<cluster::CollectiveArrivals> CollectiveAt(const verdict::JobVerdict& job, const verdict::Column& c) {
+std::optional<cluster::CollectiveArrivals> CollectiveAt(const verdict::JobVerdict& job,
+                                                        const verdict::Column& c) {
   std::optional<cluster::CollectiveArrivals> found;
   for (auto& a : cluster::RankArrivals(job, c.rank)) {
     if (a.start_ns > c.t_ns || a.end_ns <= c.t_ns) continue;
@@ -185,7 +188,8 @@ Result<InstantSpec> ParseInstant(std::string_view text) {
   }
   auto offset = ParseDuration(text, text);
   if (!offset) return std::unexpected(offset.error());
-  if (*offset < 0) return Fail("--at {}: the time is counted from the window start and cannot be negative", text);
+  if (*offset < 0)
+    return Fail("--at {}: the time is counted from the window start and cannot be negative", text);
   spec.offset_ns = *offset;
   return spec;
 }
@@ -193,15 +197,17 @@ Result<InstantSpec> ParseInstant(std::string_view text) {
 CommandHook RegisterExplain(CLI::App& app) {
   auto args = std::make_shared<ExplainArgs>();
   auto* c = app.add_subcommand(
-      "explain", "read one column of the vertical trace: what device, kernel, op, layer, step and cluster were "
-                 "doing at one instant, and why (docs/explain.md)");
+      "explain",
+      "read one column of the vertical trace: what device, kernel, op, layer, step and cluster were "
+      "doing at one instant, and why (docs/explain.md)");
   c->add_option("inputs", args->inputs, "a trace file or a folder of per-rank traces")->required();
   c->add_option("--at", args->at,
                 "the instant: a time from the window start with its unit (6.2ms, 6200us, 6200000ns), "
                 "step:N+Xms (from the start of step N), or worst (the job's largest loss)")
       ->required();
-  auto* rank = c->add_option("--rank", args->rank, "the rank to read (default: the lowest; for worst, the rank "
-                                                   "with the most of that loss)");
+  auto* rank = c->add_option("--rank", args->rank,
+                             "the rank to read (default: the lowest; for worst, the rank "
+                             "with the most of that loss)");
   c->add_flag("--json", args->json, "print the column as JSON (plasmient.explain/1)");
   AddVerdictOptions(*c, args->analyze);
   return {c, [args, rank] {

@@ -27,7 +27,8 @@ TEST(ParseInstant, StepsAndWorst) {
 }
 
 TEST(ParseInstant, BadTextSaysWhatItTakes) {
-  for (const char* bad : {"12", "ms", "6.2 ms", "6.2xs", "step:x+1ms", "step:", "step:3+2", "-1ms", "1e999ms"}) {
+  for (const char* bad :
+       {"12", "ms", "6.2 ms", "6.2xs", "step:x+1ms", "step:", "step:3+2", "-1ms", "1e999ms"}) {
     auto s = ParseInstant(bad);
     ASSERT_FALSE(s) << bad;
     EXPECT_NE(s.error().message.find("--at"), std::string::npos) << bad;

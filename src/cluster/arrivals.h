@@ -26,8 +26,8 @@ struct CollectiveArrivals {
   std::int64_t seq = -1, step = -1, bytes = -1;
   std::int32_t group_size = -1;
   bool p2p = false;
-  TimeNs start_ns = 0, end_ns = 0;   // this rank's kernel, on its own clock
-  TimeNs clock_offset_ns = 0;        // this rank's clock minus the reference clock
+  TimeNs start_ns = 0, end_ns = 0;    // this rank's kernel, on its own clock
+  TimeNs clock_offset_ns = 0;         // this rank's clock minus the reference clock
   std::vector<PeerArrival> arrivals;  // every rank of the match present in the input, by arrival
   std::int64_t last_rank = -1;        // the last to arrive
   TimeNs late_ns = 0;                 // its arrival minus the median of the others' (docs/cluster.md)

@@ -26,7 +26,8 @@ std::optional<cluster::InFlight> InFlightOf(const Explanation& e) {
 
 std::string KernelClause(const Column& c) {
   if (c.resident.empty()) {
-    return fmt::format("because no kernel is resident (host-bound idle, a {} gap)", Ms(c.gap_end_ns - c.gap_start_ns));
+    return fmt::format("because no kernel is resident (host-bound idle, a {} gap)",
+                       Ms(c.gap_end_ns - c.gap_start_ns));
   }
   const ColumnActivity& k = c.resident.front();
   std::string name = ShortKernelName(k.name);
@@ -40,8 +41,12 @@ std::string KernelClause(const Column& c) {
     case ActivityClass::kCollective:
       clause = fmt::format("because only communication is resident, {} (exposed communication)", name);
       break;
-    case ActivityClass::kP2P: clause = fmt::format("because only a send/recv is resident, {} (pipeline bubble)", name); break;
-    case ActivityClass::kMemory: clause = fmt::format("because only a copy is resident, {} (data movement)", name); break;
+    case ActivityClass::kP2P:
+      clause = fmt::format("because only a send/recv is resident, {} (pipeline bubble)", name);
+      break;
+    case ActivityClass::kMemory:
+      clause = fmt::format("because only a copy is resident, {} (data movement)", name);
+      break;
   }
   std::size_t same = 0;
   for (const auto& a : c.resident) same += a.cls == k.cls;
@@ -148,8 +153,9 @@ std::string RenderExplainText(const Explanation& e) {
   };
   std::string counters;
   for (const auto& v : c.counters) counters += fmt::format(", {} {:g}", v.metric, v.value);
-  line("device", fmt::format("{} · bucket {} to {}: {} utilized, {} of peak{}", e.device, Ms(c.bucket.start_ns - o),
-                             Ms(c.bucket.end_ns - o), Pct(c.bucket.utilization), Pct(c.bucket.achieved), counters));
+  line("device",
+       fmt::format("{} · bucket {} to {}: {} utilized, {} of peak{}", e.device, Ms(c.bucket.start_ns - o),
+                   Ms(c.bucket.end_ns - o), Pct(c.bucket.utilization), Pct(c.bucket.achieved), counters));
   if (c.resident.empty()) {
     line("kernel", fmt::format("none resident: the device is idle from {} to {}", Ms(c.gap_start_ns - o),
                                Ms(c.gap_end_ns - o)));
@@ -161,12 +167,13 @@ std::string RenderExplainText(const Explanation& e) {
     }
   }
   for (const auto& k : c.resident) {
-    std::string figures = k.modeled ? fmt::format("{} of roofline ceiling, {} of peak", Pct(k.roofline_fraction),
-                                                  Pct(k.achieved_fraction))
+    std::string figures = k.modeled ? fmt::format("{} of roofline ceiling, {} of peak",
+                                                  Pct(k.roofline_fraction), Pct(k.achieved_fraction))
                                     : "unmodeled";
-    line("kernel", fmt::format("{} · stream {} · {} · {} to {} · {} · {}-bound, loss: {}", ShortKernelName(k.name),
-                               k.stream, join::ClassName(k.cls), Ms(k.start_ns - o), Ms(k.end_ns - o), figures,
-                               verdict::BoundName(k.bound), verdict::LossLabel(k.loss)));
+    line("kernel",
+         fmt::format("{} · stream {} · {} · {} to {} · {} · {}-bound, loss: {}", ShortKernelName(k.name),
+                     k.stream, join::ClassName(k.cls), Ms(k.start_ns - o), Ms(k.end_ns - o), figures,
+                     verdict::BoundName(k.bound), verdict::LossLabel(k.loss)));
   }
   if (!c.resident.empty()) {
     const auto& k = c.resident.front();
@@ -180,16 +187,17 @@ std::string RenderExplainText(const Explanation& e) {
   line("step", c.step >= 0 ? fmt::format("{}", c.step) : "(outside every step)");
   if (e.collective) {
     const auto& col = *e.collective;
-    std::string head = fmt::format("{}{} · group {} · {} · {} ranks", col.kind_text,
-                                   col.seq >= 0 ? fmt::format(" #{}", col.seq) : "",
-                                   col.group.empty() ? "?" : col.group,
-                                   col.bytes >= 0 ? fmt::format("{} bytes", col.bytes) : "size unknown",
-                                   col.group_size > 0 ? col.group_size : static_cast<std::int32_t>(col.arrivals.size()));
+    std::string head =
+        fmt::format("{}{} · group {} · {} · {} ranks", col.kind_text,
+                    col.seq >= 0 ? fmt::format(" #{}", col.seq) : "", col.group.empty() ? "?" : col.group,
+                    col.bytes >= 0 ? fmt::format("{} bytes", col.bytes) : "size unknown",
+                    col.group_size > 0 ? col.group_size : static_cast<std::int32_t>(col.arrivals.size()));
     if (auto f = InFlightOf(e)) {
-      head += fmt::format(" · arrived: {} · waiting for: {} · rank {} last, {} late · this rank waited {}",
-                          f->arrived.empty() ? "none" : fmt::format("{}", fmt::join(f->arrived, ", ")),
-                          f->waiting_for.empty() ? "none" : fmt::format("{}", fmt::join(f->waiting_for, ", ")),
-                          col.last_rank, Ms(col.late_ns), Ms(f->waited_ns));
+      head +=
+          fmt::format(" · arrived: {} · waiting for: {} · rank {} last, {} late · this rank waited {}",
+                      f->arrived.empty() ? "none" : fmt::format("{}", fmt::join(f->arrived, ", ")),
+                      f->waiting_for.empty() ? "none" : fmt::format("{}", fmt::join(f->waiting_for, ", ")),
+                      col.last_rank, Ms(col.late_ns), Ms(f->waited_ns));
     } else {
       head += " · not matched across ranks";
     }
@@ -212,7 +220,11 @@ std::string ExplainToJson(const Explanation& e) {
     w.Key("rank").Null();
   }
   w.Field("t_ns", c.offset_ns()).Field("trace_t_ns", c.t_ns);
-  w.Key("window").BeginObject().Field("start_ns", c.window_start_ns).Field("duration_ns", c.window_end_ns - o).EndObject();
+  w.Key("window")
+      .BeginObject()
+      .Field("start_ns", c.window_start_ns)
+      .Field("duration_ns", c.window_end_ns - o)
+      .EndObject();
   if (c.step >= 0) {
     w.Field("step", c.step);
   } else {
@@ -261,7 +273,10 @@ std::string ExplainToJson(const Explanation& e) {
     w.Field("group_size", static_cast<std::int64_t>(col.group_size)).Field("matched", col.matched);
     w.Key("arrivals").BeginArray();
     for (const auto& a : col.arrivals) {
-      w.BeginObject().Field("rank", a.rank).Field("arrival_ns", a.arrival_ns + col.clock_offset_ns - o).EndObject();
+      w.BeginObject()
+          .Field("rank", a.rank)
+          .Field("arrival_ns", a.arrival_ns + col.clock_offset_ns - o)
+          .EndObject();
     }
     w.EndArray();
     if (auto f = InFlightOf(e)) {

@@ -18,10 +18,14 @@ using join::ActivityClass;
 
 std::string_view HostKind(model::CpuOpKind k) {
   switch (k) {
-    case model::CpuOpKind::kOp: return "op";
-    case model::CpuOpKind::kAnnotation: return "annotation";
-    case model::CpuOpKind::kStep: return "step";
-    case model::CpuOpKind::kModule: return "module";
+    case model::CpuOpKind::kOp:
+      return "op";
+    case model::CpuOpKind::kAnnotation:
+      return "annotation";
+    case model::CpuOpKind::kStep:
+      return "step";
+    case model::CpuOpKind::kModule:
+      return "module";
   }
   return "op";
 }
@@ -63,7 +67,8 @@ ColumnActivity ActivityRow(const RankDetail& d, const join::LayerTree& tree, std
 }
 
 // The kept activities' class counts at t, and the rows resident there.
-std::vector<std::size_t> ResidentAt(const RankDetail& d, TimeNs t, std::array<int, kActivityClasses>& counts) {
+std::vector<std::size_t> ResidentAt(const RankDetail& d, TimeNs t,
+                                    std::array<int, kActivityClasses>& counts) {
   std::vector<std::size_t> rows;
   const auto& g = d.trace.gpu;
   for (std::size_t i = 0; i < g.size(); ++i) {
@@ -132,7 +137,8 @@ std::optional<TimeNs> WorstInstant(const RankDetail& d, Loss loss) {
   if (IsComputeLoss(loss)) {
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < f.size(); ++i) {
-      if (!f.kept[i] || f.cls[i] != ActivityClass::kCompute || f.loss[i] != loss || f.lost_ns(i) <= 0) continue;
+      if (!f.kept[i] || f.cls[i] != ActivityClass::kCompute || f.loss[i] != loss || f.lost_ns(i) <= 0)
+        continue;
       if (!best || f.lost_ns(i) > f.lost_ns(*best)) best = i;
     }
     if (!best) return std::nullopt;
@@ -174,7 +180,8 @@ Result<TimeNs> ResolveInstant(const InstantSpec& spec, const RankDetail& d, Loss
       for (const auto& s : d.verdict.steps) list += (list.empty() ? "" : ", ") + std::to_string(s.number);
       return Fail("{} has no step {}: its steps are {}", Whose(rank), spec.step, list);
     }
-    case InstantSpec::Kind::kOffset: break;
+    case InstantSpec::Kind::kOffset:
+      break;
   }
   TimeNs t = run.start_ns + spec.offset_ns;
   if (spec.offset_ns < 0 || t >= run.end_ns) {
@@ -210,10 +217,11 @@ Column ReadColumn(const RankDetail& d, TimeNs t) {
   std::array<int, kActivityClasses> counts{};
   for (std::size_t i : ResidentAt(d, t, counts)) c.resident.push_back(ActivityRow(d, tree, i));
   c.deciding = DecidingClass(counts);
-  std::stable_sort(c.resident.begin(), c.resident.end(), [&](const ColumnActivity& a, const ColumnActivity& b) {
-    bool ad = a.cls == c.deciding, bd = b.cls == c.deciding;
-    return ad != bd ? ad : a.start_ns < b.start_ns;
-  });
+  std::stable_sort(c.resident.begin(), c.resident.end(),
+                   [&](const ColumnActivity& a, const ColumnActivity& b) {
+                     bool ad = a.cls == c.deciding, bd = b.cls == c.deciding;
+                     return ad != bd ? ad : a.start_ns < b.start_ns;
+                   });
   if (!c.deciding) {
     c.loss = Loss::kHostBoundIdle;
   } else if (*c.deciding != ActivityClass::kCompute) {
@@ -225,13 +233,13 @@ Column ReadColumn(const RankDetail& d, TimeNs t) {
 
   for (std::size_t i = 0; i < tr.cpu.size(); ++i) {
     if (tr.cpu.start_ns[i] > t || tr.cpu.end_ns[i] <= t) continue;
-    c.host.push_back({std::string(tr.Str(tr.cpu.name[i])), std::string(HostKind(tr.cpu.kind[i])), tr.cpu.tid[i],
-                      tr.cpu.start_ns[i], tr.cpu.end_ns[i]});
+    c.host.push_back({std::string(tr.Str(tr.cpu.name[i])), std::string(HostKind(tr.cpu.kind[i])),
+                      tr.cpu.tid[i], tr.cpu.start_ns[i], tr.cpu.end_ns[i]});
   }
   for (std::size_t i = 0; i < tr.api.size(); ++i) {
     if (tr.api.start_ns[i] > t || tr.api.end_ns[i] <= t) continue;
-    c.host.push_back({std::string(tr.Str(tr.api.name[i])), "api", tr.api.tid[i], tr.api.start_ns[i],
-                      tr.api.end_ns[i]});
+    c.host.push_back(
+        {std::string(tr.Str(tr.api.name[i])), "api", tr.api.tid[i], tr.api.start_ns[i], tr.api.end_ns[i]});
   }
   std::stable_sort(c.host.begin(), c.host.end(),
                    [](const HostRange& a, const HostRange& b) { return a.start_ns > b.start_ns; });

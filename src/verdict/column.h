@@ -31,9 +31,9 @@ struct ColumnActivity {
   std::string op;     // the op that launched it; "" when none
   std::string layer;  // its model-layer path (docs/layers.md); "" when none
   std::int64_t step = -1;
-  std::string launch;                 // its launch call ("cudaLaunchKernel"); "" when none
-  TimeNs launch_ns = kNoTime;         // when the launch call started
-  std::string collective;             // a communication kernel's collective ("allreduce"); "" when none
+  std::string launch;                  // its launch call ("cudaLaunchKernel"); "" when none
+  TimeNs launch_ns = kNoTime;          // when the launch call started
+  std::string collective;              // a communication kernel's collective ("allreduce"); "" when none
   std::int64_t collective_bytes = -1;  // its message bytes, -1 when unknown
 };
 
@@ -77,7 +77,7 @@ struct Column {
 // The instant to read, as the user names it (docs/explain.md).
 struct InstantSpec {
   enum class Kind : std::uint8_t { kOffset, kStep, kWorst } kind = Kind::kOffset;
-  TimeNs offset_ns = 0;   // from the window start (kOffset), or from the step's start (kStep)
+  TimeNs offset_ns = 0;    // from the window start (kOffset), or from the step's start (kStep)
   std::int64_t step = -1;  // kStep: ProfilerStep#N
 };
 

@@ -132,6 +132,15 @@ bool CuptiVersionSupported(std::uint32_t runtime_version) {
   return runtime_version / 10000 == CUPTI_API_VERSION / 10000;
 }
 
+std::string CuptiLayoutNote(std::uint32_t runtime_version) {
+  if (runtime_version <= CUPTI_API_VERSION) return {};
+  std::string newer = "libcupti " + std::to_string(runtime_version) + " is newer than the build's " +
+                      std::to_string(CUPTI_API_VERSION) + ": records are read with the build's layouts";
+  return newer + (runtime_version <= kCuptiLayoutsCheckedThrough
+                      ? " (checked: its records keep those fields in place)"
+                      : ", unchecked for this version");
+}
+
 namespace {
 
 std::string ResultText(CUptiResult rc) {
@@ -160,12 +169,8 @@ std::string StartCuptiSession(Agent& agent) {
     return "libcupti reports API version " + std::to_string(version) + ", built for " +
            std::to_string(CUPTI_API_VERSION) + " (record layouts differ between major versions)";
   }
-  if (version > CUPTI_API_VERSION) {
-    std::fprintf(
-        stderr,
-        "plasmient agent: libcupti %u is newer than the build's %u; records are read with %u's layouts\n",
-        version, CUPTI_API_VERSION, CUPTI_API_VERSION);
-  }
+  std::string note = CuptiLayoutNote(version);
+  if (!note.empty()) std::fprintf(stderr, "plasmient agent: %s\n", note.c_str());
   auto* s = new Session();  // lives until the process ends: CUPTI may call back during exit
   s->agent = &agent;
   s->converter = std::make_unique<ActivityConverter>(agent.sink(), &cuptiActivityGetNextRecord, &ApiName);

@@ -14,8 +14,17 @@ class Agent;
 std::string StartCuptiSession(Agent& agent);
 
 // A libcupti of the same major version as the build is accepted (PyTorch may load a newer 13.x
-// first). The converter reads the 13.0 record structs; that a newer minor version keeps their
-// fields in place is an assumption scripts/gpu-check.sh checks (kernel counts and durations).
+// first: PyTorch 2.15's cu13 wheels ship CUPTI 13.2). The converter reads the 13.0 record structs
+// (Kernel10, Device5, Memcpy6, ...), whatever the minor version emits.
 bool CuptiVersionSupported(std::uint32_t runtime_version);
+
+// Record layouts by CUPTI version. 13.2 emits Kernel11 (224 bytes) and Device6 (192) where 13.0
+// emits Kernel10 (216) and Device5 (184): 8 bytes appended, every field the converter reads at
+// the same offset, and the other structs it reads unchanged (compared field by field with CUPTI
+// 13.2.86's cupti_activity.h). Newer minors are read the same way, unchecked.
+inline constexpr std::uint32_t kCuptiLayoutsCheckedThrough = 130299;
+// Empty for a libcupti as old as the build; else the line that names the newer version and says
+// whether its layouts were checked (scripts/gpu-check.sh runs the agent on PyTorch's libcupti).
+std::string CuptiLayoutNote(std::uint32_t runtime_version);
 
 }  // namespace plasmient::collect

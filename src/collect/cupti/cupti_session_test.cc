@@ -134,6 +134,17 @@ TEST(CuptiSession, SameMajorVersionIsAccepted) {
   EXPECT_FALSE(CuptiVersionSupported(28));  // 12.9's old numbering
 }
 
+// 13.2's records were compared with the build's; a later minor is read the same way and said so.
+TEST(CuptiSession, NewerMinorLayoutsAreNamed) {
+  EXPECT_EQ(CuptiLayoutNote(CUPTI_API_VERSION), "");
+  EXPECT_EQ(CuptiLayoutNote(130000), "");
+  std::string checked = CuptiLayoutNote(130202);  // PyTorch 2.15's nvidia-cuda-cupti 13.2.86
+  EXPECT_NE(checked.find("libcupti 130202 is newer than the build's"), std::string::npos) << checked;
+  EXPECT_NE(checked.find("(checked"), std::string::npos) << checked;
+  std::string unchecked = CuptiLayoutNote(130400);
+  EXPECT_NE(unchecked.find("unchecked"), std::string::npos) << unchecked;
+}
+
 TEST(CuptiSession, NewerMinorStartsAndDumpsDevices) {
   TestAgent t;
   g_version = 130200;

@@ -8,7 +8,8 @@
   python3 compare.py nccl RESULT.json KERNELS_RANK0.csv KERNELS_RANK1.csv
   python3 compare.py windows NAME FILE.csv...   # a duty-cycled run's spool, in file order
 KERNELS.csv is plasmient_agent_dump --kernels output.
-Prints "CHECK <name> <PASS|FAIL|SKIP> <detail>" lines; exits 1 if any FAIL.
+Prints "CHECK <name> <PASS|FAIL|SKIP> <detail>" lines (names prefixed with $CHECK_PREFIX); exits 1
+if any FAIL.
 """
 import csv
 import json
@@ -22,7 +23,7 @@ failed = False
 def check(name, ok, detail):
     global failed
     failed = failed or not ok
-    print(f"CHECK {name} {'PASS' if ok else 'FAIL'} {detail}")
+    print(f"CHECK {os.environ.get('CHECK_PREFIX', '')}{name} {'PASS' if ok else 'FAIL'} {detail}")
 
 
 def rows(path):

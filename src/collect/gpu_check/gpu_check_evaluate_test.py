@@ -102,13 +102,18 @@ class Canned:
                               "workload_run|RAN|60 steps\nworkload_plain_exit|PASS|exit 0\n"
                               "workload_agent_exit|PASS|exit 0\nworkload_windows_run|RAN|12000 steps\n"
                               "torch_run|RAN|30 steps\ntorch_agent_exit|PASS|exit 0\n"
-                              "torch_windows_run|RAN|400 steps\nnccl_run|RAN|two ranks\n",
+                              "torch_windows_run|RAN|400 steps\nnccl_run|RAN|two ranks\n"
+                              "workload_torch_cupti_run|RAN|nvidia/cu13/lib/libcupti.so.13\n",
             "compute_cap_major": "9\n",
             "workload-plain.json": {"step_ms_median": 0.300},
             "workload.json": {"m": M, "n": M, "k": M, "iters": ITERS,
                               "gemm_tflops": 2.0 * M * M * M / GEMM_NS / 1e3, "triad_ms": 0.170,
                               "copy_ms": 20.5, "copy_bytes": COPY_BYTES, "step_ms_median": 0.306},
             "workload-kernels.csv": workload_rows(),
+            "workload-torch-cupti.json": {"m": M, "n": M, "k": M, "iters": ITERS,
+                                          "gemm_tflops": 2.0 * M * M * M / GEMM_NS / 1e3, "triad_ms": 0.170,
+                                          "copy_ms": 20.5, "copy_bytes": COPY_BYTES, "step_ms_median": 0.306},
+            "workload-torch-cupti-kernels.csv": workload_rows(),
             "workload-long-plain.json": {"step_ms_median": 0.300},
             "workload-long-agent.json": {"step_ms_median": 0.309},
             "workload-windows.json": {"step_ms_median": 0.301},
@@ -175,7 +180,8 @@ class GpuCheckEvaluate(unittest.TestCase):
             "workload_windows_alternate", "workload_windows_complete", "overhead_workload_windows_vs_off",
             "overhead_workload_whole_run_vs_off", "torch_kernel_count", "torch_kernel_share_within_5pts",
             "overhead_torch_steps", "torch_windows_complete", "overhead_torch_windows_vs_off",
-            "nccl_rank0_one_record_each", "nccl_rank1_one_record_each", "nccl_seq_match", "nccl_rank1_last_chunk"])
+            "nccl_rank0_one_record_each", "nccl_rank1_one_record_each", "nccl_seq_match", "nccl_rank1_last_chunk",
+            "torch_cupti_gemm_kernels_tied", "torch_cupti_triad_duration_within_5pct", "torch_cupti_workload_no_drops"])
 
     def test_trace_defects_fail_their_rows(self):
         c = Canned()
@@ -184,6 +190,8 @@ class GpuCheckEvaluate(unittest.TestCase):
         c.files["workload-spool/j-0-h-77-000001.pltrace.csv"] = spool_rows(1)[:-2] + tail("window", truncated=True)
         c.files["nccl-rank0.csv"] = nccl_rows()[:1] + nccl_rows()  # a collective recorded twice
         c.files["workload-long-kernels.csv"] = samples(0, 30, gpm=False) + tail()  # Hopper, no GPM
+        # PyTorch's newer libcupti: records the build's layouts could not read (no kernel kept)
+        c.files["workload-torch-cupti-kernels.csv"] = [r for r in workload_rows() if r["kind"] != "kernel"]
         c.files["run-status.txt"] = c.files["run-status.txt"].replace(  # timings written, then a crash
             "torch_agent_exit|PASS|exit 0", "torch_agent_exit|FAIL|exit 139")
 
@@ -196,10 +204,10 @@ class GpuCheckEvaluate(unittest.TestCase):
         self.assertRows(rows, out, "FAIL", [
             "torch_no_drops", "workload_last_chunk", "workload_windows_complete", "torch_windows_no_part_left",
             "nccl_rank0_one_record_each", "nccl_rank1_trace", "workload_long_gpm",
-            "torch_agent_exit"])
+            "torch_agent_exit", "torch_cupti_gemm_kernels_tied", "torch_cupti_triad_count"])
         self.assertRows(rows, out, "PASS", [
             "torch_last_chunk", "workload_no_drops", "torch_windows_complete", "workload_windows_no_part_left",
-            "triad_count", "overhead_torch_steps"])
+            "triad_count", "gemm_kernels_tied", "overhead_torch_steps", "torch_cupti_workload_last_chunk"])
 
     def test_figures_over_their_limits_and_crashed_comparisons_fail(self):
         c = Canned()
