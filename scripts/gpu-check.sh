@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # GPU check for the live agent. Needs: CUDA toolkit (nvcc, CUPTI, cuBLAS), CMake, ninja; PyTorch
 # optional (training steps, the two-rank NCCL run). No network, no other packages. About 5
-# minutes on one GPU; every program it starts is cut off after STEP_TIMEOUT_S (default 150 s),
-# so a hang costs one step and fails the check.
+# minutes on one GPU. Every program it starts is cut off after STEP_TIMEOUT_S (default 150 s), so
+# a hang costs one step and fails the check, and none starts once BUDGET_S (default 480 s) is
+# spent: the steps left are FAIL rows, and the run ends within the budget plus one step.
 #
 #   scripts/gpu-check.sh                 # on a GPU machine: build, run, check; all under $OUT
 #   scripts/gpu-check.sh --evaluate DIR  # anywhere: the checks alone, on what a run left in DIR
@@ -27,6 +28,7 @@ COMPARE="$ROOT/src/collect/gpu_check/compare.py"
 OVERHEAD_LIMIT_PCT=5          # agent tracing every kernel vs no agent
 WINDOWS_OVERHEAD_LIMIT_PCT=1  # duty-cycled windows vs no agent
 STEP_TIMEOUT_S=${STEP_TIMEOUT_S:-150}
+BUDGET_S=${BUDGET_S:-480}
 
 mode=run
 case "${1:-}" in
@@ -67,7 +69,8 @@ run_step() {   # run_step NAME CMD...: run_logged, and a row: a crash, a hang or
   rc=$?
   case $rc in
     0) record_run "${name}_exit" PASS "exit 0" ;;
-    124) record_run "${name}_exit" FAIL "timed out after $STEP_TIMEOUT_S s" ;;
+    124) record_run "${name}_exit" FAIL "timed out" ;;
+    125) record_run "${name}_exit" FAIL "not run: the check's $BUDGET_S s were spent" ;;
     *) record_run "${name}_exit" FAIL "exit $rc" ;;
   esac
   return $rc
@@ -75,12 +78,18 @@ run_step() {   # run_step NAME CMD...: run_logged, and a row: a crash, a hang or
 attempted() {   # attempted NAME: the run started that stage
   grep -q "^$1|" "$STATUS" 2> /dev/null
 }
-run_logged() {   # run_logged LABEL CMD...: output to the log, cut off after STEP_TIMEOUT_S
-  local label="$1"; shift
+run_logged() {   # run_logged LABEL CMD...: output to the log, cut off after STEP_TIMEOUT_S or at
+  local label="$1" left=$((BUDGET_S - SECONDS)) limit rc; shift   # the budget's end; 125: not run
+  if ((left <= 0)); then
+    echo "\$ (not run: budget spent) $*" >> "$LOG"
+    echo "   ($label not run: the check's $BUDGET_S s were spent)"
+    return 125
+  fi
+  limit=$((left < STEP_TIMEOUT_S ? left : STEP_TIMEOUT_S))
   echo "\$ $*" >> "$LOG"
-  timeout -k 10 "$STEP_TIMEOUT_S" "$@" >> "$LOG" 2>&1
-  local rc=$?
-  [[ $rc -eq 124 ]] && echo "   ($label timed out after $STEP_TIMEOUT_S s; see $LOG)"
+  timeout -k 10 "$limit" "$@" >> "$LOG" 2>&1
+  rc=$?
+  [[ $rc -eq 124 ]] && echo "   ($label timed out after $limit s; see $LOG)"
   [[ $rc -ne 0 && $rc -ne 124 ]] && echo "   ($label exited $rc; see $LOG)"
   return $rc
 }

@@ -247,6 +247,17 @@ class GpuCheckEvaluate(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertRows(rows, out, "FAIL", ["nccl_two_ranks", "build_agent"])
 
+    def test_a_spent_budget_starts_nothing_and_fails(self):
+        # The run itself, here without a GPU: with no time left nothing is built or started, each
+        # step says so, and the check fails.
+        with tempfile.TemporaryDirectory() as folder:
+            env = dict(os.environ, OUT=folder, BUDGET_S="0")
+            p = subprocess.run(["bash", SCRIPT], capture_output=True, text=True, env=env, timeout=120)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("cmake not run: the check's 0 s were spent", p.stdout)
+            self.assertRegex(p.stdout, r"build_agent +FAIL")
+            self.assertFalse(os.path.exists(os.path.join(folder, "work", "build-agent", "build.ninja")))
+
     def test_usage(self):
         with tempfile.TemporaryDirectory() as folder:
             p = subprocess.run(["bash", SCRIPT, "--evaluate", folder], capture_output=True, text=True)
