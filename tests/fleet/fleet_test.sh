@@ -24,7 +24,11 @@ if [[ $mode == long ]]; then burst=1000 load_s=30; else burst=100 load_s=5; fi
 scrape_interval_ms=${FLEET_SCRAPE_INTERVAL_MS:-100}
 
 say() { printf '[fleet %3ds] %s\n' $((SECONDS - t_start)) "$*"; }
-fail() { say "FAIL: $*"; exit 1; }
+fail() {
+  say "FAIL: $*"
+  [[ -s ${work:-}/serve.log ]] && { say "last lines of serve.log:"; tail -n 20 "$work/serve.log" >&2; }
+  exit 1
+}
 
 # --- packages -----------------------------------------------------------------------------
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -102,7 +106,7 @@ start_serve() {
   "$bin" "${serve_args[@]}" >>"$work/serve.log" 2>&1 &
   serve_pid=$!
   pids+=("$serve_pid")
-  wait_for 30 "plasmient serve on port $serve_port" http GET "http://127.0.0.1:$serve_port/healthz"
+  wait_for 120 "plasmient serve on port $serve_port" http GET "http://127.0.0.1:$serve_port/healthz"
 }
 start_serve
 say "plasmient serve (pid $serve_pid) on 127.0.0.1:$serve_port"
