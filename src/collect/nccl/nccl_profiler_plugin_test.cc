@@ -32,9 +32,12 @@ struct Plugin {
   const char* (*trace_path)() = nullptr;
 };
 
-// A private copy of the agent .so, writing into its own folder.
+// A private copy of the agent .so, writing into its own folder; a new one per call (copying over
+// a loaded library would change its mapped pages, e.g. under --gtest_repeat).
 Plugin Load(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "/" + name + "_" + std::to_string(getpid());
+  static int loads = 0;
+  std::string dir =
+      ::testing::TempDir() + "/" + name + "_" + std::to_string(getpid()) + "_" + std::to_string(loads++);
   std::string copy = dir + "/libagent_copy.so";
   EXPECT_EQ(system(("mkdir -p " + dir + " && cp " PLASMIENT_AGENT_SO " " + copy).c_str()), 0);
   setenv("PLASMIENT_OUT_DIR", dir.c_str(), 1);
@@ -152,7 +155,9 @@ TEST(NcclProfilerPlugin, CollectivesAndP2pThroughDlopen) {
 // NCCL's order (hostStreamPlanTask, then the proxy thread), the same in 2.27 (v4) and 2.28 (v5):
 // the app thread starts and stops each Coll at enqueue; the proxy thread later starts one
 // KernelCh per channel with the channel's GPU start time, records its stop state with the GPU end
-// time, and stops it. Proxy events that the plugin did not ask for come too and are ignored. GPU
+// time, and stops it. NCCL starts the proxy before it stops the task events, so every 7th
+// collective's channels run and stop before its Coll stop. Proxy events that the plugin did not
+// ask for come too and are ignored. GPU
 // times are the agent clock plus kGpuClock. More collectives than the plugin's pool holds go
 // through, so a slot handed out twice or a record per child shows up as a missing or repeated
 // sequence number. Every kSlowEvery-th collective's last channel is seen by the proxy 3 ms after
@@ -169,6 +174,7 @@ std::map<std::uint64_t, std::uint64_t> DriveNcclCallOrder(const Table& plugin, v
   std::mutex m;
   std::condition_variable cv;
   std::deque<std::pair<int, void*>> enqueued;
+  int processed = 0;  // collectives whose channels have all stopped
   bool done = false;
   auto descr = [](EventType type, void* parent) {
     Descr d{};
@@ -213,6 +219,10 @@ std::map<std::uint64_t, std::uint64_t> DriveNcclCallOrder(const Table& plugin, v
       }
       plugin.stopEvent(step_handle);
       plugin.stopEvent(op_handle);
+      lock.lock();
+      processed = i + 1;
+      lock.unlock();
+      cv.notify_all();
     }
   });
   for (int i = 0; i < kCollectives; ++i) {
@@ -227,12 +237,19 @@ std::map<std::uint64_t, std::uint64_t> DriveNcclCallOrder(const Table& plugin, v
     plugin.startEvent(ctx, &h, &coll);
     EXPECT_NE(h, nullptr) << "collective " << i;
     if (h == nullptr) break;
-    plugin.stopEvent(h);
+    bool channels_first = i % 7 == 3;
+    if (!channels_first) plugin.stopEvent(h);
     std::unique_lock<std::mutex> lock(m);
     cv.wait(lock, [&] { return enqueued.size() < 256; });  // the proxy lags, within bounds
     enqueued.emplace_back(i, h);
     lock.unlock();
     cv.notify_all();
+    if (channels_first) {
+      lock.lock();
+      cv.wait(lock, [&] { return processed > i; });
+      lock.unlock();
+      plugin.stopEvent(h);
+    }
   }
   {
     std::lock_guard<std::mutex> lock(m);
