@@ -17,8 +17,9 @@ struct GroupInfo {
   std::vector<std::int64_t> listed;  // members from group_ranks text, when given
   std::string listed_text;
   std::int64_t listed_by = -1;
-  std::set<std::int32_t> sizes;    // group_size values reported
-  std::set<std::int64_t> members;  // the group's ranks present in the input
+  std::set<std::int32_t> sizes;                             // group_size values reported
+  std::set<std::int64_t> members;                           // the group's ranks present in the input
+  std::map<std::int64_t, std::int64_t> rank_of_group_rank;  // communicator rank -> job rank
   bool conflict = false;
 };
 
@@ -38,6 +39,15 @@ std::map<std::string, GroupInfo> DescribeGroups(std::span<const RankCollectives*
       if (g.conflict) continue;
       g.reporters.insert(r->rank);
       if (it.group_size > 0) g.sizes.insert(it.group_size);
+      if (it.group_rank >= 0) {
+        auto [at, fresh] = g.rank_of_group_rank.try_emplace(it.group_rank, r->rank);
+        if (!fresh && at->second != r->rank) {
+          Problem(out, g,
+                  fmt::format("group '{}' has rank {} on ranks {} and {}", it.group, it.group_rank,
+                              at->second, r->rank));
+          continue;
+        }
+      }
       // Texts of a 1,024-rank group are long: parse one only when it differs from the last seen.
       if (it.group_ranks.empty() || it.group_ranks == g.listed_text) continue;
       auto listed = ParseGroupRanks(it.group_ranks);
@@ -93,6 +103,7 @@ std::map<std::string, GroupInfo> DescribeGroups(std::span<const RankCollectives*
 using MatchKey = std::tuple<std::string, int, std::int64_t, std::int64_t, std::int64_t>;
 constexpr int kBySeq = -1;
 constexpr int kP2pChannel = 100;
+constexpr std::int64_t kPeerNotInInput = -2;  // a peer named by its group rank that no input rank holds
 
 }  // namespace
 
@@ -131,7 +142,11 @@ MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks) {
       std::int64_t sender = -1, receiver = -1, expected = static_cast<std::int64_t>(g.members.size());
       if (it.p2p) {
         std::int64_t peer = it.peer;
-        if (peer < 0 && g.members.size() == 2)
+        if (peer >= 0 && it.group_rank >= 0) {  // a rank within the group: the job rank holding it
+          auto at = g.rank_of_group_rank.find(peer);
+          peer = at == g.rank_of_group_rank.end() ? kPeerNotInInput : at->second;
+        }
+        if (peer == -1 && g.members.size() == 2)
           peer = *g.members.begin() == rc.rank ? *g.members.rbegin() : *g.members.begin();
         if (peer < 0 || peer == rc.rank) {
           ++out.unpaired_p2p;

@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -26,6 +27,34 @@ constexpr std::uint64_t kComm = 0xc0ffee;
 constexpr int kRounds = 3;
 constexpr std::uint64_t kMsNs = 1'000'000;
 
+wire::ProcessRecord Process(int rank, int world_size) {
+  wire::ProcessRecord p{};
+  p.header = wire::HeaderFor<wire::ProcessRecord>(wire::RecordKind::kProcess);
+  p.pid = kPid;
+  p.rank = rank;
+  p.world_size = world_size;
+  return p;
+}
+
+// A rank's native file through the reader and the rank analysis: its communication kernels.
+RankCollectives Analyzed(int rank, const std::vector<std::uint8_t>& file) {
+  RankCollectives out{.rank = rank};
+  auto trace = ingest::native::ReadNativeBytes(file.data(), file.size(), "rank" + std::to_string(rank));
+  if (!trace) {
+    ADD_FAILURE() << trace.error().message;
+    return out;
+  }
+  auto verdict = verdict::AnalyzeRank(*trace, {});
+  if (!verdict) {
+    ADD_FAILURE() << verdict.error().message;
+    return out;
+  }
+  out.items = std::move(verdict->collectives);
+  out.window_start_ns = verdict->run.start_ns;
+  out.window_end_ns = verdict->run.end_ns;
+  return out;
+}
+
 // Rank `rank`, its clock `offset` ahead: per round an all-reduce and an all-gather, seq 0, 1, 2
 // each, launched then enqueued on thread 9 the way NCCL does it. `skip` collectives at the start
 // are not in the file (its window opened later).
@@ -37,13 +66,7 @@ std::vector<std::uint8_t> RankFile(int rank, std::uint64_t offset, int skip) {
   f.String(5, "AllReduce");
   f.String(6, "AllGather");
   f.String(7, "ncclFloat32");
-  wire::ProcessRecord p{};
-  p.header = wire::HeaderFor<wire::ProcessRecord>(wire::RecordKind::kProcess);
-  p.pid = kPid;
-  p.rank = rank;
-  p.local_rank = rank;
-  p.world_size = 2;
-  f.Add(p);
+  f.Add(Process(rank, 2));
   std::uint32_t corr = 1;
   for (int i = 0; i < kRounds; ++i) {
     for (int kind = 0; kind < 2; ++kind) {
@@ -73,13 +96,8 @@ std::vector<std::uint8_t> RankFile(int rank, std::uint64_t offset, int skip) {
 TEST(ClusterNativeTest, NcclSeqMatchesPerCollectiveTypeAcrossRanks) {
   std::vector<RankCollectives> ranks;
   for (int r = 0; r < 2; ++r) {
-    auto bytes = RankFile(r, static_cast<std::uint64_t>(r) * 3 * kMsNs, r);
-    auto trace = ingest::native::ReadNativeBytes(bytes.data(), bytes.size(), "rank" + std::to_string(r));
-    ASSERT_TRUE(trace) << trace.error().message;
-    auto verdict = verdict::AnalyzeRank(*trace, {});
-    ASSERT_TRUE(verdict) << verdict.error().message;
-    ASSERT_EQ(verdict->collectives.size(), 2u * kRounds - static_cast<std::size_t>(r));
-    ranks.push_back({r, verdict->collectives, verdict->run.start_ns, verdict->run.end_ns});
+    ranks.push_back(Analyzed(r, RankFile(r, static_cast<std::uint64_t>(r) * 3 * kMsNs, r)));
+    ASSERT_EQ(ranks.back().items.size(), 2u * kRounds - static_cast<std::size_t>(r));
   }
   std::vector<const RankCollectives*> ptrs = {&ranks[0], &ranks[1]};
   MatchSet set = MatchCollectives(ptrs);
@@ -103,6 +121,71 @@ TEST(ClusterNativeTest, NcclSeqMatchesPerCollectiveTypeAcrossRanks) {
   auto result = AnalyzeCluster(ranks, {});
   EXPECT_EQ(result.matched, 2 * kRounds - 1);
   EXPECT_NEAR(static_cast<double>(result.ranks[1].clock_offset_ns), 3.0 * kMsNs, 1e3);
+}
+
+struct P2p {
+  std::uint64_t comm;
+  int group_rank, group_size;
+  bool send;
+  int peer;  // group rank
+  std::uint64_t t;
+};
+
+// A rank's send/recv operations, each in its own NCCL kernel launched on thread 9 just before.
+std::vector<std::uint8_t> P2pFile(int rank, const std::vector<P2p>& ops) {
+  FileMaker f;
+  f.String(2, "cuLaunchKernelEx");
+  f.String(3, "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)");
+  f.String(5, "Send");
+  f.String(6, "Recv");
+  f.Add(Process(rank, 4));
+  std::uint32_t corr = 1;
+  for (const auto& op : ops) {
+    f.Add(Launch(op.t, corr, 9));
+    f.Add(Kernel(op.t + 20'000, op.t + kMsNs, corr, 3));
+    wire::CollectiveRecord c = Collective(op.t + 10'000, op.t + kMsNs, op.comm, 0, op.send ? 5 : 6, 9);
+    c.kind = static_cast<std::uint8_t>(wire::CollectiveKind::kP2p);
+    c.rank = op.group_rank;
+    c.nranks = op.group_size;
+    c.peer = op.peer;
+    c.count = 256;
+    c.bytes = 1024;
+    f.Add(c);
+    ++corr;
+  }
+  f.Cut(/*last=*/true);
+  return f.file();
+}
+
+// NCCL names a send/recv's peer by its rank in the communicator. In the world communicator
+// (0x1, 4 ranks) that is the job rank; in 0x2, made of job ranks 2 and 3, rank 3 is 1. The
+// pairs meet, in groups of more than two ranks too. Rank 0 also sends to rank 1, whose file is
+// not in the input: that send cannot be paired.
+TEST(ClusterNativeTest, SendRecvPeersAreCommunicatorRanks) {
+  constexpr std::uint64_t kWorld = 0x1, kPair = 0x2;
+  std::vector<std::vector<P2p>> ops(4);
+  ops[0] = {{kWorld, 0, 4, true, 2, 10 * kMsNs}, {kWorld, 0, 4, true, 1, 20 * kMsNs}};
+  ops[2] = {{kWorld, 2, 4, false, 0, 10 * kMsNs}, {kPair, 0, 2, true, 1, 30 * kMsNs}};
+  ops[3] = {{kPair, 1, 2, false, 0, 30 * kMsNs}};
+  std::vector<RankCollectives> ranks;
+  for (int r : {0, 2, 3}) {
+    ranks.push_back(Analyzed(r, P2pFile(r, ops[static_cast<std::size_t>(r)])));
+    ASSERT_EQ(ranks.back().items.size(), ops[static_cast<std::size_t>(r)].size());
+  }
+  std::vector<const RankCollectives*> ptrs = {&ranks[0], &ranks[1], &ranks[2]};
+  MatchSet set = MatchCollectives(ptrs);
+  EXPECT_TRUE(set.problems.empty());
+  EXPECT_EQ(set.unpaired_p2p, 1);
+  EXPECT_EQ(set.unmatched, 0);
+  std::set<std::tuple<std::string, std::int64_t, std::int64_t>> pairs;
+  for (const auto& m : set.matches) {
+    ASSERT_TRUE(m.p2p);
+    EXPECT_TRUE(m.complete());
+    pairs.insert({m.group, m.sender, m.receiver});
+  }
+  std::set<std::tuple<std::string, std::int64_t, std::int64_t>> expected = {{"0000000000000001", 0, 2},
+                                                                            {"0000000000000002", 2, 3}};
+  EXPECT_EQ(pairs, expected);
 }
 
 }  // namespace

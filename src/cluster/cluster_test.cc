@@ -423,6 +423,18 @@ TEST(ClusterTest, GroupSizeDisagreementIsAProblem) {
   EXPECT_EQ(result.problems[0], "group '0' has sizes {2, 8} on different ranks");
 }
 
+// Two ranks that both say they are communicator rank 0 of one group cannot be one communicator.
+TEST(ClusterTest, OneGroupRankOnTwoRanksIsAProblem) {
+  Job job({0, 0});
+  job.Collective("0", {0, 1}, 0, "allreduce", {0, 0}, kMs, 0);
+  for (auto& r : job.ranks) r.items[0].group_rank = 0;
+  std::vector<const RankCollectives*> ptrs = {&job.ranks[0], &job.ranks[1]};
+  MatchSet set = MatchCollectives(ptrs);
+  ASSERT_EQ(set.problems.size(), 1u);
+  EXPECT_EQ(set.problems[0], "group '0' has rank 0 on ranks 0 and 1");
+  EXPECT_TRUE(set.matches.empty());
+}
+
 TEST(ClusterTest, EmptyAndSingleRankInputs) {
   EXPECT_TRUE(AnalyzeCluster({}, {}).ranks.empty());
   Job job({0});

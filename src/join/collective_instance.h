@@ -19,8 +19,11 @@ struct CollectiveInstance {
   TimeNs launch_ns = kNoTime;       // its launch call
   std::int64_t step = -1;           // ProfilerStep number
   bool p2p = false;
-  std::int64_t peer = -1;  // the other rank of a send/recv when the source says (NCCL plugin)
-  std::string kernel;      // kernel name
+  // The other side of a send/recv when the source says: its rank within the group when
+  // group_rank (this rank's, NCCL's communicator rank) is known, else its job rank; -1 unknown.
+  std::int64_t peer = -1;
+  std::int32_t group_rank = -1;
+  std::string kernel;  // kernel name
 };
 
 }  // namespace plasmient::join

@@ -80,6 +80,9 @@ struct Collectives {
   std::vector<StringId> pg_ranks;   // raw text "[0, 1, 2, 3]"
   std::vector<std::int64_t> seq;    // sequence number within the group, or kNoId
   std::vector<std::int64_t> bytes;  // message bytes when known directly, else -1
+  // The recording rank's rank within the group and, for a send/recv, the other side's (NCCL's
+  // communicator ranks, from the NCCL profiler); -1 when unknown.
+  std::vector<std::int32_t> group_rank, peer;
   std::size_t size() const { return name.size(); }
 };
 

@@ -84,6 +84,8 @@ std::int32_t TraceBuilder::AddCollective(const CollectiveRow& r) {
   t.pg_ranks.push_back(s.Intern(r.pg_ranks));
   t.seq.push_back(r.seq);
   t.bytes.push_back(r.bytes);
+  t.group_rank.push_back(r.group_rank);
+  t.peer.push_back(r.peer);
   return row;
 }
 

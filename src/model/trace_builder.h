@@ -42,6 +42,7 @@ struct CollectiveRow {
   std::int32_t group_size = -1;
   std::string_view pg_name, pg_ranks;
   std::int64_t seq = kNoId, bytes = -1;
+  std::int32_t group_rank = -1, peer = -1;
 };
 
 struct SampleRow {

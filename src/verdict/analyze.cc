@@ -283,6 +283,8 @@ std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::
       if (listed_groups.insert(ci.group).second) ci.group_ranks = std::string(ranks);
       ci.seq = c.seq[r];
       ci.group_size = c.group_size[r];
+      ci.group_rank = c.group_rank[r];
+      ci.peer = c.peer[r];
       ci.bytes = c.bytes[r];
       if (ci.bytes < 0 && c.in_nelems[r] >= 0) {
         int width = roofline::DtypeBytes(roofline::ParseTorchDtype(t.Str(c.dtype[r])));

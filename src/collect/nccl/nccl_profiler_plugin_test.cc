@@ -156,9 +156,8 @@ TEST(NcclProfilerPlugin, CollectivesAndP2pThroughDlopen) {
 // the app thread starts and stops each Coll at enqueue; the proxy thread later starts one
 // KernelCh per channel with the channel's GPU start time, records its stop state with the GPU end
 // time, and stops it. NCCL starts the proxy before it stops the task events, so every 7th
-// collective's channels run and stop before its Coll stop. Proxy events that the plugin did not
-// ask for come too and are ignored. GPU
-// times are the agent clock plus kGpuClock. More collectives than the plugin's pool holds go
+// collective's channels run and stop before its Coll stop. ProxyOp/ProxyStep events come too.
+// GPU times are the agent clock plus kGpuClock. More collectives than the plugin's pool holds go
 // through, so a slot handed out twice or a record per child shows up as a missing or repeated
 // sequence number. Every kSlowEvery-th collective's last channel is seen by the proxy 3 ms after
 // the GPU finished it: its record ends when the GPU finished.
@@ -195,7 +194,6 @@ std::map<std::uint64_t, std::uint64_t> DriveNcclCallOrder(const Table& plugin, v
       op.proxyOp.pid = getpid();
       void* op_handle = &op;
       plugin.startEvent(ctx, &op_handle, &op);
-      EXPECT_EQ(op_handle, nullptr);
       Descr step = descr(kProfileProxyStep, op_handle);
       void* step_handle = &step;
       plugin.startEvent(ctx, &step_handle, &step);

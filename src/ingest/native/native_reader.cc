@@ -349,9 +349,10 @@ class RowMaker {
       row.dtype = NcclDtypeName(Str(c.dtype_id));
       row.group_size = c.nranks;
       row.pg_name = comm;
-      row.seq = c.kind == static_cast<std::uint8_t>(wire::CollectiveKind::kP2p)
-                    ? model::kNoId
-                    : static_cast<std::int64_t>(c.seq);
+      bool p2p = c.kind == static_cast<std::uint8_t>(wire::CollectiveKind::kP2p);
+      row.seq = p2p ? model::kNoId : static_cast<std::int64_t>(c.seq);
+      row.group_rank = c.rank;
+      row.peer = p2p ? c.peer : -1;
       row.bytes = c.bytes > 0 ? static_cast<std::int64_t>(c.bytes) : -1;
       b_.AddCollective(row);
     }
