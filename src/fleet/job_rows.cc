@@ -65,6 +65,49 @@ std::int64_t GpuRanks(const verdict::JobVerdict& job) {
                        [](const auto& r) { return r.no_gpu_reason.empty(); });
 }
 
+// A collective's kind as the cluster layer parses it, kept short: the canonical name when the
+// kind or the kernel name says one, else the source's own kind.
+std::string StoredKind(const join::CollectiveInstance& col) {
+  join::CollectiveKind kind = join::ParseCollectiveKind(col.kind);
+  if (kind == join::CollectiveKind::kOther && col.kind != col.kernel)
+    kind = join::ParseCollectiveKind(col.kernel);
+  return kind == join::CollectiveKind::kOther ? col.kind : std::string(join::CollectiveKindName(kind));
+}
+
+// What `fleet --cluster` needs of a rank (schema.cc): its collectives, its window, its steps.
+void AddClusterRows(Batch& b, const JobContext& c, const verdict::RankVerdict& rank) {
+  for (const auto& col : rank.collectives) {
+    Row x = Common(c);
+    x.emplace_back(rank.rank);
+    x.emplace_back(col.group);
+    x.emplace_back(StoredKind(col));
+    x.emplace_back(col.seq);
+    x.emplace_back(col.bytes);
+    x.emplace_back(static_cast<std::int64_t>(col.group_size));
+    x.emplace_back(col.start_ns);
+    x.emplace_back(col.end_ns);
+    x.emplace_back(col.step);
+    x.emplace_back(std::int64_t{col.p2p ? 1 : 0});
+    x.emplace_back(col.peer);
+    b[TableId::kRankCollectives].push_back(std::move(x));
+  }
+  Row r = Common(c);
+  r.emplace_back(rank.rank);
+  r.emplace_back(rank.run.start_ns);
+  r.emplace_back(rank.run.end_ns);
+  r.emplace_back(static_cast<std::int64_t>(rank.collectives.size()));
+  r.emplace_back(static_cast<std::int64_t>(rank.steps.size()));
+  b[TableId::kClusterRanks].push_back(std::move(r));
+  for (const auto& s : rank.steps) {
+    Row x = Common(c);
+    x.emplace_back(rank.rank);
+    x.emplace_back(s.number);
+    x.emplace_back(s.figures.compute_s());
+    x.emplace_back(s.figures.loss_s[static_cast<std::size_t>(verdict::Loss::kExposedCommunication)]);
+    b[TableId::kClusterSteps].push_back(std::move(x));
+  }
+}
+
 }  // namespace
 
 Result<std::pair<std::string, std::string>> ParseLabel(std::string_view text) {
@@ -168,21 +211,7 @@ Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c) {
     b[TableId::kRankVerdicts].push_back(std::move(r));
     AddAggregates(b[TableId::kKernelAggregates], c, rank, rank.top_kernels);
     AddAggregates(b[TableId::kOpAggregates], c, rank, rank.top_ops);
-    for (const auto& col : rank.collectives) {
-      Row x = Common(c);
-      x.emplace_back(rank.rank);
-      x.emplace_back(col.group);
-      x.emplace_back(col.seq);
-      x.emplace_back(col.kind);
-      x.emplace_back(col.bytes);
-      x.emplace_back(static_cast<std::int64_t>(col.group_size));
-      x.emplace_back(col.start_ns);
-      x.emplace_back(col.end_ns);
-      x.emplace_back(col.step);
-      x.emplace_back(std::int64_t{col.p2p ? 1 : 0});
-      x.emplace_back(col.kernel);
-      b[TableId::kCollectives].push_back(std::move(x));
-    }
+    if (rank.no_gpu_reason.empty()) AddClusterRows(b, c, rank);
   }
   for (const auto& s : FindStragglers(job)) {
     Row r = Common(c);

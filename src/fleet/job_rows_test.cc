@@ -25,7 +25,9 @@ TEST(JobRowsTest, EveryRowHasItsTableWidthAndTheCommonColumns) {
   EXPECT_EQ(b[TableId::kSteps].size(), 4u);
   EXPECT_EQ(b[TableId::kKernelAggregates].size(), 2u);
   EXPECT_EQ(b[TableId::kOpAggregates].size(), 2u);
-  EXPECT_EQ(b[TableId::kCollectives].size(), 4u);
+  EXPECT_EQ(b[TableId::kRankCollectives].size(), 4u);
+  EXPECT_EQ(b[TableId::kClusterRanks].size(), 2u);
+  EXPECT_EQ(b[TableId::kClusterSteps].size(), 4u);
   EXPECT_EQ(b[TableId::kStragglers].size(), 2u);
   EXPECT_EQ(b[TableId::kBills].size(), 1u);
   EXPECT_EQ(b[TableId::kLayerTypes].size(), 3u);

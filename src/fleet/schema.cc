@@ -56,9 +56,17 @@ constexpr Column kRanks[] = {PLASMIENT_FLEET_COMMON,
                              {"no_gpu_reason", S}};
 constexpr Column kKernels[] = {PLASMIENT_FLEET_COMMON, PLASMIENT_FLEET_AGGREGATE};
 constexpr Column kOps[] = {PLASMIENT_FLEET_COMMON, PLASMIENT_FLEET_AGGREGATE};
-constexpr Column kCollectives[] = {
-    PLASMIENT_FLEET_COMMON, {"rank", I},     {"comm_group", S}, {"seq", I},  {"kind", S}, {"bytes", I},
-    {"group_size", I},      {"start_ns", I}, {"end_ns", I},     {"step", I}, {"p2p", I},  {"kernel", S}};
+// What the cluster layer needs of a rank (docs/cluster.md), so that `fleet --cluster` runs over the
+// store without the traces: one row per communication kernel, with enter and exit on the rank's
+// own clock, and one row per rank (its run window: the capacity and the clock-offset bound).
+constexpr Column kRankCollectives[] = {
+    PLASMIENT_FLEET_COMMON, {"rank", I},     {"comm_group", S}, {"kind", S}, {"seq", I}, {"bytes", I},
+    {"group_size", I},      {"start_ns", I}, {"end_ns", I},     {"step", I}, {"p2p", I}, {"peer", I}};
+constexpr Column kClusterRanks[] = {PLASMIENT_FLEET_COMMON, {"rank", I},        {"window_start_ns", I},
+                                    {"window_end_ns", I},   {"collectives", I}, {"steps", I}};
+// The rank's compute time (a compute kernel resident) and exposed communication wait per step.
+constexpr Column kClusterSteps[] = {
+    PLASMIENT_FLEET_COMMON, {"rank", I}, {"step", I}, {"compute_s", F}, {"exposed_wait_s", F}};
 constexpr Column kStragglers[] = {PLASMIENT_FLEET_COMMON, {"comm_group", S}, {"seq", I},    {"kind", S},
                                   {"straggler_rank", I},  {"ranks", I},      {"wait_s", F}, {"min_dur_s", F},
                                   {"max_dur_s", F}};
@@ -94,10 +102,12 @@ constexpr TableSpec kTables[] = {
     {TableId::kRankVerdicts, "rank_verdicts", kRanks},
     {TableId::kKernelAggregates, "kernel_aggregates", kKernels},
     {TableId::kOpAggregates, "op_aggregates", kOps},
-    {TableId::kCollectives, "collectives", kCollectives},
+    {TableId::kRankCollectives, "rank_collectives", kRankCollectives},
     {TableId::kStragglers, "stragglers", kStragglers},
     {TableId::kBills, "bills", kBills},
     {TableId::kLayerTypes, "layer_types", kLayerTypes},
+    {TableId::kClusterRanks, "cluster_ranks", kClusterRanks},
+    {TableId::kClusterSteps, "cluster_steps", kClusterSteps},
 };
 static_assert(std::size(kTables) == kTableCount);
 

@@ -42,6 +42,12 @@ struct Figures {
   double utilization() const { return wall_s > 0 ? kernel_union_s / wall_s : 0; }
   double achieved() const { return wall_s > 0 ? useful_s / wall_s : 0; }
   double loss(Loss l) const { return wall_s > 0 ? loss_s[static_cast<std::size_t>(l)] / wall_s : 0; }
+  // Seconds with a compute kernel resident: the useful time and the three compute losses.
+  double compute_s() const {
+    return useful_s + loss_s[static_cast<std::size_t>(Loss::kComputeInefficiency)] +
+           loss_s[static_cast<std::size_t>(Loss::kMemoryBound)] +
+           loss_s[static_cast<std::size_t>(Loss::kUnmodeledKernels)];
+  }
   void Add(const Figures& other);  // capacity-weighted accumulation
 };
 
