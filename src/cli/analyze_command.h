@@ -12,7 +12,7 @@ namespace plasmient::cli {
 
 // Where to record the verdict for `plasmient fleet` (src/fleet/record.h).
 struct RecordFlags {
-  std::string db, clickhouse, clickhouse_db = "plasmient", job;
+  std::string db, clickhouse, clickhouse_db = "plasmient", job, host;
   std::vector<std::string> labels;
 };
 

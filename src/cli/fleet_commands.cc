@@ -13,6 +13,7 @@
 
 #include "fleet/bill.h"
 #include "fleet/clickhouse_store.h"
+#include "fleet/cluster_query.h"
 #include "fleet/fleet_query.h"
 #include "fleet/record.h"
 #include "fleet/serve.h"
@@ -54,6 +55,7 @@ struct ServeArgs {
   bool any_owner = false;
   fleet::AnalysisLimits limits;
   int http_timeout_s = 5;
+  double cluster_every_s = 0;
 };
 
 bool ParseLabels(const std::vector<std::string>& texts, fleet::Labels& out) {
@@ -82,6 +84,7 @@ int RunServe(ServeArgs& a) {
   o.spool_rules.any_owner = a.any_owner;
   o.limits = a.limits;
   o.http_read_timeout_s = a.http_timeout_s;
+  o.cluster_every_s = a.cluster_every_s;
   if (!ParseLabels(a.labels, o.labels)) return 2;
   auto listen = fleet::ParseListen(a.listen);
   if (!listen) {
@@ -122,9 +125,25 @@ int RunServe(ServeArgs& a) {
 struct FleetArgs {
   std::string db, top, by = "wasted-gpu-hours", since, until, job;
   ClickHouseFlags clickhouse;
-  bool trend = false, stragglers = false, init_schema = false, local_only = false;
+  bool trend = false, stragglers = false, cluster = false, init_schema = false, local_only = false;
   std::int64_t limit = 20;
 };
+
+// --job J --cluster: the cluster layer over the job's stored per-rank rows.
+int RunStoredCluster(fleet::QueryableStore& store, const FleetArgs& a) {
+  if (a.job.empty()) {
+    fmt::print(stderr, "plasmient: fleet --cluster needs --job NAME\n");
+    return 2;
+  }
+  auto stored = fleet::AnalyzeStoredCluster(store, a.job, verdict::AnalyzeOptions{});
+  if (!stored) {
+    fmt::print(stderr, "plasmient: {}\n", stored.error().message);
+    return 1;
+  }
+  std::string text = fleet::RenderStoredCluster(*stored, static_cast<std::size_t>(a.limit));
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
 
 int RunFleet(const FleetArgs& a) {
   std::unique_ptr<fleet::QueryableStore> store;
@@ -153,6 +172,7 @@ int RunFleet(const FleetArgs& a) {
     fmt::print(stderr, "plasmient: fleet needs a store: --db FILE or --clickhouse URL\n");
     return 2;
   }
+  if (a.cluster) return RunStoredCluster(*store, a);
   fleet::FleetQuery q;
   q.limit = a.limit;
   q.job = a.job;
@@ -187,7 +207,8 @@ int RunFleet(const FleetArgs& a) {
     return 0;
   } else {
     fmt::print(stderr,
-               "plasmient: fleet: ask --top kernels|ops|layers|jobs|users, --trend or --stragglers\n");
+               "plasmient: fleet: ask --top kernels|ops|layers|jobs|users, --trend, --stragglers or --job J "
+               "--cluster\n");
     return 2;
   }
   auto r = store->Query(fleet::BuildSql(q, *store));
@@ -212,6 +233,7 @@ void AddRecordOptions(CLI::App& app, RecordFlags& f) {
   app.add_option("--clickhouse-db", f.clickhouse_db, "ClickHouse database")->capture_default_str();
   app.add_option("--job", f.job, "the job's name in the store (default: the folder's or file's name)");
   app.add_option("--label", f.labels, "key=value label on the job (user, team, ...); repeatable");
+  app.add_option("--host", f.host, "the host column in the store (default: this host's name)");
 }
 
 int RecordIfAsked(const RecordFlags& f, const verdict::JobVerdict& job, const std::vector<std::string>& given,
@@ -220,6 +242,7 @@ int RecordIfAsked(const RecordFlags& f, const verdict::JobVerdict& job, const st
   fleet::RecordOptions o;
   o.db_path = f.db;
   o.job_id = f.job;
+  o.host = f.host;
   if (!ParseLabels(f.labels, o.labels)) return 2;
   if (!f.clickhouse.empty()) {
     fleet::ClickHouseOptions ch;
@@ -254,6 +277,11 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
       ->capture_default_str();
   serve->add_option("--poll-ms", serve_args->poll_ms, "spool scan interval when idle")
       ->check(CLI::Range(10, 60000));
+  serve
+      ->add_option("--cluster-every-s", serve_args->cluster_every_s,
+                   "run the cluster layer over the store (ClickHouse when given) for jobs whose ranks' rows "
+                   "changed, this often; exports the stragglers (0: never)")
+      ->check(CLI::Range(0.0, 86400.0));
   serve->add_flag("--delete-done", serve_args->delete_done,
                   "delete analyzed traces instead of moving them to done/");
   serve->add_flag("--any-owner", serve_args->any_owner,
@@ -297,6 +325,9 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
   fleet->add_flag("--trend", fleet_args->trend, "achieved fraction per analysis of each job, in time order");
   fleet->add_flag("--stragglers", fleet_args->stragglers,
                   "ranks the others waited for, most waited-for first");
+  fleet->add_flag(
+      "--cluster", fleet_args->cluster,
+      "with --job: clock offsets, waits, stragglers and pipeline stages from the ranks' stored rows");
   fleet->add_option("--limit", fleet_args->limit, "rows")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();

@@ -12,7 +12,7 @@
 namespace plasmient::cli {
 
 struct RecordFlags;
-// --db, --clickhouse, --clickhouse-db, --job, --label on analyze.
+// --db, --clickhouse, --clickhouse-db, --job, --label, --host on analyze.
 void AddRecordOptions(CLI::App& app, RecordFlags& flags);
 // Records the verdict when --db or --clickhouse was given; returns an exit code (0: fine).
 int RecordIfAsked(const RecordFlags& flags, const verdict::JobVerdict& job,

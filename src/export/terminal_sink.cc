@@ -104,6 +104,24 @@ void RenderTopLayers(std::string& out, const verdict::Layers& layers) {
 
 }  // namespace
 
+std::string RenderRankTable(const verdict::JobVerdict& job) {
+  std::string out;
+  out += "\n rank  achieved  utilization  exposed comm  bubble  idle    wall\n";
+  std::size_t shown = 0;
+  for (const auto& r : job.ranks) {
+    if (++shown > 16) {
+      out += fmt::format(" … {} more ranks in the JSON output\n", job.ranks.size() - 16);
+      break;
+    }
+    out +=
+        fmt::format(" {:>4}  {:>8}  {:>11}  {:>12}  {:>6}  {:>4}  {:>7}\n", r.rank, Percent(r.run.achieved()),
+                    Percent(r.run.utilization()), Percent(r.run.loss(Loss::kExposedCommunication)),
+                    Percent(r.run.loss(Loss::kPipelineBubble)), Percent(r.run.loss(Loss::kHostBoundIdle)),
+                    Seconds(r.run.wall_s));
+  }
+  return out;
+}
+
 std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions& o) {
   Painter p(o.color);
   std::string out;
@@ -173,21 +191,7 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
       }
     }
     RenderTopLayers(out, job.layers);
-    if (job.ranks.size() > 1) {
-      out += "\n rank  achieved  utilization  exposed comm  bubble  idle    wall\n";
-      std::size_t shown = 0;
-      for (const auto& r : job.ranks) {
-        if (++shown > 16) {
-          out += fmt::format(" … {} more ranks in the JSON output\n", job.ranks.size() - 16);
-          break;
-        }
-        out += fmt::format(" {:>4}  {:>8}  {:>11}  {:>12}  {:>6}  {:>4}  {:>7}\n", r.rank,
-                           Percent(r.run.achieved()), Percent(r.run.utilization()),
-                           Percent(r.run.loss(Loss::kExposedCommunication)),
-                           Percent(r.run.loss(Loss::kPipelineBubble)),
-                           Percent(r.run.loss(Loss::kHostBoundIdle)), Seconds(r.run.wall_s));
-      }
-    }
+    if (job.ranks.size() > 1) out += RenderRankTable(job);
     if (!job.fixes.empty()) {
       out += "\n what to change\n";
       for (const auto& fx : job.fixes) {

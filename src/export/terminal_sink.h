@@ -15,4 +15,7 @@ struct TerminalOptions {
 
 std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions& options);
 
+// The per-rank table of a job (its first 16 ranks): achieved, utilization, the rank-level losses.
+std::string RenderRankTable(const verdict::JobVerdict& job);
+
 }  // namespace plasmient::exporting

@@ -230,6 +230,31 @@ Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
   return inserted;
 }
 
+namespace {
+
+// One TabSeparated line into its cells, unescaped.
+void SplitTsvLine(std::string_view line, std::vector<std::string>& cells) {
+  cells.clear();
+  std::size_t pos = 0;
+  while (true) {
+    auto tab = line.find('\t', pos);
+    std::string_view f = line.substr(pos, tab == std::string_view::npos ? std::string_view::npos : tab - pos);
+    std::string& cell = cells.emplace_back();
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      if (f[i] == '\\' && i + 1 < f.size()) {
+        char n = f[++i];
+        cell += n == 't' ? '\t' : n == 'n' ? '\n' : n;
+      } else {
+        cell += f[i];
+      }
+    }
+    if (tab == std::string_view::npos) break;
+    pos = tab + 1;
+  }
+}
+
+}  // namespace
+
 Result<QueryResult> ClickHouseStore::Query(const SqlQuery& query) {
   auto sql = BindClickHouseParams(query);
   if (!sql) return std::unexpected(sql.error());
@@ -243,24 +268,7 @@ Result<QueryResult> ClickHouseStore::Query(const SqlQuery& query) {
     std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
     std::vector<std::string> cells;
-    std::size_t pos = 0;
-    while (true) {
-      auto tab = line.find('\t', pos);
-      std::string_view f =
-          line.substr(pos, tab == std::string_view::npos ? std::string_view::npos : tab - pos);
-      std::string cell;
-      for (std::size_t i = 0; i < f.size(); ++i) {
-        if (f[i] == '\\' && i + 1 < f.size()) {
-          char n = f[++i];
-          cell += n == 't' ? '\t' : n == 'n' ? '\n' : n;
-        } else {
-          cell += f[i];
-        }
-      }
-      cells.push_back(std::move(cell));
-      if (tab == std::string_view::npos) break;
-      pos = tab + 1;
-    }
+    SplitTsvLine(line, cells);
     if (header) {
       out.columns = std::move(cells);
       header = false;
@@ -269,6 +277,49 @@ Result<QueryResult> ClickHouseStore::Query(const SqlQuery& query) {
     }
   }
   return out;
+}
+
+// A GET (ClickHouse runs it read-only) whose answer is parsed line by line as it arrives.
+Status ClickHouseStore::ForEachRow(const SqlQuery& query, const RowVisitor& visit) {
+  auto sql = BindClickHouseParams(query);
+  if (!sql) return std::unexpected(sql.error());
+  int status = 0;
+  std::string pending, error;
+  std::vector<std::string> cells;
+  Status failed = Ok();
+  auto take_line = [&](std::string_view line) {
+    SplitTsvLine(line, cells);
+    failed = visit(cells);
+    return failed.has_value();
+  };
+  auto res = client_->Get(
+      ("/?query=" + UrlEncode(*sql + " FORMAT TabSeparated")).c_str(), httplib::Headers{},
+      [&](const httplib::Response& r) {
+        status = r.status;
+        return true;
+      },
+      [&](const char* data, std::size_t n) {
+        if (status != 200) {
+          error.append(data, std::min<std::size_t>(n, 400 - std::min<std::size_t>(error.size(), 400)));
+          return true;
+        }
+        pending.append(data, n);
+        std::size_t start = 0;
+        for (auto nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n', start)) {
+          if (!take_line(std::string_view(pending).substr(start, nl - start))) return false;
+          start = nl + 1;
+        }
+        pending.erase(0, start);
+        return true;
+      });
+  if (!failed) return failed;
+  if (!res) return Fail("{}: ClickHouse unreachable ({})", options_.url, httplib::to_string(res.error()));
+  if (status != 200) {
+    while (!error.empty() && (error.back() == '\n' || error.back() == ' ')) error.pop_back();
+    return Fail("{}: ClickHouse answered {}: {}", options_.url, status, error);
+  }
+  if (!pending.empty() && !take_line(pending)) return failed;
+  return Ok();
 }
 
 }  // namespace plasmient::fleet

@@ -51,6 +51,7 @@ class ClickHouseStore final : public QueryableStore {
   std::string TableName(TableId id) const override;
   using QueryableStore::Query;
   Result<QueryResult> Query(const SqlQuery& query) override;
+  Status ForEachRow(const SqlQuery& query, const RowVisitor& visit) override;
   Status Execute(const std::string& sql);
 
  private:

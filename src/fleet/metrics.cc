@@ -318,6 +318,20 @@ std::size_t MetricsRegistry::jobs() const {
   return job_order_.size();
 }
 
+void MetricsRegistry::SetCluster(const std::string& job, std::int64_t ranks,
+                                 const std::vector<verdict::Straggler>& stragglers) {
+  std::lock_guard lock(mu_);
+  dirty_ = true;
+  auto it = std::find(cluster_order_.begin(), cluster_order_.end(), job);
+  if (it != cluster_order_.end()) cluster_order_.erase(it);
+  cluster_order_.push_back(job);
+  cluster_[job] = {ranks, stragglers};
+  while (cluster_order_.size() > max_jobs_) {
+    cluster_.erase(cluster_order_.front());
+    cluster_order_.pop_front();
+  }
+}
+
 std::string MetricsRegistry::Render(const std::vector<SelfMetric>& self) const {
   std::string out;
   {
@@ -460,6 +474,27 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
       "GPU time one of the job's top module types lost in its latest analysis (achieved = 1 - lost / GPU "
       "time).",
       true, [](const TopSample& t) { return t.lost_s; });
+  Header(out, "plasmient_cluster_ranks", "gauge",
+         "Ranks of the job whose stored rows the cluster layer last read (serve --cluster-every-s).");
+  for (const auto& [job, c] : cluster_) {
+    out += fmt::format("plasmient_cluster_ranks{{job=\"{}\"}} {}\n", EscapeLabelValue(job), c.ranks);
+  }
+  auto straggler = [&](std::string_view name, std::string_view help, auto get) {
+    Header(out, name, "gauge", help);
+    for (const auto& [job, c] : cluster_) {
+      for (const auto& st : c.stragglers) {
+        out += fmt::format("{}{{job=\"{}\",rank=\"{}\"}} ", name, EscapeLabelValue(job), st.rank);
+        Value(out, get(st));
+        out += '\n';
+      }
+    }
+  };
+  straggler("plasmient_cluster_straggler_caused_wait_seconds",
+            "Seconds the job's other ranks waited on this straggler at collectives (docs/cluster.md).",
+            [](const verdict::Straggler& st) { return st.caused_wait_s; });
+  straggler("plasmient_cluster_straggler_capacity_ratio",
+            "The straggler's caused wait over the job's capacity (Σ of the ranks' windows).",
+            [](const verdict::Straggler& st) { return st.capacity_fraction; });
   std::map<std::string, std::vector<const LiveSample*>> live_by_name;
   for (const auto& s : live_) live_by_name[s.name].push_back(&s);
   for (const auto& [name, samples] : live_by_name) {

@@ -102,6 +102,10 @@ class MetricsRegistry {
   // `tops` replace the job's when the samples carry a verdict (not only the device tier).
   void RecordJob(const std::vector<RankSample>& samples, const JobContext& context, const JobTops& tops = {});
   void SetLive(const std::string& host, std::vector<LiveSample> samples);
+  // The cluster layer over the store for `job` (serve --cluster-every-s): the ranks it read and
+  // its stragglers; the `max_jobs` most recently analyzed jobs are kept.
+  void SetCluster(const std::string& job, std::int64_t ranks,
+                  const std::vector<verdict::Straggler>& stragglers);
   // The whole exposition: the analyses' series, then `self` (self-metrics of the daemon).
   std::string Render(const std::vector<SelfMetric>& self) const;
   std::size_t jobs() const;
@@ -144,6 +148,12 @@ class MetricsRegistry {
   std::map<std::string, HostTops> tops_;  // by job
   std::map<Key, WindowSeries> windowed_;
   std::deque<std::string> job_order_;  // least recently analyzed first
+  struct ClusterSeries {
+    std::int64_t ranks = 0;
+    std::vector<verdict::Straggler> stragglers;
+  };
+  std::map<std::string, ClusterSeries> cluster_;  // by job
+  std::deque<std::string> cluster_order_;         // least recently analyzed first
   std::string live_host_;
   std::vector<LiveSample> live_;
   // The series' exposition, rebuilt only after a change: a scrape copies it and appends `self`.

@@ -16,6 +16,7 @@
 #include <httplib.h>
 
 #include "base/text.h"
+#include "fleet/cluster_query.h"
 #include "fleet/http_guard.h"
 #include "fleet/record.h"
 #include "ingest/read_trace.h"
@@ -201,7 +202,37 @@ Status ServeDaemon::Start() {
   reaper_.Start(port_, std::chrono::seconds(2 * options_.http_read_timeout_s));
   if (outbox_) outbox_->Start();
   ingest_thread_ = std::thread([this] { IngestLoop(); });
+  if (options_.cluster_every_s > 0) cluster_thread_ = std::thread([this] { ClusterLoop(); });
   return Ok();
+}
+
+// Its own connection to the store: a query over a large job never holds up the ingest loop.
+void ServeDaemon::ClusterLoop() {
+  ClusterWatchState seen;
+  std::unique_ptr<QueryableStore> store;
+  std::string last_error;
+  auto period = std::chrono::duration<double>(options_.cluster_every_s);
+  while (!stop_) {
+    if (!store) {
+      Result<std::unique_ptr<QueryableStore>> opened =
+          options_.clickhouse
+              ? Result<std::unique_ptr<QueryableStore>>(ClickHouseStore::Open(*options_.clickhouse))
+              : Result<std::unique_ptr<QueryableStore>>(SqliteStore::Open(db_path_));
+      if (opened) store = std::move(*opened);
+    }
+    std::vector<std::string> errors;
+    // Jobs with rows in the last day: the watch's first round after a restart reads no further back.
+    std::int64_t since_ns = NowNs() - std::int64_t{86400} * 1'000'000'000;
+    auto round = store ? WatchStoredClusters(*store, options_.analyze, since_ns, seen, metrics_, &errors)
+                       : Result<std::int64_t>(plasmient::Fail("{}: the store cannot be opened", db_path_));
+    if (!round) errors.push_back(round.error().message);
+    std::string error = errors.empty() ? "" : "cluster: " + errors.front();
+    if (error != last_error && !error.empty()) fmt::print(stderr, "plasmient serve: {}\n", error);
+    last_error = error;
+    if (!round) store.reset();
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, period, [&] { return stop_.load(); });
+  }
 }
 
 void ServeDaemon::Stop() {
@@ -212,6 +243,7 @@ void ServeDaemon::Stop() {
 
 void ServeDaemon::Wait() {
   if (ingest_thread_.joinable()) ingest_thread_.join();
+  if (cluster_thread_.joinable()) cluster_thread_.join();
   if (http_thread_.joinable()) http_thread_.join();
   reaper_.Stop();
   if (outbox_) outbox_->Stop();

@@ -49,6 +49,9 @@ struct ServeOptions {
   AnalysisLimits limits;                  // --analysis-timeout-s, --analysis-memory-mb, --analysis-cpu-s
   std::size_t max_body_bytes = 64 << 10;  // HTTP request bodies (the endpoints take none)
   int http_read_timeout_s = 5;            // a request's header and body, and idle keep-alive
+  // --cluster-every-s: the cluster layer over the store (ClickHouse when given, else SQLite) for
+  // jobs whose per-rank rows changed, this often; 0: never. One serve of a fleet is enough.
+  double cluster_every_s = 0;
 };
 
 // Parses "HOST:PORT" ("[::1]:9464" for IPv6).
@@ -93,6 +96,7 @@ class ServeDaemon {
   SqliteStore* Store();  // the store, reopened after a failure; null while it cannot be opened
 
   void IngestLoop();
+  void ClusterLoop();  // --cluster-every-s
   void ProcessEntry(const SpoolEntry& entry);
   void Fail(const SpoolEntry& entry, std::string_view error);
   void Finish(const SpoolEntry& entry);  // analyzed (or seen before): to done/, or deleted
@@ -119,7 +123,7 @@ class ServeDaemon {
   std::unique_ptr<httplib::Server> http_;
   SlowClientReaper reaper_;
   int port_ = 0;
-  std::thread http_thread_, ingest_thread_;
+  std::thread http_thread_, ingest_thread_, cluster_thread_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<bool> stop_{false};

@@ -137,7 +137,8 @@ Result<std::size_t> SqliteStore::Record(const Batch& batch, const std::string& e
 
 std::string SqliteStore::TableName(TableId id) const { return std::string(Table(id).name); }
 
-Result<QueryResult> SqliteStore::Query(const SqlQuery& query) {
+Status SqliteStore::Run(const SqlQuery& query, const std::function<void(std::vector<std::string>)>& columns,
+                        const RowVisitor& visit) {
   Statement s;
   if (sqlite3_prepare_v2(db_, query.sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK) {
     return Fail("{}: {}", path_, sqlite3_errmsg(db_));
@@ -147,19 +148,38 @@ Result<QueryResult> SqliteStore::Query(const SqlQuery& query) {
     if (at == 0) return Fail("{}: the query has no parameter {}", path_, p.name);
     sqlite3_bind_text(s.stmt, at, p.value.data(), static_cast<int>(p.value.size()), SQLITE_TRANSIENT);
   }
-  QueryResult out;
   int n = sqlite3_column_count(s.stmt);
-  for (int i = 0; i < n; ++i) out.columns.emplace_back(sqlite3_column_name(s.stmt, i));
+  if (columns) {
+    std::vector<std::string> names;
+    for (int i = 0; i < n; ++i) names.emplace_back(sqlite3_column_name(s.stmt, i));
+    columns(std::move(names));
+  }
+  std::vector<std::string> row(static_cast<std::size_t>(n));
   int rc;
   while ((rc = sqlite3_step(s.stmt)) == SQLITE_ROW) {
-    auto& row = out.rows.emplace_back();
     for (int i = 0; i < n; ++i) {
       const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s.stmt, i));
-      row.emplace_back(text ? text : "");
+      row[static_cast<std::size_t>(i)].assign(text ? text : "");
     }
+    PLASMIENT_TRY(visit(row));
   }
   if (rc != SQLITE_DONE) return Fail("{}: {}", path_, sqlite3_errmsg(db_));
+  return Ok();
+}
+
+Result<QueryResult> SqliteStore::Query(const SqlQuery& query) {
+  QueryResult out;
+  PLASMIENT_TRY(Run(
+      query, [&](std::vector<std::string> names) { out.columns = std::move(names); },
+      [&](const std::vector<std::string>& row) {
+        out.rows.push_back(row);
+        return Ok();
+      }));
   return out;
+}
+
+Status SqliteStore::ForEachRow(const SqlQuery& query, const RowVisitor& visit) {
+  return Run(query, {}, visit);
 }
 
 }  // namespace plasmient::fleet

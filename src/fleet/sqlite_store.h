@@ -28,11 +28,14 @@ class SqliteStore final : public QueryableStore {
   std::string TableName(TableId id) const override;
   using QueryableStore::Query;
   Result<QueryResult> Query(const SqlQuery& query) override;
+  Status ForEachRow(const SqlQuery& query, const RowVisitor& visit) override;
 
  private:
   SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Status Exec(const char* sql);
   Status EnsureSchema();
+  Status Run(const SqlQuery& query, const std::function<void(std::vector<std::string>)>& columns,
+             const RowVisitor& visit);
 
   sqlite3* db_;
   std::string path_;

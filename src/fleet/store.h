@@ -1,6 +1,7 @@
 // What `plasmient fleet` asks of a store, SQLite or ClickHouse: SQL in, text cells out.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ class QueryableStore {
   virtual std::string TableName(TableId id) const = 0;
   virtual Result<QueryResult> Query(const SqlQuery& query) = 0;
   Result<QueryResult> Query(const std::string& sql) { return Query(SqlQuery{sql, {}}); }
+  // The rows one at a time, as they arrive (memory stays bounded by a row, whatever the result's
+  // size); a visitor's failure stops the query and is returned.
+  using RowVisitor = std::function<Status(const std::vector<std::string>& cells)>;
+  virtual Status ForEachRow(const SqlQuery& query, const RowVisitor& visit) = 0;
 };
 
 }  // namespace plasmient::fleet

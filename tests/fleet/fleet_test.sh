@@ -101,7 +101,8 @@ done
 
 # --- plasmient serve ------------------------------------------------------------------------
 serve_args=(serve --spool "$spool" --db "$db" --listen "127.0.0.1:$serve_port" --poll-ms 50 --host node-a
-  --label team=infra --clickhouse "$ch_url" --clickhouse-cluster two_shards --clickhouse-shard-db -)
+  --label team=infra --clickhouse "$ch_url" --clickhouse-cluster two_shards --clickhouse-shard-db -
+  --cluster-every-s 1)
 start_serve() {
   "$bin" "${serve_args[@]}" >>"$work/serve.log" 2>&1 &
   serve_pid=$!
@@ -215,7 +216,7 @@ say "after kill -9 and restart: 21 jobs, once each, in SQLite and ClickHouse"
 top_jobs=$("$bin" fleet --clickhouse "$ch_url" --top jobs --limit 100)
 top_kernels=$("$bin" fleet --clickhouse "$ch_url" --top kernels --limit 100)
 key=$(sql "SELECT job_key FROM jobs WHERE job_id = 'ddp-a'")
-tables=(jobs steps rank_verdicts kernel_aggregates op_aggregates collectives stragglers bills layer_types)
+tables=(jobs steps rank_verdicts kernel_aggregates op_aggregates rank_collectives stragglers bills layer_types cluster_ranks cluster_steps)
 for t in "${tables[@]}"; do  # the same rows, row_index included, inserted again through the Distributed table
   http POST "$ch_url/?insert_distributed_sync=1" "INSERT INTO plasmient.$t SELECT * FROM plasmient.$t WHERE job_key = '$key'" >/dev/null \
     || fail "inserting $t of ddp-a again"
@@ -254,6 +255,46 @@ if [[ $mode == long ]]; then
 fi
 wait_for 120 "the outbox to drain" metric_is plasmient_clickhouse_outbox_files 0
 [[ $(ch "SELECT count() FROM plasmient.jobs") == "$want_jobs" ]] || fail "ClickHouse jobs after the burst"
+
+# --- the cluster layer from the stores: a 64-rank job, each rank its own spool entry -----------------
+# `fleet --job J --cluster` on SQLite and on two-shard ClickHouse names the straggler `analyze DIR`
+# names, with its caused wait within 1% (docs/fleet.md, "The cluster over the store").
+"$bin" synth --scenario straggler --ranks 64 --steps 3 -o "$work/c64" >/dev/null || fail "synth of 64 ranks"
+"$bin" analyze "$work/c64" -q --json "$work/c64.json" || fail "analyze of the 64-rank folder"
+for r in $(seq 0 63); do
+  printf 'job=cluster64\n' > "$spool/c64-rank$r.pt.trace.json.done"  # the marker first: it names the job
+  cp "$work/c64/rank-$r.pt.trace.json" "$spool/.c64-rank$r.part"
+  mv "$spool/.c64-rank$r.part" "$spool/c64-rank$r.pt.trace.json"
+done
+wait_for 300 "64 ranks of cluster64 recorded" bash -c "[[ \$(sqlite3 '$db' \"SELECT count(*) FROM cluster_ranks WHERE job_id = 'cluster64'\") == 64 ]]"
+wait_for 120 "the outbox to drain" metric_is plasmient_clickhouse_outbox_files 0
+"$bin" fleet --db "$db" --job cluster64 --cluster --limit 1000 > "$work/c64-sqlite.txt" || fail "fleet --cluster on SQLite"
+t0=$(date +%s.%N)
+"$bin" fleet --clickhouse "$ch_url" --job cluster64 --cluster --limit 1000 > "$work/c64-ch.txt" || fail "fleet --cluster on ClickHouse"
+t1=$(date +%s.%N)
+python3 - "$work/c64.json" "$work/c64-sqlite.txt" "$work/c64-ch.txt" <<'PY' || fail "the stores' cluster figures differ from the folder's"
+import json, sys
+folder = json.load(open(sys.argv[1]))
+want = folder["stragglers"]
+assert len(want) == 1, f"the folder names {len(want)} stragglers"
+for path in sys.argv[2:]:
+    lines = open(path).read().split("\n")
+    assert "64 ranks from 64 analyses" in lines[0], f"{path}: {lines[0]}"
+    at = lines.index(" stragglers")
+    header, row = lines[at + 1].split(), lines[at + 2].split()
+    got = dict(zip(header, row))
+    assert int(got["straggler_rank"]) == want[0]["rank"], f"{path}: straggler {got}, folder {want[0]}"
+    caused = float(got["caused_wait_s"])
+    assert abs(caused - want[0]["caused_wait_s"]) <= 0.01 * want[0]["caused_wait_s"], f"{path}: {caused} vs {want[0]}"
+    print(f"{path}: rank {got['straggler_rank']} caused {caused} s (folder {want[0]['caused_wait_s']:.6g} s)")
+PY
+# serve's watch (--cluster-every-s 1) ran the same over ClickHouse once the 64 ranks' rows arrived.
+straggler=$(python3 -c "import json; print(json.load(open('$work/c64.json'))['stragglers'][0]['rank'])")
+wait_for 60 "serve's cluster watch to read 64 ranks of cluster64" metric_is 'plasmient_cluster_ranks{job="cluster64"}' 64
+got=$(metric "plasmient_cluster_straggler_caused_wait_seconds{job=\"cluster64\",rank=\"$straggler\"}")
+python3 -c "import json,sys; w=json.load(open('$work/c64.json'))['stragglers'][0]['caused_wait_s']; g=float('${got:-nan}'); sys.exit(0 if abs(g-w) <= 0.01*w else 1)" \
+  || fail "serve's straggler metric for cluster64 rank $straggler: '$got'"
+say "cluster64: SQLite and ClickHouse name rank $(python3 -c "import json; print(json.load(open('$work/c64.json'))['stragglers'][0]['rank'])") like the folder; ClickHouse query $(python3 -c "print(f'{$t1 - $t0:.2f}')") s"
 
 # --- graceful shutdown ------------------------------------------------------------------------------
 kill -TERM "$serve_pid"

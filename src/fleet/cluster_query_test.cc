@@ -1,0 +1,163 @@
+#include "fleet/cluster_query.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "cluster/cluster_verdict.h"
+#include "fleet/job_rows.h"
+#include "fleet/sqlite_store.h"
+
+namespace plasmient::fleet {
+namespace {
+
+constexpr TimeNs kMs = 1'000'000;
+
+// Rank r's clock runs r ms ahead; rank 2 arrives 3 ms late at each of 6 all-reduces (2 per step).
+verdict::RankVerdict Rank(std::int64_t rank) {
+  verdict::RankVerdict r;
+  r.rank = rank;
+  r.device.name = "NVIDIA H100 SXM 80GB";
+  TimeNs skew = rank * kMs;
+  r.run.start_ns = skew;
+  r.run.end_ns = skew + 100 * kMs;
+  r.run.wall_s = 0.1;
+  r.run.useful_s = 0.03;
+  r.run.kernel_union_s = 0.09;
+  r.run.loss_s[static_cast<std::size_t>(verdict::Loss::kExposedCommunication)] = 0.05;
+  for (std::int64_t seq = 0; seq < 6; ++seq) {
+    join::CollectiveInstance c;
+    c.group = "pg0";
+    c.seq = seq;
+    c.kind = "allreduce";
+    c.kernel = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+    c.group_size = 3;
+    c.bytes = 1 << 20;
+    c.step = seq / 2;
+    TimeNs exit = 10 * kMs + seq * 12 * kMs;
+    c.start_ns = skew + exit - (rank == 2 ? 1 * kMs : 4 * kMs);
+    c.end_ns = skew + exit;
+    r.collectives.push_back(c);
+  }
+  verdict::StepFigures s;
+  s.number = 0;
+  s.figures.wall_s = 0.03;
+  s.figures.useful_s = 0.01;
+  s.figures.loss_s[static_cast<std::size_t>(verdict::Loss::kMemoryBound)] = 0.005;
+  r.steps = {s};
+  return r;
+}
+
+std::filesystem::path TempDb() {
+  auto dir = std::filesystem::temp_directory_path() / ("plasmient_cluster_query_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir / "store.sqlite";
+}
+
+// Each rank recorded on its own, as `analyze rank.json --db --job j` or serve on its node does.
+std::unique_ptr<SqliteStore> StoreWithRanks(std::int64_t ranks, std::int64_t at_ns = 100) {
+  auto store = SqliteStore::Open(TempDb().string());
+  EXPECT_TRUE(store) << store.error().message;
+  for (std::int64_t r = 0; r < ranks; ++r) {
+    verdict::JobVerdict one;
+    one.ranks = {Rank(r)};
+    JobContext c{"key" + std::to_string(r) + "-" + std::to_string(at_ns), "j", at_ns + r, "node" + std::to_string(r),
+                 {}, {}};
+    auto n = (*store)->Record(BuildRows(one, c), "rank" + std::to_string(r));
+    EXPECT_TRUE(n) << n.error().message;
+  }
+  return std::move(*store);
+}
+
+TEST(ClusterQueryTest, StoredRanksGiveTheFiguresOfTheRanksTogether) {
+  verdict::JobVerdict together;
+  together.ranks = {Rank(0), Rank(1), Rank(2)};
+  cluster::AddClusterFigures(together, {});
+  ASSERT_EQ(together.stragglers.size(), 1u);
+  ASSERT_EQ(together.stragglers[0].rank, 2);
+
+  auto store = StoreWithRanks(3);
+  auto stored = AnalyzeStoredCluster(*store, "j", {});
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_EQ(stored->collective_rows, 18);
+  EXPECT_EQ(stored->analyses, 3);
+  const auto& job = stored->job;
+  ASSERT_EQ(job.ranks.size(), 3u);
+  for (std::size_t r = 0; r < 3; ++r) {
+    EXPECT_NEAR(job.ranks[r].clock_offset_s, together.ranks[r].clock_offset_s, 1e-12) << r;
+    EXPECT_NEAR(job.ranks[r].clock_offset_s, 1e-3 * static_cast<double>(r), 1e-12) << r;
+    EXPECT_NEAR(job.ranks[r].caused_wait_s, together.ranks[r].caused_wait_s, 1e-12) << r;
+    EXPECT_NEAR(job.ranks[r].run.wall_s, 0.1, 1e-12);
+  }
+  ASSERT_EQ(job.stragglers.size(), 1u);
+  EXPECT_EQ(job.stragglers[0].rank, 2);
+  EXPECT_NEAR(job.stragglers[0].caused_wait_s, 6 * 2 * 0.003, 1e-12);  // 2 ranks wait 3 ms, 6 times
+  EXPECT_EQ(job.stragglers[0].kind, "all_reduce");
+
+  // The stored kind is the parsed one, and the step's compute time the compute slice.
+  auto kinds = store->Query("SELECT DISTINCT kind FROM rank_collectives");
+  ASSERT_TRUE(kinds);
+  ASSERT_EQ(kinds->rows.size(), 1u);
+  EXPECT_EQ(kinds->rows[0][0], "all_reduce");
+  auto compute = store->Query("SELECT compute_s, exposed_wait_s FROM cluster_steps WHERE rank = 0");
+  ASSERT_TRUE(compute);
+  EXPECT_DOUBLE_EQ(std::stod(compute->rows.at(0).at(0)), 0.015);
+
+  std::string text = RenderStoredCluster(*stored, 2);
+  EXPECT_NE(text.find("3 ranks from 3 analyses, 18 collective rows"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 2 arrives late at all_reduce"), std::string::npos) << text;
+  EXPECT_NE(text.find("… 1 more ranks (--limit)"), std::string::npos) << text;
+}
+
+TEST(ClusterQueryTest, ARankAnalyzedAgainCountsOnceWithItsLatestRows) {
+  auto store = StoreWithRanks(3, 100);
+  // Rank 2 again, later, now on time: no straggler left.
+  verdict::JobVerdict again;
+  again.ranks = {Rank(2)};
+  for (auto& c : again.ranks[0].collectives) c.start_ns = c.end_ns - 4 * kMs;
+  JobContext c{"key2-late", "j", 500, "node2", {}, {}};
+  ASSERT_TRUE(store->Record(BuildRows(again, c), "rank2-again"));
+  auto stored = AnalyzeStoredCluster(*store, "j", {});
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_EQ(stored->job.ranks.size(), 3u);
+  EXPECT_EQ(stored->collective_rows, 18);
+  EXPECT_TRUE(stored->job.stragglers.empty());
+}
+
+TEST(ClusterQueryTest, AJobWithoutRowsOrWithoutRankFiguresFailsInOneLine) {
+  auto store = StoreWithRanks(2);
+  auto none = LoadStoredCluster(*store, "other");
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("job 'other': no per-rank cluster rows"), std::string::npos);
+  ASSERT_TRUE(store->Query("DELETE FROM rank_verdicts WHERE rank = 1"));
+  auto missing = LoadStoredCluster(*store, "j");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("rank 1 has cluster rows but no rank_verdicts row"), std::string::npos);
+}
+
+TEST(ClusterQueryTest, TheWatchAnalyzesAJobWhenItsRowsChangeAndExportsTheStraggler) {
+  auto store = StoreWithRanks(3);
+  MetricsRegistry metrics;
+  ClusterWatchState seen;
+  auto first = WatchStoredClusters(*store, {}, 0, seen, metrics);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(*first, 1);
+  std::string text = metrics.Render({});
+  EXPECT_NE(text.find("plasmient_cluster_ranks{job=\"j\"} 3"), std::string::npos) << text;
+  const std::string series = "plasmient_cluster_straggler_caused_wait_seconds{job=\"j\",rank=\"2\"} ";
+  auto at = text.find(series);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NEAR(std::stod(text.substr(at + series.size())), 0.036, 1e-12);
+  auto unchanged = WatchStoredClusters(*store, {}, 0, seen, metrics);
+  ASSERT_TRUE(unchanged);
+  EXPECT_EQ(*unchanged, 0);
+  auto later = WatchStoredClusters(*store, {}, 1'000'000, seen, metrics);  // rows older than since_ns
+  ASSERT_TRUE(later);
+  EXPECT_EQ(*later, 0);
+}
+
+}  // namespace
+}  // namespace plasmient::fleet
