@@ -118,11 +118,11 @@ Result<std::int64_t> ReadCollectives(QueryableStore& store, const std::string& j
                                      std::map<std::int64_t, verdict::RankVerdict>& ranks) {
   std::string error;
   std::int64_t rows = 0;
-  SqlQuery q{
-      fmt::format("SELECT job_key, rank, comm_group, kind, seq, bytes, group_size, start_ns, end_ns, step, "
-                  "p2p, peer FROM {} WHERE job_id = :job",
-                  store.TableName(TableId::kRankCollectives)),
-      {{":job", job_id}}};
+  SqlQuery q{fmt::format("SELECT job_key, rank, comm_group, kind, seq, bytes, group_size, group_rank, "
+                         "start_ns, end_ns, step, "
+                         "p2p, peer FROM {} WHERE job_id = :job",
+                         store.TableName(TableId::kRankCollectives)),
+             {{":job", job_id}}};
   PLASMIENT_TRY(store.ForEachRow(q, [&](const std::vector<std::string>& row) -> Status {
     Cells c(row, "rank_collectives", error);
     std::int64_t rank = c.Int(1, "rank");
@@ -134,11 +134,12 @@ Result<std::int64_t> ReadCollectives(QueryableStore& store, const std::string& j
     x.seq = c.Int(4, "seq");
     x.bytes = c.Int(5, "bytes");
     x.group_size = static_cast<std::int32_t>(c.Int(6, "group_size"));
-    x.start_ns = c.Int(7, "start_ns");
-    x.end_ns = c.Int(8, "end_ns");
-    x.step = c.Int(9, "step");
-    x.p2p = c.Int(10, "p2p") != 0;
-    x.peer = c.Int(11, "peer");
+    x.group_rank = static_cast<std::int32_t>(c.Int(7, "group_rank"));
+    x.start_ns = c.Int(8, "start_ns");
+    x.end_ns = c.Int(9, "end_ns");
+    x.step = c.Int(10, "step");
+    x.p2p = c.Int(11, "p2p") != 0;
+    x.peer = c.Int(12, "peer");
     if (!error.empty()) return Fail("{}", error);
     ranks[rank].collectives.push_back(std::move(x));
     ++rows;

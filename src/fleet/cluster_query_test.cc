@@ -34,6 +34,7 @@ verdict::RankVerdict Rank(std::int64_t rank) {
     c.kind = "allreduce";
     c.kernel = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
     c.group_size = 3;
+    c.group_rank = static_cast<std::int32_t>(rank);
     c.bytes = 1 << 20;
     c.step = seq / 2;
     TimeNs exit = 10 * kMs + seq * 12 * kMs;
@@ -51,7 +52,8 @@ verdict::RankVerdict Rank(std::int64_t rank) {
 }
 
 std::filesystem::path TempDb() {
-  auto dir = std::filesystem::temp_directory_path() / ("plasmient_cluster_query_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("plasmient_cluster_query_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir / "store.sqlite";
@@ -64,8 +66,12 @@ std::unique_ptr<SqliteStore> StoreWithRanks(std::int64_t ranks, std::int64_t at_
   for (std::int64_t r = 0; r < ranks; ++r) {
     verdict::JobVerdict one;
     one.ranks = {Rank(r)};
-    JobContext c{"key" + std::to_string(r) + "-" + std::to_string(at_ns), "j", at_ns + r, "node" + std::to_string(r),
-                 {}, {}};
+    JobContext c{"key" + std::to_string(r) + "-" + std::to_string(at_ns),
+                 "j",
+                 at_ns + r,
+                 "node" + std::to_string(r),
+                 {},
+                 {}};
     auto n = (*store)->Record(BuildRows(one, c), "rank" + std::to_string(r));
     EXPECT_TRUE(n) << n.error().message;
   }
@@ -92,6 +98,8 @@ TEST(ClusterQueryTest, StoredRanksGiveTheFiguresOfTheRanksTogether) {
     EXPECT_NEAR(job.ranks[r].caused_wait_s, together.ranks[r].caused_wait_s, 1e-12) << r;
     EXPECT_NEAR(job.ranks[r].run.wall_s, 0.1, 1e-12);
   }
+  ASSERT_EQ(job.ranks[2].collectives.size(), 6u);
+  EXPECT_EQ(job.ranks[2].collectives[0].group_rank, 2);  // what pairs a native send/recv's peer
   ASSERT_EQ(job.stragglers.size(), 1u);
   EXPECT_EQ(job.stragglers[0].rank, 2);
   EXPECT_NEAR(job.stragglers[0].caused_wait_s, 6 * 2 * 0.003, 1e-12);  // 2 ranks wait 3 ms, 6 times
@@ -135,7 +143,8 @@ TEST(ClusterQueryTest, AJobWithoutRowsOrWithoutRankFiguresFailsInOneLine) {
   ASSERT_TRUE(store->Query("DELETE FROM rank_verdicts WHERE rank = 1"));
   auto missing = LoadStoredCluster(*store, "j");
   ASSERT_FALSE(missing);
-  EXPECT_NE(missing.error().message.find("rank 1 has cluster rows but no rank_verdicts row"), std::string::npos);
+  EXPECT_NE(missing.error().message.find("rank 1 has cluster rows but no rank_verdicts row"),
+            std::string::npos);
 }
 
 TEST(ClusterQueryTest, TheWatchAnalyzesAJobWhenItsRowsChangeAndExportsTheStraggler) {

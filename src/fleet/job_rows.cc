@@ -84,6 +84,7 @@ void AddClusterRows(Batch& b, const JobContext& c, const verdict::RankVerdict& r
     x.emplace_back(col.seq);
     x.emplace_back(col.bytes);
     x.emplace_back(static_cast<std::int64_t>(col.group_size));
+    x.emplace_back(static_cast<std::int64_t>(col.group_rank));
     x.emplace_back(col.start_ns);
     x.emplace_back(col.end_ns);
     x.emplace_back(col.step);

@@ -59,9 +59,19 @@ constexpr Column kOps[] = {PLASMIENT_FLEET_COMMON, PLASMIENT_FLEET_AGGREGATE};
 // What the cluster layer needs of a rank (docs/cluster.md), so that `fleet --cluster` runs over the
 // store without the traces: one row per communication kernel, with enter and exit on the rank's
 // own clock, and one row per rank (its run window: the capacity and the clock-offset bound).
-constexpr Column kRankCollectives[] = {
-    PLASMIENT_FLEET_COMMON, {"rank", I},     {"comm_group", S}, {"kind", S}, {"seq", I}, {"bytes", I},
-    {"group_size", I},      {"start_ns", I}, {"end_ns", I},     {"step", I}, {"p2p", I}, {"peer", I}};
+constexpr Column kRankCollectives[] = {PLASMIENT_FLEET_COMMON,
+                                       {"rank", I},
+                                       {"comm_group", S},
+                                       {"kind", S},
+                                       {"seq", I},
+                                       {"bytes", I},
+                                       {"group_size", I},
+                                       {"group_rank", I},
+                                       {"start_ns", I},
+                                       {"end_ns", I},
+                                       {"step", I},
+                                       {"p2p", I},
+                                       {"peer", I}};
 constexpr Column kClusterRanks[] = {PLASMIENT_FLEET_COMMON, {"rank", I},        {"window_start_ns", I},
                                     {"window_end_ns", I},   {"collectives", I}, {"steps", I}};
 // The rank's compute time (a compute kernel resident) and exposed communication wait per step.
