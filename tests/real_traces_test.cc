@@ -225,6 +225,132 @@ TEST(RealTraces, TraceFilterAllToAllIsExposedCommunicationNotAPipelineBubble) {
   EXPECT_TRUE(listed);
 }
 
+// The collective family of an nccl:* op, as docs/verdict.md names them.
+std::string_view FamilyOfNcclOp(std::string_view op) {
+  if (op.find("all_to_all") != std::string_view::npos) return "all-to-all";
+  if (op.find("all_reduce") != std::string_view::npos) return "all-reduce";
+  if (op.find("all_gather") != std::string_view::npos || op.find("reduce_scatter") != std::string_view::npos)
+    return "all-gather/reduce-scatter";
+  return "other collectives";
+}
+
+// Exposed communication per family, from the raw events: each NCCL kernel's family is that of
+// the nccl:* op around its launch; a stretch with no other kernel resident is split among the
+// NCCL kernels resident in it.
+std::map<std::string, double> RawExposedCommunication(RawTrace& raw) {
+  std::map<std::int64_t, std::pair<std::int64_t, double>> launches;  // correlation → (tid, ts)
+  struct Range {
+    std::int64_t tid;
+    double ts, end;
+    std::string_view name;
+  };
+  std::vector<Range> nccl_ops;
+  for (auto e : raw.events) {
+    std::string_view cat = Str(e, "cat"), name = Str(e, "name");
+    double ts = 0, dur = 0;
+    std::int64_t tid = 0, correlation = 0;
+    if (e["ts"].get(ts) || e["tid"].get(tid)) continue;
+    if (cat == "cuda_runtime" && !e["args"]["correlation"].get(correlation))
+      launches[correlation] = {tid, ts};
+    if ((cat == "cpu_op" || cat == "user_annotation") && name.starts_with("nccl:") && !e["dur"].get(dur))
+      nccl_ops.push_back({tid, ts, ts + dur, name});
+  }
+  struct Edge {
+    double t;
+    int delta;
+    std::string family;  // "" for a compute kernel
+  };
+  std::vector<Edge> edges;
+  for (auto e : raw.events) {
+    if (Str(e, "cat") != "kernel") continue;
+    double ts = 0, dur = 0;
+    std::int64_t correlation = 0;
+    if (e["ts"].get(ts) || e["dur"].get(dur) || e["args"]["correlation"].get(correlation)) continue;
+    std::string family;
+    if (Str(e, "name").find("nccl") != std::string_view::npos) {
+      family = "other collectives";
+      auto l = launches.find(correlation);
+      const Range* innermost = nullptr;
+      for (const auto& r : nccl_ops) {
+        if (l == launches.end() || r.tid != l->second.first || r.ts > l->second.second ||
+            r.end < l->second.second)
+          continue;
+        if (!innermost || r.ts >= innermost->ts) innermost = &r;
+      }
+      if (innermost) family = FamilyOfNcclOp(innermost->name);
+    }
+    edges.push_back({ts, +1, family});
+    edges.push_back({ts + dur, -1, family});
+  }
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+  std::map<std::string, double> exposed;
+  std::map<std::string, int> resident;
+  double prev = edges.empty() ? 0 : edges.front().t;
+  for (const auto& e : edges) {
+    int comm = 0;
+    for (const auto& [family, n] : resident) comm += family.empty() ? 0 : n;
+    if (resident[""] == 0 && comm > 0) {
+      for (const auto& [family, n] : resident) {
+        if (!family.empty()) exposed[family] += (e.t - prev) * 1e-6 * n / comm;
+      }
+    }
+    resident[e.family] += e.delta;
+    prev = e.t;
+  }
+  return exposed;
+}
+
+// TorchRec's ranks expose all-to-all, all-gather and all-reduce in shares that differ by rank:
+// the label names what was exposed, and both ranks get the same advice, led by the largest
+// family, naming every family that holds a tenth of the exposed time.
+TEST(RealTraces, TraceFilterExposedCommunicationIsNamedByWhatWasExposed) {
+  REQUIRE_SHARED_TRACES(shared);
+  std::set<std::string> leaders;
+  for (const char* file : {"sampled_rank-0.json.gz", "sampled_rank-1.json.gz"}) {
+    const fs::path path = *shared / "hta/trace_filter" / file;
+    RawTrace raw;
+    ASSERT_NO_FATAL_FAILURE(ReadRaw(path, raw));
+    const std::map<std::string, double> exposed = RawExposedCommunication(raw);
+    double total = 0;
+    std::pair<double, std::string> largest{0, ""};
+    for (const auto& [family, s] : exposed) {
+      total += s;
+      largest = std::max(largest, {s, family});
+    }
+    ASSERT_GT(total, 0) << file;
+
+    Analysis a = Analyze(path.string(), "");
+    ASSERT_EQ(a.run.exit_code, 0) << a.run.out;
+    simdjson::dom::parser parser;
+    simdjson::dom::element v;
+    ASSERT_EQ(parser.parse(a.json).get(v), simdjson::SUCCESS);
+    for (const auto& [family, s] : exposed) {
+      EXPECT_NEAR(v["exposed_communication_s"][family].get_double().value(), s, 0.01 * total)
+          << file << family;
+    }
+    const std::string label(Str(v, "exposed_communication_label"));
+    const std::string named = largest.second == "all-gather/reduce-scatter"
+                                  ? largest.second + " wait"
+                                  : "exposed " + largest.second + " wait";
+    EXPECT_EQ(label, largest.first >= 2.0 / 3 * total ? named : "exposed communication (mixed)") << file;
+    bool found = false;
+    for (auto f : v["fixes"].get_array()) {
+      if (Str(f, "loss") != "exposed_communication" || Str(f, "action").starts_with("rank ")) continue;
+      found = true;
+      const std::string action(Str(f, "action"));
+      EXPECT_TRUE(action.starts_with("exposed communication is " + largest.second)) << file << ": " << action;
+      for (const auto& [family, s] : exposed) {
+        EXPECT_EQ(action.find(family + " (") != std::string::npos, s >= 0.1 * total)
+            << file << family << action;
+      }
+      EXPECT_EQ(action.find("overlap communication with backward"), std::string::npos);
+    }
+    EXPECT_TRUE(found) << file;
+    leaders.insert(largest.second);
+  }
+  EXPECT_EQ(leaders.size(), 1u);  // both ranks' exposed time is led by the same family
+}
+
 // HF inference on H100: the GPU was still running work queued before the profiler started.
 TEST(RealTraces, QwenDefaultWindowLeavesOutWorkQueuedBeforeProfiling) {
   REQUIRE_SHARED_TRACES(shared);

@@ -136,8 +136,7 @@ MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks) {
       const auto& it = rc.items[i];
       const auto& g = groups[it.group];
       if (g.conflict) continue;
-      CollectiveKind kind = ParseCollectiveKind(it.kind);
-      if (kind == CollectiveKind::kOther && it.kind != it.kernel) kind = ParseCollectiveKind(it.kernel);
+      const CollectiveKind kind = ParseCollectiveKind(it.kind, it.kernel);
       MatchKey key;
       std::int64_t sender = -1, receiver = -1, expected = static_cast<std::int64_t>(g.members.size());
       if (it.p2p) {

@@ -34,7 +34,7 @@ TEST(DiffSink, JsonSchemaWithTheLargestChangeFirst) {
   EXPECT_TRUE(doc["step_time_s"]["before"].is_null());  // no steps
 
   std::string text = RenderDiffTerminal(d, {"old", "new"}, false);
-  std::size_t comm = text.find("exposed all-reduce wait"), idle = text.find("host-bound idle");
+  std::size_t comm = text.find("exposed communication"), idle = text.find("host-bound idle");
   ASSERT_NE(comm, std::string::npos);
   EXPECT_LT(comm, idle);
   EXPECT_NE(text.find("−20.0 pts  better"), std::string::npos) << text;

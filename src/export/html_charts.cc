@@ -38,7 +38,11 @@ std::string DecadeLabel(int k, std::string_view unit) {
 
 }  // namespace
 
-std::string WaterfallSvg(const verdict::Figures& f, std::span<const std::string> short_fixes) {
+std::string WaterfallSvg(const verdict::Figures& f, std::span<const std::string> short_fixes,
+                         std::string_view comm_label) {
+  auto label = [&](Loss l) {
+    return l == Loss::kExposedCommunication && !comm_label.empty() ? comm_label : verdict::LossLabel(l);
+  };
   constexpr double kW = 540, kLabel = 190, kBarW = 290, kRowH = 30;
   std::vector<std::pair<double, Loss>> losses;
   for (std::size_t i = 0; i < verdict::kLossCount; ++i) {
@@ -73,10 +77,10 @@ std::string WaterfallSvg(const verdict::Figures& f, std::span<const std::string>
   for (auto [frac, l] : losses) {
     out += fmt::format("<line class=\"ridge\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"/>",
                        x(remaining), y - 4, x(remaining), y + 4);
-    row(fmt::format("− {}", verdict::LossLabel(l)), remaining - frac, remaining,
-        LossColorVar(verdict::LossKey(l)), fmt::format("−{}", Percent(frac)),
+    row(fmt::format("− {}", label(l)), remaining - frac, remaining, LossColorVar(verdict::LossKey(l)),
+        fmt::format("−{}", Percent(frac)),
         static_cast<std::size_t>(l) < short_fixes.size() ? short_fixes[static_cast<std::size_t>(l)]
-                                                         : verdict::LossLabel(l));
+                                                         : label(l));
     remaining -= frac;
   }
   row("= achieved", 0, f.achieved(), "var(--achieved)", Percent(f.achieved()), "useful FLOPs at peak speed");

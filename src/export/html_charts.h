@@ -12,7 +12,9 @@ namespace plasmient::exporting {
 
 // 100% of capacity at the top, each loss taken away in turn (largest first), achieved at the bottom.
 // short_fixes: per loss, the advice for its tooltip (JobVerdict::short_fixes); may be empty.
-std::string WaterfallSvg(const verdict::Figures& figures, std::span<const std::string> short_fixes = {});
+// comm_label: the job's name for exposed communication (JobVerdict::loss_label); LossLabel's when empty.
+std::string WaterfallSvg(const verdict::Figures& figures, std::span<const std::string> short_fixes = {},
+                         std::string_view comm_label = {});
 
 // Log-log roofline: the memory slope up to the ridge point, the compute roof after it, and each
 // kernel with a FLOP and a byte model as a point (area ∝ its GPU time). `skipped` receives how

@@ -69,7 +69,7 @@ void FixesSection(std::string& out, const verdict::JobVerdict& job) {
       "<section id=\"fixes\"><h2>What to change <small>largest loss first</small></h2><ol class=\"fixes\">";
   for (const auto& fx : job.fixes) {
     out += fmt::format("<li>{}<span class=\"pct\">{}</span><b>{}</b> — {}", Chip(verdict::LossKey(fx.loss)),
-                       Percent(fx.fraction), HtmlEscape(verdict::LossLabel(fx.loss)), HtmlEscape(fx.action));
+                       Percent(fx.fraction), HtmlEscape(job.loss_label(fx.loss)), HtmlEscape(fx.action));
     if (fx.layer) out += "<div class=\"culprits\">" + HtmlEscape(FixLayerText(*fx.layer, fx.loss)) + "</div>";
     if (!fx.culprits.empty()) {
       std::string names;
@@ -261,7 +261,7 @@ std::string RenderHtml(const verdict::JobVerdict& job, const HtmlOptions& o) {
   out +=
       "<div class=\"grid2\"><section><h2>Where the capacity went <small>100% of peak × time, down to "
       "achieved</small></h2>";
-  out += WaterfallSvg(job.job, job.short_fixes) + "</section>\n";
+  out += WaterfallSvg(job.job, job.short_fixes, job.loss_label(Loss::kExposedCommunication)) + "</section>\n";
   out += "<section><h2>Roofline <small>top kernels; area ∝ GPU time, colour = loss</small></h2>" + roofline;
   out += "</section></div>\n<div style=\"height:18px\"></div>\n";
   FixesSection(out, job);

@@ -110,7 +110,7 @@ TEST(HtmlSink, WaterfallTakesEveryLossFromCapacityDownToAchieved) {
   f.loss_s[static_cast<std::size_t>(verdict::Loss::kHostBoundIdle)] = 0.25;
   std::string svg = WaterfallSvg(f);
   EXPECT_TRUE(WellFormedXml(svg));
-  std::size_t comm = svg.find("exposed all-reduce wait"), idle = svg.find("host-bound idle");
+  std::size_t comm = svg.find("exposed communication"), idle = svg.find("host-bound idle");
   ASSERT_NE(comm, std::string::npos);
   ASSERT_NE(idle, std::string::npos);
   EXPECT_LT(comm, idle);  // largest first

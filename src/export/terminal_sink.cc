@@ -157,7 +157,7 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
   std::stable_sort(losses.begin(), losses.end(), [](auto& a, auto& b) { return a.first > b.first; });
   for (auto [frac, l] : losses) {
     if (frac < 0.005) continue;
-    Row(out, p, 4, verdict::LossLabel(l), Percent(frac), job.short_fixes[static_cast<std::size_t>(l)], "33");
+    Row(out, p, 4, job.loss_label(l), Percent(frac), job.short_fixes[static_cast<std::size_t>(l)], "33");
   }
   if (auto coverage = job.model_coverage()) {
     // MFU only where the model FLOPs are known well enough (docs/verdict.md, "MFU").

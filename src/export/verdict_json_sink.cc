@@ -198,6 +198,12 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
   w.Field("utilization", job.job.utilization());
   w.Field("achieved_fraction", job.job.achieved());
   WriteLosses(w, job.job);
+  w.Field("exposed_communication_label", job.loss_label(Loss::kExposedCommunication));
+  w.Key("exposed_communication_s").BeginObject();
+  for (std::size_t i = 0; i < verdict::kCommFamilyCount; ++i) {
+    w.Field(verdict::CommFamilyName(static_cast<verdict::CommFamily>(i)), job.evidence.exposed_comm_s[i]);
+  }
+  w.EndObject();
   if (auto headroom = job.headroom()) {
     w.Field("headroom", *headroom);
   } else {

@@ -34,6 +34,11 @@ CollectiveKind ParseCollectiveKind(std::string_view kind_or_kernel) {
   return CollectiveKind::kOther;
 }
 
+CollectiveKind ParseCollectiveKind(std::string_view collective, std::string_view kernel) {
+  const CollectiveKind kind = ParseCollectiveKind(collective);
+  return kind == CollectiveKind::kOther && collective != kernel ? ParseCollectiveKind(kernel) : kind;
+}
+
 std::string_view CollectiveKindName(CollectiveKind kind) {
   switch (kind) {
     case CollectiveKind::kAllReduce:

@@ -19,7 +19,10 @@ enum class CollectiveKind : std::uint8_t {
   kOther
 };
 CollectiveKind ParseCollectiveKind(
-    std::string_view kind_or_kernel);                      // "all_reduce", "ncclKernel_AllGather_…"
+    std::string_view kind_or_kernel);  // "all_reduce", "ncclKernel_AllGather_…"
+// A communication kernel's kind: its collective's name ("all_to_all" on a SendRecv kernel) when
+// that says one, else the kernel's own name.
+CollectiveKind ParseCollectiveKind(std::string_view collective, std::string_view kernel);
 std::string_view CollectiveKindName(CollectiveKind kind);  // "all_reduce", ...
 // NCCL's bus-bandwidth factor for n ranks: all-reduce 2(n−1)/n, all-gather, reduce-scatter and
 // all-to-all (n−1)/n, broadcast, reduce, send and recv 1; 0 for kOther.

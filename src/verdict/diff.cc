@@ -52,7 +52,7 @@ VerdictDiff DiffVerdicts(const JobVerdict& before, const JobVerdict& after, std:
   d.utilization = {"utilization", "utilization (nvidia-smi)", b.utilization(), a.utilization()};
   for (std::size_t i = 0; i < kLossCount; ++i) {
     auto l = static_cast<Loss>(i);
-    d.losses.push_back({std::string(LossKey(l)), std::string(LossLabel(l)), b.loss(l), a.loss(l)});
+    d.losses.push_back({std::string(LossKey(l)), std::string(before.loss_label(l)), b.loss(l), a.loss(l)});
   }
   std::stable_sort(d.losses.begin(), d.losses.end(), [](const FigureChange& x, const FigureChange& y) {
     return std::fabs(x.delta()) > std::fabs(y.delta());

@@ -15,14 +15,6 @@ bool IsGraphLaunch(std::string_view api) {
   return api.starts_with("cudaGraphLaunch") || api.starts_with("hipGraphLaunch");
 }
 
-bool IsAllToAll(std::string_view collective) {
-  std::string s;
-  for (char c : collective) {
-    if (c != '_') s.push_back(AsciiLower(c));
-  }
-  return s.find("alltoall") != std::string::npos;
-}
-
 // A softmax over attention scores: its input's last two dimensions are both the sequence
 // length (an L×L matrix per head), as eager attention materializes it.
 constexpr std::int64_t kEagerAttentionMinLength =
@@ -57,10 +49,13 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
     const double dur_s = NsToSeconds(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
     if (t.gpu.kind[k] == model::GpuKind::kMemcpy) {
       e.pageable_copies += t.Str(t.gpu.name[k]).find("Pageable") != std::string_view::npos;
-    } else if (f.cls[k] == join::ActivityClass::kCollective || f.cls[k] == join::ActivityClass::kP2P) {
-      e.communication_s += dur_s;
-      if (j.collective[k] >= 0 && IsAllToAll(t.Str(t.collectives.name[j.collective[k]])))
-        e.all_to_all_s += dur_s;
+    } else if (f.cls[k] == join::ActivityClass::kCollective) {
+      // Its exposed time: the sweep charged it only for slices where no compute kernel ran.
+      const std::string_view kernel = t.Str(t.gpu.name[k]);
+      const std::string_view collective =
+          j.collective[k] >= 0 ? t.Str(t.collectives.name[j.collective[k]]) : kernel;
+      const auto family = static_cast<std::size_t>(FamilyOf(join::ParseCollectiveKind(collective, kernel)));
+      e.exposed_comm_s[family] += f.share_ns[k] / static_cast<double>(kNsPerS);
     } else if (f.cls[k] == join::ActivityClass::kCompute && f.cost_op[k] >= 0) {
       const std::int32_t op = f.cost_op[k];
       if (IsScoreSoftmax(t.Str(t.cpu.name[op]), t.Str(t.cpu.input_dims[op]))) e.score_softmax_s += dur_s;
@@ -76,8 +71,7 @@ void Evidence::Merge(const Evidence& o) {
   graph_launches += o.graph_launches;
   host_syncs += o.host_syncs;
   pageable_copies += o.pageable_copies;
-  communication_s += o.communication_s;
-  all_to_all_s += o.all_to_all_s;
+  for (std::size_t i = 0; i < kCommFamilyCount; ++i) exposed_comm_s[i] += o.exposed_comm_s[i];
   score_softmax_s += o.score_softmax_s;
 }
 

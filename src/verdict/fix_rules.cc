@@ -15,6 +15,9 @@ constexpr double kMinFixFraction = 0.01;  // losses under 1% of capacity get no 
 // A profile's first and last steps often end in a synchronization (the profiler's own, a final
 // loss print): below this count, syncs are not the loop's pattern.
 constexpr std::int64_t kMinHostSyncs = 8;
+// A collective family named in the exposed-communication fix holds at least this share of the
+// exposed time: smaller ones are listed in the evidence only.
+constexpr double kCommFamilyMinShare = 0.1;
 // Score-matrix softmaxes taking this share of the memory-bound time mark eager attention.
 constexpr double kEagerAttentionMinShare = 0.2;
 
@@ -82,24 +85,74 @@ Advice UnmodeledAdvice(const JobVerdict& job) {
       fmt::format("{} ops carry shapes; these kernels' ops are not modeled", e.ops_with_shapes)};
 }
 
+// What removes one family's exposed time, in training or in inference.
+struct FamilyAdvice {
+  std::string_view action, short_action;
+};
+
+FamilyAdvice AdviceForFamily(CommFamily family, bool training) {
+  switch (family) {
+    case CommFamily::kAllToAll:
+      return {
+          "overlap the dispatch/combine all-to-all with expert or shared-expert compute, or cut its volume "
+          "(capacity factor, top-k, expert placement)",
+          "overlap all-to-all"};
+    case CommFamily::kAllReduce:
+      if (training) {
+        return {"overlap gradient all-reduce with backward (bucket sizes, bucket order)",
+                "overlap comm with backward"};
+      }
+      return {
+          "overlap the all-reduce with independent compute (asynchronous collectives), fewer and larger "
+          "all-reduces",
+          "overlap comm with compute"};
+    case CommFamily::kGatherScatter:
+      if (training) {
+        return {
+            "issue all-gathers ahead of their use and overlap reduce-scatter with backward (FSDP "
+            "forward/backward prefetch; an optimizer's all-gather beside the next step's forward)",
+            "prefetch all-gathers"};
+      }
+      return {"prefetch the next layer's all-gather while this one computes", "prefetch all-gathers"};
+    default:
+      return {"overlap communication with independent compute, fewer and larger collectives",
+              "overlap comm with compute"};
+  }
+}
+
+// The advice names every family holding at least kCommFamilyMinShare of the exposed time, largest
+// first, so ranks whose shares differ by a few points get the same advice (only the order moves
+// when two families are close).
 Advice CommunicationAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
-  if (e.communication_s > 0 && e.all_to_all_s >= 0.5 * e.communication_s) {
-    return {
-        "the exposed communication is mostly all-to-all: overlap dispatch/combine with expert compute, "
-        "or cut its volume (capacity factor, top-k, expert placement)",
-        "overlap all-to-all",
-        fmt::format("{:.0f}% of communication kernel time in all-to-all",
-                    100 * e.all_to_all_s / e.communication_s)};
+  const std::string kind = e.training() ? Count(e.backward_ops, "backward ops: training")
+                                        : std::string("no backward ops: inference");
+  const double total = e.exposed_comm_total_s();
+  std::vector<std::pair<double, CommFamily>> families;
+  for (std::size_t i = 0; i < kCommFamilyCount; ++i) {
+    if (total > 0 && e.exposed_comm_s[i] > 0)
+      families.emplace_back(e.exposed_comm_s[i], static_cast<CommFamily>(i));
   }
-  if (!e.training()) {
-    return {
-        "overlap communication with compute (asynchronous collectives beside independent work), fewer "
-        "and larger collectives, or fix the rank that arrives late",
-        "overlap comm with compute", "no backward ops: inference"};
+  std::stable_sort(families.begin(), families.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  if (families.empty()) {
+    // No collective kernel was exposed (the loss is a straggler's, or the job's ranks say nothing).
+    const FamilyAdvice a =
+        AdviceForFamily(e.training() ? CommFamily::kAllReduce : CommFamily::kOther, e.training());
+    return {fmt::format("{}, or fix the rank that arrives late", a.action), std::string(a.short_action),
+            kind};
   }
-  return {"overlap communication with backward (bucket sizes, prefetch), or fix the rank that arrives late",
-          "overlap comm with backward", Count(e.backward_ops, "backward ops: training")};
+  std::string action, shares;
+  for (const auto& [s, family] : families) {
+    const double share = s / total;
+    if (share < 0.005) continue;  // would print as 0%
+    shares += fmt::format("{}{} {:.0f}%", shares.empty() ? "" : ", ", CommFamilyName(family), 100 * share);
+    if (share < kCommFamilyMinShare && !action.empty()) continue;
+    action += fmt::format("{}{} ({:.0f}% of it): {}", action.empty() ? "" : "; ", CommFamilyName(family),
+                          100 * share, AdviceForFamily(family, e.training()).action);
+  }
+  return {fmt::format("exposed communication is {}; or fix the rank that arrives late", action),
+          std::string(AdviceForFamily(families.front().second, e.training()).short_action),
+          fmt::format("exposed collective time {:.1f} ms: {}; {}", total * 1e3, shares, kind)};
 }
 
 Advice HostAdvice(const JobVerdict& job) {

@@ -16,7 +16,7 @@ constexpr LossText kLossText[] = {
     {Loss::kComputeInefficiency, "compute_inefficiency", "compute below peak"},
     {Loss::kMemoryBound, "memory_bound", "memory-bound kernels"},
     {Loss::kUnmodeledKernels, "unmodeled_kernels", "kernels with no FLOP model"},
-    {Loss::kExposedCommunication, "exposed_communication", "exposed all-reduce wait"},
+    {Loss::kExposedCommunication, "exposed_communication", "exposed communication"},
     {Loss::kPipelineBubble, "pipeline_bubble", "pipeline bubble"},
     {Loss::kHostBoundIdle, "host_bound_idle", "host-bound idle"},
     {Loss::kDataMovement, "data_movement", "memcpy/memset only"},
@@ -28,6 +28,14 @@ const LossText& Text(Loss l) {
   PLASMIENT_CHECK(i < kLossCount && kLossText[i].loss == l);
   return kLossText[i];
 }
+
+// A family names the exposed communication when it holds at least this share of it: a label
+// that names one kind must be true of most of the time it labels.
+constexpr double kCommFamilyDominantShare = 2.0 / 3.0;
+
+constexpr std::string_view kCommFamilyName[] = {"all-reduce", "all-to-all", "all-gather/reduce-scatter",
+                                                "other collectives"};
+static_assert(std::size(kCommFamilyName) == kCommFamilyCount);
 
 constexpr std::string_view kBoundName[] = {"compute", "memory", "unmodeled", "communication", "memory-copy"};
 
@@ -52,6 +60,56 @@ Bound BoundOfLoss(Loss loss) {
       return Bound::kMemoryCopy;
     default:
       return Bound::kCompute;
+  }
+}
+
+CommFamily FamilyOf(join::CollectiveKind kind) {
+  switch (kind) {
+    case join::CollectiveKind::kAllReduce:
+      return CommFamily::kAllReduce;
+    case join::CollectiveKind::kAllToAll:
+      return CommFamily::kAllToAll;
+    case join::CollectiveKind::kAllGather:
+    case join::CollectiveKind::kReduceScatter:
+      return CommFamily::kGatherScatter;
+    default:
+      return CommFamily::kOther;
+  }
+}
+
+std::string_view CommFamilyName(CommFamily family) {
+  auto i = static_cast<std::size_t>(family);
+  PLASMIENT_CHECK(i < kCommFamilyCount);
+  return kCommFamilyName[i];
+}
+
+double Evidence::exposed_comm_total_s() const {
+  double total = 0;
+  for (double s : exposed_comm_s) total += s;
+  return total;
+}
+
+std::optional<CommFamily> Evidence::dominant_comm_family() const {
+  const double total = exposed_comm_total_s();
+  for (std::size_t i = 0; i < kCommFamilyCount; ++i) {
+    if (total > 0 && exposed_comm_s[i] >= kCommFamilyDominantShare * total) return static_cast<CommFamily>(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view JobVerdict::loss_label(Loss loss) const {
+  if (loss != Loss::kExposedCommunication || evidence.exposed_comm_total_s() <= 0) return LossLabel(loss);
+  const auto family = evidence.dominant_comm_family();
+  if (!family) return "exposed communication (mixed)";
+  switch (*family) {
+    case CommFamily::kAllReduce:
+      return "exposed all-reduce wait";
+    case CommFamily::kAllToAll:
+      return "exposed all-to-all wait";
+    case CommFamily::kGatherScatter:
+      return "all-gather/reduce-scatter wait";  // "exposed" would not fit the terminal's label column
+    default:
+      return "exposed collective wait";
   }
 }
 

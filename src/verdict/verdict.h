@@ -95,19 +95,32 @@ struct KernelAggregate {
   }  // of the ceiling, or bandwidth share
 };
 
+// The collective families exposed communication is named by (docs/verdict.md, "Exposed
+// communication"): each asks for a different fix.
+enum class CommFamily : std::uint8_t { kAllReduce, kAllToAll, kGatherScatter, kOther, kCount };
+inline constexpr std::size_t kCommFamilyCount = static_cast<std::size_t>(CommFamily::kCount);
+CommFamily FamilyOf(join::CollectiveKind kind);
+std::string_view CommFamilyName(
+    CommFamily family);  // "all-reduce", "all-to-all", "all-gather/reduce-scatter", ...
+
 // What the trace shows about the program; the fixes are chosen by it (docs/fixes.md).
 struct Evidence {
-  std::int64_t aten_ops = 0;                // PyTorch ops
-  std::int64_t ops_with_shapes = 0;         // ops carrying Input Dims
-  std::int64_t backward_ops = 0;            // autograd backward ops: training
-  std::int64_t graph_launches = 0;          // cudaGraphLaunch / hipGraphLaunch
-  std::int64_t host_syncs = 0;              // stream/device/event synchronizations, synchronous copies
-  std::int64_t pageable_copies = 0;         // memcpys from or to pageable host memory
-  double communication_s = 0;               // communication kernel time
-  double all_to_all_s = 0;                  // of which all-to-all
+  std::int64_t aten_ops = 0;         // PyTorch ops
+  std::int64_t ops_with_shapes = 0;  // ops carrying Input Dims
+  std::int64_t backward_ops = 0;     // autograd backward ops: training
+  std::int64_t graph_launches = 0;   // cudaGraphLaunch / hipGraphLaunch
+  std::int64_t host_syncs = 0;       // stream/device/event synchronizations, synchronous copies
+  std::int64_t pageable_copies = 0;  // memcpys from or to pageable host memory
+  // Exposed communication (the sweep's share of collective kernels, docs/verdict.md) by family.
+  std::array<double, kCommFamilyCount> exposed_comm_s{};
   double score_softmax_s = 0;               // softmax kernels over L×L attention scores (eager attention)
   double fp32_tensor_peak_flops_per_s = 0;  // the device's TF32 peak: what fp32 GEMMs could run at
 
+  double exposed_comm_total_s() const;
+  double exposed_comm(CommFamily family) const { return exposed_comm_s[static_cast<std::size_t>(family)]; }
+  // The family holding at least kCommFamilyDominantShare of the exposed time; nullopt when the
+  // time is mixed or nothing is exposed.
+  std::optional<CommFamily> dominant_comm_family() const;
   bool pytorch() const { return aten_ops > 0; }
   bool training() const { return backward_ops > 0; }
   void Merge(const Evidence& other);
@@ -260,6 +273,9 @@ struct JobVerdict {
 
   double compute_kernel_s = 0, modeled_compute_s = 0;  // Σ over ranks
 
+  // A loss's label for this job: LossLabel, except exposed communication, named by the
+  // collectives whose time was exposed ("exposed all-to-all wait"; docs/verdict.md).
+  std::string_view loss_label(Loss loss) const;
   double hfu() const { return job.achieved(); }
   // Share of compute-kernel time with a FLOP or byte model; nullopt with no compute kernel.
   std::optional<double> model_coverage() const;
