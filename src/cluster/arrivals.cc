@@ -38,7 +38,7 @@ std::vector<CollectiveArrivals> RankArrivals(const verdict::JobVerdict& job, std
     const auto& it = mine.items[k];
     auto& c = out[k];
     c.group = it.group;
-    c.kind = ParseCollectiveKind(it.kind.empty() ? it.kernel : it.kind);
+    c.kind = ParseCollectiveKind(it.kind, it.kernel);
     c.kind_text = it.kind.empty() ? it.kernel : it.kind;
     c.seq = it.seq;
     c.step = it.step;

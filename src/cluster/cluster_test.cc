@@ -385,6 +385,10 @@ TEST(ClusterTest, ParsesKindsFromArgsAndKernelNames) {
   EXPECT_EQ(ParseCollectiveKind("reduce"), CollectiveKind::kReduce);
   EXPECT_EQ(ParseCollectiveKind("ncclKernel_SendRecv"), CollectiveKind::kOther);
   EXPECT_EQ(ParseCollectiveKind("recv"), CollectiveKind::kRecv);
+  // The collective's name first (an all-to-all run as SendRecv), the kernel's when it names none.
+  EXPECT_EQ(ParseCollectiveKind("all_to_all", "ncclKernel_SendRecv"), CollectiveKind::kAllToAll);
+  EXPECT_EQ(ParseCollectiveKind("", "ncclDevKernel_AllGather_RING_LL"), CollectiveKind::kAllGather);
+  EXPECT_EQ(ParseCollectiveKind("coalesced", "ncclDevKernel_AllReduce_Sum_f32"), CollectiveKind::kAllReduce);
   EXPECT_EQ(ParseGroupRanks("[0, 1, 12, 3]"), (std::vector<std::int64_t>{0, 1, 12, 3}));
   EXPECT_TRUE(ParseGroupRanks("").empty());
 }

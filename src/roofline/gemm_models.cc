@@ -15,6 +15,7 @@ bool SetGemm(std::string_view model, const OpArgs& args, int a, int b, double ba
   SetDtype(args, cost);
   cost.model = model;
   cost.heavy = true;
+  cost.gemm_mnk = {m, n, k};
   cost.flops = 2.0 * batch * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   double out_bytes = batch * static_cast<double>(m) * static_cast<double>(n) * args.Width(a, cost.dtype);
   cost.bytes = ArgBytes(args, a, cost.dtype) + ArgBytes(args, b, cost.dtype) + out_bytes + extra_bytes;

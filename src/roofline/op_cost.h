@@ -3,6 +3,7 @@
 // the models and their assumptions: docs/flop-models.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -19,6 +20,9 @@ struct OpCost {
   // operand, read as x · W). 0 for every other model: all of its bytes grow with the batch.
   double weight_bytes = 0;
   Dtype dtype = Dtype::kUnknown;
+  // A GEMM's problem, one product of the batch: M, N, K (out[M, N] = a[M, K] · b[K, N]); zeros
+  // for every other model.
+  std::array<std::int64_t, 3> gemm_mnk{};
   std::string_view model;  // "mm", "conv", "sdpa_fwd", "elementwise"...; empty = no model
   bool heavy = false;      // GEMM/conv/attention class: its heavy kernels get the FLOPs
   bool backward = false;

@@ -215,6 +215,7 @@ ActivityFacts FactsOf(const Trace& t, const join::Joined& j, std::vector<char> k
   f.bytes = std::move(costs.bytes);
   f.heavy_op = std::move(costs.heavy_op);
   f.backward = std::move(costs.backward);
+  f.gemm_mnk = std::move(costs.gemm_mnk);
   return f;
 }
 
@@ -379,7 +380,9 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
         LossOfActivity(f.cls[k], f.flops[k], f.bytes[k], roofline::BelowRidge(costs.op_ai[k], peak, bw));
     f.bound[k] = BoundOfLoss(f.loss[k]);
     if (f.cls[k] != ActivityClass::kCompute || f.flops[k] <= 0 || peak <= 0) continue;
-    double ideal_ns = f.flops[k] / peak * 1e9;
+    // Work in a dtype with a faster pipe than P's (fp8, fp4 beside bf16) is judged by that pipe;
+    // a slower dtype's stays judged by P (docs/verdict.md, "Compute").
+    double ideal_ns = f.flops[k] / std::max(peak, f.peak_flops_per_s[k]) * 1e9;
     double dur_ns = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
     if (ideal_ns > dur_ns * 1.0001) quality.Add(Dq::kFlopsAbovePeak);
     f.useful_ns[k] = std::min(ideal_ns, share);

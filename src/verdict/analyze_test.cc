@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model/trace_builder.h"
+#include "roofline/device_table.h"
 #include "roofline/op_cost.h"
 #include "verdict/facts.h"
 
@@ -111,6 +112,37 @@ TEST(AnalyzeRank, EveryLossCategoryWithExactFractions) {
   EXPECT_EQ(v->top_kernels.front().op, "aten::mm");
   EXPECT_EQ(v->quality.Get(model::Dq::kUnmodeledKernel), 1);
   EXPECT_EQ(trace.quality.Get(model::Dq::kUnmodeledKernel), 0);  // the trace is as ingest left it
+}
+
+// bf16 and fp8 GEMMs on an H100: P is bf16's (most FLOPs), and the fp8 GEMM's useful time is
+// its FLOPs at the FP8 peak, not at P, where it would read above 100% and be clamped.
+TEST(AnalyzeRank, Fp8WorkIsPricedAgainstTheFp8PeakInTheHeadline) {
+  constexpr std::string_view kBigDims = "[[8192,8192],[8192,8192]]";
+  constexpr std::string_view kFp8Dims = "[[8192,8192],[8192,8192],[],[]]";
+  constexpr std::string_view kFp8Types = R"(["c10::Float8_e4m3fn","c10::Float8_e4m3fn","float","float"])";
+  Builder t;
+  t.Kernel("aten::mm", kBigDims, kMmTypes, "sm90_xmma_gemm_bf16bf16_bf16f32", 0, 2'000'000);
+  t.Kernel("aten::mm", kBigDims, kMmTypes, "sm90_xmma_gemm_bf16bf16_bf16f32", 2'000'000, 4'000'000);
+  t.Kernel("aten::_scaled_mm", kFp8Dims, kFp8Types, "sm90_xmma_gemm_e4m3e4m3_bf16f32", 4'000'000, 5'000'000);
+  model::Trace trace = std::move(t.b).Finish();
+  AnalyzeOptions o;
+  o.gpu = "h100_sxm";
+  auto v = AnalyzeRank(trace, o);
+  ASSERT_TRUE(v) << v.error().message;
+
+  const auto h100 = roofline::FindDeviceByKey("h100_sxm");
+  ASSERT_TRUE(h100);
+  const double p_bf16 = roofline::PeakFlops(*h100->spec, roofline::Dtype::kBf16, roofline::MathMode::kTf32);
+  const double p_fp8 = roofline::PeakFlops(*h100->spec, roofline::Dtype::kFp8, roofline::MathMode::kTf32);
+  ASSERT_GT(p_fp8, 1.5 * p_bf16);
+  const double flops = 2.0 * 8192 * 8192 * 8192;  // each GEMM
+  EXPECT_EQ(v->device.peak_dtype, "bf16");
+  // 2 × bf16 at P_bf16 + fp8 at P_fp8, over 5 ms.
+  EXPECT_NEAR(v->run.achieved(), (2 * flops / p_bf16 + flops / p_fp8) / 5e-3, 1e-9);
+  const double fp8_fraction = flops / p_fp8 / 1e-3;  // under 1: the kernel's own achieved fraction
+  ASSERT_LT(fp8_fraction, 1);
+  EXPECT_NEAR(v->run.loss(Loss::kComputeInefficiency),
+              (2 * (2e-3 - flops / p_bf16) + (1e-3 - flops / p_fp8)) / 5e-3, 1e-9);
 }
 
 // Keeps a copy of the facts table an observer is handed.

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
+#include <optional>
 
 #include "base/name_memo.h"
 #include "base/text.h"
@@ -28,6 +30,82 @@ bool IsScoreSoftmax(std::string_view op, std::string_view dims) {
   return s.size() >= 3 && s[s.size() - 1] == s[s.size() - 2] && s.back() >= kEagerAttentionMinLength;
 }
 
+// Idle gaps shorter than this between kernels are the host's launch cadence (a few µs of launch
+// overhead per kernel, a Python op between them), not waits for data or a synchronization.
+constexpr TimeNs kLaunchGapMaxNs = 50 * kNsPerUs;
+// A GEMM dimension under this, with the kernel under kSmallGemmMaxAchieved of its peak, is too
+// small to fill the tensor cores' tiles (128×128 or 128×256 output tiles on current parts).
+constexpr std::int64_t kSmallGemmDim = 64;
+constexpr double kSmallGemmMaxAchieved = 0.25;
+// Shapes kept per rank: the job names three.
+constexpr std::size_t kGemmShapesKept = 8;
+
+// The window's GPU idle gaps: the stretches between kept activities, in time order.
+std::vector<std::pair<TimeNs, TimeNs>> IdleGaps(const model::Trace& t, const ActivityFacts& f) {
+  std::vector<std::pair<TimeNs, TimeNs>> busy, gaps;
+  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
+    if (f.kept[k] && t.gpu.end_ns[k] > t.gpu.start_ns[k])
+      busy.emplace_back(t.gpu.start_ns[k], t.gpu.end_ns[k]);
+  }
+  std::sort(busy.begin(), busy.end());
+  TimeNs reach = busy.empty() ? 0 : busy.front().second;
+  for (const auto& [start, end] : busy) {
+    if (start > reach) gaps.emplace_back(reach, start);
+    reach = std::max(reach, end);
+  }
+  return gaps;
+}
+
+// Synchronizing calls during which the GPU ran out of work: the gap that began while the host
+// blocked is what the sync cost (the host returns, then launches again). A gap counts once.
+void CountSyncsBeforeIdle(const model::Trace& t, const std::vector<std::pair<TimeNs, TimeNs>>& gaps,
+                          Evidence& e) {
+  std::vector<char> counted(gaps.size(), 0);
+  for (std::size_t a = 0; a < t.api.size(); ++a) {
+    if (!join::IsHostSync(t.Str(t.api.name[a]))) continue;
+    auto g = std::lower_bound(gaps.begin(), gaps.end(), std::pair{t.api.start_ns[a], kNoTime});
+    if (g == gaps.end() || g->first > t.api.end_ns[a]) continue;
+    ++e.syncs_before_idle;
+    auto i = static_cast<std::size_t>(g - gaps.begin());
+    if (!counted[i]) e.idle_after_syncs_s += NsToSeconds(g->second - g->first);
+    counted[i] = 1;
+  }
+}
+
+// A GEMM kernel whose shape wastes the tensor cores, and how: N or K off the 16-byte tile of its
+// dtype (8 bf16/fp16 elements, 16 fp8, 4 fp32), or a dimension too small to fill a tile.
+std::optional<GemmShapeLoss> PoorGemm(const ActivityFacts& f, std::size_t k) {
+  const auto& [m, n, kk] = f.gemm_mnk[k];
+  if (m <= 0 || f.loss[k] != Loss::kComputeInefficiency || f.lost_ns(k) <= 0) return std::nullopt;
+  const int width = roofline::DtypeBytes(f.dtype[k]);
+  const std::int64_t tile = width > 0 ? std::max(1, 16 / width) : 8;
+  const bool unaligned = n % tile != 0 || kk % tile != 0;
+  const bool small = std::min({m, n, kk}) < kSmallGemmDim && f.achieved_fraction[k] < kSmallGemmMaxAchieved;
+  if (!unaligned && !small) return std::nullopt;
+  return GemmShapeLoss{.mnk = f.gemm_mnk[k],
+                       .dtype = std::string(roofline::DtypeName(f.dtype[k])),
+                       .unaligned = unaligned,
+                       .kernels = 1,
+                       .lost_s = f.lost_ns(k) / static_cast<double>(kNsPerS)};
+}
+
+// Merges shapes by (M, N, K, dtype), largest lost time first, at most `keep`.
+void MergeShapes(std::vector<GemmShapeLoss>& into, const std::vector<GemmShapeLoss>& from, std::size_t keep) {
+  for (const auto& s : from) {
+    auto same = std::find_if(into.begin(), into.end(),
+                             [&](const GemmShapeLoss& o) { return o.mnk == s.mnk && o.dtype == s.dtype; });
+    if (same == into.end()) {
+      into.push_back(s);
+    } else {
+      same->kernels += s.kernels;
+      same->lost_s += s.lost_s;
+    }
+  }
+  std::stable_sort(into.begin(), into.end(),
+                   [](const GemmShapeLoss& a, const GemmShapeLoss& b) { return a.lost_s > b.lost_s; });
+  if (into.size() > keep) into.resize(keep);
+}
+
 }  // namespace
 
 Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const ActivityFacts& f) {
@@ -42,11 +120,16 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
   for (std::size_t a = 0; a < t.api.size(); ++a) {
     std::string_view name = t.Str(t.api.name[a]);
     e.graph_launches += IsGraphLaunch(name);
-    e.host_syncs += join::IsHostSync(name);
   }
+  const auto gaps = IdleGaps(t, f);
+  CountSyncsBeforeIdle(t, gaps, e);
+  for (const auto& [start, end] : gaps) {
+    if (end - start < kLaunchGapMaxNs) e.short_gap_idle_s += NsToSeconds(end - start);
+  }
+  std::vector<GemmShapeLoss> shapes;
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
     if (!f.kept[k]) continue;
-    const double dur_s = NsToSeconds(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
+    const double lost_s = f.lost_ns(k) / static_cast<double>(kNsPerS);
     if (t.gpu.kind[k] == model::GpuKind::kMemcpy) {
       e.pageable_copies += t.Str(t.gpu.name[k]).find("Pageable") != std::string_view::npos;
     } else if (f.cls[k] == join::ActivityClass::kCollective) {
@@ -56,11 +139,23 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
           j.collective[k] >= 0 ? t.Str(t.collectives.name[j.collective[k]]) : kernel;
       const auto family = static_cast<std::size_t>(FamilyOf(join::ParseCollectiveKind(collective, kernel)));
       e.exposed_comm_s[family] += f.share_ns[k] / static_cast<double>(kNsPerS);
-    } else if (f.cls[k] == join::ActivityClass::kCompute && f.cost_op[k] >= 0) {
+    } else if (f.cls[k] == join::ActivityClass::kCompute) {
+      const TimeNs dur_ns = t.gpu.end_ns[k] - t.gpu.start_ns[k];
+      ++e.compute_kernels;
+      ++e.compute_kernel_us[std::min<std::size_t>(
+          static_cast<std::size_t>(std::max<TimeNs>(0, dur_ns) / kNsPerUs), kKernelDurationBuckets - 1)];
+      if (auto poor = PoorGemm(f, k)) {
+        ++e.poor_gemm_kernels;
+        e.poor_gemm_lost_s += poor->lost_s;
+        MergeShapes(shapes, {*poor}, std::numeric_limits<std::size_t>::max());
+      }
       const std::int32_t op = f.cost_op[k];
-      if (IsScoreSoftmax(t.Str(t.cpu.name[op]), t.Str(t.cpu.input_dims[op]))) e.score_softmax_s += dur_s;
+      if (op >= 0 && f.loss[k] == Loss::kMemoryBound &&
+          IsScoreSoftmax(t.Str(t.cpu.name[op]), t.Str(t.cpu.input_dims[op])))
+        e.score_softmax_s += lost_s;
     }
   }
+  MergeShapes(e.poor_gemm_shapes, shapes, kGemmShapesKept);
   return e;
 }
 
@@ -69,7 +164,14 @@ void Evidence::Merge(const Evidence& o) {
   ops_with_shapes += o.ops_with_shapes;
   backward_ops += o.backward_ops;
   graph_launches += o.graph_launches;
-  host_syncs += o.host_syncs;
+  syncs_before_idle += o.syncs_before_idle;
+  idle_after_syncs_s += o.idle_after_syncs_s;
+  compute_kernels += o.compute_kernels;
+  for (std::size_t i = 0; i < kKernelDurationBuckets; ++i) compute_kernel_us[i] += o.compute_kernel_us[i];
+  short_gap_idle_s += o.short_gap_idle_s;
+  poor_gemm_kernels += o.poor_gemm_kernels;
+  poor_gemm_lost_s += o.poor_gemm_lost_s;
+  MergeShapes(poor_gemm_shapes, o.poor_gemm_shapes, kGemmShapesKept);
   pageable_copies += o.pageable_copies;
   for (std::size_t i = 0; i < kCommFamilyCount; ++i) exposed_comm_s[i] += o.exposed_comm_s[i];
   score_softmax_s += o.score_softmax_s;

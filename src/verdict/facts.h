@@ -6,6 +6,7 @@
 // by the same index. Rows outside the window (kept[i] == 0) carry no cost, share or loss.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -28,10 +29,11 @@ struct ActivityFacts {
   // Pricing (docs/verdict.md: an op's cost goes to its heavy kernels, split by duration).
   std::vector<std::int32_t> cost_op;  // CpuOps row whose model priced it, or -1
   std::vector<roofline::Dtype> dtype;
-  std::vector<double> flops;   // -1 when no FLOP model reached it
-  std::vector<double> bytes;   // -1 when no byte model reached it
-  std::vector<char> heavy_op;  // priced by a GEMM/conv/attention model
-  std::vector<char> backward;  // launched under autograd's backward pass
+  std::vector<double> flops;                          // -1 when no FLOP model reached it
+  std::vector<double> bytes;                          // -1 when no byte model reached it
+  std::vector<char> heavy_op;                         // priced by a GEMM/conv/attention model
+  std::vector<char> backward;                         // launched under autograd's backward pass
+  std::vector<std::array<std::int64_t, 3>> gemm_mnk;  // the pricing GEMM's M, N, K; zeros otherwise
 
   // Its point on the roofline (roofline::Evaluate), judged by the peak of its dtype.
   std::vector<double> peak_flops_per_s;

@@ -12,9 +12,11 @@ namespace plasmient::verdict {
 namespace {
 
 constexpr double kMinFixFraction = 0.01;  // losses under 1% of capacity get no fix line
-// A profile's first and last steps often end in a synchronization (the profiler's own, a final
-// loss print): below this count, syncs are not the loop's pattern.
-constexpr std::int64_t kMinHostSyncs = 8;
+// A rule on part of a loss fires when its evidence covers at least this share of the loss:
+// below it, the general advice addresses more of the lost time.
+constexpr double kRuleMinShareOfLoss = 0.25;
+// Compute kernels whose median duration is under this are too short to hide their launch.
+constexpr double kTinyKernelMaxMedianUs = 20;
 // A collective family named in the exposed-communication fix holds at least this share of the
 // exposed time: smaller ones are listed in the evidence only.
 constexpr double kCommFamilyMinShare = 0.1;
@@ -27,9 +29,20 @@ constexpr double kFixLayerMinShareOfLoss = 0.5;
 
 struct Advice {
   std::string action, short_action, evidence;
+  // The seconds of the loss the evidence covers: the fix recovers at most that; < 0: the whole loss.
+  double recoverable_s = -1;
 };
 
 std::string Count(std::int64_t n, std::string_view what) { return fmt::format("{} {}", n, what); }
+
+double LossSeconds(const JobVerdict& job, Loss loss) {
+  return job.job.loss_s[static_cast<std::size_t>(loss)];
+}
+
+std::string ShapeText(const GemmShapeLoss& s) {
+  return fmt::format("{}×{}×{} {} ({}, {} kernels, {:.1f} ms)", s.mnk[0], s.mnk[1], s.mnk[2], s.dtype,
+                     s.unaligned ? "unaligned" : "small", s.kernels, s.lost_s * 1e3);
+}
 
 Advice ComputeAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
@@ -40,6 +53,21 @@ Advice ComputeAdvice(const JobVerdict& job) {
                     job.device.peak_flops_per_s / 1e12, e.fp32_tensor_peak_flops_per_s / 1e12),
         "TF32 or bf16, not fp32", "the dominant dtype is fp32 on a device with a faster tensor pipe"};
   }
+  const double loss_s = LossSeconds(job, Loss::kComputeInefficiency);
+  if (loss_s > 0 && e.poor_gemm_lost_s >= kRuleMinShareOfLoss * loss_s) {
+    std::string shapes;
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, e.poor_gemm_shapes.size()); ++i) {
+      shapes += (i ? "; " : "") + ShapeText(e.poor_gemm_shapes[i]);
+    }
+    return {
+        "GEMMs with small or unaligned shapes leave the tensor cores idle: pad N and K to multiples of "
+        "8 elements (16 for fp8, 4 for fp32/TF32; e.g. vocabulary and hidden sizes), and batch small "
+        "GEMMs together (more tokens per step, grouped GEMMs)",
+        "pad/batch small GEMMs",
+        fmt::format("{} GEMM kernels (M×N×K) lose {:.1f} ms, {:.0f}% of the compute-below-peak loss: {}",
+                    e.poor_gemm_kernels, e.poor_gemm_lost_s * 1e3, 100 * e.poor_gemm_lost_s / loss_s, shapes),
+        e.poor_gemm_lost_s};
+  }
   return {e.pytorch() ? "raise GEMM efficiency: larger or 64/128-aligned shapes, fewer tiny GEMMs, bf16/fp8, "
                         "torch.compile"
                       : "raise kernel efficiency: larger, aligned problem sizes; tensor-core data types",
@@ -48,14 +76,15 @@ Advice ComputeAdvice(const JobVerdict& job) {
 
 Advice MemoryAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
-  const double memory_bound_s = job.job.loss_s[static_cast<std::size_t>(Loss::kMemoryBound)];
+  const double memory_bound_s = LossSeconds(job, Loss::kMemoryBound);
   if (memory_bound_s > 0 && e.score_softmax_s >= kEagerAttentionMinShare * memory_bound_s) {
     return {
         "attention runs eagerly (matmul, softmax, matmul materialize the score matrix): use fused "
         "attention (torch.nn.functional.scaled_dot_product_attention / FlashAttention)",
         "fused attention (SDPA)",
-        fmt::format("softmax over L×L attention scores: {:.1f} ms, {:.0f}% of the memory-bound time",
-                    e.score_softmax_s * 1e3, 100 * e.score_softmax_s / memory_bound_s)};
+        fmt::format("softmax over L×L attention scores: {:.1f} ms, {:.0f}% of the memory-bound loss",
+                    e.score_softmax_s * 1e3, 100 * e.score_softmax_s / memory_bound_s),
+        e.score_softmax_s};
   }
   return {e.pytorch()
               ? "fuse elementwise/norm/softmax kernels into their producers (torch.compile) and raise "
@@ -163,12 +192,32 @@ Advice HostAdvice(const JobVerdict& job) {
         "host's work between replays (data loading, sampling, scheduling)",
         "capture more, overlap host work", Count(e.graph_launches, "graph launches")};
   }
-  if (e.host_syncs >= kMinHostSyncs) {
+  const double idle_s = LossSeconds(job, Loss::kHostBoundIdle);
+  if (idle_s > 0 && e.idle_after_syncs_s >= kRuleMinShareOfLoss * idle_s) {
     return {
         "remove host synchronizations from the loop (.item(), .cpu(), .tolist(), printing tensors, "
-        "synchronous copies to the host): the host waits, then the GPU does",
+        "synchronous copies to the host): the host waits for the GPU to drain, then the GPU waits for "
+        "the host",
         "remove host syncs",
-        Count(e.host_syncs, "synchronizing calls (stream/device/event sync, sync copies)")};
+        fmt::format("{} synchronizing calls (stream/device sync, sync copies) let the GPU run dry: {:.1f} ms "
+                    "of idle after them, {:.0f}% of the host-bound idle",
+                    e.syncs_before_idle, e.idle_after_syncs_s * 1e3, 100 * e.idle_after_syncs_s / idle_s),
+        e.idle_after_syncs_s};
+  }
+  const double median_us = e.median_compute_kernel_us();
+  if (idle_s > 0 && e.compute_kernels > 0 && median_us < kTinyKernelMaxMedianUs &&
+      e.short_gap_idle_s >= kRuleMinShareOfLoss * idle_s) {
+    return {e.pytorch() ? "many short kernels launched one by one: the GPU waits for the host between them; "
+                          "capture the step in CUDA graphs (torch.compile mode=\"reduce-overhead\", "
+                          "torch.cuda.graphs) or fuse the small kernels (torch.compile)"
+                        : "many short kernels launched one by one: the GPU waits for the host between them; "
+                          "capture them in CUDA graphs or fuse them",
+            "CUDA graphs or fuse tiny kernels",
+            fmt::format("{} compute kernels, median {:.0f} µs; gaps under 50 µs between kernels: {:.1f} ms, "
+                        "{:.0f}% of the host-bound idle",
+                        e.compute_kernels, median_us, e.short_gap_idle_s * 1e3,
+                        100 * e.short_gap_idle_s / idle_s),
+            e.short_gap_idle_s};
   }
   if (e.pytorch()) {
     return {
@@ -249,8 +298,16 @@ void BuildFixes(JobVerdict& job) {
     job.short_fixes[i] = a.short_action;
     const double fraction = job.job.loss(loss);
     if (fraction < kMinFixFraction) continue;
-    Fix f{
-        loss, fraction, std::move(a.action), {}, std::move(a.evidence), fraction, LayerOf(job.layers, loss)};
+    const double recoverable = a.recoverable_s >= 0 && job.job.wall_s > 0
+                                   ? std::min(fraction, a.recoverable_s / job.job.wall_s)
+                                   : fraction;
+    Fix f{loss,
+          fraction,
+          std::move(a.action),
+          {},
+          std::move(a.evidence),
+          recoverable,
+          LayerOf(job.layers, loss)};
     for (const auto& k : job.top_kernels) {
       if (k.loss == loss && f.culprits.size() < 3) f.culprits.push_back(k.name);
     }

@@ -20,6 +20,13 @@ const Fix& OnlyFix(const JobVerdict& job) {
   return job.fixes.front();
 }
 
+// The action of the only fix of a job whose only loss is `loss`.
+std::string ActionFor(Loss loss, const Evidence& e) {
+  JobVerdict job = JobLosing(loss, e);
+  BuildFixes(job);
+  return OnlyFix(job).action;
+}
+
 Evidence PyTorch() {
   Evidence e;
   e.aten_ops = 100;
@@ -189,21 +196,73 @@ TEST(FixRules, NoCudaGraphsAdviceOnACudaGraphCapture) {
   EXPECT_NE(OnlyFix(eager).action.find("CUDA graphs"), std::string::npos);
 }
 
-TEST(FixRules, HostSyncsAreNamedWhenPresent) {
+TEST(FixRules, HostSyncsBeforeIdleGapsAreNamed) {
   Evidence syncs = PyTorch();
-  syncs.host_syncs = 12;
+  syncs.syncs_before_idle = 12;
+  syncs.idle_after_syncs_s = 0.3;  // 60% of the 0.5 s host-bound idle
   JobVerdict a = JobLosing(Loss::kHostBoundIdle, syncs);
   BuildFixes(a);
   EXPECT_NE(OnlyFix(a).action.find("host synchronizations"), std::string::npos);
-  EXPECT_NE(OnlyFix(a).evidence.find("12 synchronizing calls"), std::string::npos);
-  JobVerdict none = JobLosing(Loss::kHostBoundIdle, PyTorch());
-  BuildFixes(none);
-  EXPECT_EQ(OnlyFix(none).action.find("host synchronizations"), std::string::npos);
-  Evidence two = PyTorch();
-  two.host_syncs = 2;  // the profile's own end-of-step syncs
-  JobVerdict few = JobLosing(Loss::kHostBoundIdle, two);
-  BuildFixes(few);
-  EXPECT_EQ(OnlyFix(few).action.find("host synchronizations"), std::string::npos);
+  EXPECT_NE(OnlyFix(a).evidence.find("12 synchronizing calls"), std::string::npos) << OnlyFix(a).evidence;
+  EXPECT_NE(OnlyFix(a).evidence.find("300.0 ms of idle after them, 60%"), std::string::npos);
+  EXPECT_DOUBLE_EQ(OnlyFix(a).recoverable, 0.3);  // the idle after the syncs, not the whole loss
+
+  // Many syncs, but the GPU was not left idle by them (the idle is elsewhere): not this rule.
+  Evidence harmless = PyTorch();
+  harmless.syncs_before_idle = 40;
+  harmless.idle_after_syncs_s = 0.05;  // 10%
+  EXPECT_EQ(ActionFor(Loss::kHostBoundIdle, harmless).find("host synchronizations"), std::string::npos);
+}
+
+Evidence TinyKernels(double short_gap_idle_s) {
+  Evidence e = PyTorch();
+  e.compute_kernels = 1000;
+  e.compute_kernel_us[6] = 700;  // median 6 µs
+  e.compute_kernel_us[200] = 300;
+  e.short_gap_idle_s = short_gap_idle_s;
+  return e;
+}
+
+TEST(FixRules, TinyKernelGapsGetCudaGraphsOrFusion) {
+  JobVerdict a = JobLosing(Loss::kHostBoundIdle, TinyKernels(0.4));
+  BuildFixes(a);
+  EXPECT_NE(OnlyFix(a).action.find("many short kernels"), std::string::npos) << OnlyFix(a).action;
+  EXPECT_NE(OnlyFix(a).evidence.find("1000 compute kernels, median 6 µs"), std::string::npos)
+      << OnlyFix(a).evidence;
+  EXPECT_NE(OnlyFix(a).evidence.find("80% of the host-bound idle"), std::string::npos);
+  EXPECT_DOUBLE_EQ(OnlyFix(a).recoverable, 0.4);
+
+  // The idle sits in long gaps (data loading): not this rule.
+  EXPECT_EQ(ActionFor(Loss::kHostBoundIdle, TinyKernels(0.05)).find("many short kernels"), std::string::npos);
+  // Long kernels: not this rule, whatever the gaps.
+  Evidence long_kernels = TinyKernels(0.4);
+  long_kernels.compute_kernel_us[6] = 0;
+  long_kernels.compute_kernel_us[200] = 1000;
+  EXPECT_EQ(ActionFor(Loss::kHostBoundIdle, long_kernels).find("many short kernels"), std::string::npos);
+  // CUDA graphs already: never "use CUDA graphs".
+  Evidence graphs = TinyKernels(0.4);
+  graphs.graph_launches = 5;
+  EXPECT_EQ(ActionFor(Loss::kHostBoundIdle, graphs).find("many short kernels"), std::string::npos);
+}
+
+TEST(FixRules, SmallOrUnalignedGemmsArePaddedOrBatched) {
+  Evidence e = PyTorch();
+  e.poor_gemm_kernels = 24;
+  e.poor_gemm_lost_s = 0.2;  // 40% of the 0.5 s loss
+  e.poor_gemm_shapes = {{{8192, 50257, 768}, "bf16", true, 12, 0.15},
+                        {{16, 4096, 4096}, "bf16", false, 12, 0.05}};
+  JobVerdict a = JobLosing(Loss::kComputeInefficiency, e);
+  BuildFixes(a);
+  EXPECT_NE(OnlyFix(a).action.find("pad N and K"), std::string::npos) << OnlyFix(a).action;
+  EXPECT_NE(OnlyFix(a).evidence.find("8192×50257×768 bf16 (unaligned, 12 kernels, 150.0 ms)"),
+            std::string::npos)
+      << OnlyFix(a).evidence;
+  EXPECT_NE(OnlyFix(a).evidence.find("16×4096×4096 bf16 (small"), std::string::npos);
+  EXPECT_NE(OnlyFix(a).evidence.find("40% of the compute-below-peak loss"), std::string::npos);
+  EXPECT_DOUBLE_EQ(OnlyFix(a).recoverable, 0.2);
+
+  e.poor_gemm_lost_s = 0.05;  // 10%: the general advice covers more of the loss
+  EXPECT_EQ(ActionFor(Loss::kComputeInefficiency, e).find("pad N and K"), std::string::npos);
 }
 
 TEST(FixRules, PageableCopiesArePinned) {
@@ -219,7 +278,7 @@ TEST(FixRules, PageableCopiesArePinned) {
 
 TEST(FixRules, EagerAttentionGetsFusedAttention) {
   Evidence e = PyTorch();
-  e.score_softmax_s = 0.2;  // 40% of the 0.5 s memory-bound time
+  e.score_softmax_s = 0.2;  // 40% of the 0.5 s memory-bound loss
   JobVerdict a = JobLosing(Loss::kMemoryBound, e);
   BuildFixes(a);
   EXPECT_NE(OnlyFix(a).action.find("scaled_dot_product_attention"), std::string::npos);

@@ -234,6 +234,7 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
   c.backward.assign(n, 0);
   c.heavy_op.assign(n, 0);
   c.op_ai.assign(n, -1);
+  c.gemm_mnk.assign(n, {});
 
   OpPricer pricer(t, j, quality);
   NameMemo is_heavy(t.strings, [](std::string_view name) { return roofline::IsHeavyKernelName(name); });
@@ -290,6 +291,7 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
       c.dtype[k] = p.cost.dtype;
       c.backward[k] = p.backward;
       c.heavy_op[k] = p.cost.heavy;
+      c.gemm_mnk[k] = p.cost.gemm_mnk;
       if (p.cost.bytes > 0) c.op_ai[k] = std::max(0.0, p.cost.flops) / p.cost.bytes;
       double dur = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
       bool receives = !by_heavy || is_heavy(t.gpu.name[k]);

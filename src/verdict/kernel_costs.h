@@ -2,6 +2,8 @@
 // (docs/verdict.md: an op's cost goes to its heavy kernels, split by duration).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
 #include "join/join.h"
@@ -18,6 +20,7 @@ struct KernelCosts {
   std::vector<char> backward;         // launched under autograd's backward pass
   std::vector<char> heavy_op;         // priced by a GEMM/conv/attention model
   std::vector<double> op_ai;          // the pricing op's FLOPs/bytes; -1 when bytes are unknown
+  std::vector<std::array<std::int64_t, 3>> gemm_mnk;  // the pricing GEMM's M, N, K; zeros otherwise
 };
 
 // `kept[i]` selects the activities to price; others get no cost. Ops whose models fell short are

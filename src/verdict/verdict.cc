@@ -89,6 +89,15 @@ double Evidence::exposed_comm_total_s() const {
   return total;
 }
 
+double Evidence::median_compute_kernel_us() const {
+  std::int64_t seen = 0;
+  for (std::size_t us = 0; us < kKernelDurationBuckets; ++us) {
+    seen += compute_kernel_us[us];
+    if (compute_kernels > 0 && 2 * seen >= compute_kernels) return static_cast<double>(us);
+  }
+  return 0;
+}
+
 std::optional<CommFamily> Evidence::dominant_comm_family() const {
   const double total = exposed_comm_total_s();
   for (std::size_t i = 0; i < kCommFamilyCount; ++i) {

@@ -103,13 +103,36 @@ CommFamily FamilyOf(join::CollectiveKind kind);
 std::string_view CommFamilyName(
     CommFamily family);  // "all-reduce", "all-to-all", "all-gather/reduce-scatter", ...
 
+// Kernel durations by whole microsecond, the last bucket holding the longer ones: a job's median
+// over its ranks without keeping every duration.
+inline constexpr std::size_t kKernelDurationBuckets = 256;
+
+// GEMM kernels of one shape whose time fell below the tensor-core peak (docs/fixes.md).
+struct GemmShapeLoss {
+  std::array<std::int64_t, 3> mnk{};  // M, N, K
+  std::string dtype;                  // "bf16", ...
+  bool unaligned = false;             // N or K not a multiple of the dtype's 16-byte tile
+  std::int64_t kernels = 0;
+  double lost_s = 0;  // their compute-below-peak lost time
+};
+
 // What the trace shows about the program; the fixes are chosen by it (docs/fixes.md).
 struct Evidence {
   std::int64_t aten_ops = 0;         // PyTorch ops
   std::int64_t ops_with_shapes = 0;  // ops carrying Input Dims
   std::int64_t backward_ops = 0;     // autograd backward ops: training
   std::int64_t graph_launches = 0;   // cudaGraphLaunch / hipGraphLaunch
-  std::int64_t host_syncs = 0;       // stream/device/event synchronizations, synchronous copies
+  // Synchronizing calls (stream/device/event sync, synchronous copies) during which the GPU ran
+  // out of work, and the GPU idle gaps that began while they blocked.
+  std::int64_t syncs_before_idle = 0;
+  double idle_after_syncs_s = 0;
+  std::int64_t compute_kernels = 0;
+  std::array<std::int64_t, kKernelDurationBuckets> compute_kernel_us{};  // their durations, by µs
+  double short_gap_idle_s = 0;  // GPU idle in gaps shorter than a launch gap's bound (docs/fixes.md)
+  // GEMMs with small or unaligned shapes and their lost time; the shapes by lost time (a few).
+  std::int64_t poor_gemm_kernels = 0;
+  double poor_gemm_lost_s = 0;
+  std::vector<GemmShapeLoss> poor_gemm_shapes;
   std::int64_t pageable_copies = 0;  // memcpys from or to pageable host memory
   // Exposed communication (the sweep's share of collective kernels, docs/verdict.md) by family.
   std::array<double, kCommFamilyCount> exposed_comm_s{};
@@ -121,6 +144,7 @@ struct Evidence {
   // The family holding at least kCommFamilyDominantShare of the exposed time; nullopt when the
   // time is mixed or nothing is exposed.
   std::optional<CommFamily> dominant_comm_family() const;
+  double median_compute_kernel_us() const;  // from the histogram: the bucket's µs; 0 with none
   bool pytorch() const { return aten_ops > 0; }
   bool training() const { return backward_ops > 0; }
   void Merge(const Evidence& other);
