@@ -260,6 +260,34 @@ TEST(ExplainSynth, AHostBoundGapSaysNothingIsResidentAndNamesTheHostActivity) {
   fs::remove_all(job.dir);
 }
 
+// The verdict box points at one instant of the first fix's loss: running that command shows it.
+TEST(ExplainSynth, TheFirstFixPointsAtAnInstantOfItsLoss) {
+  Job job;
+  ASSERT_NO_FATAL_FAILURE(MakeJob(job));
+  fs::path out = job.dir / "plasmient-verdict.json";
+  CommandResult a = RunCommand(PlasmientBinary() + " analyze " + job.dir.string() +
+                               " --brief --no-color --json " + out.string());
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  const std::string marker = "see it: plasmient explain ";
+  std::size_t at = a.out.find(marker);
+  ASSERT_NE(at, std::string::npos) << a.out;
+  std::size_t end = a.out.find_first_of("│\n", at);
+  std::string args = a.out.substr(at + marker.size(), end - at - marker.size());
+  while (!args.empty() && args.back() == ' ') args.pop_back();
+  EXPECT_EQ(args.rfind(job.dir.string() + " --at ", 0), 0u) << args;
+  std::string verdict_text = ReadFile(out);
+  simdjson::dom::parser vparser;
+  simdjson::dom::element verdict = vparser.parse(verdict_text);
+  std::string_view first_loss = verdict["fixes"].at(0)["loss"].get_string().value();
+
+  CommandResult e = RunCommand(PlasmientBinary() + " explain " + args + " --json");
+  ASSERT_EQ(e.exit_code, 0) << e.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element col = parser.parse(e.out);
+  EXPECT_EQ(col["loss"].get_string().value(), first_loss) << e.out;
+  fs::remove_all(job.dir);
+}
+
 // Bad instants and ranks: one line naming what exists, exit 2.
 TEST(ExplainSynth, BadInstantsAndRanksSayWhatExists) {
   Job job;

@@ -201,6 +201,16 @@ int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, co
   return 0;
 }
 
+// `plasmient explain` over the same inputs and window, for the verdict box's pointer.
+std::string ExplainCommand(const AnalyzeArgs& args) {
+  std::string command = "plasmient explain";
+  for (const auto& in : args.inputs) {
+    command += in.find_first_of(" '\"$`\\") == std::string::npos ? " " + in : " '" + in + "'";
+  }
+  if (!args.steps.empty()) command += " --steps " + args.steps;
+  return command;
+}
+
 }  // namespace
 
 int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
@@ -246,6 +256,7 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
     to.title = report_title;
     to.color = isatty(STDOUT_FILENO) && !args.output.no_color && std::getenv("NO_COLOR") == nullptr;
     to.details = !args.output.brief;
+    to.explain_command = ExplainCommand(args);
     std::string text = exporting::RenderTerminal(job, to);
     std::fwrite(text.data(), 1, text.size(), stdout);
   }

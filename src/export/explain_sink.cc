@@ -30,7 +30,7 @@ std::string KernelClause(const Column& c) {
                        Ms(c.gap_end_ns - c.gap_start_ns));
   }
   const ColumnActivity& k = c.resident.front();
-  std::string name = ShortKernelName(k.name);
+  std::string name = KernelBaseName(k.name);
   std::string clause;
   switch (k.cls) {
     case ActivityClass::kCompute:
@@ -86,7 +86,7 @@ std::string ClusterClause(const Explanation& e) {
 
 void ActivityJson(JsonWriter& w, const ColumnActivity& a, TimeNs origin) {
   w.BeginObject();
-  w.Field("name", a.name).Field("short_name", ShortKernelName(a.name));
+  w.Field("name", a.name).Field("short_name", KernelBaseName(a.name));
   w.Field("device", a.device).Field("stream", a.stream).Field("class", join::ClassName(a.cls));
   w.Field("start_ns", a.start_ns - origin).Field("end_ns", a.end_ns - origin);
   w.Field("modeled", a.modeled);
@@ -122,13 +122,20 @@ void ActivityJson(JsonWriter& w, const ColumnActivity& a, TimeNs origin) {
 
 }  // namespace
 
-std::string ShortKernelName(std::string_view name) {
+std::string KernelBaseName(std::string_view name) {
   std::string_view s = name;
   if (s.starts_with("void ")) s.remove_prefix(5);
   std::size_t cut = s.find_first_of("<(");
   if (cut != std::string_view::npos && cut > 0) s = s.substr(0, cut);
   if (s.size() > kShortNameMax) s = s.substr(0, kShortNameMax);
   return PrintableText(s);
+}
+
+std::string FirstFixPointer(const verdict::JobVerdict& job, std::string_view command) {
+  auto at = verdict::FirstFixInstant(job);
+  if (!at || command.empty()) return "";
+  return fmt::format("{} --at {:.3f}ms{}", command, static_cast<double>(at->offset_ns) / 1e6,
+                     job.ranks.size() > 1 ? fmt::format(" --rank {}", at->rank) : "");
 }
 
 std::string ExplainSentence(const Explanation& e) {
@@ -160,7 +167,7 @@ std::string RenderExplainText(const Explanation& e) {
     line("kernel", fmt::format("none resident: the device is idle from {} to {}", Ms(c.gap_start_ns - o),
                                Ms(c.gap_end_ns - o)));
     if (c.next) {
-      line("", fmt::format("next: {} on stream {} at {}, launched by {} at {}", ShortKernelName(c.next->name),
+      line("", fmt::format("next: {} on stream {} at {}, launched by {} at {}", KernelBaseName(c.next->name),
                            c.next->stream, Ms(c.next->start_ns - o),
                            c.next->launch.empty() ? "(no launch in the trace)" : c.next->launch,
                            c.next->launch_ns == kNoTime ? "-" : Ms(c.next->launch_ns - o)));
@@ -171,7 +178,7 @@ std::string RenderExplainText(const Explanation& e) {
                                                   Pct(k.roofline_fraction), Pct(k.achieved_fraction))
                                     : "unmodeled";
     line("kernel",
-         fmt::format("{} · stream {} · {} · {} to {} · {} · {}-bound, loss: {}", ShortKernelName(k.name),
+         fmt::format("{} · stream {} · {} · {} to {} · {} · {}-bound, loss: {}", KernelBaseName(k.name),
                      k.stream, join::ClassName(k.cls), Ms(k.start_ns - o), Ms(k.end_ns - o), figures,
                      verdict::BoundName(k.bound), verdict::LossLabel(k.loss)));
   }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "export/explain_sink.h"
 #include "export/units_text.h"
 
 namespace plasmient::exporting {
@@ -145,6 +146,7 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
     return out;
   }
 
+  std::string below_box;
   Row(out, p, 2, "utilization (nvidia-smi)", Percent(f.utilization()), "what the dashboard shows", "1");
   Row(out, p, 2, "achieved fraction of peak", Percent(f.achieved()), "what you paid for", "1;32");
   std::string where = fmt::format("  where the other {} went:", Percent(1 - f.achieved()));
@@ -158,6 +160,15 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
   for (auto [frac, l] : losses) {
     if (frac < 0.005) continue;
     Row(out, p, 4, job.loss_label(l), Percent(frac), job.short_fixes[static_cast<std::size_t>(l)], "33");
+  }
+  if (std::string at = FirstFixPointer(job, o.explain_command); !at.empty()) {
+    // The first fix's waste in time: inside the box when the command fits, else under it.
+    std::string line = "  see it: " + PrintableText(at);
+    if (Columns(line) <= kWidth) {
+      BoxLine(out, p("2", line), Columns(line));
+    } else {
+      below_box = line + "\n";
+    }
   }
   if (auto coverage = job.model_coverage()) {
     // MFU only where the model FLOPs are known well enough (docs/verdict.md, "MFU").
@@ -178,7 +189,7 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
   std::string sentence = "  " + VerdictSentence(job, &worst);
   sentence = Truncate(sentence, kWidth);
   BoxLine(out, p("1", sentence), Columns(sentence));
-  out += "└" + Repeat("─", kWidth) + "┘\n";
+  out += "└" + Repeat("─", kWidth) + "┘\n" + below_box;
 
   if (o.details) {
     if (!job.top_kernels.empty()) {

@@ -11,6 +11,8 @@ struct TerminalOptions {
   std::string title;    // the trace or job name
   bool color = false;   // ANSI colours (only on a TTY, never with NO_COLOR)
   bool details = true;  // top kernels, per-rank table, fixes, data quality
+  // "plasmient explain job/": the box points at the first fix's instant with it; "" for none.
+  std::string explain_command;
 };
 
 std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions& options);

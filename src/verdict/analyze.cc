@@ -18,6 +18,7 @@
 #include "roofline/op_cost.h"
 #include "roofline/roofline.h"
 #include "verdict/aggregate.h"
+#include "verdict/column.h"
 #include "verdict/evidence.h"
 #include "verdict/facts.h"
 #include "verdict/kernel_costs.h"
@@ -181,16 +182,7 @@ std::vector<std::pair<std::int32_t, std::pair<TimeNs, TimeNs>>> StepWindows(cons
 // Where an activity's lost time goes: communication and copies by their class; a compute kernel
 // with no model at all is unmodeled, one whose pricing op lies below the ridge is memory-bound.
 Loss LossOfActivity(ActivityClass cls, double flops, double bytes, bool op_below_ridge) {
-  switch (cls) {
-    case ActivityClass::kCollective:
-      return Loss::kExposedCommunication;
-    case ActivityClass::kP2P:
-      return Loss::kPipelineBubble;
-    case ActivityClass::kMemory:
-      return Loss::kDataMovement;
-    case ActivityClass::kCompute:
-      break;
-  }
+  if (cls != ActivityClass::kCompute) return LossOfSlice(cls);
   if (flops < 0 && bytes < 0) return Loss::kUnmodeledKernels;
   if (op_below_ridge) return Loss::kMemoryBound;
   return Loss::kComputeInefficiency;
@@ -454,6 +446,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   v.evidence = CollectEvidence(t, j, f);
   v.evidence.fp32_tensor_peak_flops_per_s =
       roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
+  v.worst_instant_ns = WorstInstants(t, f, v.run);
   v.quality = quality;
   if (o.observer) {
     const RangeLedger ranges = RollUpRanges(t, j, f);

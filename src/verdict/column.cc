@@ -85,17 +85,16 @@ struct Stretch {
   std::optional<ActivityClass> deciding;
 };
 
-std::vector<Stretch> Stretches(const RankDetail& d) {
-  const auto& g = d.trace.gpu;
+std::vector<Stretch> Stretches(const model::Trace& t, const ActivityFacts& f, const Figures& run) {
+  const auto& g = t.gpu;
   std::vector<std::pair<TimeNs, int>> edges;  // (time, class + 1 for a start, −(class + 1) for an end)
   for (std::size_t i = 0; i < g.size(); ++i) {
-    if (!d.facts.kept[i] || g.end_ns[i] <= g.start_ns[i]) continue;
-    int c = static_cast<int>(d.facts.cls[i]) + 1;
+    if (!f.kept[i] || g.end_ns[i] <= g.start_ns[i]) continue;
+    int c = static_cast<int>(f.cls[i]) + 1;
     edges.emplace_back(g.start_ns[i], c);
     edges.emplace_back(g.end_ns[i], -c);
   }
   std::sort(edges.begin(), edges.end());
-  const Figures& run = d.verdict.run;
   std::vector<Stretch> out;
   std::array<int, kActivityClasses> counts{};
   TimeNs prev = run.start_ns;
@@ -131,27 +130,43 @@ std::int64_t StepAt(const RankVerdict& v, TimeNs ts) {
   return ts < it->figures.end_ns ? it->number : -1;
 }
 
-std::optional<TimeNs> WorstInstant(const RankDetail& d, Loss loss) {
-  const auto& f = d.facts;
-  const auto& g = d.trace.gpu;
-  if (IsComputeLoss(loss)) {
-    std::optional<std::size_t> best;
-    for (std::size_t i = 0; i < f.size(); ++i) {
-      if (!f.kept[i] || f.cls[i] != ActivityClass::kCompute || f.loss[i] != loss || f.lost_ns(i) <= 0)
-        continue;
-      if (!best || f.lost_ns(i) > f.lost_ns(*best)) best = i;
+std::array<TimeNs, kLossCount> WorstInstants(const model::Trace& t, const ActivityFacts& f,
+                                             const Figures& run) {
+  std::array<TimeNs, kLossCount> out = FilledWith<kLossCount>(kNoTime);
+  const auto& g = t.gpu;
+  std::array<std::optional<std::size_t>, kLossCount> kernel;  // most lost time, by loss
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (!f.kept[i] || f.cls[i] != ActivityClass::kCompute || f.lost_ns(i) <= 0) continue;
+    auto& best = kernel[static_cast<std::size_t>(f.loss[i])];
+    if (!best || f.lost_ns(i) > f.lost_ns(*best)) best = i;
+  }
+  std::array<std::optional<Stretch>, kLossCount> longest;
+  for (const auto& s : Stretches(t, f, run)) {
+    if (s.deciding == ActivityClass::kCompute) continue;
+    auto& best =
+        longest[static_cast<std::size_t>(s.deciding ? LossOfSlice(*s.deciding) : Loss::kHostBoundIdle)];
+    if (!best || s.end_ns - s.start_ns > best->end_ns - best->start_ns) best = s;
+  }
+  for (std::size_t l = 0; l < kLossCount; ++l) {
+    if (IsComputeLoss(static_cast<Loss>(l))) {
+      if (auto k = kernel[l]) out[l] = g.start_ns[*k] + (g.end_ns[*k] - g.start_ns[*k]) / 2;
+    } else if (auto s = longest[l]) {
+      out[l] = s->start_ns + (s->end_ns - s->start_ns) / 2;
     }
-    if (!best) return std::nullopt;
-    return g.start_ns[*best] + (g.end_ns[*best] - g.start_ns[*best]) / 2;
   }
-  std::optional<Stretch> longest;
-  for (const auto& s : Stretches(d)) {
-    Loss charged = s.deciding ? LossOfSlice(*s.deciding) : Loss::kHostBoundIdle;
-    if (s.deciding == ActivityClass::kCompute || charged != loss) continue;
-    if (!longest || s.end_ns - s.start_ns > longest->end_ns - longest->start_ns) longest = s;
+  return out;
+}
+
+std::optional<FixInstant> FirstFixInstant(const JobVerdict& job) {
+  if (job.fixes.empty()) return std::nullopt;
+  const auto l = static_cast<std::size_t>(job.fixes.front().loss);
+  const RankVerdict* best = nullptr;
+  for (const auto& r : job.ranks) {
+    if (r.worst_instant_ns[l] == kNoTime) continue;
+    if (!best || r.run.loss_s[l] > best->run.loss_s[l]) best = &r;
   }
-  if (!longest) return std::nullopt;
-  return longest->start_ns + (longest->end_ns - longest->start_ns) / 2;
+  if (!best) return std::nullopt;
+  return FixInstant{best->rank, best->worst_instant_ns[l] - best->run.start_ns};
 }
 
 Result<TimeNs> ResolveInstant(const InstantSpec& spec, const RankDetail& d, Loss worst_loss) {
@@ -159,10 +174,11 @@ Result<TimeNs> ResolveInstant(const InstantSpec& spec, const RankDetail& d, Loss
   const std::int64_t rank = d.verdict.rank;
   switch (spec.kind) {
     case InstantSpec::Kind::kWorst: {
-      if (auto t = WorstInstant(d, worst_loss)) return *t;
+      const auto& at = d.verdict.worst_instant_ns;
+      if (TimeNs t = at[static_cast<std::size_t>(worst_loss)]; t != kNoTime) return t;
       // The job's largest loss is absent on this rank: its own largest loss instead.
       auto own = std::max_element(run.loss_s.begin(), run.loss_s.end()) - run.loss_s.begin();
-      if (auto t = WorstInstant(d, static_cast<Loss>(own))) return *t;
+      if (TimeNs t = at[static_cast<std::size_t>(own)]; t != kNoTime) return t;
       return Fail("{} has no lost time to show", Whose(rank));
     }
     case InstantSpec::Kind::kStep: {

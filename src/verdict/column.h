@@ -4,6 +4,7 @@
 // collective in flight.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -86,8 +87,16 @@ std::int64_t StepAt(const RankVerdict& verdict, TimeNs t);
 
 // The rank's representative instant of `loss`: for a compute loss, the middle of the kernel that
 // lost most time to it; otherwise the middle of the longest stretch the sweep charges to it.
-// nullopt when the rank has none of that loss.
-std::optional<TimeNs> WorstInstant(const RankDetail& d, Loss loss);
+// kNoTime when the rank has none of that loss. AnalyzeRank keeps them in the verdict.
+std::array<TimeNs, kLossCount> WorstInstants(const model::Trace& trace, const ActivityFacts& facts,
+                                             const Figures& run);
+
+// The first fix's instant (docs/explain.md): on the rank with the most of its loss.
+struct FixInstant {
+  std::int64_t rank = -1;
+  TimeNs offset_ns = 0;  // from that rank's window start
+};
+std::optional<FixInstant> FirstFixInstant(const JobVerdict& job);
 
 // The instant on the rank's clock; kWorst reads `worst_loss` (the job's largest loss). Fails with
 // one line naming what exists when the instant is outside the window or the step is unknown.

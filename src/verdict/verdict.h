@@ -204,6 +204,13 @@ struct DeviceChoice {
 
 using join::CollectiveInstance;
 
+template <std::size_t N>
+constexpr std::array<TimeNs, N> FilledWith(TimeNs v) {
+  std::array<TimeNs, N> a{};
+  a.fill(v);
+  return a;
+}
+
 struct RankVerdict {
   std::string path, format;
   std::int64_t rank = -1;
@@ -234,6 +241,10 @@ struct RankVerdict {
   Evidence evidence;
   model::DataQuality quality;
   std::string no_gpu_reason;  // non-empty when the trace has no GPU activity
+  // Per loss, a representative instant of it on the rank's clock, kNoTime when it has none
+  // (verdict/column.h, WorstInstant): where `plasmient explain --at worst` and the first fix's
+  // pointer look.
+  std::array<TimeNs, kLossCount> worst_instant_ns = FilledWith<kLossCount>(kNoTime);
 };
 
 // The module type where a loss sits, when the evidence is per layer (docs/layers.md): the most
