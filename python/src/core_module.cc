@@ -51,7 +51,8 @@ PYBIND11_MODULE(_core, m) {
           "terminal",
           [](const EmbeddedJob& j, bool color, bool details) {
             return plasmient::exporting::RenderTerminal(
-                j.job, {.title = j.title, .color = color, .details = details});
+                j.job,
+                {.title = j.title, .color = color, .details = details, .explain_command = j.explain_command});
           },
           py::arg("color") = false, py::arg("details") = true);
   m.def("analyze", &Analyze, py::arg("inputs"), py::arg("flags"),

@@ -156,6 +156,15 @@ int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOpt
   return 0;
 }
 
+std::string ExplainCommand(const std::vector<std::string>& inputs, const std::string& steps) {
+  std::string command = "plasmient explain";
+  for (const auto& in : inputs) {
+    command += in.find_first_of(" '\"$`\\") == std::string::npos ? " " + in : " '" + in + "'";
+  }
+  if (!steps.empty()) command += " --steps " + steps;
+  return command;
+}
+
 bool WriteOutput(const std::string& path, const std::string& text, std::string_view what) {
   if (path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -199,16 +208,6 @@ int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, co
     }
   }
   return 0;
-}
-
-// `plasmient explain` over the same inputs and window, for the verdict box's pointer.
-std::string ExplainCommand(const AnalyzeArgs& args) {
-  std::string command = "plasmient explain";
-  for (const auto& in : args.inputs) {
-    command += in.find_first_of(" '\"$`\\") == std::string::npos ? " " + in : " '" + in + "'";
-  }
-  if (!args.steps.empty()) command += " --steps " + args.steps;
-  return command;
 }
 
 }  // namespace
@@ -256,7 +255,7 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
     to.title = report_title;
     to.color = isatty(STDOUT_FILENO) && !args.output.no_color && std::getenv("NO_COLOR") == nullptr;
     to.details = !args.output.brief;
-    to.explain_command = ExplainCommand(args);
+    to.explain_command = ExplainCommand(args.inputs, args.steps);
     std::string text = exporting::RenderTerminal(job, to);
     std::fwrite(text.data(), 1, text.size(), stdout);
   }

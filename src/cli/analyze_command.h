@@ -60,6 +60,10 @@ std::string ReportTitle(const std::vector<std::string>& inputs);
 int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOptions& options, bool quiet,
                verdict::JobVerdict& job);
 
+// `plasmient explain` over the same inputs and window (--steps): the verdict box points at the
+// first fix's instant with it (exporting::TerminalOptions::explain_command).
+std::string ExplainCommand(const std::vector<std::string>& inputs, const std::string& steps);
+
 // Writes text to path, or to stdout for "-"; prints a one-line error naming `what` and returns
 // false when it cannot.
 bool WriteOutput(const std::string& path, const std::string& text, std::string_view what);

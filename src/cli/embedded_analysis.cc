@@ -40,6 +40,7 @@ Result<EmbeddedJob> AnalyzeEmbedded(const std::vector<std::string>& inputs,
   if (!job) return std::unexpected(job.error());
   out.job = std::move(*job);
   out.title = ReportTitle(*files);
+  out.explain_command = ExplainCommand(inputs, args->steps);
   if (std::string none = NoGpuActivity(out.job); !none.empty()) {
     out.no_gpu_activity = (*files)[0] + ": " + none;
   }

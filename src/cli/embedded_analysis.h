@@ -15,6 +15,7 @@ struct EmbeddedJob {
   std::string title;                  // the report's title, as `analyze` names it
   std::vector<std::string> warnings;  // one line per input set aside
   std::string no_gpu_activity;        // why no rank had GPU activity; "" when one had
+  std::string explain_command;        // for the terminal box's pointer, as `analyze` writes it
 };
 
 // `inputs`: trace files or folders; `flags`: the verdict options of `plasmient analyze`
