@@ -43,6 +43,8 @@ enum class Severity : std::uint8_t { kInfo, kWarning, kError };
     "columns the reader uses absent from a table; their values are left unknown")                            \
   X(kDuplicateApiRow, "duplicate_api_row", kInfo,                                                            \
     "API rows the exporter wrote twice for one call (older Nsight Systems); one kept")                       \
+  X(kMalformedModuleHierarchy, "malformed_module_hierarchy", kWarning,                                       \
+    "ops whose Module Hierarchy argument is not of the form name(Type).….op; op kept with no module")        \
   /* join */                                                                                                 \
   X(kKernelNoLaunch, "kernel_no_launch", kWarning,                                                           \
     "GPU activity with no matching runtime launch: counts in time, op attribution is partial")               \

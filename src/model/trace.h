@@ -65,6 +65,8 @@ struct CpuOps {
   // Autograd: the op's "Sequence number", shared by a forward op and the backward op it
   // created; "Fwd thread id" is non-zero on backward ops only. kNoId when absent.
   std::vector<std::int64_t> sequence, forward_thread;
+  // An op's "Module Hierarchy" argument, kept only when well formed (module_hierarchy.h).
+  std::vector<StringId> module_hierarchy;
   std::size_t size() const { return start_ns.size(); }
 };
 

@@ -66,6 +66,7 @@ std::int32_t TraceBuilder::AddCpuOp(const CpuOpRow& r) {
   t.concrete_inputs.push_back(s.Intern(r.concrete_inputs));
   t.sequence.push_back(r.sequence);
   t.forward_thread.push_back(r.forward_thread);
+  t.module_hierarchy.push_back(r.module_hierarchy.empty() ? StringId{} : s.Intern(r.module_hierarchy));
   return row;
 }
 

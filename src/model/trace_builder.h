@@ -32,6 +32,7 @@ struct CpuOpRow {
   std::int64_t external_id = kNoId, step = kNoId;
   std::string_view input_dims, input_types, concrete_inputs;
   std::int64_t sequence = kNoId, forward_thread = kNoId;
+  std::string_view module_hierarchy;
 };
 
 struct CollectiveRow {

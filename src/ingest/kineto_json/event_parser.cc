@@ -8,6 +8,7 @@
 
 #include "ingest/kineto_json/json_text.h"
 #include "ingest/kineto_json/time_text.h"
+#include "model/module_hierarchy.h"
 
 namespace plasmient::ingest {
 
@@ -31,6 +32,7 @@ struct EventFields {
   std::int64_t device = kNoId, stream = kNoId, correlation = kNoId, external_id = kNoId, bytes = 0;
   std::string_view input_dims, input_types, concrete_inputs;
   std::int64_t sequence = kNoId, forward_thread = kNoId;
+  std::string_view module_hierarchy;
   bool has_collective = false;
   std::string_view coll_name, dtype, pg_name, pg_ranks;
   std::int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = kNoId;
@@ -200,6 +202,8 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
       case 16:
         if (key == "Process Group ID" && ev.pg_name.empty())
           ReadRaw(v, &impl.pg_text, &ev.pg_name);
+        else if (key == "Module Hierarchy")
+          ReadString(v, &ev.module_hierarchy);
         else
           used = false;
         break;
@@ -510,6 +514,12 @@ void EventParser::EmitComplete(const EventFields& ev) {
       row.concrete_inputs = ev.concrete_inputs;
       row.sequence = ev.sequence;
       row.forward_thread = ev.forward_thread;
+      if (!ev.module_hierarchy.empty() && category == Category::kOp) {
+        if (model::ParseModuleHierarchy(ev.module_hierarchy, nullptr))
+          row.module_hierarchy = ev.module_hierarchy;
+        else
+          Count(Dq::kMalformedModuleHierarchy);
+      }
       std::int32_t op = builder_.AddCpuOp(row);
       if (ev.has_collective) {
         collectives_from_args_ = true;

@@ -393,5 +393,27 @@ TEST(KinetoJsonReaderTest, ReadsFilesByContentAndReportsProgress) {
   EXPECT_NE(missing.error().message.find(path.filename().string()), std::string::npos);
 }
 
+TEST(KinetoJsonReaderTest, ModuleHierarchyKeptWhenWellFormedElseCounted) {
+  constexpr std::string_view kText = R"j({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+   "args": {"Module Hierarchy": "top(Net)::<unknown>.fc(Linear)::forward.aten::linear"}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 1, "tid": 1, "ts": 20, "dur": 5,
+   "args": {"Module Hierarchy": "top(Net)::<unknown>.act(ReLU::forward.aten::relu"}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 30, "dur": 5,
+   "args": {"Module Hierarchy": ""}},
+  {"ph": "X", "cat": "user_annotation", "name": "r", "pid": 1, "tid": 1, "ts": 40, "dur": 5,
+   "args": {"Module Hierarchy": "top(Net).r"}}
+ ]})j";
+  model::Trace t = ReadOk(kText);
+  ASSERT_EQ(t.cpu.size(), 4u);
+  EXPECT_EQ(t.Str(t.cpu.module_hierarchy[0]), "top(Net)::<unknown>.fc(Linear)::forward.aten::linear");
+  EXPECT_TRUE(t.cpu.module_hierarchy[1].empty());  // unbalanced: no module, counted
+  EXPECT_TRUE(t.cpu.module_hierarchy[2].empty());  // empty: not a finding
+  EXPECT_TRUE(t.cpu.module_hierarchy[3].empty());  // only ops carry one
+  EXPECT_EQ(t.quality.Get(Dq::kMalformedModuleHierarchy), 1);
+  EXPECT_EQ(t.quality.FirstOffset(Dq::kMalformedModuleHierarchy),
+            static_cast<std::int64_t>(kText.find(R"({"ph": "X", "cat": "cpu_op", "name": "aten::relu")")));
+}
+
 }  // namespace
 }  // namespace plasmient::ingest
