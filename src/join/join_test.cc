@@ -192,6 +192,36 @@ TEST(Join, LayerOfLaunchThenOfTheForwardOpThenTheBackwardBranch) {
   EXPECT_EQ(kept.activity[1], -1);
 }
 
+// Launches under ops carrying a Module Hierarchy: below an annotation, under an op without
+// one, and under a string TraceBuilder was given malformed (the reader drops those; the tree
+// must not trust its writers).
+TEST(Join, ModuleHierarchyPlacesLaunchesNoModuleRangeEncloses) {
+  model::TraceBuilder b;
+  b.AddCpuOp({.start_ns = 0, .end_ns = 1000, .tid = 1, .name = "forward", .kind = CpuOpKind::kAnnotation});
+  b.AddCpuOp({.start_ns = 10,
+              .end_ns = 100,
+              .tid = 1,
+              .name = "aten::linear",
+              .module_hierarchy = "top(Net)::forward.fc(Linear)::forward.aten::linear"});
+  b.AddCpuOp({.start_ns = 20, .end_ns = 90, .tid = 1, .name = "aten::addmm"});
+  b.AddCpuOp(
+      {.start_ns = 200, .end_ns = 300, .tid = 1, .name = "aten::mul", .module_hierarchy = "top(Net.x"});
+  for (std::int64_t c = 1; c <= 2; ++c) {
+    b.AddApi({.start_ns = c == 1 ? 30 : 210, .end_ns = c == 1 ? 40 : 220, .tid = 1, .correlation = c});
+    b.AddGpu({.start_ns = 500 * c, .end_ns = 500 * c + 50, .name = "k", .correlation = c});
+  }
+  model::Trace t = std::move(b).Finish();
+  Joined j = Join(t, t.quality);
+  LayerTree tree = BuildLayerTree(t, j, std::vector<char>(t.gpu.size(), 1));
+  const LayerNode& fc = tree.nodes[tree.activity[0]];
+  EXPECT_EQ(fc.path, "forward/top/fc");
+  EXPECT_EQ(fc.type, "Linear");
+  EXPECT_EQ(fc.calls, 1);
+  EXPECT_EQ(tree.nodes[fc.parent].type, "Net");
+  EXPECT_EQ(tree.nodes[fc.parent].calls, 0);
+  EXPECT_EQ(tree.nodes[tree.activity[1]].path, "forward");  // malformed: the enclosing range
+}
+
 TEST(Join, ModuleTypeDropsTheInstanceNumber) {
   EXPECT_EQ(ModuleType("Qwen2Attention_3"), "Qwen2Attention");
   EXPECT_EQ(ModuleType("Linear_12"), "Linear");

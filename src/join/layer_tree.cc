@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "model/module_hierarchy.h"
+
 namespace plasmient::join {
 namespace {
 
@@ -29,6 +31,37 @@ class TreeBuilder {
     return known;
   }
 
+  // The node of op `row`'s Module Hierarchy (row -1: none), below layer range `range`'s node
+  // when range >= 0; -1 when the string is not well formed. The ops carrying it are the leaf's
+  // calls: the string marks ops, not module calls.
+  std::int32_t NodeOfHierarchy(std::int32_t row, std::int32_t range) {
+    if (row < 0) return -1;
+    std::int32_t& known = row_node_[row];
+    if (known >= 0) return known;
+    if (!model::ParseModuleHierarchy(t_.Str(t_.cpu.module_hierarchy[row]), &frames_)) return -1;
+    std::int32_t node = range >= 0 ? NodeOfRange(range) : -1;
+    for (const model::ModuleFrame& f : frames_) node = Node(node, f.instance, f.type);
+    ++tree_.nodes[node].calls;
+    known = node;
+    return known;
+  }
+
+  // The innermost op enclosing `op` (itself included) that carries a Module Hierarchy, or -1.
+  std::int32_t HierarchyOp(std::int32_t op) const {
+    for (int depth = 0; op >= 0 && depth < kMaxDepth; op = j_.op_parent[op], ++depth) {
+      if (t_.cpu.kind[op] == model::CpuOpKind::kOp && !t_.cpu.module_hierarchy[op].empty()) return op;
+    }
+    return -1;
+  }
+
+  // Whether layer range `row` is a module range or inside one.
+  bool UnderModule(std::int32_t row) const {
+    for (int depth = 0; row >= 0 && depth < kMaxDepth; row = j_.op_parent[row], ++depth) {
+      if (t_.cpu.kind[row] == model::CpuOpKind::kModule) return true;
+    }
+    return false;
+  }
+
   std::int32_t Node(std::int32_t parent, std::string_view name, std::string_view type) {
     std::string path = parent >= 0 ? tree_.nodes[parent].path + "/" + std::string(name) : std::string(name);
     auto [it, added] = by_path_.try_emplace(path, static_cast<std::int32_t>(tree_.nodes.size()));
@@ -49,6 +82,7 @@ class TreeBuilder {
   const Joined& j_;
   LayerTree& tree_;
   std::vector<std::int32_t> row_node_;
+  std::vector<model::ModuleFrame> frames_;
   std::unordered_map<std::string, std::int32_t> by_path_;
 };
 
@@ -69,8 +103,17 @@ LayerTree BuildLayerTree(const model::Trace& t, const Joined& j, const std::vect
   std::int32_t no_module = -1, backward = -1;
   for (std::size_t i = 0; i < n; ++i) {
     if (!kept[i]) continue;
-    if (j.layer[i] >= 0) {
-      tree.activity[i] = builder.NodeOfRange(j.layer[i]);
+    const std::int32_t range = j.layer[i];
+    // A Module Hierarchy string places a launch no nn.Module range encloses.
+    std::int32_t node = -1;
+    if ((j.layer_source[i] == LayerSource::kLaunch || j.layer_source[i] == LayerSource::kNone) &&
+        !(range >= 0 && builder.UnderModule(range))) {
+      node = builder.NodeOfHierarchy(builder.HierarchyOp(j.op[i]), range);
+    }
+    if (node >= 0) {
+      tree.activity[i] = node;
+    } else if (range >= 0) {
+      tree.activity[i] = builder.NodeOfRange(range);
     } else if (j.layer_source[i] == LayerSource::kBackward) {
       if (backward < 0) backward = builder.Node(-1, kBackwardNode, kBackwardNode);
       tree.activity[i] = backward;
