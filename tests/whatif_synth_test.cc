@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <sstream>
+#include <string>
 
 #include "tests/test_support.h"
 
@@ -199,6 +202,133 @@ TEST(WhatIfSynthTrust, KvCacheOverDeviceMemoryIsWarned) {
              std::string_view(w.get_string()).find("outside the trusted range") != std::string_view::npos;
   }
   EXPECT_TRUE(warned) << simdjson::to_string(large["warnings"]);
+  fs::remove_all(run.dir);
+}
+
+}  // namespace
+}  // namespace plasmient::testing
+
+namespace plasmient::testing {
+namespace {
+
+// The fleet's lever projections (docs/fleet.md, "Levers"): a job recorded with `analyze --db`
+// ranks in `fleet --top jobs --by recoverable-gpu-hours --lever L` with the GPU-hours that
+// `whatif` projects for the same trace under L, the current GPU-seconds less the projected ones
+// for the same work, within 1%.
+struct FleetLeverCase {
+  std::string name, synth, whatif_levers, fleet_lever;
+  friend void PrintTo(const FleetLeverCase& c, std::ostream* os) { *os << c.name; }
+};
+
+class FleetLever : public ::testing::TestWithParam<FleetLeverCase> {};
+
+// The fleet table's first data row, its cells by column name.
+std::map<std::string, std::string> FirstRow(const std::string& table) {
+  std::istringstream in(table);
+  std::string header, row, cell;
+  std::getline(in, header);
+  std::getline(in, row);
+  std::istringstream h(header), r(row);
+  std::map<std::string, std::string> cells;
+  while (h >> cell) r >> cells[cell];
+  return cells;
+}
+
+TEST_P(FleetLever, RecoverableGpuHoursAreTheWhatIfProjection) {
+  const FleetLeverCase& c = GetParam();
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(Synth(c.synth, run));
+  simdjson::dom::parser parser;
+  element got;
+  ASSERT_NO_FATAL_FAILURE(WhatIf(run, c.whatif_levers, parser, got));
+  const double gpus = static_cast<double>(got["gpus"].get_int64());
+  // GPU-seconds over the job's ranks: each rank's wall time, as the projection's figures add them.
+  const double current_s = got["current"]["wall_s"].get_double();
+  const double projected_s = got["projected"]["wall_s"].get_double() / got["work_scale"].get_double();
+  const double expected_hours = (current_s - projected_s) / 3600;
+  ASSERT_GT(gpus, 1) << "a multi-rank job";
+  ASSERT_GT(expected_hours, 0) << c.name << ": the lever recovers nothing; current " << current_s
+                               << " s, projected " << projected_s << " s";
+
+  const fs::path db = run.dir / "store.sqlite";
+  CommandResult a = RunCommand(PlasmientBinary() + " analyze " + run.dir.string() +
+                               " -q --job lever-job --db " + db.string());
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  CommandResult f = RunCommand(PlasmientBinary() + " fleet --db " + db.string() +
+                               " --top jobs --by recoverable-gpu-hours --lever " + c.fleet_lever);
+  ASSERT_EQ(f.exit_code, 0) << f.out;
+  std::map<std::string, std::string> row = FirstRow(f.out);
+  ASSERT_EQ(row["job"], "lever-job") << f.out;
+  const double hours = std::stod(row["recoverable_gpu_hours"]);
+  EXPECT_NEAR(hours, expected_hours, 0.01 * expected_hours)
+      << c.name << ": fleet " << hours << " GPU-h, whatif " << expected_hours << " GPU-h (" << gpus
+      << " GPUs)\n"
+      << f.out;
+  const double price = got["price_per_gpu_hour"].get_double();
+  EXPECT_NEAR(std::stod(row["recoverable_spend"]), hours * price, 0.01 * hours * price + 1e-12) << f.out;
+  fs::remove_all(run.dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Stored, FleetLever,
+    ::testing::Values(FleetLeverCase{"ddp_exposed_overlap_comm",
+                                     "--scenario ddp-exposed --ranks 2 --steps 3 --seed 22", "--overlap-comm",
+                                     "overlap-comm"},
+                      FleetLeverCase{"pipeline_4_to_8_microbatches",
+                                     "--scenario pipeline --ranks 2 --microbatches 4 "
+                                     "--steps 2 --seed 23",
+                                     "--microbatches 8", "microbatches 8"}),
+    [](const auto& info) { return info.param.name; });
+
+// A lever the store does not hold, or a malformed one, is a one-line usage error.
+TEST(FleetLeverCli, BadLeverIsAUsageError) {
+  const fs::path dir = TempDir("fleet-lever");
+  const std::string db = (dir / "store.sqlite").string();
+  for (std::string_view lever : {"faster-gpus", "batch-scale", "batch-scale x", "overlap-comm 2"}) {
+    CommandResult f = RunCommand(PlasmientBinary() + " fleet --db " + db +
+                                 " --top jobs --by recoverable-gpu-hours --lever " + std::string(lever));
+    EXPECT_EQ(f.exit_code, 2) << lever << ": " << f.out;
+    EXPECT_NE(f.out.find("--lever"), std::string::npos) << lever << ": " << f.out;
+  }
+  CommandResult k =
+      RunCommand(PlasmientBinary() + " fleet --db " + db + " --top kernels --by recoverable-gpu-hours");
+  EXPECT_EQ(k.exit_code, 2) << k.out;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace plasmient::testing
+
+namespace plasmient::testing {
+namespace {
+
+// --batch N reads the current batch from the attention inputs: decode generated at batch 8 reads
+// 8, and --batch 256 projects exactly as --batch-scale 32.
+TEST(WhatIfBatch, ReadsTheBatchFromTheShapes) {
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(Synth(Decode(8), run));
+  simdjson::dom::parser by_batch_parser, by_scale_parser;
+  element by_batch, by_scale;
+  ASSERT_NO_FATAL_FAILURE(WhatIf(run, "--batch 256", by_batch_parser, by_batch));
+  ASSERT_NO_FATAL_FAILURE(WhatIf(run, "--batch-scale 32", by_scale_parser, by_scale));
+  EXPECT_EQ(by_batch["levers"]["batch_read"].get_int64().value(), 8);
+  EXPECT_EQ(by_batch["levers"]["batch"].get_int64().value(), 256);
+  EXPECT_DOUBLE_EQ(by_batch["levers"]["batch_scale"].get_double(), 32);
+  EXPECT_DOUBLE_EQ(by_batch["projected"]["achieved_fraction"].get_double(),
+                   by_scale["projected"]["achieved_fraction"].get_double());
+  CommandResult both =
+      RunCommand(PlasmientBinary() + " whatif " + run.dir.string() + " -q --batch 16 --batch-scale 2");
+  EXPECT_EQ(both.exit_code, 2) << both.out;
+  fs::remove_all(run.dir);
+}
+
+// A trace whose shapes show no batch: one line naming --batch-scale, usage exit.
+TEST(WhatIfBatch, NoBatchInTheShapesNamesBatchScale) {
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(Synth("--scenario hostbound --ranks 1 --steps 2 --seed 26", run));
+  CommandResult w = RunCommand(PlasmientBinary() + " whatif " + run.dir.string() + " -q --batch 64");
+  EXPECT_EQ(w.exit_code, 2) << w.out;
+  EXPECT_NE(w.out.find("pass --batch-scale K instead"), std::string::npos) << w.out;
   fs::remove_all(run.dir);
 }
 

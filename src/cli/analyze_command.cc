@@ -21,6 +21,7 @@
 #include "export/verdict_json_sink.h"
 #include "fleet/analyze_job.h"
 #include "ingest/trace_kinds.h"
+#include "whatif/activity_table.h"
 
 namespace plasmient::cli {
 namespace fs = std::filesystem;
@@ -230,9 +231,12 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
     perfetto = std::move(*sink);
     options.observer = perfetto.get();
   }
+  whatif::TableCollector tables(options.observer);
+  if (RecordAsked(args.output.record)) options.observer = &tables;
   verdict::JobVerdict job;
   if (int rc = AnalyzeJob(*inputs, options, args.output.quiet, job); rc != 0) return rc;
-  if (int rc = RecordIfAsked(args.output.record, job, args.inputs, *inputs); rc != 0) return rc;
+  if (int rc = RecordIfAsked(args.output.record, job, args.inputs, *inputs, tables.tables()); rc != 0)
+    return rc;
   std::string report_title = title.empty() ? ReportTitle(*inputs) : title;
   if (int rc = WriteReports(args.output, perfetto.get(), job, report_title); rc != 0) return rc;
 

@@ -15,6 +15,7 @@
 #include "fleet/clickhouse_store.h"
 #include "fleet/cluster_query.h"
 #include "fleet/fleet_query.h"
+#include "fleet/levers.h"
 #include "fleet/record.h"
 #include "fleet/serve.h"
 #include "fleet/sqlite_store.h"
@@ -127,6 +128,7 @@ struct FleetArgs {
   ClickHouseFlags clickhouse;
   bool trend = false, stragglers = false, cluster = false, init_schema = false, local_only = false;
   std::int64_t limit = 20;
+  std::vector<std::string> lever;  // --lever NAME [VALUE]
 };
 
 // --job J --cluster: the cluster layer over the job's stored per-rank rows.
@@ -177,6 +179,24 @@ int RunFleet(const FleetArgs& a) {
   q.limit = a.limit;
   q.job = a.job;
   q.by_gpu_hours = a.by == "gpu-hours";
+  q.by_recoverable = a.by == "recoverable-gpu-hours";
+  if (q.by_recoverable && (a.top != "jobs" || a.trend || a.stragglers)) {
+    fmt::print(stderr, "plasmient: fleet: --by recoverable-gpu-hours ranks jobs: use it with --top jobs\n");
+    return 2;
+  }
+  if (!a.lever.empty()) {
+    if (!q.by_recoverable) {
+      fmt::print(stderr, "plasmient: fleet: --lever goes with --top jobs --by recoverable-gpu-hours\n");
+      return 2;
+    }
+    auto lever = fleet::ParseLever(a.lever);
+    if (!lever) {
+      fmt::print(stderr, "plasmient: fleet: {}\n", lever.error().message);
+      return 2;
+    }
+    q.lever = lever->name;
+    q.lever_value = lever->value;
+  }
   auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                     std::chrono::system_clock::now().time_since_epoch())
                     .count();
@@ -236,9 +256,11 @@ void AddRecordOptions(CLI::App& app, RecordFlags& f) {
   app.add_option("--host", f.host, "the host column in the store (default: this host's name)");
 }
 
+bool RecordAsked(const RecordFlags& f) { return !f.db.empty() || !f.clickhouse.empty(); }
+
 int RecordIfAsked(const RecordFlags& f, const verdict::JobVerdict& job, const std::vector<std::string>& given,
-                  const std::vector<std::string>& files) {
-  if (f.db.empty() && f.clickhouse.empty()) return 0;
+                  const std::vector<std::string>& files, std::span<const whatif::RankTable> tables) {
+  if (!RecordAsked(f)) return 0;
   fleet::RecordOptions o;
   o.db_path = f.db;
   o.job_id = f.job;
@@ -251,7 +273,7 @@ int RecordIfAsked(const RecordFlags& f, const verdict::JobVerdict& job, const st
     o.clickhouse = ch;
   }
   std::vector<std::filesystem::path> paths(files.begin(), files.end());
-  auto r = fleet::RecordAnalysis(job, given, paths, o);
+  auto r = fleet::RecordAnalysis(job, given, paths, o, tables);
   if (!r) {
     fmt::print(stderr, "plasmient: {}\n", r.error().message);
     return 1;
@@ -315,13 +337,21 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
   fleet_args->clickhouse.Add(*fleet);
   fleet->add_option("--top", fleet_args->top, "kernels, ops, layers (module types), jobs or users")
       ->check(CLI::IsMember({"kernels", "ops", "layers", "jobs", "users"}));
-  fleet->add_option("--by", fleet_args->by, "wasted-gpu-hours or gpu-hours")
-      ->check(CLI::IsMember({"wasted-gpu-hours", "gpu-hours"}))
+  fleet
+      ->add_option(
+          "--by", fleet_args->by,
+          "wasted-gpu-hours or gpu-hours; with --top jobs also recoverable-gpu-hours (under --lever)")
+      ->check(CLI::IsMember({"wasted-gpu-hours", "gpu-hours", "recoverable-gpu-hours"}))
       ->capture_default_str();
   fleet->add_option("--since", fleet_args->since,
                     "analyses at or after: Unix seconds, YYYY-MM-DD[THH:MM:SSZ], or 24h/7d ago");
   fleet->add_option("--until", fleet_args->until, "analyses before (same forms)");
   fleet->add_option("--job", fleet_args->job, "only this job");
+  fleet
+      ->add_option("--lever", fleet_args->lever,
+                   "with --by recoverable-gpu-hours: overlap-comm (default), cuda-graphs, batch-scale K "
+                   "(2, 4 or 8) or microbatches M (twice the trace's)")
+      ->expected(1, 2);
   fleet->add_flag("--trend", fleet_args->trend, "achieved fraction per analysis of each job, in time order");
   fleet->add_flag("--stragglers", fleet_args->stragglers,
                   "ranks the others waited for, most waited-for first");

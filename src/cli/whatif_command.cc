@@ -75,6 +75,9 @@ CommandHook RegisterWhatIf(CLI::App& app) {
   AddVerdictOptions(*c, args->analyze);
   c->add_option("--batch-scale", args->levers.batch_scale,
                 "every batch K times larger: FLOPs and activations grow, weights do not");
+  c->add_option("--batch", args->levers.batch,
+                "the batch N to project to: the current batch is read from the attention and linear "
+                "input shapes (else use --batch-scale)");
   c->add_flag("--overlap-comm", args->levers.overlap_comm,
               "exposed collectives hidden behind the backward compute beside them");
   c->add_option("--microbatches", args->levers.microbatches,

@@ -56,7 +56,12 @@ std::string Times(double v) { return v >= 100 ? fmt::format("{:.0f}×", v) : fmt
 std::string LeverText(const whatif::Levers& l) {
   std::string out;
   auto add = [&out](std::string s) { out += (out.empty() ? "" : ", ") + s; };
-  if (l.batch_scale != 1) add(fmt::format("batch ×{:g}", l.batch_scale));
+  if (l.batch > 0) {
+    add(fmt::format("batch {} → {} (×{:g}; {} read from the input shapes)", l.batch_read, l.batch,
+                    l.batch_scale, l.batch_read));
+  } else if (l.batch_scale != 1) {
+    add(fmt::format("batch ×{:g}", l.batch_scale));
+  }
   if (l.overlap_comm) add("communication overlapped");
   if (l.microbatches > 0) add(fmt::format("{} microbatches", l.microbatches));
   if (l.cuda_graphs) add("CUDA graphs");
@@ -76,12 +81,18 @@ std::string WhatIfToJson(const whatif::Projection& p, const WhatIfBillInputs& in
   } else {
     w.Key("microbatches").Null();
   }
+  if (p.levers.batch > 0) {
+    w.Field("batch", p.levers.batch).Field("batch_read", p.levers.batch_read);
+  } else {
+    w.Key("batch").Null().Key("batch_read").Null();
+  }
   w.Field("cuda_graphs", p.levers.cuda_graphs).EndObject();
   w.Field("price_per_gpu_hour", in.price_per_gpu_hour).Field("gpus", in.gpus);
   WriteSide(w, "current", p.current, BillOf(p.current, in, 1));
   WriteSide(w, "projected", p.projected,
             BillOf(p.projected, in, p.throughput_gain > 0 ? 1 / p.throughput_gain : 0));
   w.Field("work_scale", p.work_scale).Field("throughput_gain", p.throughput_gain);
+  w.Field("recoverable_gpu_s", p.recoverable_gpu_s);
   w.Key("bound_changes").BeginArray();
   for (const whatif::BoundChange& c : p.bound_changes) {
     w.BeginObject()

@@ -90,6 +90,14 @@ std::string SqlText(const FleetQuery& q, const QueryableStore& store) {
           "count(DISTINCT job_key) AS analyses FROM {}{} GROUP BY type ORDER BY {} DESC, type LIMIT {}",
           store.TableName(TableId::kLayerTypes), where, order, q.limit);
     case FleetQuestion::kTopJobs:
+      if (q.by_recoverable) {
+        return fmt::format(
+            "SELECT job_id AS job, sum(recoverable_gpu_s) / 3600 AS recoverable_gpu_hours, "
+            "sum(recoverable_gpu_s * price_per_gpu_hour) / 3600 AS recoverable_spend, sum(wall_s) / 3600 AS "
+            "gpu_hours, max(out_of_range) AS out_of_range, count(*) AS analyses FROM {}{} AND lever = :lever "
+            "AND value = {:.17g} GROUP BY job_id ORDER BY recoverable_gpu_hours DESC, job_id LIMIT {}",
+            store.TableName(TableId::kLeverProjections), where, q.lever_value, q.limit);
+      }
       return jobs("job_id", "job");
     case FleetQuestion::kTopUsers:
       return jobs("user_label", "user_name");
@@ -113,6 +121,7 @@ std::string SqlText(const FleetQuery& q, const QueryableStore& store) {
 SqlQuery BuildSql(const FleetQuery& q, const QueryableStore& store) {
   SqlQuery query{SqlText(q, store), {}};
   if (!q.job.empty()) query.params.push_back({":job", q.job});
+  if (q.by_recoverable && q.question == FleetQuestion::kTopJobs) query.params.push_back({":lever", q.lever});
   return query;
 }
 

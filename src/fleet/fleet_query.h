@@ -23,6 +23,11 @@ enum class FleetQuestion : std::uint8_t {
 struct FleetQuery {
   FleetQuestion question = FleetQuestion::kTopKernels;
   bool by_gpu_hours = false;  // --by gpu-hours (default wasted-gpu-hours)
+  // --top jobs --by recoverable-gpu-hours: jobs by the GPU-hours the lever would free
+  // (lever_projections, docs/fleet.md "Levers"); `lever` and `lever_value` as levers.h names them.
+  bool by_recoverable = false;
+  std::string lever = "overlap-comm";
+  double lever_value = 0;
   std::optional<std::int64_t> since_ns, until_ns;
   std::string job;  // --job: only this job
   std::int64_t limit = 20;

@@ -8,6 +8,7 @@
 
 #include "fleet/clickhouse_store.h"
 #include "fleet/job_rows.h"
+#include "fleet/levers.h"
 #include "fleet/sqlite_store.h"
 #include "fleet/test_job.h"
 
@@ -168,6 +169,68 @@ TEST_F(FleetQueryStoreTest, UsersTrendAndStragglers) {
   std::string table = FormatTable(trend);
   EXPECT_NE(table.find("1970-01-01T00:00:01Z"), std::string::npos) << table;
   EXPECT_NE(table.find("0.375"), std::string::npos);
+}
+
+// --top jobs --by recoverable-gpu-hours: the lever's rows only, summed per job, in GPU-hours and
+// at each analysis's price.
+TEST(FleetLeverQueryTest, RecoverableGpuHoursSumTheLeversRowsPerJob) {
+  const auto dir = std::filesystem::temp_directory_path() / ("plasmient_fl_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto store = std::move(*SqliteStore::Open((dir / "s.sqlite").string()));
+  struct Lever {
+    const char* job;
+    const char* lever;
+    double value, recoverable_s, price;
+  };
+  const Lever levers[] = {{"trainA", "overlap-comm", 0, 3600, 2}, {"trainA", "overlap-comm", 0, 1800, 3},
+                          {"trainB", "overlap-comm", 0, 9000, 2}, {"trainA", "batch-scale", 2, 72000, 2},
+                          {"trainA", "batch-scale", 4, 36000, 2}, {"trainB", "cuda-graphs", 0, 360, 2}};
+  for (std::size_t i = 0; i < std::size(levers); ++i) {
+    JobContext c{.job_key = "k" + std::to_string(i), .job_id = levers[i].job, .at_ns = 1, .host = "h"};
+    Batch b = BuildRows(testing::MakeJob(), c);  // the store records an analysis by its jobs row
+    ASSERT_TRUE(b[TableId::kLeverProjections].empty()) << "no tables, no lever rows";
+    Row r = Common(c);
+    for (Cell cell : std::initializer_list<Cell>{
+             std::string(levers[i].lever), levers[i].value, std::int64_t{8}, 100000.0, 90000.0, 1.1,
+             levers[i].recoverable_s, std::int64_t{i == 4}, levers[i].price}) {
+      r.push_back(cell);
+    }
+    ASSERT_EQ(r.size(), Table(TableId::kLeverProjections).columns.size());
+    b[TableId::kLeverProjections].push_back(r);
+    ASSERT_TRUE(store->Record(b, c.job_key));
+  }
+  FleetQuery q{.question = FleetQuestion::kTopJobs, .by_recoverable = true};
+  auto r = store->Query(BuildSql(q, *store));
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->rows.size(), 2u);
+  EXPECT_EQ(r->rows[0][0], "trainB");  // 2.5 GPU-h against trainA's 1.5
+  EXPECT_DOUBLE_EQ(std::stod(r->rows[0][1]), 2.5);
+  EXPECT_DOUBLE_EQ(std::stod(r->rows[1][1]), 1.5);
+  EXPECT_DOUBLE_EQ(std::stod(r->rows[1][2]), 1 * 2 + 0.5 * 3);  // each analysis at its own price
+  q.lever = "batch-scale";
+  q.lever_value = 4;
+  r = store->Query(BuildSql(q, *store));
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(std::stod(r->rows[0][1]), 10);
+  EXPECT_EQ(r->rows[0][4], "1");  // out of the trusted range
+  std::filesystem::remove_all(dir);
+}
+
+TEST(FleetLeverQueryTest, ParseLever) {
+  auto words = [](std::initializer_list<std::string> w) { return std::vector<std::string>(w); };
+  EXPECT_EQ(ParseLever(words({"overlap-comm"}))->name, "overlap-comm");
+  EXPECT_EQ(ParseLever(words({"cuda-graphs"}))->value, 0);
+  EXPECT_EQ(ParseLever(words({"batch-scale", "4"}))->value, 4);
+  EXPECT_EQ(ParseLever(words({"microbatches", "16"}))->value, 16);
+  EXPECT_FALSE(ParseLever(words({})));
+  EXPECT_FALSE(ParseLever(words({"faster-gpus"})));
+  EXPECT_FALSE(ParseLever(words({"batch-scale"})));
+  EXPECT_FALSE(ParseLever(words({"batch-scale", "-2"})));
+  EXPECT_FALSE(ParseLever(words({"batch-scale", "2x"})));
+  EXPECT_FALSE(ParseLever(words({"microbatches", "2.5"})));
+  EXPECT_FALSE(ParseLever(words({"overlap-comm", "1"})));
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "fleet/analyze_job.h"
 #include "fleet/clickhouse_outbox.h"
 #include "fleet/device_tier.h"
+#include "whatif/activity_table.h"
 
 namespace plasmient::fleet {
 namespace fs = std::filesystem;
@@ -75,7 +76,10 @@ std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::Analy
       std::string samples = SerializeSamples(*device);
       return fmt::format("{}{}\n{}", kOk, samples.size(), samples);
     }
-    auto job = AnalyzeJobFiles(files, options, rules);
+    whatif::TableCollector tables(options.observer);
+    verdict::AnalyzeOptions with_tables = options;
+    with_tables.observer = &tables;
+    auto job = AnalyzeJobFiles(files, with_tables, rules);
     if (!job) return std::string(kError) + job.error().message;
     std::vector<RankSample> ranks = SampleJob(*job);
     if (kind == SampleKind::kWindow) {
@@ -84,7 +88,7 @@ std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::Analy
     std::string samples = SerializeSamples(ranks, SampleTops(*job));
     std::string out = fmt::format("{}{}\n", kOk, samples.size());
     out += samples;
-    out += ClickHouseOutbox::Serialize(BuildRows(*job, context));
+    out += ClickHouseOutbox::Serialize(BuildRows(*job, context, tables.tables()));
     return out;
   } catch (const std::bad_alloc&) {
     return std::string(kError) + "out of memory (the analysis memory limit, serve --analysis-memory-mb)";

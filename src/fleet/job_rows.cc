@@ -5,9 +5,9 @@
 #include <tuple>
 
 #include "fleet/bill.h"
+#include "fleet/levers.h"
 
 namespace plasmient::fleet {
-namespace {
 
 Row Common(const JobContext& c) {
   Row r;
@@ -18,6 +18,8 @@ Row Common(const JobContext& c) {
   r.emplace_back(c.host);
   return r;
 }
+
+namespace {
 
 void AddFigures(Row& r, const verdict::Figures& f) {
   r.emplace_back(f.wall_s);
@@ -163,7 +165,8 @@ std::vector<Straggler> FindStragglers(const verdict::JobVerdict& job, std::size_
   return out;
 }
 
-Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c) {
+Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c,
+                std::span<const whatif::RankTable> tables) {
   Batch b;
   {
     Row r = Common(c);
@@ -268,6 +271,7 @@ Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c) {
     r.emplace_back(br.addressable_per_year);
     b[TableId::kBills].push_back(std::move(r));
   }
+  b[TableId::kLeverProjections] = LeverRows(tables, job, c);
   return b;
 }
 

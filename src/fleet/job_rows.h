@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "base/result.h"
 #include "fleet/schema.h"
 #include "verdict/verdict.h"
+#include "whatif/activity_table.h"
 
 namespace plasmient::fleet {
 
@@ -43,7 +45,12 @@ struct Straggler {
 // The job's stragglers, largest wait first, at most `limit`.
 std::vector<Straggler> FindStragglers(const verdict::JobVerdict& job, std::size_t limit = 100);
 
-// Every table's rows for one job.
-Batch BuildRows(const verdict::JobVerdict& job, const JobContext& context);
+// The cells every row starts with: job_key, job_id, at_ns, host.
+Row Common(const JobContext& context);
+
+// Every table's rows for one job; lever_projections from the job's per-activity tables
+// (levers.h), none without them.
+Batch BuildRows(const verdict::JobVerdict& job, const JobContext& context,
+                std::span<const whatif::RankTable> tables = {});
 
 }  // namespace plasmient::fleet

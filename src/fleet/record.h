@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "fleet/clickhouse_store.h"
 #include "fleet/job_rows.h"
 #include "verdict/verdict.h"
+#include "whatif/activity_table.h"
 
 namespace plasmient::fleet {
 
@@ -23,8 +25,10 @@ struct RecordOptions {
 
 // Hashes the inputs into the job key, builds the rows and records them (idempotently).
 // Returns how many stores took a new analysis (0 when it was already there).
+// `tables`: the ranks' what-if tables (whatif::TableCollector), for the lever projections.
 Result<int> RecordAnalysis(const verdict::JobVerdict& job, const std::vector<std::string>& given_inputs,
-                           const std::vector<std::filesystem::path>& files, const RecordOptions& options);
+                           const std::vector<std::filesystem::path>& files, const RecordOptions& options,
+                           std::span<const whatif::RankTable> tables = {});
 
 std::string LocalHostName();
 

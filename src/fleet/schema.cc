@@ -101,6 +101,13 @@ constexpr Column kLayerTypes[] = {PLASMIENT_FLEET_COMMON, {"gpu", S},       {"ty
                                   {"flops", F},           {"achieved", F},  {"main_loss", S},
                                   PLASMIENT_FLEET_LOSSES, {"top_kernel", S}};
 
+// The job projected under each stored lever (docs/fleet.md, "Levers"): what it would recover.
+constexpr Column kLeverProjections[] = {PLASMIENT_FLEET_COMMON, {"lever", S},
+                                        {"value", F},           {"gpus", I},
+                                        {"wall_s", F},          {"projected_wall_s", F},
+                                        {"throughput_gain", F}, {"recoverable_gpu_s", F},
+                                        {"out_of_range", I},    {"price_per_gpu_hour", F}};
+
 #undef PLASMIENT_FLEET_COMMON
 #undef PLASMIENT_FLEET_FIGURES
 #undef PLASMIENT_FLEET_LOSSES
@@ -118,6 +125,7 @@ constexpr TableSpec kTables[] = {
     {TableId::kLayerTypes, "layer_types", kLayerTypes},
     {TableId::kClusterRanks, "cluster_ranks", kClusterRanks},
     {TableId::kClusterSteps, "cluster_steps", kClusterSteps},
+    {TableId::kLeverProjections, "lever_projections", kLeverProjections},
 };
 static_assert(std::size(kTables) == kTableCount);
 

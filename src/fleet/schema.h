@@ -1,4 +1,4 @@
-// The fleet store's one schema: eleven tables, each row a flat tuple of Int64, Float64 and
+// The fleet store's one schema: twelve tables, each row a flat tuple of Int64, Float64 and
 // String cells. SQLite and ClickHouse (18.16 and current) are both created and filled from it.
 #pragma once
 
@@ -31,6 +31,7 @@ enum class TableId : std::uint8_t {
   kLayerTypes,
   kClusterRanks,
   kClusterSteps,
+  kLeverProjections,
   kCount
 };
 inline constexpr std::size_t kTableCount = static_cast<std::size_t>(TableId::kCount);

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "roofline/device_table.h"
+#include "roofline/op_args_parser.h"
 #include "roofline/op_cost.h"
 #include "verdict/facts.h"
 
@@ -14,7 +15,18 @@ namespace {
 struct OpSplit {
   double weight_share = 0;  // weight bytes over the op's bytes
   bool attention = false;
+  std::int64_t batch = -1;  // ActivityRow::batch
 };
+
+// The leading dimension of the op's first input when its shape says it is the batch.
+std::int64_t BatchOf(std::string_view op, std::string_view dims_text, bool attention) {
+  roofline::OpDims dims;
+  if (!dims.Parse(dims_text) || dims.arg_count() == 0) return -1;
+  const std::span<const std::int64_t> x = dims.Shape(0);
+  if (attention && x.size() == 4) return x[0];
+  if ((op == "aten::linear" || op == "aten::matmul") && x.size() == 3) return x[0];
+  return -1;
+}
 
 // The pricing op's model again, for what the verdict's row does not keep: which of its bytes
 // are weights, and whether it is attention. Memoized per op: an op prices several kernels.
@@ -31,6 +43,7 @@ class OpSplits {
                                               t_.Str(cpu.input_types[row]), t_.Str(cpu.concrete_inputs[row]));
     if (c.bytes > 0) it->second.weight_share = std::clamp(c.weight_bytes / c.bytes, 0.0, 1.0);
     it->second.attention = c.model.starts_with("sdpa") || c.model.find("attention") != std::string_view::npos;
+    it->second.batch = BatchOf(t_.Str(cpu.name[row]), t_.Str(cpu.input_dims[row]), it->second.attention);
     return it->second;
   }
 
@@ -80,6 +93,7 @@ RankTable BuildRankTable(const verdict::RankDetail& d) {
     const OpSplit split = splits.Of(f.cost_op[i]);
     if (r.bytes > 0) r.weight_bytes = r.bytes * split.weight_share;
     r.attention = split.attention;
+    r.batch = split.batch;
     table.rows.push_back(r);
   }
   std::sort(table.rows.begin(), table.rows.end(),

@@ -26,6 +26,9 @@ struct ActivityRow {
   bool backward = false;          // launched under autograd's backward pass
   std::int32_t step = -1;         // index of the rank's ProfilerStep that launched it, or -1
   std::int32_t name = -1;         // index into RankTable::names
+  // The batch its pricing op's inputs show: an attention query [B, H, L, D] or a linear's
+  // x [B, S, K]; -1 when they show none (a 2-D GEMM cannot tell the batch from the tokens).
+  std::int64_t batch = -1;
   verdict::Loss loss = verdict::Loss::kComputeInefficiency;  // where its lost time went
 
   TimeNs dur_ns() const { return end_ns - start_ns; }
@@ -52,13 +55,19 @@ struct RankTable {
 
 RankTable BuildRankTable(const verdict::RankDetail& detail);
 
-// Collects every rank's table as the analysis streams through them.
+// Collects every rank's table as the analysis streams through them, then hands the rank to
+// `next` (another observer, e.g. the Perfetto sink) when there is one.
 class TableCollector final : public verdict::RankObserver {
  public:
-  void OnRank(const verdict::RankDetail& detail) override { tables_.push_back(BuildRankTable(detail)); }
+  explicit TableCollector(verdict::RankObserver* next = nullptr) : next_(next) {}
+  void OnRank(const verdict::RankDetail& detail) override {
+    tables_.push_back(BuildRankTable(detail));
+    if (next_ != nullptr) next_->OnRank(detail);
+  }
   std::vector<RankTable>& tables() { return tables_; }
 
  private:
+  verdict::RankObserver* next_;
   std::vector<RankTable> tables_;
 };
 

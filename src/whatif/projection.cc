@@ -385,14 +385,42 @@ Status Validate(const Levers& l) {
   if (!(l.batch_scale > 0) || !std::isfinite(l.batch_scale) || l.batch_scale > 4096) {
     return Fail("--batch-scale {} out of (0, 4096]", l.batch_scale);
   }
+  if (l.batch < 0 || (l.batch > 0 && l.batch_scale != 1 && l.batch_read == 0)) {
+    return Fail("--batch {}: give either --batch or --batch-scale, a positive batch", l.batch);
+  }
   if (l.microbatches < 0 || l.microbatches > 100000) {
     return Fail("--microbatches {} out of 1..100000", l.microbatches);
   }
   return Ok();
 }
 
+Result<std::int64_t> ReadBatch(std::span<const RankTable> tables) {
+  std::map<std::int64_t, std::int64_t> calls;  // batch → kernels showing it
+  for (const RankTable& t : tables) {
+    for (const ActivityRow& r : t.rows) {
+      if (r.batch > 0) ++calls[r.batch];
+    }
+  }
+  if (calls.empty()) {
+    return Fail(
+        "--batch: the trace's shapes show no batch (no attention query [B, H, L, D] or linear input "
+        "[B, S, K] with recorded shapes); pass --batch-scale K instead");
+  }
+  auto most = std::max_element(calls.begin(), calls.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  return most->first;
+}
+
 Result<Projection> Project(std::span<const RankTable> tables, const verdict::JobVerdict& job,
-                           const Levers& l) {
+                           const Levers& levers) {
+  if (Status ok = Validate(levers); !ok) return std::unexpected(ok.error());
+  Levers l = levers;
+  if (l.batch > 0) {
+    auto batch = ReadBatch(tables);
+    if (!batch) return std::unexpected(batch.error());
+    l.batch_read = *batch;
+    l.batch_scale = static_cast<double>(l.batch) / static_cast<double>(*batch);
+  }
   if (Status ok = Validate(l); !ok) return std::unexpected(ok.error());
   Projection p;
   p.levers = l;
@@ -443,6 +471,7 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
   p.work_scale = l.batch_scale * microbatch_ratio;
   if (p.projected.figures.wall_s > 0) {
     p.throughput_gain = p.work_scale * p.current.figures.wall_s / p.projected.figures.wall_s;
+    p.recoverable_gpu_s = p.current.figures.wall_s * (1 - 1 / p.throughput_gain);
   }
   for (auto& [name, c] : changes) {
     c.kernel = name;

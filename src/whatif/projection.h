@@ -21,8 +21,18 @@ struct Levers {
   std::int64_t microbatches = 0;  // --microbatches M: pipeline microbatches per step; 0 unchanged
   bool cuda_graphs = false;       // --cuda-graphs
 
+  // --batch N: the target batch; Project reads the current one from the shapes (ReadBatch) and
+  // sets batch_scale to N over it. 0: not asked.
+  std::int64_t batch = 0;
+  std::int64_t batch_read = 0;  // the batch read from the trace, when --batch was given
+
   bool any() const { return batch_scale != 1 || overlap_comm || microbatches > 0 || cuda_graphs; }
 };
+
+// The job's batch as its shapes show it: the leading dimension of the attention queries and
+// linear inputs (ActivityRow::batch), the value most of those kernels share. Fails, naming
+// --batch-scale, when no kernel shows one.
+Result<std::int64_t> ReadBatch(std::span<const RankTable> tables);
 
 // Checks ranges; one line naming the bad lever.
 Status Validate(const Levers& levers);
@@ -45,8 +55,11 @@ struct Side {
 struct Projection {
   Levers levers;
   Side current, projected;
-  double work_scale = 1;                   // work per step, projected over current (samples or tokens)
-  double throughput_gain = 1;              // work per second, projected over current
+  double work_scale = 1;       // work per step, projected over current (samples or tokens)
+  double throughput_gain = 1;  // work per second, projected over current
+  // GPU-seconds of the current window the change frees for the same work: current wall × (1 − 1 /
+  // throughput_gain), over all ranks; negative when the change makes the work slower.
+  double recoverable_gpu_s = 0;
   std::vector<BoundChange> bound_changes;  // largest projected time first, bounded
   std::vector<std::string> warnings;       // where the projection leaves its trusted range
 };

@@ -1,0 +1,79 @@
+#include "fleet/levers.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace plasmient::fleet {
+namespace {
+
+constexpr std::string_view kOutOfRange = "outside the trusted range";
+
+struct StoredLever {
+  LeverKey key;
+  whatif::Levers levers;
+};
+
+std::vector<StoredLever> StoredLevers(const verdict::JobVerdict& job) {
+  std::vector<StoredLever> out;
+  out.push_back({{"overlap-comm", 0}, {.overlap_comm = true}});
+  out.push_back({{"cuda-graphs", 0}, {.cuda_graphs = true}});
+  for (double k : kStoredBatchScales) out.push_back({{"batch-scale", k}, {.batch_scale = k}});
+  for (const verdict::PipelineStageVerdict& p : job.pipeline) {
+    if (p.shape.microbatches > 0 && p.shape.stages > 1) {
+      const std::int64_t m = 2 * p.shape.microbatches;
+      out.push_back({{"microbatches", static_cast<double>(m)}, {.microbatches = m}});
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<LeverKey> ParseLever(std::span<const std::string> words) {
+  constexpr std::string_view kUsage =
+      "--lever: expected overlap-comm, cuda-graphs, batch-scale K or microbatches M";
+  if (words.empty()) return Fail("{}", kUsage);
+  const std::string& name = words[0];
+  if (name == "overlap-comm" || name == "cuda-graphs") {
+    if (words.size() != 1) return Fail("--lever {}: takes no value", name);
+    return LeverKey{name, 0};
+  }
+  if (name != "batch-scale" && name != "microbatches") return Fail("{}, not {}", kUsage, name);
+  if (words.size() != 2) return Fail("--lever {}: expected one value", name);
+  double v = 0;
+  const std::string& text = words[1];
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !(v > 0) || !std::isfinite(v)) {
+    return Fail("--lever {}: {} is not a positive number", name, text);
+  }
+  if (name == "microbatches" && v != std::floor(v))
+    return Fail("--lever microbatches: {} is not a whole count", text);
+  return LeverKey{name, v};
+}
+
+std::vector<Row> LeverRows(std::span<const whatif::RankTable> tables, const verdict::JobVerdict& job,
+                           const JobContext& context) {
+  std::vector<Row> rows;
+  if (tables.empty() || job.job.wall_s <= 0) return rows;
+  for (const StoredLever& s : StoredLevers(job)) {
+    auto p = whatif::Project(tables, job, s.levers);
+    if (!p) continue;  // the lever cannot apply to this job
+    bool out_of_range = false;
+    for (const std::string& w : p->warnings) out_of_range = out_of_range || w.starts_with(kOutOfRange);
+    Row r = Common(context);
+    r.emplace_back(s.key.name);
+    r.emplace_back(s.key.value);
+    r.emplace_back(static_cast<std::int64_t>(job.ranks.size()));
+    r.emplace_back(p->current.figures.wall_s);
+    r.emplace_back(p->projected.figures.wall_s);
+    r.emplace_back(p->throughput_gain);
+    r.emplace_back(p->recoverable_gpu_s);
+    r.emplace_back(static_cast<std::int64_t>(out_of_range));
+    r.emplace_back(job.bill.price_per_gpu_hour);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace plasmient::fleet

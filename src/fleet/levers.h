@@ -1,0 +1,36 @@
+// The levers every recorded analysis is projected under (docs/fleet.md, "Levers"), so that
+// `plasmient fleet --top jobs --by recoverable-gpu-hours --lever …` can rank jobs by the
+// GPU-hours a change would free. The projection is src/whatif's, run while the job's per-activity
+// tables are in memory; the store keeps its outcome, one row per lever.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "fleet/job_rows.h"
+#include "whatif/activity_table.h"
+#include "whatif/projection.h"
+
+namespace plasmient::fleet {
+
+// A lever as the store names it: "overlap-comm", "cuda-graphs", "batch-scale" (value K) or
+// "microbatches" (value M); value 0 for the flags.
+struct LeverKey {
+  std::string name;
+  double value = 0;
+};
+
+// The batch scales every analysis is projected at.
+inline constexpr double kStoredBatchScales[] = {2, 4, 8};
+
+// Parses --lever's words: "overlap-comm", "cuda-graphs", "batch-scale K", "microbatches M".
+Result<LeverKey> ParseLever(std::span<const std::string> words);
+
+// The job's lever_projections rows: overlap-comm, cuda-graphs, each stored batch scale and, for a
+// pipeline with a known microbatch count M, microbatches 2M. A lever that cannot apply is left out.
+std::vector<Row> LeverRows(std::span<const whatif::RankTable> tables, const verdict::JobVerdict& job,
+                           const JobContext& context);
+
+}  // namespace plasmient::fleet
