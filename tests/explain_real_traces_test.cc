@@ -1,7 +1,8 @@
 // `plasmient explain` on the dev traces (docs/explain.md): at the middle of a kernel chosen from
 // the raw events (the longest GEMM of the single-rank Qwen trace, the longest NCCL kernel of a
 // rank of trace_filter), the column names that kernel, its start from the window's (the earliest
-// activity launched in the file), and the op whose External id it carries. Skipped when ../shared/traces is absent.
+// activity launched in the file), and the op whose External id it carries. Skipped when ../shared/traces is
+// absent.
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -64,7 +65,8 @@ std::optional<Kernel> LongestKernel(const fs::path& gz, std::string_view part) {
     std::string_view cat, name;
     std::int64_t ext = -2;
     if (e["cat"].get(cat) != simdjson::SUCCESS || cat != "cpu_op") continue;
-    if (e["args"]["External id"].get(ext) == simdjson::SUCCESS && ext == best_ext && e["name"].get(name) == 0) {
+    if (e["args"]["External id"].get(ext) == simdjson::SUCCESS && ext == best_ext &&
+        e["name"].get(name) == 0) {
       best->op = std::string(name);
     }
   }

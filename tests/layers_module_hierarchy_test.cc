@@ -52,7 +52,8 @@ TEST(LayersFromModuleHierarchy, TreeTypesAndReconciliation) {
   const fs::path dir = TempDir("module_hierarchy");
   const fs::path in = dir / "trace.json", out = dir / "verdict.json";
   std::ofstream(in) << kTrace;
-  CommandResult run = RunCommand(PlasmientBinary() + " analyze " + in.string() + " -q --json " + out.string());
+  CommandResult run =
+      RunCommand(PlasmientBinary() + " analyze " + in.string() + " -q --json " + out.string());
   ASSERT_EQ(run.exit_code, 0) << run.out;
   simdjson::dom::parser parser;
   element got;

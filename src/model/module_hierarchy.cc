@@ -6,7 +6,8 @@ namespace {
 // One module frame, `instance(Type)` or `instance(Type)::method`, into `frame`.
 bool ParseFrame(std::string_view text, ModuleFrame* frame) {
   std::size_t open = text.find('(');
-  if (open == 0 || open == std::string_view::npos || text.substr(0, open).find(')') != std::string_view::npos) {
+  if (open == 0 || open == std::string_view::npos ||
+      text.substr(0, open).find(')') != std::string_view::npos) {
     return false;
   }
   int depth = 0;
@@ -27,7 +28,8 @@ bool ParseFrame(std::string_view text, ModuleFrame* frame) {
 // Parentheses balance from `from` to the end of `text`.
 bool Balanced(std::string_view text, std::size_t from) {
   int depth = 0;
-  for (std::size_t i = from; i < text.size() && depth >= 0; ++i) depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+  for (std::size_t i = from; i < text.size() && depth >= 0; ++i)
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
   return depth == 0;
 }
 

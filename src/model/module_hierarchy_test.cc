@@ -26,21 +26,21 @@ TEST(ModuleHierarchy, FramesOutermostFirstWithTheirTypes) {
 
 TEST(ModuleHierarchy, MalformedTextsGiveNoFrames) {
   for (std::string_view bad : {
-           "",                                   // nothing
-           "aten::linear",                       // no module frame
-           "top(MyNet)::forward",                // no op after the frames
-           "top(MyNet)::forward.",               // an empty op
-           "top(MyNet)..aten::mm",               // an empty segment
-           ".top(MyNet).aten::mm",               // an empty first segment
-           "top(MyNet.aten::mm",                 // unbalanced (
-           "top)MyNet(.aten::mm",                // ) before (
-           "top(MyNet)).aten::mm",               // unbalanced )
-           "(MyNet).aten::mm",                   // no instance
-           "top().aten::mm",                     // no type
-           "top(MyNet)x.aten::mm",               // text after the type that is not ::method
-           "top(MyNet)::.aten::mm",              // an empty method
-           "top(MyNet).enc(Enc)(X).aten::mm",    // two types
-           "top(MyNet).aten::mm(",               // unbalanced op
+           "",                                 // nothing
+           "aten::linear",                     // no module frame
+           "top(MyNet)::forward",              // no op after the frames
+           "top(MyNet)::forward.",             // an empty op
+           "top(MyNet)..aten::mm",             // an empty segment
+           ".top(MyNet).aten::mm",             // an empty first segment
+           "top(MyNet.aten::mm",               // unbalanced (
+           "top)MyNet(.aten::mm",              // ) before (
+           "top(MyNet)).aten::mm",             // unbalanced )
+           "(MyNet).aten::mm",                 // no instance
+           "top().aten::mm",                   // no type
+           "top(MyNet)x.aten::mm",             // text after the type that is not ::method
+           "top(MyNet)::.aten::mm",            // an empty method
+           "top(MyNet).enc(Enc)(X).aten::mm",  // two types
+           "top(MyNet).aten::mm(",             // unbalanced op
        }) {
     std::vector<ModuleFrame> frames{{"x", "y"}};
     EXPECT_FALSE(ParseModuleHierarchy(bad, &frames)) << bad;
