@@ -33,7 +33,10 @@ struct Advice {
   double recoverable_s = -1;
 };
 
-std::string Count(std::int64_t n, std::string_view what) { return fmt::format("{} {}", n, what); }
+// "n things", or "1 thing" with `one` when given.
+std::string Count(std::int64_t n, std::string_view many, std::string_view one = {}) {
+  return fmt::format("{} {}", n, n == 1 && !one.empty() ? one : many);
+}
 
 double LossSeconds(const JobVerdict& job, Loss loss) {
   return job.job.loss_s[static_cast<std::size_t>(loss)];
@@ -154,8 +157,9 @@ FamilyAdvice AdviceForFamily(CommFamily family, bool training) {
 // when two families are close).
 Advice CommunicationAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
-  const std::string kind = e.training() ? Count(e.backward_ops, "backward ops: training")
-                                        : std::string("no backward ops: inference");
+  const std::string kind = e.training()
+                               ? Count(e.backward_ops, "backward ops: training", "backward op: training")
+                               : std::string("no backward ops: inference");
   const double total = e.exposed_comm_total_s();
   std::vector<std::pair<double, CommFamily>> families;
   for (std::size_t i = 0; i < kCommFamilyCount; ++i) {
@@ -190,7 +194,7 @@ Advice HostAdvice(const JobVerdict& job) {
     return {
         "the GPU idles between CUDA-graph replays: capture more of the step in the graph and overlap the "
         "host's work between replays (data loading, sampling, scheduling)",
-        "capture more, overlap host work", Count(e.graph_launches, "graph launches")};
+        "capture more, overlap host work", Count(e.graph_launches, "graph launches", "graph launch")};
   }
   const double idle_s = LossSeconds(job, Loss::kHostBoundIdle);
   if (idle_s > 0 && e.idle_after_syncs_s >= kRuleMinShareOfLoss * idle_s) {
@@ -235,7 +239,8 @@ Advice DataMovementAdvice(const JobVerdict& job) {
     return {
         "copies to or from pageable host memory are synchronous and slow: pin the host buffers "
         "(pin_memory=True) and copy with non_blocking=True",
-        "pin host memory", Count(e.pageable_copies, "copies from or to pageable memory")};
+        "pin host memory",
+        Count(e.pageable_copies, "copies from or to pageable memory", "copy from or to pageable memory")};
   }
   return {"non_blocking copies overlapped with compute; keep tensors on the device",
           "async copies, stay on device", ""};
