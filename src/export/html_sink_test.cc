@@ -82,7 +82,11 @@ TEST(HtmlSink, SelfContainedWithTheChartsAndWellFormedSvg) {
   }
   EXPECT_EQ(html.find("http://"), std::string::npos);
   EXPECT_EQ(html.find("https://"), std::string::npos);
-  EXPECT_EQ(html.find("<script"), std::string::npos);
+  // Inline scripts only: a bare <script> that loads nothing (tests/html_self_contained.py checks more).
+  for (auto at = html.find("<script"); at != std::string::npos; at = html.find("<script", at + 1)) {
+    EXPECT_EQ(html.compare(at, 8, "<script>"), 0) << html.substr(at, 60);
+  }
+  EXPECT_EQ(html.find("fetch("), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_NE(html.find("two ranks &lt;test&gt;"), std::string::npos);
   EXPECT_NE(html.find("prefers-color-scheme: dark"), std::string::npos);
