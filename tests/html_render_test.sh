@@ -5,7 +5,8 @@
 # (inline scripts are allowed; none may load anything).
 # The model-layer icicle's boxes are read back from the DOM and compared with the --json layers
 # (html_layers_check.py), for the demo and, where ../shared/traces is present, the dev traces
-# with nn.Module events.
+# with nn.Module events; then each page is opened zoomed into a decoder layer (`#zoom=<path>`,
+# read by the page's script) and the relaid boxes are checked against their GPU time.
 # Usage: html_render_test.sh PLASMIENT_BIN [OUT_DIR]   (exit 77: skipped, no Chromium)
 set -euo pipefail
 
@@ -49,6 +50,24 @@ done
 python3 "$here/png_colors.py" "$out/report.png" 40
 python3 "$here/html_layers_check.py" "$out/dom.html" "$out/report.json"
 
+# Opens NAME.html at #zoom=<the drawn node of a type matching TYPE_REGEX with the most GPU
+# time> and checks the zoomed layout against the JSON. Usage: zoom_check NAME TYPE_REGEX
+zoom_check() {
+  local name=$1 path fragment
+  path=$(python3 "$here/html_layers_check.py" --pick "$2" "$out/$name.dom.html" "$out/$name.json") ||
+    { echo "$path"; exit 1; }
+  fragment=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.urlencode({"zoom": sys.argv[1]}))' "$path")
+  timeout 120 "$chromium" "${flags[@]}" --dump-dom "file://$out/$name.html#$fragment" >"$out/$name.zoom.dom.html" \
+    2>>"$out/chromium.log" || { echo "FAIL: chromium did not dump the zoomed DOM of $name"; exit 1; }
+  python3 "$here/html_layers_check.py" --zoomed "$path" "$out/$name.zoom.dom.html" "$out/$name.json"
+  # The same, clicked: in, out a level, Escape (the DevTools protocol on a pipe).
+  timeout 120 python3 "$here/html_click_check.py" "$chromium" "$out/$name.html" "$path" "$out/$name.click.dom.html" \
+    "${flags[@]}" --window-size=1280,2400 || { echo "FAIL: clicking the icicle of $name"; exit 1; }
+  python3 "$here/html_layers_check.py" --zoomed "$path" "$out/$name.click.dom.html" "$out/$name.json"
+}
+cp "$out/dom.html" "$out/report.dom.html"
+zoom_check report '^Block$'
+
 # The dev traces with nn.Module events: the icicle of a real module tree.
 traces=${PLASMIENT_SHARED_TRACES:-$here/../../shared/traces}
 if [[ -d $traces/tracelens ]]; then
@@ -65,6 +84,7 @@ if [[ -d $traces/tracelens ]]; then
     python3 "$here/png_colors.py" "$out/$name.png" 40
     echo "$name:"
     python3 "$here/html_layers_check.py" "$out/$name.dom.html" "$out/$name.json"
+    case $name in Qwen*) zoom_check "$name" 'DecoderLayer$' ;; esac
   done
 else
   echo "note: $traces is absent: the icicle is checked on the demo only"

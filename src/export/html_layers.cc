@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "export/html_icicle_zoom.h"
 #include "export/html_page.h"
 #include "export/units_text.h"
 #include "verdict/layers.h"
@@ -22,12 +23,13 @@ constexpr double kRowPx = 22;
 constexpr double kLegendPx = 34;
 constexpr double kCharPx = 6.8;  // a 12px system-ui glyph, on average: how many fit in a box
 constexpr double kMinLabelPx = 28;
-constexpr double kMinOpacity = 0.08;
-constexpr std::size_t kTooltipKernelChars =
-    64;  // templated kernel names run to hundreds  // a box at 0% of peak still shows its outline and label
+constexpr double kLabelPadPx = 4;
+constexpr double kMinOpacity = 0.08;             // a box at 0% of peak still shows its outline and label
+constexpr std::size_t kTooltipKernelChars = 64;  // templated kernel names run to hundreds
 
 // Only here; the icicle's own rules, so the shared stylesheet stays as it is.
 constexpr std::string_view kStyle = R"css(<style>
+#icicle g.box { cursor: pointer; }
 #icicle g.box rect { stroke: var(--card); stroke-width: 1; }
 #icicle g.box:hover rect { stroke: var(--fg); stroke-width: 1.5; }
 #icicle g.catch rect { stroke: var(--muted); stroke-dasharray: 3 2; }
@@ -51,6 +53,7 @@ std::string Clip(std::string_view text, std::size_t fit) {
 }
 
 // A box's label: its name, else its tail ("…Layer_17": repeated blocks differ at the end).
+// The zoom script (html_icicle_zoom.cc) refits a zoomed box's label by the same rule.
 std::string Label(std::string_view name, double width_px) {
   std::size_t fit = Fit(width_px);
   if (name.size() <= fit) return std::string(name);
@@ -195,14 +198,15 @@ class Icicle {
         "<rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" fill=\"var(--achieved)\" "
         "fill-opacity=\"{:.3f}\"/>",
         x, y, std::max(w, 0.5), kRowPx - 1, Opacity(f.achieved_fraction()));
+    // Every box has its <text>, empty when too narrow, with what the zoom script relabels it from.
+    const std::string pct = Percent(f.achieved_fraction());
+    std::string text;
     if (w >= kMinLabelPx) {
-      std::string with_pct = fmt::format("{} · {}", label, Percent(f.achieved_fraction()));
-      std::string text = with_pct.size() <= Fit(w) ? with_pct : Label(label, w);
-      if (!text.empty()) {
-        out +=
-            fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>", x + 4, y + kRowPx - 7, HtmlEscape(text));
-      }
+      std::string with_pct = fmt::format("{} · {}", label, pct);
+      text = with_pct.size() <= Fit(w) ? with_pct : Label(label, w);
     }
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" data-label=\"{}\" data-pct=\"{}\">{}</text>",
+                       x + kLabelPadPx, y + kRowPx - 7, HtmlEscape(label), HtmlEscape(pct), HtmlEscape(text));
     out += "</g>";
   }
 
@@ -263,9 +267,11 @@ std::string LayersSection(const Layers& layers, const IcicleOptions& options) {
   std::string out(kStyle);
   out +=
       "<section id=\"layers\"><h2>Model layers <small>the module tree: width = GPU time, shade = "
-      "achieved fraction of peak; hover a box for its figures</small></h2>";
+      "achieved fraction of peak; hover a box for its figures, click it to zoom</small></h2>";
+  out += "<p id=\"icicle-crumbs\" class=\"note\">Click a box to lay out its subtree at full width.</p>";
   std::string note;
   out += Icicle(layers, options).Svg(note);
+  out += IcicleZoomScript({kRowPx, kCharPx, kMinLabelPx, kLabelPadPx});
   out += "<p class=\"note\">" + HtmlEscape(note) + "</p>";
   out +=
       "<h2>Module types <small>every instance of a class together; types nest, so shares "

@@ -71,6 +71,21 @@ TEST(HtmlLayers, SmallNodesFoldIntoOneMoreBoxPerParent) {
   EXPECT_NE(tight.find("data-parent=\"Net_0\" data-hidden=\"10\""), std::string::npos);
 }
 
+TEST(HtmlLayers, EveryBoxCarriesWhatTheZoomScriptRelabelsItFrom) {
+  std::string html = LayersSection(Tree());
+  // Net_0, Big_0, (no module) and the one "more" box: each a <text>, even when too narrow for one.
+  EXPECT_EQ(Count(html, "<g class=\"box"), 4u);
+  EXPECT_EQ(Count(html, "\" data-label=\""), 4u);
+  EXPECT_NE(html.find("data-label=\"Net_0\" data-pct=\"33%\">Net_0 · 33%</text>"), std::string::npos) << html;
+  EXPECT_NE(html.find("data-label=\"10 more\" data-pct=\"50%\"></text>"), std::string::npos);  // 1.1 px wide
+  // One bare script after the chart, given the chart's geometry, and the crumbs it writes to.
+  EXPECT_EQ(Count(html, "<script>"), 1u);
+  EXPECT_EQ(Count(html, "</script>"), 1u);
+  EXPECT_LT(html.find("<p id=\"icicle-crumbs\""), html.find("<svg id=\"icicle\""));
+  EXPECT_LT(html.find("</svg>"), html.find("<script>"));
+  EXPECT_NE(html.find("var G = {row: 22, ch: 6.8, minLabel: 28, pad: 4};"), std::string::npos);
+}
+
 TEST(HtmlLayers, DepthLimitFoldsDeeperNodes) {
   std::string html = LayersSection(Tree(), {.max_depth = 1});
   EXPECT_EQ(Count(html, "data-path=\"Net_0/"), 0u);
