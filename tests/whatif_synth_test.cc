@@ -280,6 +280,64 @@ INSTANTIATE_TEST_SUITE_P(
                                      "--microbatches 8", "microbatches 8"}),
     [](const auto& info) { return info.param.name; });
 
+// `plasmient bill --whatif`: per job, the dollars each lever would recover are whatif's
+// recoverable GPU-seconds for the same trace, its GPU count and price, at that price, within 1%.
+TEST(BillWhatIf, DollarsAreTheWhatIfProjectionAtThePrice) {
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(Synth("--scenario ddp-exposed --ranks 2 --steps 3 --seed 24", run));
+  const std::string price = " --price-per-gpu-hour 3.75";
+  const fs::path store_dir = TempDir("bill");  // beside the traces, not among them
+  const fs::path db = store_dir / "store.sqlite";
+  CommandResult a = RunCommand(PlasmientBinary() + " analyze " + run.dir.string() +
+                               " -q --job bill-job --db " + db.string() + price);
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  CommandResult b = RunCommand(PlasmientBinary() + " bill --db " + db.string() +
+                               " --whatif overlap-comm,batch-scale=4,cuda-graphs");
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+  std::istringstream lines(b.out);
+  std::string header, line;
+  std::getline(lines, header);
+  std::map<std::string, std::map<std::string, std::string>> by_lever;
+  while (std::getline(lines, line)) {
+    std::istringstream h(header), r(line);
+    std::map<std::string, std::string> cells;
+    std::string cell;
+    while (h >> cell) r >> cells[cell];
+    by_lever[cells["lever"]] = cells;
+  }
+  ASSERT_EQ(by_lever.size(), 3u) << b.out;
+  for (const auto& [lever, flags] :
+       {std::pair{"overlap-comm", "--overlap-comm"}, std::pair{"batch-scale=4", "--batch-scale 4"},
+        std::pair{"cuda-graphs", "--cuda-graphs"}}) {
+    simdjson::dom::parser parser;
+    element got;
+    ASSERT_NO_FATAL_FAILURE(WhatIf(run, std::string(flags) + price, parser, got));
+    ASSERT_EQ(got["gpus"].get_int64().value(), 2);
+    const double dollars =
+        got["recoverable_gpu_s"].get_double() / 3600 * got["price_per_gpu_hour"].get_double();
+    const auto& row = by_lever[lever];
+    ASSERT_EQ(row.at("job"), "bill-job") << b.out;
+    const double billed = std::stod(row.at("recoverable_spend"));
+    EXPECT_NEAR(billed, dollars, 0.01 * std::abs(dollars) + 1e-9)
+        << lever << ": bill $" << billed << ", whatif $" << dollars << "\n"
+        << b.out;
+    if (std::string_view(lever) == "overlap-comm") {
+      EXPECT_GT(dollars, 0) << "the exposed all-reduces are recoverable";
+    }
+  }
+  // The rate flags and the store are two uses: mixing them is a one-line usage error.
+  CommandResult mixed =
+      RunCommand(PlasmientBinary() + " bill --db " + db.string() + " --whatif overlap-comm --gpus 8");
+  EXPECT_EQ(mixed.exit_code, 2) << mixed.out;
+  CommandResult none = RunCommand(PlasmientBinary() + " bill --whatif overlap-comm");
+  EXPECT_EQ(none.exit_code, 2) << none.out;
+  CommandResult bad = RunCommand(PlasmientBinary() + " bill --db " + db.string() + " --whatif batch-scale");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--whatif"), std::string::npos) << bad.out;
+  fs::remove_all(run.dir);
+  fs::remove_all(store_dir);
+}
+
 // A lever the store does not hold, or a malformed one, is a one-line usage error.
 TEST(FleetLeverCli, BadLeverIsAUsageError) {
   const fs::path dir = TempDir("fleet-lever");

@@ -147,33 +147,75 @@ int RunStoredCluster(fleet::QueryableStore& store, const FleetArgs& a) {
   return 0;
 }
 
-int RunFleet(const FleetArgs& a) {
-  std::unique_ptr<fleet::QueryableStore> store;
-  if (!a.clickhouse.url.empty()) {
-    auto ch = fleet::ClickHouseStore::Open(a.clickhouse.Options());
+// The store `fleet` and `bill --whatif` ask: ClickHouse when --clickhouse is given, else the SQLite
+// file. Null with the exit code in `rc` when it cannot be opened.
+std::unique_ptr<fleet::QueryableStore> OpenQueryStore(const std::string& db,
+                                                      const ClickHouseFlags& clickhouse, bool init_schema,
+                                                      bool local_only, int& rc) {
+  if (!clickhouse.url.empty()) {
+    auto ch = fleet::ClickHouseStore::Open(clickhouse.Options());
     if (!ch) {
       fmt::print(stderr, "plasmient: {}\n", ch.error().message);
-      return 2;
+      rc = 2;
+      return nullptr;
     }
-    if (a.init_schema) {
-      if (auto s = (*ch)->EnsureSchema(a.local_only); !s) {
+    if (init_schema) {
+      if (auto s = (*ch)->EnsureSchema(local_only); !s) {
         fmt::print(stderr, "plasmient: {}\n", s.error().message);
-        return 1;
+        rc = 1;
+        return nullptr;
       }
-      fmt::print(stderr, "plasmient: schema ready in {}\n", a.clickhouse.database);
+      fmt::print(stderr, "plasmient: schema ready in {}\n", clickhouse.database);
     }
-    store = std::move(*ch);
-  } else if (!a.db.empty()) {
-    auto db = fleet::SqliteStore::Open(a.db);
-    if (!db) {
-      fmt::print(stderr, "plasmient: {}\n", db.error().message);
-      return 1;
-    }
-    store = std::move(*db);
-  } else {
-    fmt::print(stderr, "plasmient: fleet needs a store: --db FILE or --clickhouse URL\n");
-    return 2;
+    return std::move(*ch);
   }
+  if (!db.empty()) {
+    auto sqlite = fleet::SqliteStore::Open(db);
+    if (!sqlite) {
+      fmt::print(stderr, "plasmient: {}\n", sqlite.error().message);
+      rc = 1;
+      return nullptr;
+    }
+    return std::move(*sqlite);
+  }
+  fmt::print(stderr, "plasmient: a store is needed: --db FILE or --clickhouse URL\n");
+  rc = 2;
+  return nullptr;
+}
+
+// --since/--until into the query's window; false (after one line on stderr) when one is malformed.
+bool ParseWindow(const std::string& since, const std::string& until, fleet::FleetQuery& q) {
+  auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  for (auto [text, out] : {std::pair{&since, &q.since_ns}, std::pair{&until, &q.until_ns}}) {
+    if (text->empty()) continue;
+    auto t = fleet::ParseTime(*text, now_ns);
+    if (!t) {
+      fmt::print(stderr, "plasmient: {}\n", t.error().message);
+      return false;
+    }
+    *out = *t;
+  }
+  return true;
+}
+
+// A store's answer as `fleet` prints it; 1 (after one line on stderr) when the query failed.
+int PrintTable(const Result<fleet::QueryResult>& r) {
+  if (!r) {
+    fmt::print(stderr, "plasmient: {}\n", r.error().message);
+    return 1;
+  }
+  std::string text = fleet::FormatTable(*r);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+int RunFleet(const FleetArgs& a) {
+  int rc = 0;
+  std::unique_ptr<fleet::QueryableStore> store =
+      OpenQueryStore(a.db, a.clickhouse, a.init_schema, a.local_only, rc);
+  if (!store) return rc;
   if (a.cluster) return RunStoredCluster(*store, a);
   fleet::FleetQuery q;
   q.limit = a.limit;
@@ -197,18 +239,7 @@ int RunFleet(const FleetArgs& a) {
     q.lever = lever->name;
     q.lever_value = lever->value;
   }
-  auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
-  for (auto [text, out] : {std::pair{&a.since, &q.since_ns}, std::pair{&a.until, &q.until_ns}}) {
-    if (text->empty()) continue;
-    auto t = fleet::ParseTime(*text, now_ns);
-    if (!t) {
-      fmt::print(stderr, "plasmient: {}\n", t.error().message);
-      return 2;
-    }
-    *out = *t;
-  }
+  if (!ParseWindow(a.since, a.until, q)) return 2;
   if (a.trend) {
     q.question = fleet::FleetQuestion::kTrend;
   } else if (a.stragglers) {
@@ -231,19 +262,65 @@ int RunFleet(const FleetArgs& a) {
                "--cluster\n");
     return 2;
   }
-  auto r = store->Query(fleet::BuildSql(q, *store));
-  if (!r) {
-    fmt::print(stderr, "plasmient: {}\n", r.error().message);
-    return 1;
-  }
-  std::string text = fleet::FormatTable(*r);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return 0;
+  return PrintTable(store->Query(fleet::BuildSql(q, *store)));
 }
 
 struct BillArgs {
   double gpus = 0, price = 0, achieved = 0, target = 0.40;
+  // --whatif LEVERS: per job, what each lever recovers, from a store.
+  std::string whatif, db, since, until, job;
+  ClickHouseFlags clickhouse;
+  std::int64_t limit = 20;
 };
+
+int RunLeverBill(const BillArgs& a) {
+  auto levers = fleet::ParseLeverList(a.whatif, "--whatif");
+  if (!levers) {
+    fmt::print(stderr, "plasmient: bill: {}\n", levers.error().message);
+    return 2;
+  }
+  fleet::FleetQuery q;
+  q.limit = a.limit;
+  q.job = a.job;
+  if (!ParseWindow(a.since, a.until, q)) return 2;
+  int rc = 0;
+  auto store = OpenQueryStore(a.db, a.clickhouse, false, false, rc);
+  if (!store) return rc;
+  return PrintTable(fleet::QueryLeverBill(*store, q, *levers));
+}
+
+int RunBill(const BillArgs& a, const CLI::App& bill) {
+  if (!a.whatif.empty()) {
+    for (const char* rate : {"--gpus", "--price", "--achieved"}) {
+      if (bill.count(rate) > 0) {
+        fmt::print(stderr, "plasmient: bill: {} is the rate arithmetic; --whatif reads the store's jobs\n",
+                   rate);
+        return 2;
+      }
+    }
+    return RunLeverBill(a);
+  }
+  for (const char* store : {"--db", "--clickhouse", "--job", "--since", "--until", "--limit"}) {
+    if (bill.count(store) > 0) {
+      fmt::print(stderr, "plasmient: bill: {} goes with --whatif LEVERS\n", store);
+      return 2;
+    }
+  }
+  for (const char* rate : {"--gpus", "--price", "--achieved"}) {
+    if (bill.count(rate) == 0) {
+      fmt::print(stderr, "plasmient: bill: {} is required (or --whatif LEVERS with a store)\n", rate);
+      return 2;
+    }
+  }
+  auto r = fleet::RatesFor(a.gpus, a.price, a.achieved, a.target);
+  if (!r) {
+    fmt::print(stderr, "plasmient: {}\n", r.error().message);
+    return 2;
+  }
+  std::string text = fleet::FormatBill(*r);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
 
 }  // namespace
 
@@ -368,24 +445,29 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
   hooks.push_back({fleet, [fleet_args] { return RunFleet(*fleet_args); }});
 
   auto bill_args = std::make_shared<BillArgs>();
-  auto* bill =
-      app.add_subcommand("bill", "what-if: N GPUs at a price and an achieved fraction, per day and per year");
-  bill->add_option("--gpus", bill_args->gpus, "GPUs")->required();
-  bill->add_option("--price", bill_args->price, "dollars per GPU-hour")->required();
-  bill->add_option("--achieved", bill_args->achieved, "achieved fraction of peak, 0..1")->required();
+  auto* bill = app.add_subcommand(
+      "bill",
+      "what-if: N GPUs at a price and an achieved fraction, per day and per year; or, with --whatif, "
+      "what each lever would recover per stored job");
+  bill->add_option("--gpus", bill_args->gpus, "GPUs");
+  bill->add_option("--price", bill_args->price, "dollars per GPU-hour");
+  bill->add_option("--achieved", bill_args->achieved, "achieved fraction of peak, 0..1");
   bill->add_option("--target", bill_args->target, "target fraction (MFU) for the addressable share")
       ->capture_default_str();
-  hooks.push_back({bill, [bill_args] {
-                     auto r = fleet::RatesFor(bill_args->gpus, bill_args->price, bill_args->achieved,
-                                              bill_args->target);
-                     if (!r) {
-                       fmt::print(stderr, "plasmient: {}\n", r.error().message);
-                       return 2;
-                     }
-                     std::string text = fleet::FormatBill(*r);
-                     std::fwrite(text.data(), 1, text.size(), stdout);
-                     return 0;
-                   }});
+  bill->add_option(
+      "--whatif", bill_args->whatif,
+      "levers, comma-separated: overlap-comm, cuda-graphs, batch-scale=K (2, 4 or 8), "
+      "microbatches=M (twice the trace's); per job, the GPU-hours and dollars each would recover "
+      "(needs --db or --clickhouse)");
+  bill->add_option("--db", bill_args->db, "with --whatif: SQLite store");
+  bill_args->clickhouse.Add(*bill);
+  bill->add_option("--job", bill_args->job, "with --whatif: only this job");
+  bill->add_option("--since", bill_args->since, "with --whatif: analyses at or after (as fleet --since)");
+  bill->add_option("--until", bill_args->until, "with --whatif: analyses before (same forms)");
+  bill->add_option("--limit", bill_args->limit, "with --whatif: jobs per lever")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  hooks.push_back({bill, [bill_args, bill] { return RunBill(*bill_args, *bill); }});
 }
 
 }  // namespace plasmient::cli

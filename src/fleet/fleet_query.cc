@@ -1,8 +1,10 @@
 #include "fleet/fleet_query.h"
 
+#include <algorithm>
 #include <charconv>
 #include <ctime>
 #include <limits>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -123,6 +125,38 @@ SqlQuery BuildSql(const FleetQuery& q, const QueryableStore& store) {
   if (!q.job.empty()) query.params.push_back({":job", q.job});
   if (q.by_recoverable && q.question == FleetQuestion::kTopJobs) query.params.push_back({":lever", q.lever});
   return query;
+}
+
+Result<QueryResult> QueryLeverBill(QueryableStore& store, FleetQuery query,
+                                   std::span<const LeverKey> levers) {
+  query.question = FleetQuestion::kTopJobs;
+  query.by_recoverable = true;
+  struct Ranked {
+    std::size_t job = 0, lever = 0;
+    std::vector<std::string> cells;
+  };
+  QueryResult out;
+  std::unordered_map<std::string, std::size_t> jobs;  // job → its place, in order of first appearance
+  std::vector<Ranked> ranked;
+  for (std::size_t l = 0; l < levers.size(); ++l) {
+    query.lever = levers[l].name;
+    query.lever_value = levers[l].value;
+    auto r = store.Query(BuildSql(query, store));
+    if (!r) return std::unexpected(r.error());
+    if (r->columns.empty()) continue;
+    if (out.columns.empty()) {
+      out.columns = r->columns;
+      out.columns.insert(out.columns.begin() + 1, "lever");
+    }
+    for (auto& row : r->rows) {
+      const std::size_t job = jobs.try_emplace(row.front(), jobs.size()).first->second;
+      row.insert(row.begin() + 1, LeverLabel(levers[l]));
+      ranked.push_back({job, l, std::move(row)});
+    }
+  }
+  std::ranges::stable_sort(ranked, {}, [](const Ranked& r) { return std::pair{r.job, r.lever}; });
+  for (Ranked& r : ranked) out.rows.push_back(std::move(r.cells));
+  return out;
 }
 
 std::string FormatTable(const QueryResult& r) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "fleet/levers.h"
 #include "fleet/store.h"
 
 namespace plasmient::fleet {
@@ -39,6 +40,13 @@ Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns);
 
 // The query for a question, its values as named parameters (":job").
 SqlQuery BuildSql(const FleetQuery& query, const QueryableStore& store);
+
+// `plasmient bill --whatif`: what each lever would recover per job. The rows are those of
+// `fleet --top jobs --by recoverable-gpu-hours --lever L` for each lever (BuildSql, at most
+// query.limit jobs per lever), with a `lever` column (LeverLabel) after the job; jobs in the order
+// of the first lever's ranking (then of the next lever's, for jobs it lacks), each job's levers in
+// the order given. The query's question and lever are set here; its window and job filter are kept.
+Result<QueryResult> QueryLeverBill(QueryableStore& store, FleetQuery query, std::span<const LeverKey> levers);
 
 // A fixed-width table; numbers to 6 significant digits, at_ns as UTC time.
 std::string FormatTable(const QueryResult& result);

@@ -215,6 +215,27 @@ TEST(FleetLeverQueryTest, RecoverableGpuHoursSumTheLeversRowsPerJob) {
   ASSERT_EQ(r->rows.size(), 1u);
   EXPECT_DOUBLE_EQ(std::stod(r->rows[0][1]), 10);
   EXPECT_EQ(r->rows[0][4], "1");  // out of the trusted range
+
+  // bill --whatif: each lever's ranking, per job in the first lever's order, the lever named.
+  const LeverKey asked[] = {{"overlap-comm", 0}, {"batch-scale", 4}, {"cuda-graphs", 0}};
+  auto bill = QueryLeverBill(*store, FleetQuery{.question = FleetQuestion::kTrend}, asked);
+  ASSERT_TRUE(bill) << bill.error().message;
+  ASSERT_EQ(bill->columns.size(), 7u);
+  EXPECT_EQ(bill->columns[1], "lever");
+  EXPECT_EQ(bill->columns[3], "recoverable_spend");
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto& row : bill->rows) order.emplace_back(row[0], row[1]);
+  const std::vector<std::pair<std::string, std::string>> expected = {{"trainB", "overlap-comm"},
+                                                                     {"trainB", "cuda-graphs"},
+                                                                     {"trainA", "overlap-comm"},
+                                                                     {"trainA", "batch-scale=4"}};
+  EXPECT_EQ(order, expected);
+  EXPECT_DOUBLE_EQ(std::stod(bill->rows[1][2]), 0.1);  // trainB's cuda-graphs: 360 s
+  EXPECT_DOUBLE_EQ(std::stod(bill->rows[1][3]), 0.2);  // at $2
+  EXPECT_DOUBLE_EQ(std::stod(bill->rows[3][3]), 20);   // trainA's batch-scale 4: 10 GPU-h at $2
+  auto one = QueryLeverBill(*store, FleetQuery{.job = "trainA"}, asked);
+  ASSERT_TRUE(one) << one.error().message;
+  EXPECT_EQ(one->rows.size(), 2u);
   std::filesystem::remove_all(dir);
 }
 
@@ -231,6 +252,23 @@ TEST(FleetLeverQueryTest, ParseLever) {
   EXPECT_FALSE(ParseLever(words({"batch-scale", "2x"})));
   EXPECT_FALSE(ParseLever(words({"microbatches", "2.5"})));
   EXPECT_FALSE(ParseLever(words({"overlap-comm", "1"})));
+  EXPECT_NE(ParseLever(words({"faster-gpus"}), "--whatif").error().message.find("--whatif"),
+            std::string::npos);
+}
+
+TEST(FleetLeverQueryTest, ParseLeverList) {
+  auto levers = ParseLeverList("overlap-comm,batch-scale=4,microbatches=16,overlap-comm", "--whatif");
+  ASSERT_TRUE(levers) << levers.error().message;
+  ASSERT_EQ(levers->size(), 3u);  // the repeat dropped
+  EXPECT_EQ(LeverLabel((*levers)[0]), "overlap-comm");
+  EXPECT_EQ(LeverLabel((*levers)[1]), "batch-scale=4");
+  EXPECT_EQ((*levers)[2].value, 16);
+  for (std::string_view bad :
+       {"", ",", "batch-scale", "batch-scale=", "overlap-comm=1", "faster", "microbatches=2.5"}) {
+    auto r = ParseLeverList(bad, "--whatif");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("--whatif"), std::string::npos) << r.error().message;
+  }
 }
 
 }  // namespace

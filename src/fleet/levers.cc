@@ -1,7 +1,11 @@
 #include "fleet/levers.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <ranges>
+
+#include <fmt/format.h>
 
 namespace plasmient::fleet {
 namespace {
@@ -30,26 +34,51 @@ std::vector<StoredLever> StoredLevers(const verdict::JobVerdict& job) {
 
 }  // namespace
 
-Result<LeverKey> ParseLever(std::span<const std::string> words) {
-  constexpr std::string_view kUsage =
-      "--lever: expected overlap-comm, cuda-graphs, batch-scale K or microbatches M";
-  if (words.empty()) return Fail("{}", kUsage);
+Result<LeverKey> ParseLever(std::span<const std::string> words, std::string_view flag) {
+  if (words.empty())
+    return Fail("{}: expected overlap-comm, cuda-graphs, batch-scale K or microbatches M", flag);
   const std::string& name = words[0];
   if (name == "overlap-comm" || name == "cuda-graphs") {
-    if (words.size() != 1) return Fail("--lever {}: takes no value", name);
+    if (words.size() != 1) return Fail("{} {}: takes no value", flag, name);
     return LeverKey{name, 0};
   }
-  if (name != "batch-scale" && name != "microbatches") return Fail("{}, not {}", kUsage, name);
-  if (words.size() != 2) return Fail("--lever {}: expected one value", name);
+  if (name != "batch-scale" && name != "microbatches") {
+    return Fail("{}: expected overlap-comm, cuda-graphs, batch-scale K or microbatches M, not {}", flag,
+                name);
+  }
+  if (words.size() != 2) return Fail("{} {}: expected one value", flag, name);
   double v = 0;
   const std::string& text = words[1];
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || !(v > 0) || !std::isfinite(v)) {
-    return Fail("--lever {}: {} is not a positive number", name, text);
+    return Fail("{} {}: {} is not a positive number", flag, name, text);
   }
   if (name == "microbatches" && v != std::floor(v))
-    return Fail("--lever microbatches: {} is not a whole count", text);
+    return Fail("{} microbatches: {} is not a whole count", flag, text);
   return LeverKey{name, v};
+}
+
+Result<std::vector<LeverKey>> ParseLeverList(std::string_view text, std::string_view flag) {
+  std::vector<LeverKey> out;
+  for (std::string_view item : std::views::split(text, ',') | std::views::transform([](auto r) {
+                                 return std::string_view(r.begin(), r.end());
+                               })) {
+    std::vector<std::string> words;
+    const std::size_t eq = item.find('=');
+    words.emplace_back(item.substr(0, eq));
+    if (eq != std::string_view::npos) words.emplace_back(item.substr(eq + 1));
+    auto lever = ParseLever(words, flag);
+    if (!lever) return std::unexpected(lever.error());
+    auto same = [&](const LeverKey& k) { return k.name == lever->name && k.value == lever->value; };
+    if (std::ranges::none_of(out, same)) out.push_back(std::move(*lever));
+  }
+  if (out.empty())
+    return Fail("{}: expected overlap-comm, cuda-graphs, batch-scale=K or microbatches=M", flag);
+  return out;
+}
+
+std::string LeverLabel(const LeverKey& lever) {
+  return lever.value > 0 ? fmt::format("{}={:g}", lever.name, lever.value) : lever.name;
 }
 
 std::vector<Row> LeverRows(std::span<const whatif::RankTable> tables, const verdict::JobVerdict& job,

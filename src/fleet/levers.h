@@ -25,8 +25,16 @@ struct LeverKey {
 // The batch scales every analysis is projected at.
 inline constexpr double kStoredBatchScales[] = {2, 4, 8};
 
-// Parses --lever's words: "overlap-comm", "cuda-graphs", "batch-scale K", "microbatches M".
-Result<LeverKey> ParseLever(std::span<const std::string> words);
+// Parses a lever's words: "overlap-comm", "cuda-graphs", "batch-scale K", "microbatches M";
+// errors name `flag`.
+Result<LeverKey> ParseLever(std::span<const std::string> words, std::string_view flag = "--lever");
+
+// Parses `bill --whatif`'s list: "overlap-comm,cuda-graphs,batch-scale=4,microbatches=16", each item
+// as ParseLever reads it (NAME or NAME=VALUE), in the order given, repeats dropped.
+Result<std::vector<LeverKey>> ParseLeverList(std::string_view text, std::string_view flag);
+
+// The lever as ParseLeverList reads it: "overlap-comm", "batch-scale=4".
+std::string LeverLabel(const LeverKey& lever);
 
 // The job's lever_projections rows: overlap-comm, cuda-graphs, each stored batch scale and, for a
 // pipeline with a known microbatch count M, microbatches 2M. A lever that cannot apply is left out.
