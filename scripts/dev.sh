@@ -2,8 +2,9 @@
 # One entry point for newcomers and CI:
 #   scripts/dev.sh demo   install what the CLI needs, build the CLI only, run `plasmient demo`
 #   scripts/dev.sh test   install what is missing, then what CI runs: the format check, the build
-#                         with warnings as errors, the boundary check, clang-tidy, a fuzz smoke
-#                         of each reader, the whole test suite (docs/checks.md)
+#                         with warnings as errors, the boundary check, clang-tidy, the unit tests
+#                         of base..ingest under ASan+UBSan, a fuzz smoke of each reader, the
+#                         whole test suite (docs/checks.md)
 #   scripts/dev.sh build  install what is missing, build
 # PLASMIENT_FUZZ_SECONDS (default 60) bounds each fuzz target's run.
 set -euo pipefail
@@ -54,6 +55,7 @@ case "${1:-}" in
     # clang-tidy on the stages held to it so far; widen the pattern as each further stage is clean.
     # top_level_parser.cc is left out: clang-tidy 16 ran over 8 minutes on it without finishing.
     step clang-tidy scripts/tidy.sh "$build_dir" '^src/(base|model|wire|ingest)/(?!kineto_json/top_level_parser\.cc$)'
+    step sanitize scripts/sanitize.sh
     step fuzz scripts/fuzz.sh "${PLASMIENT_FUZZ_SECONDS:-60}"
     # Last, so that its summary closes the output.
     step ctest ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 600
