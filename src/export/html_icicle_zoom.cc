@@ -118,8 +118,9 @@ apply();
 }  // namespace
 
 std::string IcicleZoomScript(const IcicleGeometry& geometry) {
-  return fmt::format("<script>(function () {{\n'use strict';\nvar G = {{row: {}, ch: {}, minLabel: {}, pad: {}}};",
-                     geometry.row_px, geometry.char_px, geometry.min_label_px, geometry.label_pad_px) +
+  return fmt::format(
+             "<script>(function () {{\n'use strict';\nvar G = {{row: {}, ch: {}, minLabel: {}, pad: {}}};",
+             geometry.row_px, geometry.char_px, geometry.min_label_px, geometry.label_pad_px) +
          std::string(kBody) + "})();</script>";
 }
 
