@@ -15,11 +15,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${2:-$(mktemp -d)}
 mkdir -p "$out"
 
-chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
-if [[ -z $chromium ]]; then
-  echo "SKIP: no chromium on PATH (scripts/install-deps.sh installs it)"
-  exit 77
-fi
+# shellcheck source=tests/chromium_headless.sh
+source "$here/chromium_headless.sh"
 
 rm -rf "$out/demo"
 "$bin" demo -o "$out/demo" --html "$out/report.html" --perfetto "$out/report.trace.json" \
@@ -32,11 +29,6 @@ self_contained() {
 }
 self_contained "$out/report.html"
 
-# Networking off: every request would go to a closed proxy and no name resolves.
-flags=(--headless --disable-gpu --no-sandbox --no-first-run --no-default-browser-check
-       --proxy-server=127.0.0.1:9 --host-resolver-rules="MAP * ~NOTFOUND"
-       --disable-background-networking --disable-component-update --disable-sync
-       --user-data-dir="$out/profile" --hide-scrollbars)
 url="file://$out/report.html"
 timeout 120 "$chromium" "${flags[@]}" --window-size=1280,2000 --screenshot="$out/report.png" "$url" \
   >"$out/chromium.log" 2>&1 || { echo "FAIL: chromium did not render"; tail -20 "$out/chromium.log"; exit 1; }

@@ -22,6 +22,7 @@
 #include "fleet/analyze_job.h"
 #include "ingest/trace_kinds.h"
 #include "whatif/activity_table.h"
+#include "whatif/slider.h"
 
 namespace plasmient::cli {
 namespace fs = std::filesystem;
@@ -182,7 +183,7 @@ namespace {
 
 // The report files: --perfetto (completed here, once clock offsets are known) and --html.
 int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, const verdict::JobVerdict& job,
-                 const std::string& title) {
+                 std::span<const whatif::RankTable> tables, const std::string& title) {
   if (perfetto != nullptr) {
     std::unordered_map<std::int64_t, double> offsets;  // the cluster layer's, by rank (= pid)
     for (const auto& r : job.ranks) {
@@ -202,7 +203,8 @@ int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, co
   }
   if (!out.html_path.empty()) {
     std::ofstream f(out.html_path, std::ios::binary);
-    f << exporting::RenderHtml(job, {.title = title});
+    const whatif::Slider slider = whatif::ProjectSlider(tables, job);
+    f << exporting::RenderHtml(job, {.title = title, .whatif = &slider});
     if (!f) {
       fmt::print(stderr, "plasmient: {}: cannot write the HTML report\n", out.html_path);
       return 1;
@@ -232,13 +234,15 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
     options.observer = perfetto.get();
   }
   whatif::TableCollector tables(options.observer);
-  if (RecordAsked(args.output.record)) options.observer = &tables;
+  // The store's lever rows and the report's what-if panel project from the per-activity tables.
+  if (RecordAsked(args.output.record) || !args.output.html_path.empty()) options.observer = &tables;
   verdict::JobVerdict job;
   if (int rc = AnalyzeJob(*inputs, options, args.output.quiet, job); rc != 0) return rc;
   if (int rc = RecordIfAsked(args.output.record, job, args.inputs, *inputs, tables.tables()); rc != 0)
     return rc;
   std::string report_title = title.empty() ? ReportTitle(*inputs) : title;
-  if (int rc = WriteReports(args.output, perfetto.get(), job, report_title); rc != 0) return rc;
+  if (int rc = WriteReports(args.output, perfetto.get(), job, tables.tables(), report_title); rc != 0)
+    return rc;
 
   if (!args.output.json_path.empty()) {
     std::string json = exporting::VerdictToJson(job);

@@ -49,9 +49,7 @@ int RunWhatIf(WhatIfArgs& a) {
     fmt::print(stderr, "plasmient: {}\n", projection.error().message);
     return 2;
   }
-  const exporting::WhatIfBillInputs bill{.price_per_gpu_hour = job.device.price_per_gpu_hour,
-                                         .gpus = static_cast<std::int64_t>(job.ranks.size()),
-                                         .device = job.device.name};
+  const exporting::WhatIfBillInputs bill = exporting::BillInputsOf(job);
   if (!a.json_path.empty() &&
       !WriteOutput(a.json_path, exporting::WhatIfToJson(*projection, bill), "JSON what-if"))
     return 1;

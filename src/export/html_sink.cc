@@ -10,6 +10,7 @@
 #include "export/html_charts.h"
 #include "export/html_layers.h"
 #include "export/html_page.h"
+#include "export/html_whatif.h"
 #include "export/units_text.h"
 
 namespace plasmient::exporting {
@@ -265,6 +266,7 @@ std::string RenderHtml(const verdict::JobVerdict& job, const HtmlOptions& o) {
   out += "<section><h2>Roofline <small>top kernels; area ∝ GPU time, colour = loss</small></h2>" + roofline;
   out += "</section></div>\n<div style=\"height:18px\"></div>\n";
   FixesSection(out, job);
+  if (o.whatif != nullptr) out += WhatIfPanel(*o.whatif, BillInputsOf(job));
   out += LayersSection(job.layers);
   AggregateTable(out, "kernels", "Top kernels", job.top_kernels);
   AggregateTable(out, "ops", "Top ops", job.top_ops);
