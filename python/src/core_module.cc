@@ -46,7 +46,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("no_gpu_activity", &EmbeddedJob::no_gpu_activity)
       .def("json", [](const EmbeddedJob& j) { return plasmient::exporting::VerdictToJson(j.job); })
       .def("html",
-           [](const EmbeddedJob& j) { return plasmient::exporting::RenderHtml(j.job, {.title = j.title}); })
+           [](const EmbeddedJob& j) {
+             return plasmient::exporting::RenderHtml(j.job, {.title = j.title, .whatif = &j.whatif});
+           })
       .def(
           "terminal",
           [](const EmbeddedJob& j, bool color, bool details) {

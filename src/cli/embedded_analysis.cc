@@ -6,6 +6,7 @@
 
 #include "cli/analyze_command.h"
 #include "fleet/analyze_job.h"
+#include "whatif/activity_table.h"
 
 namespace plasmient::cli {
 namespace {
@@ -35,10 +36,13 @@ Result<EmbeddedJob> AnalyzeEmbedded(const std::vector<std::string>& inputs,
   EmbeddedJob out;
   fleet::JobReadHooks hooks;
   hooks.warn = [&](const std::string& line) { out.warnings.push_back(line); };
+  whatif::TableCollector tables(args->options.observer);
+  args->options.observer = &tables;
   auto job = fleet::AnalyzeInputs(std::vector<std::filesystem::path>(files->begin(), files->end()),
                                   args->options, hooks);
   if (!job) return std::unexpected(job.error());
   out.job = std::move(*job);
+  out.whatif = whatif::ProjectSlider(tables.tables(), out.job);
   out.title = ReportTitle(*files);
   out.explain_command = ExplainCommand(inputs, args->steps);
   if (std::string none = NoGpuActivity(out.job); !none.empty()) {

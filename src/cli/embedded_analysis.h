@@ -7,6 +7,7 @@
 
 #include "base/result.h"
 #include "verdict/verdict.h"
+#include "whatif/slider.h"
 
 namespace plasmient::cli {
 
@@ -16,6 +17,7 @@ struct EmbeddedJob {
   std::vector<std::string> warnings;  // one line per input set aside
   std::string no_gpu_activity;        // why no rank had GPU activity; "" when one had
   std::string explain_command;        // for the terminal box's pointer, as `analyze` writes it
+  whatif::Slider whatif;              // the report's what-if panel, as `analyze --html` writes it
 };
 
 // `inputs`: trace files or folders; `flags`: the verdict options of `plasmient analyze`

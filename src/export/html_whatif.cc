@@ -120,11 +120,9 @@ constexpr std::string_view kScript = R"js(
       if (D.trust[w]) li.className = "up";
       ul.appendChild(li);
     });
-    var hash = "batch=" + D.scales[b];
-    D.toggles.forEach(function (key, i) { if (mask & (1 << i)) hash += "&" + key + "=1"; });
-    try { history.replaceState(null, "", "#" + hash); } catch (e) {}
   }
-  // #batch=32&overlap-comm=1: the setting to open at (the slider position nearest the batch).
+  // #batch=32&overlap-comm=1: the setting to open at (the slider position nearest the batch); other
+  // panels' keys in the URL are theirs.
   location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
     var pair = kv.split("="), key = pair[0], v = parseFloat(pair[1]);
     if (key === "batch" && v > 0) {
@@ -158,12 +156,13 @@ std::string WhatIfPanel(const whatif::Slider& s, const WhatIfBillInputs& bill) {
       "style=\"vertical-align:middle;width:220px\"> <b id=\"whatif-scale\">1×</b></label>",
       s.batch_scales.size() - 1);
   for (const whatif::SliderToggle& toggle : s.toggles) {
-    out += fmt::format(" &nbsp; <label><input type=\"checkbox\" id=\"whatif-{}\"> {}</label>", HtmlEscape(toggle.key),
-                       HtmlEscape(ToggleText(toggle)));
+    out += fmt::format(" &nbsp; <label><input type=\"checkbox\" id=\"whatif-{}\"> {}</label>",
+                       HtmlEscape(toggle.key), HtmlEscape(ToggleText(toggle)));
   }
   out += "</p>\n<div class=\"kpis\">";
   out += fmt::format(
-      "<div class=\"kpi good\"><div class=\"v\" id=\"whatif-achieved\">{}</div><div class=\"l\">achieved fraction "
+      "<div class=\"kpi good\"><div class=\"v\" id=\"whatif-achieved\">{}</div><div class=\"l\">achieved "
+      "fraction "
       "of peak</div></div>",
       t.achieved);
   out += fmt::format(
@@ -171,7 +170,8 @@ std::string WhatIfPanel(const whatif::Slider& s, const WhatIfBillInputs& bill) {
       "GPU-second</div></div>",
       t.gain);
   out += fmt::format(
-      "<div class=\"kpi small\"><div class=\"v\" id=\"whatif-headroom\">{}</div><div class=\"l\">headroom on the "
+      "<div class=\"kpi small\"><div class=\"v\" id=\"whatif-headroom\">{}</div><div class=\"l\">headroom on "
+      "the "
       "same hardware</div></div></div>\n",
       t.headroom);
   out += "<table id=\"whatif-losses\" style=\"margin-top:12px\">";
@@ -180,14 +180,16 @@ std::string WhatIfPanel(const whatif::Slider& s, const WhatIfBillInputs& bill) {
     out += fmt::format(
         "<tr><td style=\"width:34%\">{}</td><td><div id=\"whatif-bar-{}\" style=\"background:{};height:10px;"
         "width:{:.2f}%\"></div></td><td class=\"n\" id=\"whatif-loss-{}\" style=\"width:12%\">{}</td></tr>",
-        HtmlEscape(verdict::LossLabel(static_cast<Loss>(l))), key, LossColorVar(key), t.bar_pct[l], key, t.loss[l]);
+        HtmlEscape(verdict::LossLabel(static_cast<Loss>(l))), key, LossColorVar(key), t.bar_pct[l], key,
+        t.loss[l]);
   }
   out += "</table>\n<div class=\"bill\">";
   out += fmt::format(
       "<div><b id=\"whatif-bill-hour\">{}</b><span>of each {} GPU-hour buys no useful work</span></div>",
       t.bill_hour, Money(bill.price_per_gpu_hour));
-  out += fmt::format("<div><b id=\"whatif-bill-year\">{}</b><span>wasted per year, {} GPU{}</span></div></div>\n",
-                     t.bill_year, bill.gpus, bill.gpus == 1 ? "" : "s");
+  out += fmt::format(
+      "<div><b id=\"whatif-bill-year\">{}</b><span>wasted per year, {} GPU{}</span></div></div>\n",
+      t.bill_year, bill.gpus, bill.gpus == 1 ? "" : "s");
   out += "<ul id=\"whatif-warnings\" class=\"note\"></ul>\n";
   out += "<script>\n(function () {\n  var D = " + PanelData(s, bill) + ";" + std::string(kScript) +
          "</script>\n</section>\n";
