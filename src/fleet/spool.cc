@@ -102,13 +102,32 @@ bool Exists(const fs::path& p) {
   return ::lstat(p.c_str(), &st) == 0;
 }
 
-// Fills a folder entry's marker and files; false while it is still being filled (no marker).
+// A trace still being written or copied into a job folder ("rank3.json.part", ".rank3.json.gz"):
+// the folder waits for it, unless nothing has written it for kAbandonedAge (its writer died).
+bool IsTraceInProgress(const fs::directory_entry& f, std::string_view name) {
+  if (name == ".done" || !IsInProgressName(name)) return false;
+  std::string_view stem = name;
+  stem.remove_prefix(stem.starts_with('.') ? 1 : 0);
+  for (std::string_view suffix : {".part", ".tmp"}) {
+    if (stem.ends_with(suffix)) stem.remove_suffix(suffix.size());
+  }
+  if (!ingest::IsTraceFileName(stem)) return false;
+  return fs::file_time_type::clock::now() - MTime(f.path()) < kAbandonedAge;
+}
+
+// Fills a folder entry's marker and files; false while it is still being filled (no marker, or a
+// trace in it still in progress).
 bool ListFolder(SpoolEntry& entry, uid_t owner, const SpoolRules& rules) {
   if (entry.marker.empty() && Exists(entry.path / ".done")) entry.marker = entry.path / ".done";
   if (entry.marker.empty()) return false;
   std::error_code ec;
   for (const auto& f : fs::directory_iterator(entry.path, ec)) {
     std::string fname = f.path().filename().string();
+    if (IsTraceInProgress(f, fname)) {
+      entry.files.clear();
+      entry.refusal.clear();
+      return false;
+    }
     if (!IsTraceFileName(fname)) continue;
     if (std::string why = Refusal(f.path(), false, owner, rules); !why.empty()) {
       if (entry.refusal.empty()) entry.refusal = why;

@@ -3,7 +3,11 @@
 //     '.' and does not end in .part or .tmp: writers create it under such a name and rename it
 //     into place, which is atomic;
 //   - it is a folder (one job, one trace file per rank) holding a `.done` file, or with a
-//     sibling `<folder>.done`: writers create the marker last.
+//     sibling `<folder>.done`: writers create the marker last. A folder that still holds a
+//     trace under an in-progress name (being written or copied) waits for it to be renamed,
+//     unless nothing wrote it for kAbandonedAge.
+// A file under an in-progress name is never read, moved or failed: an agent cut by kill -9
+// leaves its `.part` where it was.
 // A `<entry>.done` marker may hold `key=value` lines: the job's labels. Analyzed entries move
 // to done/, bad ones to failed/ beside a `<entry>.error` file.
 // The daemon may run as root while any user writes the spool: symbolic links (the entry, its
@@ -13,6 +17,7 @@
 // caller says so (ingest::OpenRules::beneath), and moves go through directory descriptors.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -39,6 +44,11 @@ struct SpoolRules {
 };
 
 bool IsTraceFileName(std::string_view name);
+
+// How long a trace under an in-progress name inside a marked job folder holds the folder back
+// after its last write: a writer that stopped for that long has died, and the folder's complete
+// traces are analyzed without it.
+inline constexpr std::chrono::minutes kAbandonedAge{10};
 
 // Ready entries, oldest first (by modification time, then name), at most `limit`; `total` gets
 // how many are ready in all. Refused entries are ready too (with `refusal` set).

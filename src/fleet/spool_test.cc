@@ -51,6 +51,48 @@ TEST_F(SpoolTest, OnlyCompleteEntriesAreReady) {
   EXPECT_EQ(total, 3u);
 }
 
+// A job folder marked done while one of its traces is still being written or copied in under
+// an in-progress name waits for the rename: its other ranks are not analyzed as the whole job.
+TEST_F(SpoolTest, FolderWaitsForItsTracesInProgress) {
+  Write("job/rank0.json", "0");
+  Write("job/rank1.json.part", "half");
+  Write("job/.done", "");
+  Write("dotted/rank0.json", "0");
+  Write("dotted/.rank1.json.gz", "half");
+  Write("dotted.done", "");
+  Write("notes/rank0.json", "0");
+  Write("notes/readme.txt.part", "not a trace");  // not a trace: holds nothing back
+  Write("notes/.done", "");
+  EXPECT_EQ(Names(), (std::vector<std::string>{"notes"}));
+  std::size_t total = 0;
+  ListReady(dir_, 10, &total);
+  EXPECT_EQ(total, 1u) << "waiting folders are not in the queue";
+
+  fs::rename(dir_ / "job/rank1.json.part", dir_ / "job/rank1.json");
+  fs::rename(dir_ / "dotted/.rank1.json.gz", dir_ / "dotted/rank1.json.gz");
+  auto entries = ListReady(dir_, 10, nullptr);
+  ASSERT_EQ(entries.size(), 3u);
+  for (const auto& e : entries) {
+    EXPECT_EQ(e.files.size(), e.name == "notes" ? 1u : 2u) << e.name;
+    EXPECT_TRUE(e.refusal.empty()) << e.refusal;
+  }
+}
+
+// A trace in progress that nothing has written for kAbandonedAge belongs to a writer that died:
+// the folder goes on with its complete traces.
+TEST_F(SpoolTest, AbandonedTraceInProgressReleasesItsFolder) {
+  Write("job/rank0.json", "0");
+  Write("job/rank1.json.part", "half");
+  Write("job/.done", "");
+  EXPECT_TRUE(Names().empty());
+  fs::last_write_time(dir_ / "job/rank1.json.part",
+                      fs::file_time_type::clock::now() - kAbandonedAge - std::chrono::seconds(5));
+  auto entries = ListReady(dir_, 10, nullptr);
+  ASSERT_EQ(entries.size(), 1u);
+  ASSERT_EQ(entries[0].files.size(), 1u);
+  EXPECT_EQ(entries[0].files[0].filename(), "rank0.json");
+}
+
 TEST_F(SpoolTest, FolderEntryListsItsTraceFilesAndMarkerLabels) {
   Write("job/rank1.json", "1");
   Write("job/rank0.json", "0");

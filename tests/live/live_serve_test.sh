@@ -83,4 +83,34 @@ want = fed_achieved * fed["tensor_pct_between"] / fed["tensor_pct_window"]
 check("estimated_between", len(est) == 1 and abs(est[0] - want) <= 0.005, f"{est} vs {want:.4f}")
 sys.exit(1 if failed else 0)
 PY
+
+# A window cut by kill -9 stays under its in-progress name: serve neither reads it nor moves it
+# to failed/, however many scans pass. Renamed into place, it is read up to its last complete
+# chunk and moved to done/. A job folder whose marker came before its last rank's rename waits for it.
+window=$(find "$spool/done" -maxdepth 1 -name '*.pltrace' | sort | sed -n 2p)
+size=$(stat -c %s "$window")
+# Cut inside its closing chunk (whether the chunks before it hold kernels depends on timing:
+# either way it is read, never failed).
+head -c $((size - 20)) "$window" > "$spool/.j43-0-h-77-000001.pltrace.part"
+"$bin" synth --scenario ddp --ranks 2 --steps 2 --layers 2 -o "$work/gen" > /dev/null || fail "synth failed"
+mkdir "$spool/ddp"
+cp "$work/gen/rank-0.pt.trace.json" "$spool/ddp/rank-0.pt.trace.json"
+cp "$work/gen/rank-1.pt.trace.json" "$spool/ddp/rank-1.pt.trace.json.part"
+touch "$spool/ddp/.done"
+sums=$(md5sum "$spool/.j43-0-h-77-000001.pltrace.part" "$spool/ddp/rank-1.pt.trace.json.part")
+cp "$window" "$spool/.later.part" && mv "$spool/.later.part" "$spool/j44-0-h-78-000001.pltrace"
+for _ in $(seq 100); do [[ -e $spool/done/j44-0-h-78-000001.pltrace ]] && break; sleep 0.1; done
+[[ -e $spool/done/j44-0-h-78-000001.pltrace ]] || fail "a file renamed after the .part files was not analyzed"
+sleep 0.5  # ten more scans
+[[ $(md5sum "$spool/.j43-0-h-77-000001.pltrace.part" "$spool/ddp/rank-1.pt.trace.json.part") == "$sums" ]] ||
+  fail "a .part file was touched"
+[[ -d $spool/ddp && ! -e $spool/done/ddp ]] || fail "the folder was analyzed before its last rank"
+[[ -z $(ls -A "$spool/failed" 2>/dev/null) ]] || fail "failed/: $(ls "$spool/failed")"
+mv "$spool/.j43-0-h-77-000001.pltrace.part" "$spool/j43-0-h-77-000001.pltrace"
+mv "$spool/ddp/rank-1.pt.trace.json.part" "$spool/ddp/rank-1.pt.trace.json"
+for _ in $(seq 300); do [[ -e $spool/done/j43-0-h-77-000001.pltrace && -d $spool/done/ddp ]] && break; sleep 0.1; done
+[[ -e $spool/done/j43-0-h-77-000001.pltrace ]] || fail "the renamed cut window was not analyzed"
+[[ -e $spool/done/ddp/rank-1.pt.trace.json ]] || fail "the folder was not analyzed once complete"
+[[ -z $(ls -A "$spool/failed" 2>/dev/null) ]] || fail "failed/: $(cat "$spool"/failed/*.error)"
+echo "PASS part_files: never read or failed while in progress; analyzed once renamed"
 echo "live_serve: OK"
