@@ -66,7 +66,9 @@ Status AddWindowActivity(const std::vector<std::filesystem::path>& files, const 
     TimeNs from = *std::min_element(t->gpu.start_ns.begin(), t->gpu.start_ns.end());
     TimeNs to = *std::max_element(t->gpu.end_ns.begin(), t->gpu.end_ns.end());
     for (auto& s : samples) {
-      if (s.rank == t->info.rank) MeanDeviceActivity(*t, from, to, s);
+      if (s.rank != t->info.rank) continue;
+      MeanDeviceActivity(*t, from, to, s);
+      s.window_start_ns = from;
     }
   }
   return Ok();

@@ -154,10 +154,10 @@ std::string SerializeSamples(const std::vector<RankSample>& samples, const JobTo
   for (const auto& s : samples) {
     out += fmt::format("{}\t", s.rank);
     AppendCell(out, s.gpu);
-    out += fmt::format("\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", s.utilization, s.achieved,
-                       fmt::join(s.loss, "\t"), s.gpu_s, s.wasted_s, fmt::join(s.buckets, "\t"), s.steps,
-                       s.steps_sum_s, static_cast<int>(s.kind), s.sm_active, s.tensor_active, s.dram_active,
-                       "end");
+    out += fmt::format("\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", s.utilization,
+                       s.achieved, fmt::join(s.loss, "\t"), s.gpu_s, s.wasted_s, fmt::join(s.buckets, "\t"),
+                       s.steps, s.steps_sum_s, static_cast<int>(s.kind), s.sm_active, s.tensor_active,
+                       s.dram_active, s.window_start_ns, "end");
   }
   for (auto [tag, rows] : {std::pair{'k', &tops.kernels}, std::pair{'l', &tops.layer_types}}) {
     for (const auto& t : *rows) {
@@ -185,7 +185,7 @@ Result<std::vector<RankSample>> ParseSamples(std::string_view text, JobTops* top
       if (tab == std::string_view::npos) break;
       at = tab + 1;
     }
-    constexpr std::size_t kCells = 2 + 2 + verdict::kLossCount + 2 + kStepBucketsS.size() + 2 + 4 + 1;
+    constexpr std::size_t kCells = 2 + 2 + verdict::kLossCount + 2 + kStepBucketsS.size() + 2 + 5 + 1;
     constexpr std::size_t kTopCells = 1 + 2 + 2 + 1;
     bool top = cells.front() == "k" || cells.front() == "l";
     if (cells.size() != (top ? kTopCells : kCells) || cells.back() != "end" || (top && tops == nullptr)) {
@@ -225,6 +225,7 @@ Result<std::vector<RankSample>> ParseSamples(std::string_view text, JobTops* top
     num(s.sm_active);
     num(s.tensor_active);
     num(s.dram_active);
+    num(s.window_start_ns);
     if (!ok) return Fail("metrics samples: bad number");
   }
   return out;
@@ -294,7 +295,7 @@ void MetricsRegistry::RecordWindow(const RankSample& sample, const JobContext& c
   w.tensor_active = sample.tensor_active;
   w.dram_active = sample.dram_active;
   if (sample.kind == SampleKind::kWindow) {
-    w.recent.push_back({sample.achieved, sample.gpu_s, sample.tensor_active});
+    w.recent.push_back({sample.achieved, sample.gpu_s, sample.tensor_active, sample.window_start_ns});
     if (w.recent.size() > kRollingWindows) w.recent.pop_front();
     w.lifetime_useful_s += sample.achieved * sample.gpu_s;
     w.lifetime_gpu_s += sample.gpu_s;
@@ -374,11 +375,23 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
   gauge("plasmient_gpu_utilization_ratio", "gauge",
         "Share of the trace window with a kernel resident (what nvidia-smi reports).",
         [](const RankSeries& s) { return s.utilization; });
-  gauge("plasmient_achieved_fraction_of_peak_ratio", "gauge",
-        "Useful FLOP/s over the chip's peak for the dominant dtype, over the trace window; duty-cycled "
-        "jobs also by window (rolling: the last windows, lifetime: every window, between: estimated "
-        "from the device tier since the last window).",
-        [](const RankSeries& s) { return s.achieved; });
+  // A duty-cycled rank's kernel windows are series of their own (window="kernel" and the window's
+  // start), so no window's figure overwrites another's; the plain series is for whole traces.
+  auto has_windows = [this](const Key& k) {
+    auto w = windowed_.find(k);
+    return w != windowed_.end() && w->second.windows > 0;
+  };
+  Header(out, "plasmient_achieved_fraction_of_peak_ratio", "gauge",
+         "Useful FLOP/s over the chip's peak for the dominant dtype, over the trace window; duty-cycled "
+         "jobs by kernel window (window=\"kernel\", window_start: Unix seconds; the last windows kept), and "
+         "rolling: the last windows, lifetime: every window, between: estimated from the device tier since "
+         "the last window.");
+  for (const auto& [k, s] : rows) {
+    if (has_windows(*k)) continue;
+    out += fmt::format("plasmient_achieved_fraction_of_peak_ratio{{{}}} ", labels(*k, *s));
+    Value(out, s->achieved);
+    out += '\n';
+  }
   auto window_labels = [](const Key& k, const WindowSeries& w) {
     return fmt::format("host=\"{}\",gpu=\"{}\",job=\"{}\",rank=\"{}\"", EscapeLabelValue(w.host),
                        EscapeLabelValue(w.gpu), EscapeLabelValue(k.first), k.second);
@@ -391,6 +404,18 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
       Value(out, v);
       out += '\n';
     };
+    for (auto r = w.recent.begin(); r != w.recent.end(); ++r) {
+      // Two windows with one start (a window read again under another name): the later one only.
+      if (std::any_of(r + 1, w.recent.end(),
+                      [&](const auto& later) { return later.start_ns == r->start_ns; }))
+        continue;
+      out += fmt::format(
+          "plasmient_achieved_fraction_of_peak_ratio{{{},window=\"kernel\",window_start=\"{}.{:03}\","
+          "figure=\"measured\"}} ",
+          window_labels(k, w), r->start_ns / 1'000'000'000, r->start_ns / 1'000'000 % 1000);
+      Value(out, r->achieved);
+      out += '\n';
+    }
     line("rolling", "measured", w.Rolling());
     line("lifetime", "measured", w.lifetime_gpu_s > 0 ? w.lifetime_useful_s / w.lifetime_gpu_s : -1);
     line("between", "estimated", w.estimated);

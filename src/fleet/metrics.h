@@ -63,6 +63,8 @@ struct RankSample {
   // The device tier's mean SM, tensor and DRAM activity (ratios) over the window W (a kernel
   // window) or the whole file (device tier); -1 when not sampled.
   double sm_active = -1, tensor_active = -1, dram_active = -1;
+  // A kernel window's start (its first GPU activity), Unix ns; 0 for other kinds.
+  std::int64_t window_start_ns = 0;
 };
 
 // Windowed jobs keep their last kRollingWindows kernel windows for the rolling verdict.
@@ -130,6 +132,7 @@ class MetricsRegistry {
     std::string host, gpu;
     struct Window {
       double achieved, gpu_s, tensor_active;
+      std::int64_t start_ns;
     };
     std::deque<Window> recent;  // the last kRollingWindows kernel windows, oldest first
     double lifetime_useful_s = 0, lifetime_gpu_s = 0;

@@ -94,6 +94,7 @@ TEST(MetricsTest, SamplesSurviveTheirText) {
   s.kind = SampleKind::kWindow;
   s.tensor_active = 0.375;
   s.dram_active = 0.1;
+  s.window_start_ns = 1'764'532'800'123'456'789;
   auto back = ParseSamples(SerializeSamples({s, s}));
   ASSERT_TRUE(back) << back.error().message;
   ASSERT_EQ(back->size(), 2u);
@@ -110,6 +111,7 @@ TEST(MetricsTest, SamplesSurviveTheirText) {
   EXPECT_EQ(b.sm_active, -1);
   EXPECT_EQ(b.tensor_active, 0.375);
   EXPECT_EQ(b.dram_active, 0.1);
+  EXPECT_EQ(b.window_start_ns, s.window_start_ns);
   EXPECT_FALSE(ParseSamples("3\tgpu\t1\n"));
 }
 
@@ -169,8 +171,9 @@ TEST(MetricsTest, TopKernelsAndModuleTypesOfTheLatestAnalysisPerJob) {
   EXPECT_EQ(layer_rows, kTopSeries);
 }
 
-RankSample Window(double achieved, double gpu_s, double tensor) {
+RankSample Window(double achieved, double gpu_s, double tensor, std::int64_t start_ns = 0) {
   RankSample s;
+  s.window_start_ns = start_ns;
   s.kind = SampleKind::kWindow;
   s.rank = 2;
   s.gpu = "H100";
@@ -195,12 +198,16 @@ TEST(MetricsTest, WindowsGiveRollingLifetimeAndEstimatedFigures) {
     return at == std::string::npos ? -1.0 : std::stod(text.substr(at + key.size()));
   };
   // Window 1: 0.2 over 1 s at 40% tensor; window 2: 0.5 over 3 s at 80% tensor.
-  m.RecordJob(std::vector{Window(0.2, 1, 0.4)}, Ctx("j"));
-  m.RecordJob(std::vector{Window(0.5, 3, 0.8)}, Ctx("j"));
+  m.RecordJob(std::vector{Window(0.2, 1, 0.4, 1'764'532'800'123'456'789)}, Ctx("j"));
+  m.RecordJob(std::vector{Window(0.5, 3, 0.8, 1'764'532'860'000'000'000)}, Ctx("j"));
   EXPECT_DOUBLE_EQ(value(",window=\"rolling\",figure=\"measured\""), (0.2 * 1 + 0.5 * 3) / 4);
   EXPECT_DOUBLE_EQ(value(",window=\"lifetime\",figure=\"measured\""), (0.2 * 1 + 0.5 * 3) / 4);
   EXPECT_EQ(value(",window=\"between\",figure=\"estimated\""), -1) << "no estimate before a samples file";
-  EXPECT_DOUBLE_EQ(value(""), 0.5) << "the plain series: the latest window";
+  // Each kernel window is its own series, labelled with its start: neither overwrites the other,
+  // and the rank has no plain (unlabelled) series.
+  EXPECT_DOUBLE_EQ(value(",window=\"kernel\",window_start=\"1764532800.123\",figure=\"measured\""), 0.2);
+  EXPECT_DOUBLE_EQ(value(",window=\"kernel\",window_start=\"1764532860.000\",figure=\"measured\""), 0.5);
+  EXPECT_EQ(value(""), -1) << m.Render({});
   // Between windows: tensor active 30%. Calibration = (0.2 + 1.5) / (0.4 + 2.4) per unit.
   RankSample between;
   between.kind = SampleKind::kDeviceTier;
@@ -214,9 +221,20 @@ TEST(MetricsTest, WindowsGiveRollingLifetimeAndEstimatedFigures) {
   EXPECT_TRUE(Has(text, "plasmient_sm_active_ratio{" + l + "} 0.5\n"));
   EXPECT_FALSE(Has(text, "plasmient_dram_active_ratio{" + l)) << "not sampled: no series";
   EXPECT_TRUE(Has(text, "plasmient_kernel_windows_total{" + l + "} 2\n"));
-  EXPECT_DOUBLE_EQ(value(""), 0.5) << "a samples file leaves the verdict series alone";
-  // Rolling forgets the oldest windows; lifetime does not.
-  for (std::size_t i = 0; i < kRollingWindows; ++i) m.RecordJob(std::vector{Window(0.1, 1, 0.2)}, Ctx("j"));
+  EXPECT_DOUBLE_EQ(value(",window=\"kernel\",window_start=\"1764532860.000\",figure=\"measured\""), 0.5)
+      << "a samples file leaves the windows' series alone";
+  // Rolling forgets the oldest windows, and so do the windows' own series; lifetime does not.
+  for (std::size_t i = 0; i < kRollingWindows; ++i) {
+    std::int64_t start_ns = 1'764'532'920'000'000'000 + static_cast<std::int64_t>(i) * 60'000'000'000;
+    m.RecordJob(std::vector{Window(0.1, 1, 0.2, start_ns)}, Ctx("j"));
+  }
+  text = m.Render({});
+  EXPECT_FALSE(Has(text, "window_start=\"1764532860.000\"")) << "older than the last kRollingWindows";
+  std::size_t window_series = 0;
+  for (std::size_t at = 0; (at = text.find("window=\"kernel\",window_start=", at)) != std::string::npos; ++at)
+    ++window_series;
+  EXPECT_EQ(window_series, kRollingWindows);
+  EXPECT_DOUBLE_EQ(value(",window=\"kernel\",window_start=\"1764533460.000\",figure=\"measured\""), 0.1);
   EXPECT_DOUBLE_EQ(value(",window=\"rolling\",figure=\"measured\""), 0.1);
   EXPECT_NEAR(value(",window=\"lifetime\",figure=\"measured\""),
               (1.7 + 0.1 * kRollingWindows) / (4 + kRollingWindows), 1e-12);

@@ -28,7 +28,9 @@ for _ in $(seq 100); do
 done
 
 # 0.5 s kernel windows at the end of every 1 s, for 3.2 s: samples and windows alternate.
+t0=$(date +%s.%N)
 "$driver" "$spool" j42 3 1 0.5 3.2 > "$work/fed.json" || fail "the driver failed"
+t1=$(date +%s.%N)
 cat "$work/fed.json"
 written=$(python3 -c "import json; print(json.load(open('$work/fed.json'))['files_written'])")
 ((written >= 5)) || fail "the driver wrote $written files (want >= 5)"
@@ -44,9 +46,10 @@ done
 ((done_n == written)) || fail "$done_n of $written files analyzed"
 
 curl -s "http://127.0.0.1:$port/metrics" > "$work/metrics.txt"
-python3 - "$work/fed.json" "$work/metrics.txt" "$spool/done" <<'PY'
+python3 - "$work/fed.json" "$work/metrics.txt" "$spool/done" "$t0" "$t1" <<'PY'
 import json, os, re, sys
 fed = json.load(open(sys.argv[1]))
+t0, t1 = float(sys.argv[4]), float(sys.argv[5])
 text = open(sys.argv[2]).read()
 windows = sum(1 for n in os.listdir(sys.argv[3]) if n.endswith(".pltrace")) // 2  # samples, window, ...
 # What was fed: kernels back to back, each 2·M·N·K bf16 FLOPs in kernel_ns, on an H100 SXM
@@ -71,6 +74,16 @@ for window in ("rolling", "lifetime"):
     v = series("plasmient_achieved_fraction_of_peak_ratio", job="j42", rank="3", window=window, figure="measured")
     check(f"achieved_{window}", len(v) == 1 and abs(v[0] - fed_achieved) <= 0.005,
           f"{v} vs fed {fed_achieved:.4f}")
+# Each kernel window is its own series, labelled with its start (Unix s) within the driver's run.
+starts = [m for m in re.findall(r'^plasmient_achieved_fraction_of_peak_ratio\{([^}]*)\} (\S+)$', text, re.M)
+          if 'job="j42"' in m[0] and 'rank="3"' in m[0] and 'window="kernel"' in m[0]]
+got = sorted(float(re.search(r'window_start="([^"]*)"', labels).group(1)) for labels, _ in starts)
+check("window_series", len(got) == windows and len(set(got)) == windows and all(t0 <= t <= t1 for t in got)
+      and all(abs(float(v) - fed_achieved) <= 0.005 for _, v in starts),
+      f"{len(got)} series, starts {got} in [{t0:.3f}, {t1:.3f}], values {[v for _, v in starts]}")
+plain = [line for line in text.splitlines() if line.startswith("plasmient_achieved_fraction_of_peak_ratio{")
+         and 'job="j42"' in line and "window=" not in line]
+check("no_plain_series", not plain, f"{plain}")
 n = series("plasmient_kernel_windows_total", job="j42", rank="3")
 check("kernel_windows", n == [float(windows)], f"{n} vs {windows} window files")
 tensor = series("plasmient_tensor_active_ratio", job="j42", rank="3")
