@@ -174,11 +174,6 @@ Agent::Agent(const AgentConfig& config, const SinkOptions& sink_options)
 
 Agent::~Agent() { Shutdown(); }
 
-std::uint64_t Agent::Stretch(std::uint64_t elapsed_ns, std::uint64_t window_ns, std::uint64_t period_ns) {
-  std::uint64_t k = elapsed_ns / period_ns;
-  return 2 * k + (elapsed_ns % period_ns >= period_ns - window_ns ? 1 : 0);
-}
-
 namespace {
 std::uint64_t Ns(double seconds) { return static_cast<std::uint64_t>(seconds * 1e9); }
 std::uint32_t WindowFlags(bool kernels) {
@@ -189,9 +184,8 @@ std::uint32_t WindowFlags(bool kernels) {
 std::string Agent::Start() {
   writer_.SetTick([this] { OnWriterTick(); });
   if (config_.windowed()) {
-    start_ns_ = MonotonicNs();
-    stretch_ = Stretch(0, Ns(config_.window_s), Ns(config_.period_s));
-    kernels_on_.store(stretch_ % 2 == 1);
+    schedule_ = std::make_unique<WindowSchedule>(MonotonicNs(), Ns(config_.window_s), Ns(config_.period_s));
+    kernels_on_.store(schedule_->kernels_on());
     path_ = config_.spool.empty() ? config_.out_dir : config_.spool;
     writer_.Open(WindowFilePath(config_, file_seq_),
                  /*start_thread=*/true, WindowFlags(kernels_on()));
@@ -288,20 +282,30 @@ void Agent::PollCapture(std::uint64_t now_ns) {
 void Agent::OnWriterTick() {
   std::lock_guard<std::mutex> lock(tick_mutex_);
   if (tick_) tick_();
-  if (!config_.windowed()) return;
+  if (!schedule_) return;
   std::uint64_t mono = MonotonicNs();
   PollCapture(mono);
-  std::uint64_t now = Stretch(mono - start_ns_, Ns(config_.window_s), Ns(config_.period_s));
-  bool on = now % 2 == 1 || mono < capture_until_ns_;
-  if (now == stretch_ && on == kernels_on()) return;
-  stretch_ = now;
+  using Action = WindowSchedule::Action;
+  Action action = schedule_->Tick(mono, capture_until_ns_);
   // A window ends: its records reach the sink before its file is completed. One starts: its
   // file is opened before collection begins.
-  if (!on && kernels_on() && kernel_switch_) kernel_switch_(false);
-  bool was_on = kernels_on();
-  kernels_on_.store(on);
-  writer_.Rotate(WindowFilePath(config_, ++file_seq_), WindowFlags(on));
-  if (on && !was_on && kernel_switch_) kernel_switch_(true);
+  if (action == Action::kClose) {
+    if (kernel_switch_) kernel_switch_(false);
+    kernels_on_.store(false);
+  }
+  if (action == Action::kArm || action == Action::kOpen || action == Action::kRenew ||
+      action == Action::kClose)
+    writer_.Rotate(WindowFilePath(config_, ++file_seq_), WindowFlags(action != Action::kClose));
+  if (action == Action::kOpen || action == Action::kOpenArmed) {
+    kernels_on_.store(true);
+    if (kernel_switch_) kernel_switch_(true);
+  }
+}
+
+void Agent::OnStepBoundary() {
+  if (!schedule_ || config_.pid != CurrentPid()) return;  // a forked child has no writer thread
+  schedule_->NoteStep(MonotonicNs());
+  if (schedule_->armed()) writer_.RequestTick();
 }
 
 void Agent::AddPreCloseHook(std::function<void()> hook) {

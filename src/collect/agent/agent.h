@@ -15,6 +15,7 @@
 #include "collect/agent/agent_config.h"
 #include "collect/agent/record_sink.h"
 #include "collect/agent/trace_writer.h"
+#include "collect/agent/window_schedule.h"
 
 namespace plasmient::collect {
 
@@ -59,10 +60,11 @@ class Agent {
   // forced flush) before it returns, so the window's file holds it.
   void SetKernelSwitch(std::function<void(bool on)> kernel_switch);
   bool kernels_on() const { return kernels_on_.load(std::memory_order_relaxed); }
+  // An application thread began a step (a ProfilerStep#N range, IsStepRangeName): lock-free.
+  // Windowed, a due window waits for it when steps are visible (window_schedule.h); the writer
+  // thread is asked for a tick at once and switches kernels on within its poll (2 ms).
+  void OnStepBoundary();
   const TraceWriter& writer() const { return writer_; }
-  // Windowed: which stretch of the duty cycle `elapsed_ns` after start lies in: period k's
-  // samples stretch is 2k, its kernel window 2k + 1 (the last window_s of the period).
-  static std::uint64_t Stretch(std::uint64_t elapsed_ns, std::uint64_t window_ns, std::uint64_t period_ns);
 
  private:
   AgentConfig config_;
@@ -80,8 +82,7 @@ class Agent {
   std::function<void()> tick_;
   std::function<void(bool)> kernel_switch_;
   std::atomic<bool> kernels_on_{true};
-  std::uint64_t start_ns_ = 0;
-  std::uint64_t stretch_ = 0;
+  std::unique_ptr<WindowSchedule> schedule_;  // windowed only; set before the writer starts
   std::uint64_t file_seq_ = 0;
   // On demand (`plasmient capture`): kernels on until then; requests already served.
   void PollCapture(std::uint64_t now_ns);

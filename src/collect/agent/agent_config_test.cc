@@ -89,17 +89,5 @@ TEST(AgentConfig, CaptureRequests) {
   EXPECT_NE(WriteCaptureRequest("/nonexistent/dir/x", 1, 1), "");
 }
 
-TEST(AgentConfig, StretchesOfTheDutyCycle) {
-  // 2 s windows every 10 s: samples [0, 8), window [8, 10), samples [10, 18), ...
-  constexpr std::uint64_t s = 1'000'000'000;
-  EXPECT_EQ(Agent::Stretch(0, 2 * s, 10 * s), 0u);
-  EXPECT_EQ(Agent::Stretch(8 * s - 1, 2 * s, 10 * s), 0u);
-  EXPECT_EQ(Agent::Stretch(8 * s, 2 * s, 10 * s), 1u);
-  EXPECT_EQ(Agent::Stretch(10 * s, 2 * s, 10 * s), 2u);
-  EXPECT_EQ(Agent::Stretch(19 * s, 2 * s, 10 * s), 3u);
-  EXPECT_EQ(Agent::Stretch(3 * s, 5 * s, 5 * s), 1u) << "window = period: always a window";
-  EXPECT_EQ(Agent::Stretch(7 * s, 5 * s, 5 * s), 3u);
-}
-
 }  // namespace
 }  // namespace plasmient::collect

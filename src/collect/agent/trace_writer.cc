@@ -107,7 +107,8 @@ void TraceWriter::Run() {
       AppendDropsAndClock(false);
       WriteChunk(0);
     }
-    if (tick_ && now - last_tick_ns >= 100'000'000) {
+    if (tick_ &&
+        (now - last_tick_ns >= 100'000'000 || tick_requested_.exchange(false, std::memory_order_acq_rel))) {
       tick_();
       last_tick_ns = now;
     }

@@ -50,6 +50,8 @@ class TraceWriter {
   void Rotate(const std::string& path, std::uint32_t file_flags);
   // Called on the writer thread about every 100 ms (e.g. cuptiActivityFlushAll(0)).
   void SetTick(std::function<void()> tick) { tick_ = std::move(tick); }
+  // The tick runs at the writer's next pass (within 2 ms) instead of at its time. Lock-free.
+  void RequestTick() { tick_requested_.store(true, std::memory_order_release); }
   // Stops the thread, drains everything, writes drop counts and the closing chunk, closes.
   void Close();
 
@@ -92,6 +94,7 @@ class TraceWriter {
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::function<void()> tick_;
+  std::atomic<bool> tick_requested_{false};
   std::vector<std::uint8_t> pending_;
   std::vector<std::uint8_t> out_;
   std::uint32_t pending_records_ = 0;

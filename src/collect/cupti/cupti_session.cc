@@ -14,6 +14,7 @@
 #include "collect/agent/clock.h"
 #include "collect/cublas/gemm_scope.h"
 #include "collect/cupti/activity_converter.h"
+#include "collect/cupti/nvtx_steps.h"
 
 namespace plasmient::collect {
 namespace {
@@ -104,6 +105,10 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER &&
              !t_in_runtime_launch) {
     NoteKernelLaunch(cb->correlationId);
+  } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    const auto* nvtx = static_cast<const CUpti_NvtxData*>(data);
+    if (!IsStepRangeName(NvtxRangeText(cbid, nvtx->functionParams))) return;
+    if (g_session != nullptr) g_session->agent->OnStepBoundary();
   }
 }
 
@@ -227,6 +232,10 @@ std::string StartCuptiSession(Agent& agent) {
     }
   }
   if (agent.config().windowed()) {
+    // Step ranges, always: a due window opens at the next step (window_schedule.h). One string
+    // comparison per NVTX range the application starts.
+    for (CUpti_CallbackId id : kNvtxRangeStarts)
+      cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_NVTX, id);
     // Between windows every kind but DEVICE is off, and so are the launch callbacks: the
     // application's launches cost CUPTI nothing there.
     std::vector<CUpti_ActivityKind> switched;

@@ -3,17 +3,21 @@
 #include "collect/cupti/cupti_session.h"
 
 #include <cupti.h>
+#include <generated_nvtx_meta.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include <gtest/gtest.h>
 
 #include "collect/agent/agent.h"
 #include "collect/cublas/gemm_scope.h"
+#include "collect/cupti/nvtx_steps.h"
 
 namespace {
 
@@ -24,6 +28,7 @@ std::set<int> g_enabled;
 std::set<int> g_dumped;
 std::set<std::pair<int, int>> g_callbacks;  // (domain, cbid) enabled
 CUpti_ActivityKind g_failing_kind = CUPTI_ACTIVITY_KIND_INVALID;
+CUpti_CallbackFunc g_callback = nullptr;
 
 }  // namespace
 
@@ -39,9 +44,11 @@ CUptiResult cuptiGetVersion(uint32_t* v) {
   *v = g_version;
   return CUPTI_SUCCESS;
 }
-CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle* h, CUpti_CallbackFunc, void*, CUpti_SubscriberParams*) {
+CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle* h, CUpti_CallbackFunc callback, void*,
+                              CUpti_SubscriberParams*) {
   if (g_subscribed) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   g_subscribed = true;
+  g_callback = callback;
   *h = reinterpret_cast<CUpti_SubscriberHandle>(0x10);
   return CUPTI_SUCCESS;
 }
@@ -165,7 +172,9 @@ TEST(CuptiSession, WindowedSessionSwitchesKindsWithTheWindow) {
     EXPECT_EQ(StartCuptiSession(t.agent), "");
     EXPECT_FALSE(t.agent.kernels_on());
     EXPECT_EQ(g_enabled, std::set<int>{CUPTI_ACTIVITY_KIND_DEVICE});
-    EXPECT_TRUE(g_callbacks.empty()) << "launch callbacks off between windows";
+    for (const auto& [domain, id] : g_callbacks)
+      EXPECT_EQ(domain, CUPTI_CB_DOMAIN_NVTX) << "launch callbacks off between windows: " << id;
+    EXPECT_EQ(g_callbacks.size(), std::size(kNvtxRangeStarts)) << "only the step ranges are watched";
     cuptiUnsubscribe(nullptr);
     g_enabled.clear();
   }
@@ -177,6 +186,41 @@ TEST(CuptiSession, WindowedSessionSwitchesKindsWithTheWindow) {
   EXPECT_FALSE(g_callbacks.empty());
   cuptiUnsubscribe(nullptr);
   g_enabled.clear();
+}
+
+// NVTX calls as CUPTI reports them to the subscriber: a range that starts, with its text.
+void NvtxRangePush(const char* text) {
+  nvtxRangePushA_params params{text};
+  CUpti_NvtxData data{"nvtxRangePushA", &params, nullptr};
+  g_callback(nullptr, CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePushA, &data);
+}
+
+bool KernelsOnWithin(const Agent& agent, std::chrono::milliseconds limit) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (!agent.kernels_on() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return agent.kernels_on();
+}
+
+// Steps visible: the due window waits, kernels off, for the next ProfilerStep range, and opens
+// when it starts (the writer switches within its poll); other ranges do not open it.
+TEST(CuptiSession, DueWindowOpensAtTheNextStepRange) {
+  TestAgent t(/*period_s=*/3, /*window_s=*/1.5);  // due 1.5 s after the start
+  ASSERT_EQ(StartCuptiSession(t.agent), "");
+  ASSERT_NE(g_callback, nullptr);
+  EXPECT_TRUE(g_callbacks.count({CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePushA}))
+      << "step ranges are watched between windows";
+  NvtxRangePush("ProfilerStep#1");  // steps are visible
+  std::this_thread::sleep_for(std::chrono::milliseconds(2200));
+  EXPECT_FALSE(t.agent.kernels_on()) << "due since 1.5 s, armed: waits for a step";
+  NvtxRangePush("aten::mm");
+  EXPECT_FALSE(KernelsOnWithin(t.agent, std::chrono::milliseconds(150))) << "not a step";
+  NvtxRangePush("ProfilerStep#2");
+  EXPECT_TRUE(KernelsOnWithin(t.agent, std::chrono::milliseconds(1000)));
+  EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  cuptiUnsubscribe(nullptr);
+  g_enabled.clear();
+  g_callbacks.clear();
 }
 
 TEST(CuptiSession, FailedSetUpUnsubscribesAndDisables) {

@@ -6,6 +6,7 @@
 
 #include <simdjson.h>
 
+#include "base/step_name.h"
 #include "ingest/kineto_json/json_text.h"
 #include "ingest/kineto_json/time_text.h"
 #include "model/module_hierarchy.h"
@@ -326,8 +327,7 @@ std::string NcclKernelCollective(std::string_view name) {
 }
 
 bool ParseStep(std::string_view name, std::int64_t* step) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  return name.starts_with(kPrefix) && ParseInteger(name.substr(kPrefix.size()), step);
+  return name.starts_with(kStepRangePrefix) && ParseInteger(name.substr(kStepRangePrefix.size()), step);
 }
 
 }  // namespace

@@ -3,13 +3,14 @@
 #include <array>
 #include <charconv>
 
+#include "base/step_name.h"
+
 namespace plasmient::ingest::nsys {
 namespace {
 
 // The fields PyTorch appends to an op's name, each after ", ".
 constexpr std::array<std::string_view, 4> kTorchFields = {
     "seq = ", "op_id = ", "sizes = ", "input_op_ids = "};
-constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
 // Position of the ", " that starts the first PyTorch field, or npos.
 std::size_t FirstFieldAt(std::string_view text) {
@@ -38,8 +39,8 @@ std::string_view BracketBlock(std::string_view text) {
 NvtxRangeMeaning ParseNvtxRangeName(std::string_view text) {
   NvtxRangeMeaning out;
   out.name = text;
-  if (text.starts_with(kStepPrefix)) {
-    auto digits = text.substr(kStepPrefix.size());
+  if (text.starts_with(kStepRangePrefix)) {
+    auto digits = text.substr(kStepRangePrefix.size());
     std::int64_t n = 0;
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
     if (ec == std::errc() && end != digits.data()) {
