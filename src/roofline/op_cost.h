@@ -31,6 +31,10 @@ struct OpCost {
   bool dtype_assumed = false;           // element type unknown: bytes use the context dtype (or fp32)
 
   bool modeled() const { return !model.empty(); }
+  // An attention model: in decode its bytes are the KV cache read per token.
+  bool attention() const {
+    return model.starts_with("sdpa") || model.find("attention") != std::string_view::npos;
+  }
 };
 
 // op_name as traced ("aten::mm", "aten::_scaled_dot_product_flash_attention"...).

@@ -206,6 +206,8 @@ ActivityFacts FactsOf(const Trace& t, const join::Joined& j, std::vector<char> k
   f.flops = std::move(costs.flops);
   f.bytes = std::move(costs.bytes);
   f.heavy_op = std::move(costs.heavy_op);
+  f.attention = std::move(costs.attention);
+  f.weight_share = std::move(costs.weight_share);
   f.backward = std::move(costs.backward);
   f.gemm_mnk = std::move(costs.gemm_mnk);
   return f;

@@ -32,6 +32,8 @@ struct ActivityFacts {
   std::vector<double> flops;                          // -1 when no FLOP model reached it
   std::vector<double> bytes;                          // -1 when no byte model reached it
   std::vector<char> heavy_op;                         // priced by a GEMM/conv/attention model
+  std::vector<char> attention;                        // priced by an attention model
+  std::vector<double> weight_share;                   // of its bytes, those that do not grow with the batch
   std::vector<char> backward;                         // launched under autograd's backward pass
   std::vector<std::array<std::int64_t, 3>> gemm_mnk;  // the pricing GEMM's M, N, K; zeros otherwise
 

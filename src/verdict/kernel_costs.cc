@@ -216,6 +216,8 @@ void PriceByTwin(const model::Trace& t, const std::vector<std::int32_t>& orphans
     c.dtype[k] = c.dtype[twin];
     c.backward[k] = c.backward[twin];
     c.heavy_op[k] = c.heavy_op[twin];
+    c.attention[k] = c.attention[twin];
+    c.weight_share[k] = c.weight_share[twin];
     c.op_ai[k] = c.op_ai[twin];
     c.cost_op[k] = c.cost_op[twin];
   }
@@ -233,6 +235,8 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
   c.cost_op.assign(n, -1);
   c.backward.assign(n, 0);
   c.heavy_op.assign(n, 0);
+  c.attention.assign(n, 0);
+  c.weight_share.assign(n, 0);
   c.op_ai.assign(n, -1);
   c.gemm_mnk.assign(n, {});
 
@@ -291,6 +295,8 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
       c.dtype[k] = p.cost.dtype;
       c.backward[k] = p.backward;
       c.heavy_op[k] = p.cost.heavy;
+      c.attention[k] = p.cost.attention();
+      if (p.cost.bytes > 0) c.weight_share[k] = std::clamp(p.cost.weight_bytes / p.cost.bytes, 0.0, 1.0);
       c.gemm_mnk[k] = p.cost.gemm_mnk;
       if (p.cost.bytes > 0) c.op_ai[k] = std::max(0.0, p.cost.flops) / p.cost.bytes;
       double dur = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);

@@ -19,7 +19,11 @@ struct KernelCosts {
   std::vector<std::int32_t> cost_op;  // CpuOps row whose model priced the kernel, or -1
   std::vector<char> backward;         // launched under autograd's backward pass
   std::vector<char> heavy_op;         // priced by a GEMM/conv/attention model
-  std::vector<double> op_ai;          // the pricing op's FLOPs/bytes; -1 when bytes are unknown
+  std::vector<char> attention;        // priced by an attention model (OpCost::attention)
+  // Of its bytes, the share that does not grow with the batch: the pricing op's
+  // OpCost::weight_bytes over its bytes; 0 when it has none or no byte model.
+  std::vector<double> weight_share;
+  std::vector<double> op_ai;  // the pricing op's FLOPs/bytes; -1 when bytes are unknown
   std::vector<std::array<std::int64_t, 3>> gemm_mnk;  // the pricing GEMM's M, N, K; zeros otherwise
 };
 

@@ -6,17 +6,10 @@
 
 #include "roofline/device_table.h"
 #include "roofline/op_args_parser.h"
-#include "roofline/op_cost.h"
 #include "verdict/facts.h"
 
 namespace plasmient::whatif {
 namespace {
-
-struct OpSplit {
-  double weight_share = 0;  // weight bytes over the op's bytes
-  bool attention = false;
-  std::int64_t batch = -1;  // ActivityRow::batch
-};
 
 // The leading dimension of the op's first input when its shape says it is the batch.
 std::int64_t BatchOf(std::string_view op, std::string_view dims_text, bool attention) {
@@ -28,28 +21,22 @@ std::int64_t BatchOf(std::string_view op, std::string_view dims_text, bool atten
   return -1;
 }
 
-// The pricing op's model again, for what the verdict's row does not keep: which of its bytes
-// are weights, and whether it is attention. Memoized per op: an op prices several kernels.
-class OpSplits {
+// The batch the pricing op's shapes show (ActivityRow::batch), memoized per op: an op prices
+// several kernels. The rest of what the projection reads of the op is in the facts table.
+class OpBatches {
  public:
-  explicit OpSplits(const model::Trace& t) : t_(t) {}
+  explicit OpBatches(const model::Trace& t) : t_(t) {}
 
-  OpSplit Of(std::int32_t row) {
-    if (row < 0) return {};
-    auto [it, inserted] = memo_.try_emplace(row);
-    if (!inserted) return it->second;
-    const auto& cpu = t_.cpu;
-    roofline::OpCost c = roofline::EstimateOp(t_.Str(cpu.name[row]), t_.Str(cpu.input_dims[row]),
-                                              t_.Str(cpu.input_types[row]), t_.Str(cpu.concrete_inputs[row]));
-    if (c.bytes > 0) it->second.weight_share = std::clamp(c.weight_bytes / c.bytes, 0.0, 1.0);
-    it->second.attention = c.model.starts_with("sdpa") || c.model.find("attention") != std::string_view::npos;
-    it->second.batch = BatchOf(t_.Str(cpu.name[row]), t_.Str(cpu.input_dims[row]), it->second.attention);
+  std::int64_t Of(std::int32_t row, bool attention) {
+    if (row < 0) return -1;
+    auto [it, inserted] = memo_.try_emplace(row, -1);
+    if (inserted) it->second = BatchOf(t_.Str(t_.cpu.name[row]), t_.Str(t_.cpu.input_dims[row]), attention);
     return it->second;
   }
 
  private:
   const model::Trace& t_;
-  std::unordered_map<std::int32_t, OpSplit> memo_;
+  std::unordered_map<std::int32_t, std::int64_t> memo_;
 };
 
 }  // namespace
@@ -68,7 +55,7 @@ RankTable BuildRankTable(const verdict::RankDetail& d) {
   table.steps = static_cast<std::int64_t>(v.steps.size());
   table.current = v.run;
 
-  OpSplits splits(t);
+  OpBatches batches(t);
   std::unordered_map<std::uint32_t, std::int32_t> name_index;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
     if (!f.kept[i]) continue;
@@ -90,10 +77,9 @@ RankTable BuildRankTable(const verdict::RankDetail& d) {
         name_index.try_emplace(t.gpu.name[i].value, static_cast<std::int32_t>(table.names.size()));
     if (added) table.names.emplace_back(t.Str(t.gpu.name[i]));
     r.name = name->second;
-    const OpSplit split = splits.Of(f.cost_op[i]);
-    if (r.bytes > 0) r.weight_bytes = r.bytes * split.weight_share;
-    r.attention = split.attention;
-    r.batch = split.batch;
+    if (r.bytes > 0) r.weight_bytes = r.bytes * f.weight_share[i];
+    r.attention = f.attention[i];
+    r.batch = batches.Of(f.cost_op[i], r.attention);
     table.rows.push_back(r);
   }
   std::sort(table.rows.begin(), table.rows.end(),
