@@ -110,9 +110,10 @@ std::string SqlText(const FleetQuery& q, const QueryableStore& store) {
           store.TableName(TableId::kJobs), where, q.limit);
     case FleetQuestion::kStragglers:
       return fmt::format(
-          "SELECT job_id AS job, straggler_rank, count(*) AS collectives, sum(wait_s) AS waited_s, "
-          "max(max_dur_s - min_dur_s) AS worst_s FROM {}{} GROUP BY job_id, straggler_rank "
-          "ORDER BY waited_s DESC, job_id, straggler_rank LIMIT {}",
+          // A job analyzed more than once has one row per analysis: its largest wait is shown.
+          "SELECT job_id AS job, rank AS straggler_rank, max(caused_wait_s) AS waited_s, "
+          "max(capacity_fraction) AS of_capacity, max(late_collectives) AS late_at, count(*) AS analyses "
+          "FROM {}{} GROUP BY job_id, rank ORDER BY waited_s DESC, job_id, straggler_rank LIMIT {}",
           store.TableName(TableId::kStragglers), where, q.limit);
   }
   return "";

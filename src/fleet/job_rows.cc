@@ -1,8 +1,6 @@
 #include "fleet/job_rows.h"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 #include "fleet/bill.h"
 #include "fleet/levers.h"
@@ -126,45 +124,6 @@ Result<std::pair<std::string, std::string>> ParseLabel(std::string_view text) {
   return std::pair{std::string(key), std::string(text.substr(eq + 1))};
 }
 
-std::vector<Straggler> FindStragglers(const verdict::JobVerdict& job, std::size_t limit) {
-  using Key = std::tuple<std::string, std::string, std::int64_t, bool>;  // group, kind, seq|ordinal, by-order
-  struct Seen {
-    std::int64_t rank;
-    double dur_s;
-  };
-  std::map<Key, std::vector<Seen>> by_key;
-  for (const auto& rank : job.ranks) {
-    std::map<std::pair<std::string, std::string>, std::int64_t> ordinal;
-    for (const auto& c : rank.collectives) {
-      if (c.p2p) continue;
-      bool by_order = c.seq < 0;
-      std::int64_t n = by_order ? ordinal[{c.group, c.kind}]++ : c.seq;
-      by_key[Key{c.group, c.kind, n, by_order}].push_back({rank.rank, NsToSeconds(c.end_ns - c.start_ns)});
-    }
-  }
-  std::vector<Straggler> out;
-  for (const auto& [key, seen] : by_key) {
-    if (seen.size() < 2) continue;
-    auto [lo, hi] = std::minmax_element(seen.begin(), seen.end(),
-                                        [](const Seen& a, const Seen& b) { return a.dur_s < b.dur_s; });
-    Straggler s;
-    s.group = std::get<0>(key);
-    s.kind = std::get<1>(key);
-    s.seq = std::get<3>(key) ? -1 : std::get<2>(key);
-    s.straggler_rank = lo->rank;
-    s.ranks = static_cast<std::int64_t>(seen.size());
-    s.min_dur_s = lo->dur_s;
-    s.max_dur_s = hi->dur_s;
-    for (const auto& x : seen) s.wait_s += x.dur_s - lo->dur_s;
-    if (s.wait_s > 0) out.push_back(std::move(s));
-  }
-  std::sort(out.begin(), out.end(), [](const Straggler& a, const Straggler& b) {
-    return a.wait_s != b.wait_s ? a.wait_s > b.wait_s : a.seq < b.seq;
-  });
-  if (out.size() > limit) out.resize(limit);
-  return out;
-}
-
 Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c,
                 std::span<const whatif::RankTable> tables) {
   Batch b;
@@ -217,16 +176,17 @@ Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c,
     AddAggregates(b[TableId::kOpAggregates], c, rank, rank.top_ops);
     if (rank.no_gpu_reason.empty()) AddClusterRows(b, c, rank);
   }
-  for (const auto& s : FindStragglers(job)) {
+  // The cluster layer's stragglers (AddClusterFigures ran before any sink): one rule, one place.
+  for (const auto& s : job.stragglers) {
     Row r = Common(c);
-    r.emplace_back(s.group);
-    r.emplace_back(s.seq);
+    r.emplace_back(s.rank);
     r.emplace_back(s.kind);
-    r.emplace_back(s.straggler_rank);
-    r.emplace_back(s.ranks);
-    r.emplace_back(s.wait_s);
-    r.emplace_back(s.min_dur_s);
-    r.emplace_back(s.max_dur_s);
+    r.emplace_back(s.caused_wait_s);
+    r.emplace_back(s.capacity_fraction);
+    r.emplace_back(s.late_collectives);
+    r.emplace_back(s.collectives);
+    r.emplace_back(s.steps);
+    r.emplace_back(s.mean_late_s);
     b[TableId::kStragglers].push_back(std::move(r));
   }
   if (job.layers.has_ranges()) {

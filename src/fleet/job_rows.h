@@ -1,4 +1,4 @@
-// Flattens a job verdict into the store's rows (schema.h), and finds its stragglers.
+// Flattens a job verdict into the store's rows (schema.h).
 #pragma once
 
 #include <cstdint>
@@ -28,22 +28,6 @@ struct JobContext {
 
 // Parses "key=value" (key: [A-Za-z_][A-Za-z0-9_]*), as given to --label.
 Result<std::pair<std::string, std::string>> ParseLabel(std::string_view text);
-
-// A collective in which ranks waited for the last to arrive: matched across ranks by
-// (group, seq, kind), or by order within (group, kind) when seq is unknown. Clock-free: a
-// rank's collective kernel lasts its own wait plus the transfer, so the shortest instance is
-// the last to arrive and the others' extra time is charged to it.
-struct Straggler {
-  std::string group, kind;
-  std::int64_t seq = -1;
-  std::int64_t straggler_rank = -1;
-  std::int64_t ranks = 0;
-  double wait_s = 0;  // Σ over the other ranks of (their duration − the shortest)
-  double min_dur_s = 0, max_dur_s = 0;
-};
-
-// The job's stragglers, largest wait first, at most `limit`.
-std::vector<Straggler> FindStragglers(const verdict::JobVerdict& job, std::size_t limit = 100);
 
 // The cells every row starts with: job_key, job_id, at_ns, host.
 Row Common(const JobContext& context);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cluster/cluster_verdict.h"
 #include "fleet/test_job.h"
 
 namespace plasmient::fleet {
@@ -28,7 +29,7 @@ TEST(JobRowsTest, EveryRowHasItsTableWidthAndTheCommonColumns) {
   EXPECT_EQ(b[TableId::kRankCollectives].size(), 4u);
   EXPECT_EQ(b[TableId::kClusterRanks].size(), 2u);
   EXPECT_EQ(b[TableId::kClusterSteps].size(), 4u);
-  EXPECT_EQ(b[TableId::kStragglers].size(), 2u);
+  EXPECT_EQ(b[TableId::kStragglers].size(), 1u);
   EXPECT_EQ(b[TableId::kBills].size(), 1u);
   EXPECT_EQ(b[TableId::kLayerTypes].size(), 3u);
   for (const auto& t : Tables()) {
@@ -97,26 +98,69 @@ TEST(JobRowsTest, LayerTypeRowsOnlyForJobsWithModuleRanges) {
   EXPECT_TRUE(BuildRows(job, Context())[TableId::kLayerTypes].empty());
 }
 
-TEST(JobRowsTest, StragglerIsTheRankWithTheShortestCollective) {
-  auto s = FindStragglers(testing::MakeJob());
-  ASSERT_EQ(s.size(), 2u);
-  EXPECT_EQ(s[0].straggler_rank, 1);
-  EXPECT_EQ(s[0].ranks, 2);
-  EXPECT_NEAR(s[0].wait_s, 0.2, 1e-9);
-  EXPECT_EQ(s[0].kind, "allreduce");
-  EXPECT_EQ(s[0].seq, 0);
-  EXPECT_EQ(s[1].seq, 1);
+// The stragglers table holds what the cluster layer names (AddClusterFigures), nothing of its own.
+TEST(JobRowsTest, StragglerRowsAreTheClusterLayers) {
+  auto job = testing::MakeJob();
+  const verdict::Straggler written = job.stragglers.at(0);
+  job.stragglers.clear();
+  cluster::AddClusterFigures(job, verdict::AnalyzeOptions{});
+  ASSERT_EQ(job.stragglers.size(), 1u);  // MakeJob's hand-written straggler is the cluster's
+  const verdict::Straggler& s = job.stragglers[0];
+  EXPECT_EQ(s.rank, written.rank);
+  EXPECT_NEAR(s.caused_wait_s, written.caused_wait_s, 1e-9);
+  EXPECT_NEAR(s.capacity_fraction, written.capacity_fraction, 1e-9);
+  EXPECT_NEAR(s.mean_late_s, written.mean_late_s, 1e-9);
+  EXPECT_EQ(s.kind, written.kind);
+  EXPECT_EQ(s.late_collectives, written.late_collectives);
+  EXPECT_EQ(s.collectives, written.collectives);
+  auto rows = BuildRows(job, Context())[TableId::kStragglers];
+  ASSERT_EQ(rows.size(), 1u);
+  const TableSpec& t = Table(TableId::kStragglers);
+  auto col = [&](std::string_view name) {
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+      if (t.columns[i].name == name) return rows[0][i];
+    ADD_FAILURE() << "no column " << name;
+    return Cell{};
+  };
+  EXPECT_EQ(std::get<std::int64_t>(col("rank")), 1);
+  EXPECT_EQ(std::get<std::string>(col("kind")), "all_reduce");
+  EXPECT_NEAR(std::get<double>(col("caused_wait_s")), 0.4, 1e-9);
+  EXPECT_NEAR(std::get<double>(col("capacity_fraction")), 0.1, 1e-9);
+  EXPECT_EQ(std::get<std::int64_t>(col("late_collectives")), 2);
 }
 
-TEST(JobRowsTest, CollectivesWithoutSeqMatchByOrder) {
+// Where the older duration-only rule and the cluster layer disagreed: two ranks that take turns
+// arriving 0.2 s late, with their clocks 50 ms apart. The duration-only rule charged each
+// collective's wait to its shorter kernel, writing a straggler row per collective (four, two for
+// each rank); the cluster layer aligns the clocks and finds each rank caused 10% of capacity in
+// waits, but neither stands out from the other (2 × the others' median): no straggler, no row.
+TEST(JobRowsTest, RanksTakingTurnsLateAreNoStragglers) {
   auto job = testing::MakeJob();
+  job.stragglers.clear();
   for (auto& r : job.ranks) {
-    for (auto& c : r.collectives) c.seq = -1;
+    r.collectives.clear();
+    const TimeNs skew = r.rank == 1 ? 50'000'000 : 0;
+    r.run.start_ns += skew;
+    r.run.end_ns += skew;
+    for (std::int64_t seq = 0; seq < 4; ++seq) {
+      join::CollectiveInstance c;
+      c.group = "pg0";
+      c.seq = seq;
+      c.kind = "allreduce";
+      const bool late = (seq + r.rank) % 2 == 0;  // rank 0 late at 0 and 2, rank 1 at 1 and 3
+      c.end_ns = skew + (seq + 1) * 400'000'000;
+      c.start_ns = c.end_ns - (late ? 100'000'000 : 300'000'000);
+      r.collectives.push_back(c);
+    }
   }
-  auto s = FindStragglers(job, 1);
-  ASSERT_EQ(s.size(), 1u);
-  EXPECT_EQ(s[0].seq, -1);
-  EXPECT_EQ(s[0].straggler_rank, 1);
+  cluster::AddClusterFigures(job, verdict::AnalyzeOptions{});
+  for (const auto& p : job.job_problems) ADD_FAILURE() << p;
+  EXPECT_TRUE(job.stragglers.empty()) << "rank " << job.stragglers.at(0).rank;
+  double caused = 0;
+  for (const auto& r : job.ranks) caused += r.caused_wait_s;
+  EXPECT_NEAR(caused, 4 * 0.2, 1e-9);  // the waits are there, 0.4 s charged to each rank
+  EXPECT_NEAR(job.ranks[0].caused_wait_s, job.ranks[1].caused_wait_s, 1e-9);
+  EXPECT_TRUE(BuildRows(job, Context())[TableId::kStragglers].empty());
 }
 
 TEST(JobRowsTest, ParseLabel) {

@@ -77,9 +77,11 @@ constexpr Column kClusterRanks[] = {PLASMIENT_FLEET_COMMON, {"rank", I},        
 // The rank's compute time (a compute kernel resident) and exposed communication wait per step.
 constexpr Column kClusterSteps[] = {
     PLASMIENT_FLEET_COMMON, {"rank", I}, {"step", I}, {"compute_s", F}, {"exposed_wait_s", F}};
-constexpr Column kStragglers[] = {PLASMIENT_FLEET_COMMON, {"comm_group", S}, {"seq", I},    {"kind", S},
-                                  {"straggler_rank", I},  {"ranks", I},      {"wait_s", F}, {"min_dur_s", F},
-                                  {"max_dur_s", F}};
+// The stragglers the cluster layer names in the analysis (docs/cluster.md): the rank whose late
+// arrivals caused the wait, and the figures `analyze` prints for it.
+constexpr Column kStragglers[] = {
+    PLASMIENT_FLEET_COMMON,  {"rank", I},        {"kind", S},  {"caused_wait_s", F}, {"capacity_fraction", F},
+    {"late_collectives", I}, {"collectives", I}, {"steps", I}, {"mean_late_s", F}};
 constexpr Column kBills[] = {PLASMIENT_FLEET_COMMON,
                              {"gpus", I},
                              {"price_per_gpu_hour", F},
@@ -120,7 +122,7 @@ constexpr TableSpec kTables[] = {
     {TableId::kKernelAggregates, "kernel_aggregates", kKernels},
     {TableId::kOpAggregates, "op_aggregates", kOps},
     {TableId::kRankCollectives, "rank_collectives", kRankCollectives},
-    {TableId::kStragglers, "stragglers", kStragglers},
+    {TableId::kStragglers, "cluster_stragglers", kStragglers},
     {TableId::kBills, "bills", kBills},
     {TableId::kLayerTypes, "layer_types", kLayerTypes},
     {TableId::kClusterRanks, "cluster_ranks", kClusterRanks},

@@ -48,7 +48,7 @@ TEST(SqliteStoreTest, RecordingTheSameKeyTwiceCountsOnce) {
   EXPECT_EQ(*s.Record(Rows("k1"), "a.json"), 0u);
   EXPECT_EQ(Count(s, "jobs"), "1");
   EXPECT_EQ(Count(s, "kernel_aggregates"), "2");
-  EXPECT_EQ(Count(s, "stragglers"), "2");
+  EXPECT_EQ(Count(s, "cluster_stragglers"), "1");
   // A batch of a known and a new key adds only the new one's rows.
   Batch both = Rows("k1");
   both.Append(Rows("k2"));

@@ -13,6 +13,7 @@ inline verdict::RankVerdict MakeRank(std::int64_t rank, double wall_s, double us
   r.device.name = "NVIDIA H100 SXM 80GB";
   r.device.price_per_gpu_hour = 4.0;
   r.run.wall_s = wall_s;
+  r.run.end_ns = static_cast<TimeNs>(wall_s * 1e9);
   r.run.useful_s = useful_s;
   r.run.kernel_union_s = wall_s * 0.75;
   r.run.loss_s[static_cast<std::size_t>(verdict::Loss::kExposedCommunication)] = wall_s - useful_s;
@@ -60,8 +61,9 @@ inline verdict::LayerFigures MakeLayer(std::string path, std::string type, std::
 }
 
 // Rank 0: 2 s, 0.5 s useful, collectives of 0.3 s; rank 1: 2 s, 1 s useful, collectives of 0.1 s
-// (rank 1 arrives last: rank 0 waits 0.2 s per collective). Module types: Net (3 s, 1.5 s
-// useful) holds 2 Attention (2 s, 0.2 s useful); 0.5 s under no module.
+// (rank 1 arrives last: rank 0 waits 0.2 s per collective, and the cluster layer names rank 1 the
+// straggler, as job_rows_test checks). Module types: Net (3 s, 1.5 s useful) holds 2 Attention
+// (2 s, 0.2 s useful); 0.5 s under no module.
 inline verdict::JobVerdict MakeJob() {
   verdict::JobVerdict job;
   job.ranks = {MakeRank(0, 2.0, 0.5, 0.3), MakeRank(1, 2.0, 1.0, 0.1)};
@@ -71,6 +73,15 @@ inline verdict::JobVerdict MakeJob() {
   job.bill.gpu_hours = job.job.wall_s / 3600;
   job.bill.spend = job.bill.gpu_hours * 4.0;
   job.bill.target_fraction = 0.5;
+  verdict::Straggler late;
+  late.rank = 1;
+  late.caused_wait_s = 0.4;
+  late.capacity_fraction = 0.1;
+  late.kind = "all_reduce";
+  late.late_collectives = 2;
+  late.collectives = 2;
+  late.mean_late_s = 0.2;
+  job.stragglers = {late};
   job.layers.window_s = job.job.wall_s;
   job.layers.nodes = {MakeLayer("Net_0", "Net", 1, 3.0, 1.5),
                       MakeLayer("(no module)", "(no module)", 1, 0.5, 0)};

@@ -257,7 +257,7 @@ say "after kill -9 and restart: 21 jobs, once each, in SQLite and ClickHouse"
 top_jobs=$("$bin" fleet --clickhouse "$ch_url" --top jobs --limit 100)
 top_kernels=$("$bin" fleet --clickhouse "$ch_url" --top kernels --limit 100)
 key=$(sql "SELECT job_key FROM jobs WHERE job_id = 'ddp-a'")
-tables=(jobs steps rank_verdicts kernel_aggregates op_aggregates rank_collectives stragglers bills layer_types cluster_ranks cluster_steps)
+tables=(jobs steps rank_verdicts kernel_aggregates op_aggregates rank_collectives cluster_stragglers bills layer_types cluster_ranks cluster_steps)
 # No background merge may fold the repeated rows before they are counted (that would make the
 # count below flaky and the FINAL checks prove nothing).
 for shard in shard1 shard2; do ch "SYSTEM STOP MERGES $shard.jobs_local" >/dev/null || fail "stopping merges on $shard"; done
