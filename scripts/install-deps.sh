@@ -11,7 +11,7 @@ set -euo pipefail
 
 build_packages=(
   build-essential cmake ninja-build pkg-config
-  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libsqlite3-dev libcpp-httplib-dev
+  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libisal-dev libzstd-dev libsqlite3-dev libcpp-httplib-dev
 )
 packages=(
   "${build_packages[@]}" sqlite3

@@ -62,63 +62,52 @@ Result<std::string_view> MemoryChunkReader::Next() {
 // ---- gzip ----
 
 GzipChunkReader::GzipChunkReader(std::unique_ptr<ChunkReader> compressed, std::string name,
-                                 std::size_t chunk_bytes, std::int64_t max_out_bytes)
+                                 std::size_t chunk_bytes, std::int64_t max_out_bytes, GzipEngine engine)
     : compressed_(std::move(compressed)),
       name_(std::move(name)),
       out_(std::max<std::size_t>(chunk_bytes, 1)),
-      max_out_(max_out_bytes) {
-  zs_ready_ = inflateInit2(&zs_, 15 + 16) == Z_OK;
-}
-
-GzipChunkReader::~GzipChunkReader() {
-  if (zs_ready_) inflateEnd(&zs_);
-}
+      inflater_(MakeInflater(engine)),
+      max_out_(max_out_bytes) {}
 
 Result<std::string_view> GzipChunkReader::Next() {
-  if (!zs_ready_) return Fail("{}: cannot start gzip decoder at byte 0", name_);
-  zs_.next_out = reinterpret_cast<Bytef*>(out_.data());
-  zs_.avail_out = static_cast<uInt>(out_.size());
-  while (zs_.avail_out > 0) {
-    if (zs_.avail_in == 0 && !input_done_) {
+  if (!inflater_) return Fail("{}: cannot start gzip decoder at byte 0", name_);
+  std::size_t filled = 0;
+  while (filled < out_.size()) {
+    if (pending_.empty() && !input_done_) {
       auto chunk = compressed_->Next();
       if (!chunk) return std::unexpected(chunk.error());
-      if (chunk->empty()) {
-        input_done_ = true;
-      } else {
-        zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(chunk->data()));
-        zs_.avail_in = static_cast<uInt>(chunk->size());
-        in_offset_ = compressed_->raw_bytes_done() - static_cast<std::int64_t>(chunk->size());
-      }
-    }
-    if (zs_.avail_in == 0 && input_done_) {
-      if (!member_done_) {
-        return Fail("{}: truncated gzip stream at byte {}", name_, compressed_->raw_bytes_done());
-      }
-      break;
+      input_done_ = chunk->empty();
+      pending_ = *chunk;
+      in_offset_ = compressed_->raw_bytes_done() - static_cast<std::int64_t>(chunk->size());
     }
     if (member_done_) {
+      if (pending_.empty()) {
+        if (input_done_) break;
+        continue;
+      }
       // Another gzip member follows the last one (concatenated gzip).
-      inflateReset(&zs_);
+      inflater_->Reset();
       member_done_ = false;
     }
-    const Bytef* before = zs_.next_in;
-    int rc = inflate(&zs_, Z_NO_FLUSH);
-    in_offset_ += zs_.next_in - before;
-    if (rc == Z_STREAM_END) {
+    InflateStep step = inflater_->Inflate(pending_, std::span(out_).subspan(filled));
+    pending_.remove_prefix(step.consumed);
+    in_offset_ += static_cast<std::int64_t>(step.consumed);
+    filled += step.produced;
+    if (step.error != nullptr)
+      return Fail("{}: corrupt gzip data ({}) at byte {}", name_, step.error, in_offset_);
+    if (step.member_end) {
       member_done_ = true;
-    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      return Fail("{}: corrupt gzip data ({}) at byte {}", name_, zs_.msg ? zs_.msg : "inflate error",
-                  in_offset_);
+    } else if (step.consumed == 0 && step.produced == 0 && pending_.empty() && input_done_) {
+      return Fail("{}: truncated gzip stream at byte {}", name_, compressed_->raw_bytes_done());
     }
   }
-  std::size_t n = out_.size() - zs_.avail_out;
-  out_total_ += static_cast<std::int64_t>(n);
+  out_total_ += static_cast<std::int64_t>(filled);
   if (out_total_ > max_out_) {
     return Fail(
         "{}: inflates to more than {} MiB, the cap for this input ({}x its size, at least {} MiB) at byte {}",
         name_, max_out_ >> 20, kDecodedBytesFactor, kMinDecodedBytesCap >> 20, in_offset_);
   }
-  return std::string_view(out_.data(), n);
+  return std::string_view(out_.data(), filled);
 }
 
 // ---- factories ----

@@ -8,10 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include <zlib.h>
-
 #include "base/result.h"
 #include "ingest/input_file.h"
+#include "ingest/kineto_json/gzip_inflater.h"
 
 namespace plasmient::ingest {
 
@@ -66,13 +65,12 @@ class MemoryChunkReader final : public ChunkReader {
   std::size_t pos_ = 0;
 };
 
-// Streams gzip (including concatenated members) from another reader with zlib's inflate, and
-// fails once more than `max_out_bytes` come out (a gzip bomb).
+// Streams gzip (including concatenated members) from another reader with `engine`
+// (gzip_inflater.h), and fails once more than `max_out_bytes` come out (a gzip bomb).
 class GzipChunkReader final : public ChunkReader {
  public:
   GzipChunkReader(std::unique_ptr<ChunkReader> compressed, std::string name, std::size_t chunk_bytes,
-                  std::int64_t max_out_bytes);
-  ~GzipChunkReader() override;
+                  std::int64_t max_out_bytes, GzipEngine engine = DefaultGzipEngine());
   Result<std::string_view> Next() override;
   std::int64_t raw_bytes_done() const override { return compressed_->raw_bytes_done(); }
   std::int64_t raw_bytes_total() const override { return compressed_->raw_bytes_total(); }
@@ -81,11 +79,11 @@ class GzipChunkReader final : public ChunkReader {
   std::unique_ptr<ChunkReader> compressed_;
   std::string name_;
   std::vector<char> out_;
-  z_stream zs_{};
-  bool zs_ready_ = false;
+  std::unique_ptr<Inflater> inflater_;
+  std::string_view pending_;  // compressed bytes not yet taken by the inflater
   bool input_done_ = false;
   bool member_done_ = false;    // the last member ended; more input may start another
-  std::int64_t in_offset_ = 0;  // compressed bytes handed to inflate so far
+  std::int64_t in_offset_ = 0;  // compressed bytes handed to the inflater so far
   std::int64_t out_total_ = 0;  // inflated bytes handed out so far
   std::int64_t max_out_;
 };

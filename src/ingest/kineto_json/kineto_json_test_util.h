@@ -12,10 +12,10 @@
 
 namespace plasmient::ingest::testing {
 
-// gzip-compresses `text` (one member).
-inline std::string Gzip(std::string_view text) {
+// gzip-compresses `text` (one member) at zlib `level` (0: stored blocks only).
+inline std::string Gzip(std::string_view text, int level = 6) {
   z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
   std::string out(deflateBound(&zs, text.size()) + 64, '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
   zs.avail_in = static_cast<uInt>(text.size());
