@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process benchmarks of `plasmient analyze` (wall time, MB/s of JSON, peak RSS):
 #   1. one uncompressed Kineto trace of MB megabytes (default 400), plain and gzip;
-#   2. a generated RANKS-rank x STEPS-step data-parallel job (default 1024 x 10), streamed rank by rank.
+#   2. a generated RANKS-rank x STEPS-step data-parallel job (default 1024 x 10), its ranks on every
+#      core (--jobs, default the core count).
 # Usage: bench/analyze_e2e.sh [BUILD_DIR] [MB] [RANKS] [STEPS]. Needs /usr/bin/time (Debian: time).
 set -euo pipefail
 build=${1:-build}

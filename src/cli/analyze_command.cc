@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <thread>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -20,6 +21,7 @@
 #include "export/terminal_sink.h"
 #include "export/verdict_json_sink.h"
 #include "fleet/analyze_job.h"
+#include "ingest/kineto_json/gzip_inflater.h"
 #include "ingest/trace_kinds.h"
 #include "whatif/activity_table.h"
 #include "whatif/slider.h"
@@ -50,6 +52,11 @@ void AddVerdictOptions(CLI::App& app, AnalyzeArgs& a) {
   app.add_option("--link-bandwidth-gbps", a.link_bandwidth_gbps,
                  "GPU-to-GPU link bandwidth in GB/s for collective bandwidth (default: device table)");
   app.add_option("--top", a.options.top_n, "how many kernels and ops to list")->check(CLI::Range(1, 1000));
+  a.options.workers = std::max(1u, std::thread::hardware_concurrency());
+  app.add_option("-j,--jobs", a.options.workers,
+                 "ranks read and analyzed at once, one core each (default: the core count)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
 }
 
 void AddOutputOptions(CLI::App& app, OutputOptions& out) {
@@ -58,6 +65,8 @@ void AddOutputOptions(CLI::App& app, OutputOptions& out) {
   app.add_flag("-q,--quiet", out.quiet, "no terminal verdict, no progress");
   app.add_flag("--no-color", out.no_color, "no ANSI colours (NO_COLOR is respected too)");
   app.add_flag("--brief", out.brief, "print only the verdict box");
+  app.add_flag("-v,--verbose", out.verbose,
+               "say how each input was read: format, gzip engine, size, events, seconds, MB/s");
   AddRecordOptions(app, out.record);
   app.add_option(
       "--perfetto", out.perfetto_path,
@@ -139,8 +148,23 @@ std::string ReportTitle(const std::vector<std::string>& inputs) {
   return inputs.empty() ? std::string() : fs::path(inputs[0]).filename().string();
 }
 
+namespace {
+
+// --verbose: one line per input read.
+void PrintRead(const model::TraceInfo& info, double seconds) {
+  std::string how = info.format;
+  if (info.format.ends_with(".gz")) {
+    how += fmt::format(" inflated by {}", ingest::GzipEngineName(ingest::DefaultGzipEngine()));
+  }
+  double mb = static_cast<double>(info.input_bytes) / 1e6;
+  fmt::print(stderr, "plasmient: {}: {}, {:.1f} MB, {} events, read in {:.3f} s ({:.0f} MB/s)\n", info.path,
+             how, mb, info.events, seconds, seconds > 0 ? mb / seconds : 0.0);
+}
+
+}  // namespace
+
 int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOptions& options, bool quiet,
-               verdict::JobVerdict& job) {
+               verdict::JobVerdict& job, bool verbose) {
   bool tty_err = isatty(STDERR_FILENO) != 0;
   Progress progress(tty_err && !quiet);
   fleet::JobReadHooks hooks;
@@ -149,6 +173,12 @@ int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOpt
   };
   hooks.done = [&] { progress.Done(); };
   hooks.warn = [](const std::string& line) { fmt::print(stderr, "plasmient: {}\n", line); };
+  if (verbose) {
+    hooks.read = PrintRead;
+    fmt::print(stderr, "plasmient: {} input{}, {} at once (--jobs); gzip through {}\n", inputs.size(),
+               inputs.size() == 1 ? "" : "s", std::min(options.workers, inputs.size()),
+               ingest::GzipEngineName(ingest::DefaultGzipEngine()));
+  }
   auto analyzed = fleet::AnalyzeInputs(std::vector<fs::path>(inputs.begin(), inputs.end()), options, hooks);
   if (!analyzed) {
     fmt::print(stderr, "plasmient: {}\n", analyzed.error().message);
@@ -237,7 +267,7 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
   // The store's lever rows and the report's what-if panel project from the per-activity tables.
   if (RecordAsked(args.output.record) || !args.output.html_path.empty()) options.observer = &tables;
   verdict::JobVerdict job;
-  if (int rc = AnalyzeJob(*inputs, options, args.output.quiet, job); rc != 0) return rc;
+  if (int rc = AnalyzeJob(*inputs, options, args.output.quiet, job, args.output.verbose); rc != 0) return rc;
   if (int rc = RecordIfAsked(args.output.record, job, args.inputs, *inputs, tables.tables()); rc != 0)
     return rc;
   std::string report_title = title.empty() ? ReportTitle(*inputs) : title;

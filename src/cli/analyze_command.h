@@ -20,7 +20,8 @@ struct OutputOptions {
   std::string json_path;  // --json FILE or "-"
   bool quiet = false;
   bool no_color = false;
-  bool brief = false;  // box only
+  bool brief = false;    // box only
+  bool verbose = false;  // each input's format, gzip engine, size and read rate on stderr
   RecordFlags record;
   std::string perfetto_path;             // --perfetto FILE: Chrome-trace JSON for Perfetto UI
   std::size_t perfetto_worst_steps = 0;  // --perfetto-worst-steps N: only the N worst steps
@@ -58,7 +59,7 @@ std::string ReportTitle(const std::vector<std::string>& inputs);
 // Reads and analyzes every input (one rank each; `options.observer` sees each rank) into `job`.
 // Prints a one-line error and returns the exit code when it fails, else 0.
 int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOptions& options, bool quiet,
-               verdict::JobVerdict& job);
+               verdict::JobVerdict& job, bool verbose = false);
 
 // `plasmient explain` over the same inputs and window (--steps): the verdict box points at the
 // first fix's instant with it (exporting::TerminalOptions::explain_command).

@@ -405,6 +405,9 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
       ->capture_default_str();
   serve_args->clickhouse.Add(*serve);
   AddVerdictOptions(*serve, serve_args->analyze);
+  // Each analysis runs in its own process under the --analysis-* limits: one rank at a time, so
+  // that a job's memory stays what the limit was set for.
+  serve->get_option("--jobs")->default_val(1);
   hooks.push_back({serve, [serve_args] { return RunServe(*serve_args); }});
 
   auto fleet_args = std::make_shared<FleetArgs>();

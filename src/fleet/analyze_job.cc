@@ -1,6 +1,13 @@
 #include "fleet/analyze_job.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,44 +18,245 @@
 #include "verdict/job_inputs.h"
 
 namespace plasmient::fleet {
+namespace {
+
+// Turns in input order: Wait(i) returns once every input before i has called Pass.
+class Turnstile {
+ public:
+  void Wait(std::size_t i) {
+    std::unique_lock lock(mutex_);
+    turn_.wait(lock, [&] { return next_ == i; });
+  }
+  void Pass(std::size_t i) {
+    {
+      std::lock_guard lock(mutex_);
+      next_ = i + 1;
+    }
+    turn_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable turn_;
+  std::size_t next_ = 0;
+};
+
+// One input's turn at a turnstile: Hold waits for it, Pass (at the latest when it goes out of
+// scope, even on an exception) lets the next input in.
+class Turn {
+ public:
+  Turn(Turnstile& turnstile, std::size_t i) : turnstile_(turnstile), i_(i) {}
+  Turn(const Turn&) = delete;
+  Turn& operator=(const Turn&) = delete;
+  ~Turn() { Pass(); }
+  void Hold() {
+    if (held_) return;
+    turnstile_.Wait(i_);
+    held_ = true;
+  }
+  void Pass() {
+    if (passed_) return;
+    Hold();
+    turnstile_.Pass(i_);
+    passed_ = true;
+  }
+
+ private:
+  Turnstile& turnstile_;
+  std::size_t i_;
+  bool held_ = false, passed_ = false;
+};
+
+// What became of one input.
+struct Outcome {
+  enum class Kind { kRank, kNotATrace, kRepeat, kFailed, kUnread } kind = Kind::kUnread;
+  std::optional<verdict::RankVerdict> rank;
+  std::string warning;
+  Error error;
+  std::exception_ptr exception;  // e.g. bad_alloc, rethrown on the caller's thread
+};
+
+// Reads and analyzes the inputs on `workers` threads, each input on one thread from read to
+// verdict, so at most `workers` traces are in memory. Whatever depends on the order of the inputs
+// runs in that order, whatever the timing: which input repeats which (the admission turn), and
+// what the caller sees (the commit turn): warnings, the observer's ranks, the first failure.
+// The outcome is the one reading them one by one gives.
+class JobReader {
+ public:
+  JobReader(const std::vector<std::filesystem::path>& files, const verdict::AnalyzeOptions& options,
+            const JobReadHooks& hooks, const ingest::OpenRules& rules)
+      : files_(files), options_(options), hooks_(hooks), rules_(rules), outcomes_(files.size()) {}
+
+  std::vector<Outcome> Run(std::size_t workers) {
+    workers = std::clamp<std::size_t>(workers, 1, files_.size());
+    if (workers == 1) {
+      Work();
+    } else {
+      std::vector<std::jthread> threads;
+      for (std::size_t w = 0; w < workers; ++w) threads.emplace_back([this] { Work(); });
+    }
+    return std::move(outcomes_);
+  }
+
+ private:
+  // Holds the input's commit turn around the observer: ranks reach it in input order, and none
+  // after a failure.
+  class InOrderObserver final : public verdict::RankObserver {
+   public:
+    InOrderObserver(JobReader& job, Turn& commit) : job_(job), commit_(commit) {}
+    void OnRank(const verdict::RankDetail& detail) override {
+      commit_.Hold();
+      if (!job_.stopped_) job_.options_.observer->OnRank(detail);
+    }
+
+   private:
+    JobReader& job_;
+    Turn& commit_;
+  };
+
+  void Work() {
+    for (std::size_t i = next_.fetch_add(1); i < files_.size(); i = next_.fetch_add(1)) {
+      Turn admission(admit_, i), commit(commit_, i);
+      try {
+        Process(i, admission, commit);
+      } catch (...) {
+        outcomes_[i].exception = std::current_exception();
+        Fail(i, outcomes_[i], {});
+      }
+      admission.Pass();
+      Commit(i, commit);
+    }
+  }
+
+  void Process(std::size_t i, Turn& admission, Turn& commit) {
+    Outcome& out = outcomes_[i];
+    std::string path = files_[i].string();
+    std::optional<Result<model::Trace>> trace;
+    if (first_failure_.load() > i) trace = Read(path, i);  // past a failure nothing is needed
+    admission.Hold();
+    bool analyze = trace.has_value() && Admit(i, path, *trace, out);
+    if (analyze && (*trace)->info.rank < 0 && files_.size() > 1)
+      (*trace)->info.rank = static_cast<std::int64_t>(i);
+    admission.Pass();
+    if (!analyze) return;
+    InOrderObserver observer(*this, commit);
+    verdict::AnalyzeOptions options = options_;
+    if (options_.observer != nullptr) options.observer = &observer;
+    auto v = verdict::AnalyzeRank(**trace, options);
+    if (!v) {
+      Fail(i, out, v.error());
+      return;
+    }
+    out.kind = Outcome::Kind::kRank;
+    out.rank = std::move(*v);
+  }
+
+  Result<model::Trace> Read(const std::string& path, std::size_t i) {
+    ingest::IngestOptions ro;
+    ro.open = rules_;
+    if (hooks_.begin) {
+      std::lock_guard lock(hooks_mutex_);
+      auto progress = hooks_.begin(path, i, files_.size());
+      if (progress) {
+        ro.progress = [this, progress](std::int64_t done, std::int64_t total) {
+          std::lock_guard lock(hooks_mutex_);
+          progress(done, total);
+        };
+      }
+    }
+    auto start = std::chrono::steady_clock::now();
+    auto trace = ingest::ReadTrace(path, ro);
+    std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+    std::lock_guard lock(hooks_mutex_);
+    if (hooks_.done) hooks_.done();
+    if (hooks_.read && trace) hooks_.read(trace->info, seconds.count());
+    return trace;
+  }
+
+  // On the admission turn: false when the input is set aside or failed.
+  bool Admit(std::size_t i, const std::string& path, const Result<model::Trace>& trace, Outcome& out) {
+    // A file that is no trace at all (a config.json in the job's folder) is set aside while
+    // other inputs remain; a damaged trace is an error.
+    if (!trace && files_.size() > 1 && ingest::IsNotATrace(trace.error())) {
+      out.kind = Outcome::Kind::kNotATrace;
+      out.warning = fmt::format("{}: skipped: not a trace", path);
+      out.error = trace.error();
+      return false;
+    }
+    if (!trace) {
+      Fail(i, out, trace.error());
+      return false;
+    }
+    if (std::string earlier = seen_.Repeats(*trace); !earlier.empty()) {
+      out.kind = Outcome::Kind::kRepeat;
+      out.warning = fmt::format("{}: skipped: the same trace as {}", path, earlier);
+      return false;
+    }
+    return true;
+  }
+
+  void Fail(std::size_t i, Outcome& out, Error error) {
+    out.kind = Outcome::Kind::kFailed;
+    out.error = std::move(error);
+    std::size_t first = first_failure_.load();
+    while (i < first && !first_failure_.compare_exchange_weak(first, i)) {
+    }
+  }
+
+  // On the commit turn (already held when the observer saw the rank).
+  void Commit(std::size_t i, Turn& commit) {
+    commit.Hold();
+    Outcome& out = outcomes_[i];
+    if (stopped_) {
+      out = Outcome{};
+    } else {
+      if (!out.warning.empty() && hooks_.warn) hooks_.warn(out.warning);
+      stopped_ = out.kind == Outcome::Kind::kFailed;
+    }
+    commit.Pass();
+  }
+
+  const std::vector<std::filesystem::path>& files_;
+  const verdict::AnalyzeOptions& options_;
+  const JobReadHooks& hooks_;
+  const ingest::OpenRules& rules_;
+  std::vector<Outcome> outcomes_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<std::size_t> first_failure_{SIZE_MAX};
+  Turnstile admit_, commit_;
+  verdict::InputSet seen_;  // on the admission turn only
+  bool stopped_ = false;    // on the commit turn only: an earlier input failed
+  std::mutex hooks_mutex_;
+};
+
+}  // namespace
 
 Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::path>& files,
                                           const verdict::AnalyzeOptions& options, const JobReadHooks& hooks,
                                           const ingest::OpenRules& rules) {
   if (files.empty()) return Fail("no trace files ({})", ingest::TraceSuffixList());
-  auto warn = [&](const std::string& line) {
-    if (hooks.warn) hooks.warn(line);
-  };
+  std::vector<Outcome> outcomes = JobReader(files, options, hooks, rules).Run(options.workers);
   std::vector<verdict::RankVerdict> ranks;
-  ranks.reserve(files.size());
-  verdict::InputSet seen;
   std::int64_t repeated = 0, skipped = 0;
   Error last_skip;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    std::string path = files[i].string();
-    ingest::IngestOptions ro;
-    ro.open = rules;
-    if (hooks.begin) ro.progress = hooks.begin(path, i, files.size());
-    auto trace = ingest::ReadTrace(path, ro);
-    if (hooks.done) hooks.done();
-    // A file that is no trace at all (a config.json in the job's folder) is set aside while
-    // other inputs remain; a damaged trace is an error.
-    if (!trace && files.size() > 1 && ingest::IsNotATrace(trace.error())) {
-      warn(fmt::format("{}: skipped: not a trace", path));
-      last_skip = trace.error();
-      ++skipped;
-      continue;
+  for (Outcome& out : outcomes) {
+    if (out.exception) std::rethrow_exception(out.exception);
+    switch (out.kind) {
+      case Outcome::Kind::kRank:
+        ranks.push_back(std::move(*out.rank));
+        break;
+      case Outcome::Kind::kNotATrace:
+        last_skip = out.error;
+        ++skipped;
+        break;
+      case Outcome::Kind::kRepeat:
+        ++repeated;
+        break;
+      case Outcome::Kind::kFailed:
+        return std::unexpected(out.error);
+      case Outcome::Kind::kUnread:
+        break;
     }
-    if (!trace) return std::unexpected(trace.error());
-    if (std::string earlier = seen.Repeats(*trace); !earlier.empty()) {
-      warn(fmt::format("{}: skipped: the same trace as {}", path, earlier));
-      ++repeated;
-      continue;
-    }
-    if (trace->info.rank < 0 && files.size() > 1) trace->info.rank = static_cast<std::int64_t>(i);
-    auto v = verdict::AnalyzeRank(*trace, options);
-    if (!v) return std::unexpected(v.error());
-    ranks.push_back(std::move(*v));
   }
   if (ranks.empty()) return std::unexpected(last_skip);
   if (auto why = verdict::NotOneJob(ranks); !why.empty()) {

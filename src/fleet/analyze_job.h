@@ -21,11 +21,15 @@ struct JobReadHooks {
   std::function<std::function<void(std::int64_t, std::int64_t)>(const std::string& path, std::size_t i,
                                                                 std::size_t n)>
       begin;
-  std::function<void()> done;                    // after each input is read
+  std::function<void()> done;  // after each input is read
+  // After each input is read whole: what it was, and the seconds reading took.
+  std::function<void(const model::TraceInfo&, double)> read;
   std::function<void(const std::string&)> warn;  // one line per input set aside
 };
 
 // Fails on unreadable input and on inputs of different jobs; `rules` say how files are opened.
+// `options.workers` inputs are read and analyzed at once; the hooks are called one at a time
+// (warnings in input order), and the verdict is the same for any number of workers.
 Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::path>& files,
                                           const verdict::AnalyzeOptions& options,
                                           const JobReadHooks& hooks = {},

@@ -50,7 +50,10 @@ struct AnalyzeOptions {
   double target_fraction = 0.40;  // --target-mfu
   std::size_t top_n = 15;
   double link_bandwidth_bytes_per_s = 0;  // --link-bandwidth-gbps × 1e9: collectives judged by it
-  RankObserver* observer = nullptr;       // sees each rank's per-activity detail
+  RankObserver* observer = nullptr;       // sees each rank's per-activity detail, in input order
+  // Ranks of a job read and analyzed at once (fleet::AnalyzeInputs; --jobs). The figures do not
+  // depend on it.
+  std::size_t workers = 1;
 };
 
 // Joins, models and sweeps one rank; the trace is read, never written (its data quality and what

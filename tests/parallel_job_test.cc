@@ -1,0 +1,105 @@
+// A job's ranks read and analyzed on several workers (--jobs) give exactly what one worker gives:
+// the JSON verdict, the Perfetto trace (its observer sees ranks in input order), the warnings
+// about inputs set aside, and the error when one rank is damaged.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/test_support.h"
+
+namespace plasmient::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outputs {
+  CommandResult run;
+  std::string json, perfetto;
+};
+
+Outputs Analyze(const std::string& inputs, int jobs, const fs::path& dir) {
+  // The same paths for every run: the output names them.
+  fs::path json = dir / "verdict.json", perfetto = dir / "perfetto.json";
+  Outputs out;
+  out.run = RunCommand(PlasmientBinary() + " analyze " + inputs + " --jobs " + std::to_string(jobs) +
+                       " --no-color --json " + json.string() + " --perfetto " + perfetto.string());
+  out.json = ReadFile(json);
+  out.perfetto = ReadFile(perfetto);
+  return out;
+}
+
+class ParallelJobTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = TempDir("parallel-job");
+    CommandResult s = RunCommand(PlasmientBinary() + " synth --scenario straggler --ranks 8 --steps 4 -o " +
+                                 (dir_ / "job").string());
+    ASSERT_EQ(s.exit_code, 0) << s.out;
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static fs::path dir_;
+};
+fs::path ParallelJobTest::dir_;
+
+TEST_F(ParallelJobTest, EightRanksGiveTheSameVerdictOnAnyNumberOfWorkers) {
+  std::string inputs = (dir_ / "job").string();
+  Outputs one = Analyze(inputs, 1, dir_);
+  ASSERT_EQ(one.run.exit_code, 0) << one.run.out;
+  ASSERT_NE(one.json.find("\"per_rank\""), std::string::npos);
+  for (int jobs : {2, 3, 8, 32}) {
+    Outputs many = Analyze(inputs, jobs, dir_);
+    ASSERT_EQ(many.run.exit_code, 0) << many.run.out;
+    EXPECT_TRUE(many.json == one.json) << "--jobs " << jobs << ": the JSON verdict differs";
+    EXPECT_TRUE(many.perfetto == one.perfetto) << "--jobs " << jobs << ": the Perfetto trace differs";
+    EXPECT_EQ(many.run.out, one.run.out) << "--jobs " << jobs;
+  }
+}
+
+TEST_F(ParallelJobTest, SetAsideInputsAreWarnedInInputOrder) {
+  fs::path job = dir_ / "with-extras";
+  fs::create_directories(job);
+  for (const auto& e : fs::directory_iterator(dir_ / "job")) {
+    if (e.path().filename() != "truth.json") fs::copy_file(e.path(), job / e.path().filename());
+  }
+  // A copy of rank 2 (repeats it) and a JSON document that is no trace, between the ranks.
+  fs::copy_file(job / "rank-2.pt.trace.json", job / "rank-2b.pt.trace.json");
+  std::ofstream(job / "rank-5a.json") << "{\"config\": {\"lr\": 0.1}}";
+  Outputs one = Analyze(job.string(), 1, dir_);
+  ASSERT_EQ(one.run.exit_code, 0) << one.run.out;
+  ASSERT_NE(one.run.out.find("rank-2b.pt.trace.json: skipped: the same trace as"), std::string::npos)
+      << one.run.out;
+  ASSERT_NE(one.run.out.find("rank-5a.json: skipped: not a trace"), std::string::npos) << one.run.out;
+  for (int jobs : {2, 4, 9}) {
+    Outputs many = Analyze(job.string(), jobs, dir_);
+    EXPECT_EQ(many.run.exit_code, 0);
+    EXPECT_EQ(many.run.out, one.run.out) << "--jobs " << jobs;
+    EXPECT_TRUE(many.json == one.json) << "--jobs " << jobs;
+    EXPECT_TRUE(many.perfetto == one.perfetto) << "--jobs " << jobs;
+  }
+}
+
+TEST_F(ParallelJobTest, TheFirstDamagedRankIsTheError) {
+  fs::path job = dir_ / "damaged";
+  fs::create_directories(job);
+  for (const auto& e : fs::directory_iterator(dir_ / "job")) {
+    if (e.path().filename() != "truth.json") fs::copy_file(e.path(), job / e.path().filename());
+  }
+  for (const char* rank : {"rank-3.pt.trace.json", "rank-6.pt.trace.json"}) {
+    auto size = fs::file_size(job / rank);
+    fs::resize_file(job / rank, size / 2);  // cut short: not valid JSON
+  }
+  Outputs one = Analyze(job.string(), 1, dir_);
+  EXPECT_EQ(one.run.exit_code, 1);
+  ASSERT_NE(one.run.out.find("rank-3.pt.trace.json"), std::string::npos) << one.run.out;
+  EXPECT_EQ(one.run.out.find("rank-6.pt.trace.json"), std::string::npos) << one.run.out;
+  EXPECT_EQ(std::count(one.run.out.begin(), one.run.out.end(), '\n'), 1) << one.run.out;
+  for (int jobs : {2, 8}) {
+    Outputs many = Analyze(job.string(), jobs, dir_);
+    EXPECT_EQ(many.run.exit_code, 1);
+    EXPECT_EQ(many.run.out, one.run.out) << "--jobs " << jobs;
+  }
+}
+
+}  // namespace
+}  // namespace plasmient::testing
