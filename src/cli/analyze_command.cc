@@ -53,8 +53,7 @@ void AddVerdictOptions(CLI::App& app, AnalyzeArgs& a) {
                  "GPU-to-GPU link bandwidth in GB/s for collective bandwidth (default: device table)");
   app.add_option("--top", a.options.top_n, "how many kernels and ops to list")->check(CLI::Range(1, 1000));
   a.options.workers = std::max(1u, std::thread::hardware_concurrency());
-  app.add_option("-j,--jobs", a.options.workers,
-                 "ranks read and analyzed at once, one core each (default: the core count)")
+  app.add_option("-j,--jobs", a.options.workers, "ranks read and analyzed at once, one core each")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
 }

@@ -75,14 +75,22 @@ class IsalInflater final : public Inflater {
  private:
   static const char* Describe(int rc) {
     switch (rc) {
-      case ISAL_INVALID_BLOCK: return "invalid deflate block";
-      case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
-      case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
-      case ISAL_INVALID_WRAPPER: return "invalid gzip header";
-      case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
-      case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
-      case ISAL_NEED_DICT: return "a preset dictionary is needed";
-      default: return "inflate error";
+      case ISAL_INVALID_BLOCK:
+        return "invalid deflate block";
+      case ISAL_INVALID_SYMBOL:
+        return "invalid deflate symbol";
+      case ISAL_INVALID_LOOKBACK:
+        return "invalid distance too far back";
+      case ISAL_INVALID_WRAPPER:
+        return "invalid gzip header";
+      case ISAL_UNSUPPORTED_METHOD:
+        return "unknown compression method";
+      case ISAL_INCORRECT_CHECKSUM:
+        return "incorrect data check";
+      case ISAL_NEED_DICT:
+        return "a preset dictionary is needed";
+      default:
+        return "inflate error";
     }
   }
 
@@ -92,7 +100,9 @@ class IsalInflater final : public Inflater {
 
 }  // namespace
 
-GzipEngine DefaultGzipEngine() { return HaveGzipEngine(GzipEngine::kIsal) ? GzipEngine::kIsal : GzipEngine::kZlib; }
+GzipEngine DefaultGzipEngine() {
+  return HaveGzipEngine(GzipEngine::kIsal) ? GzipEngine::kIsal : GzipEngine::kZlib;
+}
 
 bool HaveGzipEngine(GzipEngine engine) {
 #ifdef PLASMIENT_HAVE_ISAL
