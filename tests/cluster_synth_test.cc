@@ -77,6 +77,48 @@ TEST(ClusterSynth, StragglerIsNamedWithItsCausedWait) {
   EXPECT_TRUE(fix_names_rank);
 }
 
+// Synth's straggler runs every compute kernel of its rank straggler_factor times slower: the fix
+// names that rank's ops, each about that factor slower than on the median rank, and they explain
+// most of its lateness.
+TEST(ClusterSynth, StragglerFixNamesTheOpsItsTruthSlowed) {
+  Job job;
+  ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze("--scenario straggler --ranks 4 --steps 6", job));
+  const double factor = job.truth["config"]["straggler_factor"].get_double().value();
+  auto ours = job.verdict["stragglers"].get_array();
+  ASSERT_EQ(ours.size(), 1u);
+  auto slow = ours.at(0)["slow_ops"].get_array();
+  ASSERT_GT(slow.size(), 0u) << job.verdict_text.substr(0, 4000);
+  double explained = 0;
+  for (auto o : slow) {
+    const double ratio = o["rank_s"].get_double().value() / o["median_s"].get_double().value();
+    EXPECT_NEAR(ratio, factor, 0.1 * factor) << o["op"].get_string().value();
+    EXPECT_EQ(o["steps"].get_int64().value(), 6);
+    EXPECT_FALSE(o["kernel"].get_string().value().empty());
+    explained += o["share_of_lateness"].get_double().value();
+  }
+  EXPECT_GT(explained, 0.5);
+  bool fix_names_ops = false;
+  for (auto f : job.verdict["fixes"].get_array()) {
+    std::string_view action = f["action"].get_string().value();
+    if (action.rfind("rank 3 arrives late", 0) != 0) continue;
+    fix_names_ops = action.find("its own ops run slower") != std::string_view::npos;
+    EXPECT_LE(f["recoverable"].get_double().value(), f["fraction"].get_double().value());
+  }
+  EXPECT_TRUE(fix_names_ops);
+}
+
+// A balanced data-parallel job: no rank stands out, so no fix blames one or its ops.
+TEST(ClusterSynth, BalancedJobGetsNoStragglerFix) {
+  Job job;
+  ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze("--scenario ddp --ranks 4 --steps 6", job));
+  EXPECT_EQ(job.verdict["stragglers"].get_array().size(), 0u);
+  for (auto f : job.verdict["fixes"].get_array()) {
+    std::string_view action = f["action"].get_string().value();
+    EXPECT_EQ(action.find(" arrives late at "), std::string_view::npos) << action;
+    EXPECT_EQ(action.find("its own ops"), std::string_view::npos) << action;
+  }
+}
+
 TEST(ClusterSynth, ClockOffsetsAreRecovered) {
   Job job;
   ASSERT_NO_FATAL_FAILURE(

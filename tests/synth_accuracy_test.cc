@@ -58,20 +58,32 @@ void ExpectLayerTypes(element truth, element got) {
   EXPECT_EQ(types, got_types.size()) << "the verdict has layer types the truth does not";
 }
 
+// A generated job in `dir`, its truth and the verdict of `plasmient analyze` on it.
+struct SynthRun {
+  fs::path dir;
+  simdjson::dom::parser truth_parser, got_parser;
+  element truth, got;
+};
+
+// Generates with `flags` and analyzes; fills `run` (gtest ASSERTs need a void function).
+void SynthAndAnalyze(const std::string& name, const std::string& flags, SynthRun& run) {
+  run.dir = TempDir(name);
+  CommandResult s = RunCommand(PlasmientBinary() + " synth -o " + run.dir.string() + " " + flags);
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  fs::path out = run.dir / "plasmient-verdict.json";
+  CommandResult a =
+      RunCommand(PlasmientBinary() + " analyze " + run.dir.string() + " -q --json " + out.string());
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  ASSERT_EQ(run.truth_parser.load((run.dir / "truth.json").string()).get(run.truth), simdjson::SUCCESS);
+  ASSERT_EQ(run.got_parser.load(out.string()).get(run.got), simdjson::SUCCESS);
+}
+
 class SynthAccuracy : public ::testing::TestWithParam<Scenario> {};
 
 TEST_P(SynthAccuracy, VerdictMatchesTruthWithinHalfAPoint) {
-  fs::path dir = TempDir("accuracy");
-  CommandResult s = RunCommand(PlasmientBinary() + " synth -o " + dir.string() + " " + GetParam().flags);
-  ASSERT_EQ(s.exit_code, 0) << s.out;
-  fs::path out = dir / "plasmient-verdict.json";
-  CommandResult a = RunCommand(PlasmientBinary() + " analyze " + dir.string() + " -q --json " + out.string());
-  ASSERT_EQ(a.exit_code, 0) << a.out;
-
-  simdjson::dom::parser truth_parser, got_parser;
-  element truth, got;
-  ASSERT_EQ(truth_parser.load((dir / "truth.json").string()).get(truth), simdjson::SUCCESS);
-  ASSERT_EQ(got_parser.load(out.string()).get(got), simdjson::SUCCESS);
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze("accuracy", GetParam().flags, run));
+  const element truth = run.truth, got = run.got;
 
   std::map<std::int64_t, element> got_ranks;
   for (element r : got["per_rank"].get_array()) got_ranks[r["rank"].get_int64()] = r;
@@ -95,7 +107,7 @@ TEST_P(SynthAccuracy, VerdictMatchesTruthWithinHalfAPoint) {
   EXPECT_EQ(ranks, got_ranks.size());
   ExpectFigures(truth["job"], got, "job");
   ExpectLayerTypes(truth, got);
-  fs::remove_all(dir);
+  fs::remove_all(run.dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -113,6 +125,28 @@ INSTANTIATE_TEST_SUITE_P(
                  "--scenario clock-offset --ranks 4 --steps 3 --clock-offset-ms 30 --seed 19"},
         Scenario{"h200", "--scenario ddp --ranks 2 --steps 2 --gpu h200_sxm --seed 20"}),
     [](const auto& info) { return info.param.name; });
+
+// Decode at batch 4 (synth's decode: every GEMM's M is the batch): the GEMMs that read their
+// weights for 4 rows are the largest part of the memory-bound loss, so the first fix raises the
+// batch; fusing the elementwise glue (the prefill's fix) must not come first.
+TEST(SynthFixes, DecodeMemoryBoundFixRaisesTheBatch) {
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(
+      SynthAndAnalyze("decode_fix", "--scenario decode --ranks 1 --steps 4 --batch 4 --seed 15", run));
+  const std::int64_t batch = run.truth["config"]["batch"].get_int64().value();
+  bool found = false;
+  for (element f : run.got["fixes"].get_array()) {
+    if (f["loss"].get_string().value() != "memory_bound") continue;
+    found = true;
+    std::string_view action = f["action"].get_string().value();
+    EXPECT_EQ(action.rfind("the GEMMs read their weights for about " + std::to_string(batch) + " rows", 0),
+              0u)
+        << action;
+    EXPECT_EQ(action.find("elementwise glue"), std::string_view::npos) << action;
+  }
+  EXPECT_TRUE(found);
+  fs::remove_all(run.dir);
+}
 
 }  // namespace
 }  // namespace plasmient::testing

@@ -5,22 +5,75 @@
 
 #include <fmt/format.h>
 
+#include "cluster/slow_ops.h"
+
 namespace plasmient::cluster {
+
+namespace {
+
+// Slow ops the fix names one by one; the others are counted.
+constexpr std::size_t kSlowOpsNamed = 3;
+
+// "aten::mm [[8, 512], [512, 1024]]"; a kernel under no op by its name.
+std::string SlowOpName(const verdict::SlowOp& o) {
+  if (o.op.empty()) return o.kernel;
+  return o.shapes.empty() ? o.op : fmt::format("{} {}", o.op, o.shapes);
+}
+
+}  // namespace
 
 Fix StragglerFix(const Straggler& s) {
   std::string where = s.kind.empty() ? "collectives" : s.kind;
   std::string when = s.steps > 0 ? fmt::format("in {} of {} steps", s.late_steps.size(), s.steps)
                                  : fmt::format("at {} of {}", s.late_collectives, s.collectives);
-  Fix f{Loss::kExposedCommunication,
-        s.capacity_fraction,
-        fmt::format("rank {} arrives late at {} {} ({:.1f} ms each): others wait {:.1f} ms on it; even out "
-                    "its work, input pipeline or host",
-                    s.rank, where, when, s.mean_late_s * 1e3, s.caused_wait_s * 1e3),
-        {fmt::format("rank {}", s.rank)},
-        fmt::format("rank {} was the last to arrive at {} of {} collectives", s.rank, s.late_collectives,
-                    s.collectives),
-        s.capacity_fraction};
-  return f;
+  std::string late =
+      fmt::format("rank {} arrives late at {} {} ({:.1f} ms each): others wait {:.1f} ms on it", s.rank,
+                  where, when, s.mean_late_s * 1e3, s.caused_wait_s * 1e3);
+  std::string arrivals = fmt::format("rank {} was the last to arrive at {} of {} collectives", s.rank,
+                                     s.late_collectives, s.collectives);
+  if (s.slow_ops.empty()) {
+    return {Loss::kExposedCommunication,
+            s.capacity_fraction,
+            late + "; even out its work, input pipeline or host",
+            {fmt::format("rank {}", s.rank)},
+            arrivals,
+            s.capacity_fraction};
+  }
+  // Its own ops run slower than the same ops elsewhere: the GPU (or its share of the work) is
+  // where the lateness comes from, and evening those ops out recovers the share they explain.
+  std::string ops, evidence;
+  std::vector<std::string> culprits{fmt::format("rank {}", s.rank)};
+  double explained = 0, others_excess_s = 0;
+  for (const auto& o : s.slow_ops) explained += o.share_of_lateness;
+  for (std::size_t i = 0; i < s.slow_ops.size(); ++i) {
+    const verdict::SlowOp& o = s.slow_ops[i];
+    if (i >= kSlowOpsNamed) {
+      others_excess_s += o.excess_s;
+      continue;
+    }
+    const double ratio = o.median_s > 0 ? o.rank_s / o.median_s : 0;
+    ops += fmt::format("{}{} {:.2f}×", ops.empty() ? "" : ", ", o.op.empty() ? o.kernel : o.op, ratio);
+    evidence += fmt::format(
+        "; {} ({}): {:.2f} ms vs {:.2f} ms on the median rank over {} steps, +{:.2f} ms, "
+        "{:.0f}% of its lateness",
+        SlowOpName(o), o.kernel, o.rank_s * 1e3, o.median_s * 1e3, o.steps, o.excess_s * 1e3,
+        100 * o.share_of_lateness);
+    if (std::find(culprits.begin(), culprits.end(), o.kernel) == culprits.end()) culprits.push_back(o.kernel);
+  }
+  if (s.slow_ops.size() > kSlowOpsNamed) {
+    const std::size_t more = s.slow_ops.size() - kSlowOpsNamed;
+    ops += fmt::format(" and {} more", more);
+    evidence += fmt::format("; {} more slow {}: +{:.2f} ms; together {:.0f}% of its lateness", more,
+                            more == 1 ? "op" : "ops", others_excess_s * 1e3, 100 * std::min(1.0, explained));
+  }
+  return {Loss::kExposedCommunication,
+          s.capacity_fraction,
+          fmt::format("{}; its own ops run slower than the same ops on the other ranks ({}): check that "
+                      "GPU (clocks, thermals, another process) and its share of the data",
+                      late, ops),
+          std::move(culprits),
+          arrivals + evidence,
+          s.capacity_fraction * std::min(1.0, explained)};
 }
 
 void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
@@ -68,7 +121,11 @@ void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
     auto r = std::find_if(sources.begin(), sources.end(), [&](RankVerdict* v) { return v->rank == p.rank; });
     job.pipeline.push_back({p, r == sources.end() ? 0 : (*r)->run.loss(Loss::kPipelineBubble)});
   }
-  for (const auto& s : result.stragglers) job.fixes.push_back(StragglerFix(s));
+  const std::vector<const RankVerdict*> analyzed(sources.begin(), sources.end());
+  for (auto& s : result.stragglers) {
+    s.slow_ops = SlowOpsOf(analyzed, s);
+    job.fixes.push_back(StragglerFix(s));
+  }
   std::stable_sort(job.fixes.begin(), job.fixes.end(),
                    [](const Fix& a, const Fix& b) { return a.fraction > b.fraction; });
   job.stragglers = std::move(result.stragglers);

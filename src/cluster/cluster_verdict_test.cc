@@ -87,5 +87,92 @@ TEST(ClusterVerdictTest, DuplicateRanksAreReportedNotMerged) {
   EXPECT_NEAR(job.ranks[1].wait_on_peers_s, 0.018, 1e-12);
 }
 
+// Gives every rank of StragglerJob two ops per step: aten::add takes 1 ms everywhere; aten::mm
+// takes 5 ms, and on rank 3 `mm_late_ms` more in the steps it arrives late (0..8).
+void AddOpTimes(JobVerdict& job, double mm_late_ms) {
+  for (auto& r : job.ranks) {
+    verdict::OpStepTimes mm{
+        .op = "aten::mm", .shapes = "[[4096, 4096], [4096, 4096]]", .kernel = "sm90_gemm"};
+    verdict::OpStepTimes add{.op = "aten::add", .shapes = "[[4096], [4096]]", .kernel = "elementwise"};
+    for (int step = 0; step < 10; ++step) {
+      mm.step_s.emplace_back(step, 0.005 + (r.rank == 3 && step < 9 ? mm_late_ms * 1e-3 : 0));
+      add.step_s.emplace_back(step, 0.001);
+    }
+    r.op_times = {mm, add};
+  }
+}
+
+TEST(ClusterVerdictTest, StragglerFixNamesTheOpsThatRanSlowerOnItsRank) {
+  JobVerdict job = StragglerJob();
+  AddOpTimes(job, 2.0);  // rank 3's aten::mm explains its whole lateness: 9 × 2 ms
+  AddClusterFigures(job, {});
+  ASSERT_EQ(job.stragglers.size(), 1u);
+  const auto& slow = job.stragglers[0].slow_ops;
+  ASSERT_EQ(slow.size(), 1u);  // aten::add runs as fast as elsewhere
+  EXPECT_EQ(slow[0].op, "aten::mm");
+  EXPECT_EQ(slow[0].kernel, "sm90_gemm");
+  EXPECT_EQ(slow[0].steps, 10);
+  EXPECT_NEAR(slow[0].rank_s, 0.068, 1e-12);
+  EXPECT_NEAR(slow[0].median_s, 0.050, 1e-12);
+  EXPECT_NEAR(slow[0].excess_s, 0.018, 1e-12);
+  EXPECT_NEAR(slow[0].share_of_lateness, 1.0, 1e-9);
+  ASSERT_EQ(job.fixes.size(), 1u);
+  const Fix& f = job.fixes[0];
+  EXPECT_NE(f.action.find("its own ops run slower than the same ops on the other ranks (aten::mm 1.36×)"),
+            std::string::npos)
+      << f.action;
+  EXPECT_NE(f.evidence.find("aten::mm [[4096, 4096], [4096, 4096]] (sm90_gemm): 68.00 ms vs 50.00 ms on the "
+                            "median rank over 10 steps, +18.00 ms, 100% of its lateness"),
+            std::string::npos)
+      << f.evidence;
+  EXPECT_EQ(f.culprits, (std::vector<std::string>{"rank 3", "sm90_gemm"}));
+  EXPECT_NEAR(f.recoverable, 0.054 / 4, 1e-12);
+}
+
+TEST(ClusterVerdictTest, SlowOpsRecoverOnlyTheLatenessTheyExplain) {
+  JobVerdict job = StragglerJob();
+  AddOpTimes(job, 0.5);  // aten::mm 1.09× the median rank's: jitter, not named
+  for (auto& [step, s] : job.ranks[3].op_times[1].step_s) s = step < 9 ? 0.0015 : 0.001;
+  AddClusterFigures(job, {});
+  ASSERT_EQ(job.stragglers.size(), 1u);
+  const auto& slow = job.stragglers[0].slow_ops;
+  ASSERT_EQ(slow.size(), 1u);
+  EXPECT_EQ(slow[0].op, "aten::add");  // 1.45×: 9 × 0.5 ms of a lateness of 9 × 2 ms
+  EXPECT_NEAR(slow[0].share_of_lateness, 0.25, 1e-9);
+  EXPECT_NEAR(job.fixes[0].recoverable, 0.25 * 0.054 / 4, 1e-12);
+}
+
+TEST(ClusterVerdictTest, StragglerWhoseOpsRunAsFastNamesNoOp) {
+  JobVerdict job = StragglerJob();
+  AddOpTimes(job, 0.0);  // late for another reason (host, input): its ops match the others'
+  AddClusterFigures(job, {});
+  ASSERT_EQ(job.stragglers.size(), 1u);
+  EXPECT_TRUE(job.stragglers[0].slow_ops.empty());
+  ASSERT_EQ(job.fixes.size(), 1u);
+  EXPECT_EQ(job.fixes[0].action.find("its own ops"), std::string::npos) << job.fixes[0].action;
+  EXPECT_EQ(job.fixes[0].culprits, (std::vector<std::string>{"rank 3"}));
+  EXPECT_NEAR(job.fixes[0].recoverable, 0.054 / 4, 1e-12);
+}
+
+TEST(ClusterVerdictTest, AnOpWithinTheOtherRanksSpreadIsJitterNotASlowOp) {
+  JobVerdict job = StragglerJob();
+  AddOpTimes(job, 2.0);  // rank 3's aten::mm: 7 ms in steps 0..8 against 5 ms on the median rank
+  for (auto& [step, s] : job.ranks[0].op_times[0].step_s) s = 0.003;  // the others range 3 to 5 ms
+  AddClusterFigures(job, {});
+  ASSERT_EQ(job.stragglers.size(), 1u);
+  EXPECT_TRUE(job.stragglers[0].slow_ops.empty());  // excess 18 ms within their 20 ms of spread
+}
+
+TEST(ClusterVerdictTest, OpsOnlyTheStragglerRanAreNotCompared) {
+  JobVerdict job = StragglerJob();
+  AddOpTimes(job, 2.0);
+  for (auto& r : job.ranks) {
+    if (r.rank != 3) r.op_times[0].shapes = "[[2048, 4096], [4096, 4096]]";  // another shape: another op
+  }
+  AddClusterFigures(job, {});
+  ASSERT_EQ(job.stragglers.size(), 1u);
+  EXPECT_TRUE(job.stragglers[0].slow_ops.empty());
+}
+
 }  // namespace
 }  // namespace plasmient::cluster

@@ -145,7 +145,14 @@ void WriteCluster(JsonWriter& w, const verdict::JobVerdict& job) {
     w.Field("capacity_fraction", s.capacity_fraction).Field("collective", s.kind);
     WriteInts(w, "late_steps", s.late_steps);
     w.Field("steps", s.steps).Field("late_collectives", s.late_collectives);
-    w.Field("collectives", s.collectives).Field("mean_late_s", s.mean_late_s).EndObject();
+    w.Field("collectives", s.collectives).Field("mean_late_s", s.mean_late_s);
+    w.Key("slow_ops").BeginArray();
+    for (const auto& o : s.slow_ops) {
+      w.BeginObject().Field("op", o.op).Field("shapes", o.shapes).Field("kernel", o.kernel);
+      w.Field("steps", o.steps).Field("rank_s", o.rank_s).Field("median_s", o.median_s);
+      w.Field("excess_s", o.excess_s).Field("share_of_lateness", o.share_of_lateness).EndObject();
+    }
+    w.EndArray().EndObject();
   }
   w.EndArray();
   w.Key("collectives").BeginArray();

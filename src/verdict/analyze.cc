@@ -23,6 +23,7 @@
 #include "verdict/facts.h"
 #include "verdict/kernel_costs.h"
 #include "verdict/layers.h"
+#include "verdict/op_times.h"
 #include "verdict/sweep.h"
 #include "verdict/window.h"
 
@@ -210,6 +211,10 @@ ActivityFacts FactsOf(const Trace& t, const join::Joined& j, std::vector<char> k
   f.weight_share = std::move(costs.weight_share);
   f.backward = std::move(costs.backward);
   f.gemm_mnk = std::move(costs.gemm_mnk);
+  for (std::size_t a = 0; a < t.api.size(); ++a) {
+    if (join::IsHostSync(t.Str(t.api.name[a]))) f.host_syncs.emplace_back(t.api.start_ns[a], t.api.end_ns[a]);
+  }
+  std::sort(f.host_syncs.begin(), f.host_syncs.end());
   return f;
 }
 
@@ -364,6 +369,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   }
 
   SweepResult run = Sweep(acts, lo, hi);
+  f.idle_gaps = std::move(run.idle_gaps);
   f.share_ns.assign(t.gpu.size(), 0);
   f.useful_ns.assign(t.gpu.size(), 0);
   f.loss.assign(t.gpu.size(), Loss::kHostBoundIdle);
@@ -445,6 +451,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   v.layers = RollUpLayers(t, j, f, v.run.wall_s);
   v.capacity_flops = peak * v.run.wall_s;
   v.collectives = CollectiveInstances(t, j, f);
+  v.op_times = CollectOpTimes(t, f);
   v.evidence = CollectEvidence(t, j, f);
   v.evidence.fp32_tensor_peak_flops_per_s =
       roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);

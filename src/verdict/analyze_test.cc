@@ -151,6 +151,13 @@ struct FactsCopy : RankObserver {
   void OnRank(const RankDetail& d) override { facts = d.facts; }
 };
 
+// AnalyzeRank with Options(), handing `copy` the facts table.
+Result<RankVerdict> AnalyzeKeepingFacts(const model::Trace& trace, FactsCopy& copy) {
+  AnalyzeOptions o = Options();
+  o.observer = &copy;
+  return AnalyzeRank(trace, o);
+}
+
 TEST(AnalyzeRank, TheFactsTableHoldsEachActivitysRooflinePointBoundAndShare) {
   Builder t;
   t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm_bf16bf16_bf16f32", 0, 100'000);
@@ -160,9 +167,7 @@ TEST(AnalyzeRank, TheFactsTableHoldsEachActivitysRooflinePointBoundAndShare) {
   t.Kernel("", "", "", "Memcpy DtoH", 300'000, 310'000, GpuKind::kMemcpy);
   model::Trace trace = std::move(t.b).Finish();
   FactsCopy copy;
-  AnalyzeOptions o = Options();
-  o.observer = &copy;
-  auto v = AnalyzeRank(trace, o);
+  auto v = AnalyzeKeepingFacts(trace, copy);
   ASSERT_TRUE(v) << v.error().message;
   const ActivityFacts& f = copy.facts;
   ASSERT_EQ(f.size(), 5u);
@@ -206,6 +211,28 @@ TEST(AnalyzeRank, TheFactsTableHoldsEachActivitysRooflinePointBoundAndShare) {
   EXPECT_NEAR(gemm.lost_s, (f.share_ns[0] - f.useful_ns[0]) * 1e-9, 1e-15);
 }
 
+// The fixes' evidence reads the facts table's idle gaps and host syncs: a sync during which the
+// GPU ran dry counts with the gap it began; one that returned with work still queued does not.
+TEST(AnalyzeRank, HostSyncEvidenceReadsTheFactsTablesGapsAndSyncs) {
+  Builder t;
+  t.Kernel("aten::add", kAddDims, kAddTypes, "vectorized_elementwise_kernel", 0, 100'000);
+  t.Kernel("aten::add", kAddDims, kAddTypes, "vectorized_elementwise_kernel", 300'000, 400'000);
+  t.Kernel("aten::add", kAddDims, kAddTypes, "vectorized_elementwise_kernel", 410'000, 500'000);
+  t.b.AddApi({.start_ns = 50'000, .end_ns = 120'000, .pid = 1, .tid = 1, .name = "cudaStreamSynchronize"});
+  t.b.AddApi({.start_ns = 320'000, .end_ns = 390'000, .pid = 1, .tid = 1, .name = "cudaDeviceSynchronize"});
+  model::Trace trace = std::move(t.b).Finish();
+  FactsCopy copy;
+  auto v = AnalyzeKeepingFacts(trace, copy);
+  ASSERT_TRUE(v) << v.error().message;
+  using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
+  EXPECT_EQ(copy.facts.idle_gaps, (Intervals{{100'000, 300'000}, {400'000, 410'000}}));
+  EXPECT_EQ(copy.facts.host_syncs, (Intervals{{50'000, 120'000}, {320'000, 390'000}}));
+  EXPECT_EQ(v->evidence.syncs_before_idle, 1);
+  EXPECT_NEAR(v->evidence.idle_after_syncs_s, 200e-6, 1e-15);
+  EXPECT_NEAR(v->evidence.short_gap_idle_s, 10e-6, 1e-15);  // under 50 µs: a launch gap
+  EXPECT_NEAR(v->run.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)], 210e-6, 1e-15);
+}
+
 TEST(AnalyzeRank, OverlappedCommunicationIsNotExposedAndStepsSliceByLaunch) {
   Builder t;
   for (int s = 0; s < 3; ++s) {
@@ -230,6 +257,42 @@ TEST(AnalyzeRank, OverlappedCommunicationIsNotExposedAndStepsSliceByLaunch) {
   EXPECT_NEAR(v->steps[0].figures.loss(Loss::kHostBoundIdle), 0.4, 1e-12);
   EXPECT_NEAR(v->communication_overlapped_s, 400e-6, 1e-15);
   EXPECT_EQ(v->quality.Get(model::Dq::kStepsFilteredOut), 2);
+}
+
+// Each op (name and Input Dims) keeps its compute-kernel time per step; a kernel under no op is
+// keyed by its own name; communication is not an op's time.
+TEST(AnalyzeRank, OpTimesArePerOpShapeAndStep) {
+  constexpr std::string_view kOtherDims = "[[512,1024],[1024,1024]]";
+  Builder t;
+  for (int s = 0; s < 2; ++s) {
+    TimeNs base = s * 1'000'000;
+    t.Step(s, base);
+    t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm", base + 0, base + 300'000);
+    t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm", base + 300'000, base + 400'000);
+    t.Kernel("aten::mm", kOtherDims, kMmTypes, "sm90_xmma_gemm", base + 400'000, base + 450'000);
+    t.Kernel("", "", "", "my_kernel", base + 450'000, base + 470'000 + s * 10'000);
+    t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16", base + 500'000, base + 600'000);
+  }
+  model::Trace trace = std::move(t.b).Finish();
+  auto v = AnalyzeRank(trace, Options());
+  ASSERT_TRUE(v) << v.error().message;
+  auto expect_steps = [](const OpStepTimes& o, std::vector<std::pair<std::int64_t, double>> want) {
+    ASSERT_EQ(o.step_s.size(), want.size()) << o.op << " " << o.kernel;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(o.step_s[i].first, want[i].first);
+      EXPECT_NEAR(o.step_s[i].second, want[i].second, 1e-15);
+    }
+  };
+  ASSERT_EQ(v->op_times.size(), 3u);  // heaviest first
+  EXPECT_EQ(v->op_times[0].op, "aten::mm");
+  EXPECT_EQ(v->op_times[0].shapes, kMmDims);
+  EXPECT_EQ(v->op_times[0].kernel, "sm90_xmma_gemm");
+  expect_steps(v->op_times[0], {{0, 400e-6}, {1, 400e-6}});
+  EXPECT_EQ(v->op_times[1].shapes, kOtherDims);
+  EXPECT_EQ(v->op_times[2].op, "");
+  EXPECT_EQ(v->op_times[2].kernel, "my_kernel");
+  expect_steps(v->op_times[2], {{0, 20e-6}, {1, 30e-6}});
+  EXPECT_NEAR(v->op_times[2].total_s(), 50e-6, 1e-15);
 }
 
 TEST(AnalyzeRank, StepsOutOfRangeListTheStepsThatExist) {

@@ -13,6 +13,19 @@ namespace plasmient::verdict {
 
 using join::CollectiveKind;
 
+// An op of a straggler that took longer than the same op (name and Input Dims) on the other ranks
+// in the same steps (docs/fixes.md, "A named straggler and its slow ops").
+struct SlowOp {
+  std::string op;                // "" for kernels launched under no op: `kernel` names them
+  std::string shapes;            // its Input Dims; "" when not recorded
+  std::string kernel;            // its kernel with the most time on the straggler
+  std::int64_t steps = 0;        // steps in which other ranks ran it too
+  double rank_s = 0;             // its time in those steps on the straggler
+  double median_s = 0;           // Σ over those steps of the median other rank's time
+  double excess_s = 0;           // Σ over those steps of the straggler's time beyond the median's
+  double share_of_lateness = 0;  // excess over the straggler's lateness, at most 1
+};
+
 struct Straggler {
   std::int64_t rank = -1;
   double caused_wait_s = 0;
@@ -22,6 +35,10 @@ struct Straggler {
   std::int64_t steps = 0;                // steps with a matched collective of its
   std::int64_t late_collectives = 0, collectives = 0;
   double mean_late_s = 0;  // its arrival minus the others' median arrival, when last
+  // Its ops that ran longer than on the other ranks, by excess time (set by the cluster stage
+  // when the ranks' verdicts carry op times); empty when none explains its lateness.
+  std::vector<SlowOp> slow_ops;
+  double lateness_s() const { return mean_late_s * static_cast<double>(late_collectives); }
 };
 
 struct CollectiveFigures {

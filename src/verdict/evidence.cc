@@ -5,6 +5,7 @@
 #include <cctype>
 #include <limits>
 #include <optional>
+#include <unordered_map>
 
 #include "base/name_memo.h"
 #include "base/text.h"
@@ -37,34 +38,18 @@ constexpr TimeNs kLaunchGapMaxNs = 50 * kNsPerUs;
 // small to fill the tensor cores' tiles (128×128 or 128×256 output tiles on current parts).
 constexpr std::int64_t kSmallGemmDim = 64;
 constexpr double kSmallGemmMaxAchieved = 0.25;
-// Shapes kept per rank: the job names three.
+// Shapes kept per rank: the job names three. The same for the glue ops.
 constexpr std::size_t kGemmShapesKept = 8;
-
-// The window's GPU idle gaps: the stretches between kept activities, in time order.
-std::vector<std::pair<TimeNs, TimeNs>> IdleGaps(const model::Trace& t, const ActivityFacts& f) {
-  std::vector<std::pair<TimeNs, TimeNs>> busy, gaps;
-  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
-    if (f.kept[k] && t.gpu.end_ns[k] > t.gpu.start_ns[k])
-      busy.emplace_back(t.gpu.start_ns[k], t.gpu.end_ns[k]);
-  }
-  std::sort(busy.begin(), busy.end());
-  TimeNs reach = busy.empty() ? 0 : busy.front().second;
-  for (const auto& [start, end] : busy) {
-    if (start > reach) gaps.emplace_back(reach, start);
-    reach = std::max(reach, end);
-  }
-  return gaps;
-}
+constexpr std::size_t kGlueOpsKept = 8;
 
 // Synchronizing calls during which the GPU ran out of work: the gap that began while the host
 // blocked is what the sync cost (the host returns, then launches again). A gap counts once.
-void CountSyncsBeforeIdle(const model::Trace& t, const std::vector<std::pair<TimeNs, TimeNs>>& gaps,
-                          Evidence& e) {
+void CountSyncsBeforeIdle(const ActivityFacts& f, Evidence& e) {
+  const auto& gaps = f.idle_gaps;
   std::vector<char> counted(gaps.size(), 0);
-  for (std::size_t a = 0; a < t.api.size(); ++a) {
-    if (!join::IsHostSync(t.Str(t.api.name[a]))) continue;
-    auto g = std::lower_bound(gaps.begin(), gaps.end(), std::pair{t.api.start_ns[a], kNoTime});
-    if (g == gaps.end() || g->first > t.api.end_ns[a]) continue;
+  for (const auto& [start, end] : f.host_syncs) {
+    auto g = std::lower_bound(gaps.begin(), gaps.end(), std::pair{start, kNoTime});
+    if (g == gaps.end() || g->first > end) continue;
     ++e.syncs_before_idle;
     auto i = static_cast<std::size_t>(g - gaps.begin());
     if (!counted[i]) e.idle_after_syncs_s += NsToSeconds(g->second - g->first);
@@ -87,6 +72,42 @@ std::optional<GemmShapeLoss> PoorGemm(const ActivityFacts& f, std::size_t k) {
                        .unaligned = unaligned,
                        .kernels = 1,
                        .lost_s = f.lost_ns(k) / static_cast<double>(kNsPerS)};
+}
+
+// Merges (name, seconds) pairs by name, largest first, at most `keep`.
+void MergeNamed(std::vector<std::pair<std::string, double>>& into,
+                const std::vector<std::pair<std::string, double>>& from, std::size_t keep) {
+  for (const auto& [name, s] : from) {
+    auto same = std::find_if(into.begin(), into.end(), [&](const auto& o) { return o.first == name; });
+    if (same == into.end()) {
+      into.emplace_back(name, s);
+    } else {
+      same->second += s;
+    }
+  }
+  std::stable_sort(into.begin(), into.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (into.size() > keep) into.resize(keep);
+}
+
+// The rows of a kernel's GEMM: FLOPs over 2·N·K, M times the product's batch; 0 for no GEMM.
+double GemmRows(const ActivityFacts& f, std::size_t k) {
+  const auto& [m, n, kk] = f.gemm_mnk[k];
+  if (m <= 0 || n <= 0 || kk <= 0 || f.flops[k] <= 0) return 0;
+  return f.flops[k] / (2.0 * static_cast<double>(n) * static_cast<double>(kk));
+}
+
+// Memory-bound lost time split into GEMMs and the glue between heavy ops; the glue by op.
+void CountMemoryBound(const model::Trace& t, const ActivityFacts& f, std::size_t k, double lost_s,
+                      std::unordered_map<std::uint32_t, double>& glue_by_name, Evidence& e) {
+  if (f.loss[k] != Loss::kMemoryBound) return;
+  if (f.gemm_mnk[k][0] > 0) {
+    e.memory_bound_gemm_s += lost_s;
+  } else if (!f.heavy_op[k]) {
+    e.memory_bound_glue_s += lost_s;
+    const std::int32_t op = f.cost_op[k] >= 0 ? f.cost_op[k] : f.op[k];
+    glue_by_name[op >= 0 ? t.cpu.name[op].value : t.gpu.name[k].value] += lost_s;
+  }
 }
 
 // Merges shapes by (M, N, K, dtype), largest lost time first, at most `keep`.
@@ -121,12 +142,12 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
     std::string_view name = t.Str(t.api.name[a]);
     e.graph_launches += IsGraphLaunch(name);
   }
-  const auto gaps = IdleGaps(t, f);
-  CountSyncsBeforeIdle(t, gaps, e);
-  for (const auto& [start, end] : gaps) {
+  CountSyncsBeforeIdle(f, e);
+  for (const auto& [start, end] : f.idle_gaps) {
     if (end - start < kLaunchGapMaxNs) e.short_gap_idle_s += NsToSeconds(end - start);
   }
   std::vector<GemmShapeLoss> shapes;
+  std::unordered_map<std::uint32_t, double> glue_by_name;
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
     if (!f.kept[k]) continue;
     const double lost_s = f.lost_ns(k) / static_cast<double>(kNsPerS);
@@ -144,6 +165,11 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
       ++e.compute_kernels;
       ++e.compute_kernel_us[std::min<std::size_t>(
           static_cast<std::size_t>(std::max<TimeNs>(0, dur_ns) / kNsPerUs), kKernelDurationBuckets - 1)];
+      if (const double rows = GemmRows(f, k); rows > 0) {
+        e.gemm_kernel_s += NsToSeconds(dur_ns);
+        e.gemm_rows_kernel_s += rows * NsToSeconds(dur_ns);
+      }
+      CountMemoryBound(t, f, k, lost_s, glue_by_name, e);
       if (auto poor = PoorGemm(f, k)) {
         ++e.poor_gemm_kernels;
         e.poor_gemm_lost_s += poor->lost_s;
@@ -156,6 +182,10 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
     }
   }
   MergeShapes(e.poor_gemm_shapes, shapes, kGemmShapesKept);
+  std::vector<std::pair<std::string, double>> glue;
+  for (const auto& [name, s] : glue_by_name) glue.emplace_back(t.Str(StringId{name}), s);
+  std::sort(glue.begin(), glue.end());  // the map's order is not the same from run to run
+  MergeNamed(e.memory_glue_ops, glue, kGlueOpsKept);
   return e;
 }
 
@@ -175,6 +205,11 @@ void Evidence::Merge(const Evidence& o) {
   pageable_copies += o.pageable_copies;
   for (std::size_t i = 0; i < kCommFamilyCount; ++i) exposed_comm_s[i] += o.exposed_comm_s[i];
   score_softmax_s += o.score_softmax_s;
+  memory_bound_gemm_s += o.memory_bound_gemm_s;
+  memory_bound_glue_s += o.memory_bound_glue_s;
+  MergeNamed(memory_glue_ops, o.memory_glue_ops, kGlueOpsKept);
+  gemm_kernel_s += o.gemm_kernel_s;
+  gemm_rows_kernel_s += o.gemm_rows_kernel_s;
 }
 
 }  // namespace plasmient::verdict

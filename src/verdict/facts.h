@@ -4,13 +4,16 @@
 // instances), every sink (the Perfetto per-kernel arguments and counters) and later stages.
 // Row i describes GpuActivities row i, so a reader joins back to the trace (name, stream, times)
 // by the same index. Rows outside the window (kept[i] == 0) carry no cost, share or loss.
+// Beside the rows, two interval lists of the window: its GPU idle gaps and the host's waits.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "base/time_units.h"
 #include "join/join.h"
 #include "roofline/dtype.h"
 #include "verdict/verdict.h"
@@ -52,6 +55,12 @@ struct ActivityFacts {
   std::vector<double> useful_ns;  // its share at peak speed: min(FLOPs / P, share)
   std::vector<Loss> loss;         // where its lost time (share − useful) went
   std::vector<Bound> bound;       // from its class and loss
+
+  // The window's GPU idle gaps: the sweep's slices with nothing resident, [start, end) by start.
+  std::vector<std::pair<TimeNs, TimeNs>> idle_gaps;
+  // The host's synchronizing calls (join::IsHostSync: stream/device/event syncs, synchronous
+  // copies) over the whole trace, [start, end) by start: where the host waited for the GPU.
+  std::vector<std::pair<TimeNs, TimeNs>> host_syncs;
 
   std::size_t size() const { return kept.size(); }
   double lost_ns(std::size_t i) const { return share_ns[i] > useful_ns[i] ? share_ns[i] - useful_ns[i] : 0; }

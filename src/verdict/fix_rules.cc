@@ -22,6 +22,10 @@ constexpr double kTinyKernelMaxMedianUs = 20;
 constexpr double kCommFamilyMinShare = 0.1;
 // Score-matrix softmaxes taking this share of the memory-bound time mark eager attention.
 constexpr double kEagerAttentionMinShare = 0.2;
+// GEMMs with this many rows (tokens) per read of their weights are above every current part's
+// ridge point in bf16 (a GEMM's intensity is about its rows when N and K are larger; the H100's
+// ridge is 295 FLOP/byte): a larger batch does not make the step less memory-bound.
+constexpr double kManyGemmRows = 1024;
 
 // A module type named in a fix holds at least this share of the loss's time under the tree:
 // below it, no single type owns the loss and naming one would mislead.
@@ -88,6 +92,49 @@ Advice MemoryAdvice(const JobVerdict& job) {
         fmt::format("softmax over L×L attention scores: {:.1f} ms, {:.0f}% of the memory-bound loss",
                     e.score_softmax_s * 1e3, 100 * e.score_softmax_s / memory_bound_s),
         e.score_softmax_s};
+  }
+  const double rows = e.gemm_rows();
+  const std::string rows_text =
+      rows > 0 ? fmt::format("; GEMM rows (M × batch, by GEMM time): {:.0f}", rows) : std::string();
+  // The memory-bound loss splits into GEMMs (too few rows), the glue (elementwise kernels) and the
+  // rest (attention, convolutions): the first fix addresses the largest part, when it holds a
+  // rule's share of the loss.
+  const double rest_s = memory_bound_s - e.memory_bound_gemm_s - e.memory_bound_glue_s;
+  auto leads = [&](double part_s, double other_s) {
+    return memory_bound_s > 0 && part_s >= kRuleMinShareOfLoss * memory_bound_s && part_s >= other_s &&
+           part_s >= rest_s;
+  };
+  if (rows < kManyGemmRows && leads(e.memory_bound_gemm_s, e.memory_bound_glue_s)) {
+    return {
+        fmt::format("the GEMMs read their weights for about {:.0f} rows (tokens) each and wait on memory: "
+                    "raise the batch (more sequences per step: continuous batching, a larger max batch), or "
+                    "read fewer bytes (fp8/int4 weights)",
+                    rows),
+        "raise batch (few rows per GEMM)",
+        fmt::format("memory-bound GEMMs: {:.1f} ms, {:.0f}% of the memory-bound loss{}",
+                    e.memory_bound_gemm_s * 1e3, 100 * e.memory_bound_gemm_s / memory_bound_s, rows_text),
+        e.memory_bound_gemm_s};
+  }
+  if (leads(e.memory_bound_glue_s, e.memory_bound_gemm_s)) {
+    std::string ops;
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, e.memory_glue_ops.size()); ++i) {
+      ops += fmt::format("{}{} {:.1f} ms", i ? ", " : "", e.memory_glue_ops[i].first,
+                         e.memory_glue_ops[i].second * 1e3);
+    }
+    std::string action =
+        e.pytorch()
+            ? "fuse the elementwise glue between the heavy ops (norms, activations, rotary embeddings, "
+              "casts and copies: the ops in the evidence) into fewer kernels: torch.compile, or fused "
+              "kernels for them"
+            : "fuse the elementwise kernels between the heavy ones into fewer kernels";
+    if (rows >= kManyGemmRows) {
+      action += fmt::format("; the GEMMs already see {:.0f} rows each: a larger batch will not help", rows);
+    }
+    return {std::move(action), "fuse elementwise kernels",
+            fmt::format(
+                "elementwise, norm and copy kernels: {:.1f} ms, {:.0f}% of the memory-bound loss ({}){}",
+                e.memory_bound_glue_s * 1e3, 100 * e.memory_bound_glue_s / memory_bound_s, ops, rows_text),
+            e.memory_bound_glue_s};
   }
   return {e.pytorch()
               ? "fuse elementwise/norm/softmax kernels into their producers (torch.compile) and raise "

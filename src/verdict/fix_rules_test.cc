@@ -288,6 +288,67 @@ TEST(FixRules, EagerAttentionGetsFusedAttention) {
   EXPECT_EQ(OnlyFix(b).action.find("scaled_dot_product_attention"), std::string::npos);
 }
 
+TEST(FixRules, MemoryBoundGlueIsFusedAndBatchIsNotAdvisedWhenGemmsHaveManyRows) {
+  Evidence e = PyTorch();
+  e.memory_bound_glue_s = 0.4;  // 80% of the 0.5 s memory-bound loss
+  e.memory_bound_gemm_s = 0.05;
+  e.memory_glue_ops = {{"aten::mul", 0.2}, {"aten::copy_", 0.1}, {"aten::cat", 0.06}, {"aten::neg", 0.04}};
+  e.gemm_kernel_s = 1;
+  e.gemm_rows_kernel_s = 8944;  // every GEMM: 16 sequences × 559 tokens
+  JobVerdict a = JobLosing(Loss::kMemoryBound, e);
+  BuildFixes(a);
+  const Fix& f = OnlyFix(a);
+  EXPECT_NE(f.action.find("fuse the elementwise glue"), std::string::npos) << f.action;
+  EXPECT_NE(f.action.find("the GEMMs already see 8944 rows each: a larger batch will not help"),
+            std::string::npos)
+      << f.action;
+  EXPECT_EQ(f.evidence,
+            "elementwise, norm and copy kernels: 400.0 ms, 80% of the memory-bound loss (aten::mul 200.0 ms, "
+            "aten::copy_ 100.0 ms, aten::cat 60.0 ms); GEMM rows (M × batch, by GEMM time): 8944");
+  EXPECT_NEAR(f.recoverable, 0.4, 1e-12);
+  EXPECT_EQ(a.short_fixes[static_cast<std::size_t>(Loss::kMemoryBound)], "fuse elementwise kernels");
+  // With few rows per GEMM the batch is not ruled out.
+  e.gemm_rows_kernel_s = 128;
+  JobVerdict b = JobLosing(Loss::kMemoryBound, e);
+  BuildFixes(b);
+  EXPECT_NE(OnlyFix(b).action.find("fuse the elementwise glue"), std::string::npos);
+  EXPECT_EQ(OnlyFix(b).action.find("larger batch"), std::string::npos) << OnlyFix(b).action;
+}
+
+TEST(FixRules, MemoryBoundGemmsWithFewRowsRaiseTheBatch) {
+  Evidence e = PyTorch();
+  e.memory_bound_gemm_s = 0.2;  // 40%, the largest part: decode GEMMs reading their weights for 8 rows
+  e.memory_bound_glue_s = 0.1;  // the other 0.2 s: attention over the KV cache
+  e.gemm_kernel_s = 1;
+  e.gemm_rows_kernel_s = 8;
+  JobVerdict a = JobLosing(Loss::kMemoryBound, e);
+  BuildFixes(a);
+  const Fix& f = OnlyFix(a);
+  EXPECT_EQ(f.action.rfind("the GEMMs read their weights for about 8 rows (tokens) each", 0), 0u) << f.action;
+  EXPECT_EQ(
+      f.evidence,
+      "memory-bound GEMMs: 200.0 ms, 40% of the memory-bound loss; GEMM rows (M × batch, by GEMM time): 8");
+  EXPECT_NEAR(f.recoverable, 0.2, 1e-12);
+  EXPECT_EQ(f.action.find("fuse the elementwise glue"), std::string::npos);
+  // GEMMs with 2048 rows that still wait on memory are narrow (small N and K): a larger batch is
+  // not the fix, and the general advice stays.
+  e.gemm_rows_kernel_s = 2048;
+  JobVerdict b = JobLosing(Loss::kMemoryBound, e);
+  BuildFixes(b);
+  EXPECT_EQ(OnlyFix(b).action.find("the GEMMs read their weights"), std::string::npos) << OnlyFix(b).action;
+  EXPECT_EQ(b.short_fixes[static_cast<std::size_t>(Loss::kMemoryBound)], "fuse kernels, raise batch");
+}
+
+TEST(FixRules, MemoryBoundAttentionOrConvolutionKeepsTheGeneralAdvice) {
+  Evidence e = PyTorch();
+  e.memory_bound_gemm_s = 0.1;  // the other 0.3 s of the 0.5 s: attention and convolutions
+  e.memory_bound_glue_s = 0.1;
+  JobVerdict a = JobLosing(Loss::kMemoryBound, e);
+  BuildFixes(a);
+  EXPECT_EQ(a.short_fixes[static_cast<std::size_t>(Loss::kMemoryBound)], "fuse kernels, raise batch");
+  EXPECT_TRUE(OnlyFix(a).evidence.empty());
+}
+
 TEST(FixRules, Fp32OnTensorCorePartsGetsTf32) {
   Evidence e = PyTorch();
   e.fp32_tensor_peak_flops_per_s = 494.7e12;

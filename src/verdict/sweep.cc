@@ -91,6 +91,11 @@ SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start
         }
       } else {
         r.idle_ns += d;
+        if (!r.idle_gaps.empty() && r.idle_gaps.back().second == prev) {
+          r.idle_gaps.back().second = t;
+        } else {
+          r.idle_gaps.emplace_back(prev, t);
+        }
       }
       if (compute + coll + p2p > 0) r.kernel_union_ns += d;
       if (compute + coll + p2p + mem > 0) r.busy_union_ns += d;

@@ -21,13 +21,14 @@ struct SweepActivity {
 
 struct SweepResult {
   TimeNs start_ns = 0, end_ns = 0;
-  double compute_ns = 0;                // slices with a compute kernel resident
-  double exposed_communication_ns = 0;  // only collective kernels
-  double pipeline_bubble_ns = 0;        // only p2p kernels
-  double data_movement_ns = 0;          // only memcpy/memset
-  double idle_ns = 0;                   // nothing resident
-  double kernel_union_ns = 0;           // any kernel resident (utilization)
-  double busy_union_ns = 0;             // any activity resident
+  double compute_ns = 0;                             // slices with a compute kernel resident
+  double exposed_communication_ns = 0;               // only collective kernels
+  double pipeline_bubble_ns = 0;                     // only p2p kernels
+  double data_movement_ns = 0;                       // only memcpy/memset
+  double idle_ns = 0;                                // nothing resident
+  std::vector<std::pair<TimeNs, TimeNs>> idle_gaps;  // the idle slices, [start, end) by start
+  double kernel_union_ns = 0;                        // any kernel resident (utilization)
+  double busy_union_ns = 0;                          // any activity resident
   double compute_union_ns = 0;
   double communication_union_ns = 0;       // collective or p2p resident
   double communication_overlapped_ns = 0;  // communication while compute is resident

@@ -29,6 +29,7 @@ TEST(Sweep, PriorityComputeThenCollectiveThenP2PThenMemoryThenIdle) {
   EXPECT_DOUBLE_EQ(r.pipeline_bubble_ns, 50);
   EXPECT_DOUBLE_EQ(r.data_movement_ns, 30);
   EXPECT_DOUBLE_EQ(r.idle_ns, 69);
+  EXPECT_EQ(r.idle_gaps, (std::vector<std::pair<TimeNs, TimeNs>>{{230, 299}}));
   EXPECT_DOUBLE_EQ(
       r.compute_ns + r.exposed_communication_ns + r.pipeline_bubble_ns + r.data_movement_ns + r.idle_ns, 300);
   EXPECT_DOUBLE_EQ(r.kernel_union_ns, 201);  // memcpy is not a kernel
@@ -55,6 +56,19 @@ TEST(Sweep, ConcurrentComputeKernelsSplitTheirSlices) {
   EXPECT_NEAR(s[1], 15 + 20.0 / 3, 1e-9);
   EXPECT_NEAR(s[2], 20.0 / 3, 1e-9);
   EXPECT_NEAR(s[0] + s[1] + s[2], r.compute_ns, 1e-9);
+}
+
+TEST(Sweep, IdleGapsAreTheSlicesWithNothingResidentOncePerGap) {
+  // Two kernels ending together and one starting at that instant leave no gap there; the window
+  // edges count as idle.
+  std::vector<SweepActivity> a = {
+      {10, 20, ActivityClass::kCompute, 0},    {15, 20, ActivityClass::kMemory, 1},
+      {20, 30, ActivityClass::kCollective, 2}, {40, 50, ActivityClass::kCompute, 3},
+      {40, 45, ActivityClass::kCompute, 4},
+  };
+  SweepResult r = Sweep(a, 0, 60);
+  EXPECT_EQ(r.idle_gaps, (std::vector<std::pair<TimeNs, TimeNs>>{{0, 10}, {30, 40}, {50, 60}}));
+  EXPECT_DOUBLE_EQ(r.idle_ns, 30);
 }
 
 TEST(Sweep, ClipsToTheWindow) {

@@ -136,7 +136,16 @@ struct Evidence {
   std::int64_t pageable_copies = 0;  // memcpys from or to pageable host memory
   // Exposed communication (the sweep's share of collective kernels, docs/verdict.md) by family.
   std::array<double, kCommFamilyCount> exposed_comm_s{};
-  double score_softmax_s = 0;               // softmax kernels over L×L attention scores (eager attention)
+  double score_softmax_s = 0;  // softmax kernels over L×L attention scores (eager attention)
+  // The memory-bound lost time by what lost it: kernels priced by a GEMM model (their weights
+  // read for few rows), and the glue between the heavy ops (elementwise, norms, casts, copies,
+  // concatenations: kernels of no GEMM, convolution or attention model); the glue's ops by lost
+  // time (a few).
+  double memory_bound_gemm_s = 0, memory_bound_glue_s = 0;
+  std::vector<std::pair<std::string, double>> memory_glue_ops;
+  // GEMM kernels' time, and Σ of time × rows (M times the product's batch: the tokens each read
+  // of the weights serves), for their time-weighted rows.
+  double gemm_kernel_s = 0, gemm_rows_kernel_s = 0;
   double fp32_tensor_peak_flops_per_s = 0;  // the device's TF32 peak: what fp32 GEMMs could run at
 
   double exposed_comm_total_s() const;
@@ -145,6 +154,7 @@ struct Evidence {
   // time is mixed or nothing is exposed.
   std::optional<CommFamily> dominant_comm_family() const;
   double median_compute_kernel_us() const;  // from the histogram: the bucket's µs; 0 with none
+  double gemm_rows() const { return gemm_kernel_s > 0 ? gemm_rows_kernel_s / gemm_kernel_s : 0; }
   bool pytorch() const { return aten_ops > 0; }
   bool training() const { return backward_ops > 0; }
   void Merge(const Evidence& other);
@@ -211,6 +221,24 @@ constexpr std::array<TimeNs, N> FilledWith(TimeNs v) {
   return a;
 }
 
+// One op of a rank's window (its name and input shapes) with the time of the compute kernels it
+// launched, per ProfilerStep: what the cluster stage compares across ranks to name a straggler's
+// slow ops (docs/fixes.md, "A named straggler and its slow ops"). Kernels launched under no op
+// are keyed by their own name, with `op` empty.
+struct OpStepTimes {
+  std::string op;      // "aten::mm"; "" for kernels launched under no op
+  std::string shapes;  // its Input Dims; "" when not recorded
+  std::string kernel;  // its kernel with the most time
+  // (ProfilerStep number, seconds of its compute kernels), by step; step -1 holds the kernels
+  // launched outside any step.
+  std::vector<std::pair<std::int64_t, double>> step_s;
+  double total_s() const;
+};
+
+// Ops per rank whose step times are kept: the heaviest by time. A straggler's slow op is among
+// its heaviest; on the other ranks an op missing from the list is not matched.
+inline constexpr std::size_t kOpStepTimesKept = 64;
+
 struct RankVerdict {
   std::string path, format;
   std::int64_t rank = -1;
@@ -233,6 +261,7 @@ struct RankVerdict {
   std::vector<KernelAggregate> top_kernels, top_ops;  // by lost time, bounded
   std::vector<CollectiveInstance> collectives;        // kept communication kernels, by start
   Layers layers;                                      // the model layer (nn.Module tree)
+  std::vector<OpStepTimes> op_times;                  // the heaviest ops' time per step, bounded
   // Cluster figures (docs/cluster.md), set by the cluster stage when the job has two ranks or more.
   double clock_offset_s = 0;  // its clock minus the lowest rank's
   bool clock_aligned = false;

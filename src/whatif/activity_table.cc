@@ -87,12 +87,9 @@ RankTable BuildRankTable(const verdict::RankDetail& d) {
 
   // The host waits of the threads that launched the window's work.
   const TimeNs lo = table.rows.empty() ? 0 : table.rows.front().start_ns;
-  for (std::size_t a = 0; a < t.api.size(); ++a) {
-    if (t.api.end_ns[a] < lo || !join::IsHostSync(t.Str(t.api.name[a]))) continue;
-    table.waits.push_back({t.api.start_ns[a], t.api.end_ns[a]});
+  for (const auto& [start, end] : f.host_syncs) {
+    if (end >= lo) table.waits.push_back({start, end});
   }
-  std::sort(table.waits.begin(), table.waits.end(),
-            [](const HostWait& a, const HostWait& b) { return a.start_ns < b.start_ns; });
   return table;
 }
 
