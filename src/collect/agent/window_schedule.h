@@ -21,11 +21,11 @@ class WindowSchedule {
 
   enum class Action {
     kNone,
-    kArm,           // start a kernel window's file, kernels stay off until a step boundary
-    kOpen,          // start a kernel window's file and switch kernels on
-    kOpenArmed,     // switch kernels on in the armed file (a step boundary, or W without one)
-    kRenew,         // always on: a new window file, kernels stay on
-    kClose,         // switch kernels off, then start a samples file
+    kArm,        // start a kernel window's file, kernels stay off until a step boundary
+    kOpen,       // start a kernel window's file and switch kernels on
+    kOpenArmed,  // switch kernels on in the armed file (a step boundary, or W without one)
+    kRenew,      // always on: a new window file, kernels stay on
+    kClose,      // switch kernels off, then start a samples file
   };
   // On the writer thread, every tick. `capture_until_ns`: an on-demand window holds kernels on
   // until then (0: none).

@@ -19,7 +19,7 @@ struct Switches {
   std::vector<std::uint64_t> on_ns, off_ns, armed_ns;
 };
 Switches Drive(WindowSchedule& s, std::uint64_t from, std::uint64_t to, std::uint64_t first_step,
-          std::uint64_t step_ns) {
+               std::uint64_t step_ns) {
   Switches r;
   std::uint64_t next_step = first_step;
   for (std::uint64_t t = from; t < to; t += kMs) {

@@ -9,8 +9,8 @@
 namespace plasmient::collect {
 
 const CUpti_CallbackId kNvtxRangeStarts[6] = {
-    CUPTI_CBID_NVTX_nvtxRangePushA,       CUPTI_CBID_NVTX_nvtxRangePushEx,
-    CUPTI_CBID_NVTX_nvtxRangeStartA,      CUPTI_CBID_NVTX_nvtxRangeStartEx,
+    CUPTI_CBID_NVTX_nvtxRangePushA,        CUPTI_CBID_NVTX_nvtxRangePushEx,
+    CUPTI_CBID_NVTX_nvtxRangeStartA,       CUPTI_CBID_NVTX_nvtxRangeStartEx,
     CUPTI_CBID_NVTX_nvtxDomainRangePushEx, CUPTI_CBID_NVTX_nvtxDomainRangeStartEx};
 
 namespace {
