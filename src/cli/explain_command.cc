@@ -44,29 +44,57 @@ struct ExplainArgs {
   bool json = false;
 };
 
-// Reads the column of one rank when the analysis reaches it.
+// Reads, as the analysis reaches each rank, the columns `explain` may print. Which rank and which
+// loss are chosen is known only once the whole job is (ChooseRank, the job's largest loss), so it
+// keeps the candidates: with --rank that rank, else the lowest rank so far; for `worst`, one column
+// per loss, from the rank with the most of it so far. At most one column per loss, never a trace:
+// the job is read once.
 class ColumnObserver : public verdict::RankObserver {
  public:
-  ColumnObserver(InstantSpec spec, std::optional<verdict::Loss> worst) : spec_(spec), worst_(worst) {}
+  struct Slot {
+    std::int64_t rank = -1;
+    double key = 0;  // what the slot's rank leads by: its loss (worst), else nothing
+    bool set = false;
+    Result<verdict::Column> column = Fail("no rank read");
+  };
+
+  ColumnObserver(InstantSpec spec, std::optional<std::int64_t> rank) : spec_(spec), rank_(rank) {}
 
   void OnRank(const verdict::RankDetail& d) override {
-    if (column_ || !error_.empty() || !d.verdict.no_gpu_reason.empty()) return;
-    const auto& loss = d.verdict.run.loss_s;
-    auto own = static_cast<verdict::Loss>(std::max_element(loss.begin(), loss.end()) - loss.begin());
-    auto t = verdict::ResolveInstant(spec_, d, worst_.value_or(own));
-    if (!t) {
-      error_ = t.error().message;
+    const auto& v = d.verdict;
+    if (!v.no_gpu_reason.empty() || (rank_ && v.rank != *rank_)) return;
+    std::optional<verdict::ColumnReader> reader;
+    auto fill = [&](Slot& slot, verdict::Loss loss, double key) {
+      if (!reader) reader.emplace(d);
+      slot.rank = v.rank;
+      slot.key = key;
+      slot.set = true;
+      auto t = verdict::ResolveInstant(spec_, d, loss);
+      slot.column = t ? Result<verdict::Column>(reader->Read(*t)) : std::unexpected(t.error());
+    };
+    auto leads = [&](const Slot& slot, double key) {
+      return !slot.set || key > slot.key || (key == slot.key && v.rank < slot.rank);
+    };
+    if (spec_.kind != InstantSpec::Kind::kWorst) {
+      if (leads(one_, 0)) fill(one_, verdict::Loss::kHostBoundIdle, 0);
       return;
     }
-    column_ = verdict::ReadColumn(d, *t);
+    for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
+      double key = rank_ ? 0 : v.run.loss_s[l];
+      if (leads(by_loss_[l], key)) fill(by_loss_[l], static_cast<verdict::Loss>(l), key);
+    }
   }
 
-  std::optional<verdict::Column> column_;
-  std::string error_;
+  // The slot for `loss` (`worst`) or the only one.
+  const Slot& For(verdict::Loss loss) const {
+    return spec_.kind == InstantSpec::Kind::kWorst ? by_loss_[static_cast<std::size_t>(loss)] : one_;
+  }
 
  private:
   InstantSpec spec_;
-  std::optional<verdict::Loss> worst_;
+  std::optional<std::int64_t> rank_;
+  Slot one_;
+  std::array<Slot, verdict::kLossCount> by_loss_;
 };
 
 // The rank to read: --rank, else for `worst` the rank with the most of the job's largest loss,
@@ -93,17 +121,6 @@ Result<const verdict::RankVerdict*> ChooseRank(const verdict::JobVerdict& job, c
                            [&](auto* x, auto* y) { return x->run.loss_s[li] < y->run.loss_s[li]; });
 }
 
-// The communication kernel resident at t, with its match: the focus kernel's when it is one.
-std::optional<cluster::CollectiveArrivals> CollectiveAt(const verdict::JobVerdict& job,
-                                                        const verdict::Column& c) {
-  std::optional<cluster::CollectiveArrivals> found;
-  for (auto& a : cluster::RankArrivals(job, c.rank)) {
-    if (a.start_ns > c.t_ns || a.end_ns <= c.t_ns) continue;
-    if (!found || (a.matched && !found->matched)) found = std::move(a);
-  }
-  return found;
-}
-
 int RunExplain(ExplainArgs& a) {
   if (!FinishVerdictOptions(a.analyze)) return 2;
   auto spec = ParseInstant(a.at);
@@ -117,47 +134,40 @@ int RunExplain(ExplainArgs& a) {
     return 1;
   }
   verdict::AnalyzeOptions options = a.analyze.options;
+  ColumnObserver observer(*spec, a.rank_given ? std::optional<std::int64_t>(a.rank) : std::nullopt);
+  options.observer = &observer;
   verdict::JobVerdict job;
-  std::optional<verdict::Loss> worst;
+  if (int rc = AnalyzeJob(*inputs, options, true, job); rc != 0) return rc;
   std::string path = inputs->front();
-  std::optional<ColumnObserver> observer;
-  if (inputs->size() == 1) {
-    observer.emplace(*spec, std::nullopt);
-    options.observer = &*observer;
-    if (int rc = AnalyzeJob(*inputs, options, true, job); rc != 0) return rc;
-  } else {
-    // The job first (the cluster layer and the job's largest loss), then the chosen rank's file
-    // again with the observer: one rank's detail is held at a time.
-    if (int rc = AnalyzeJob(*inputs, options, true, job); rc != 0) return rc;
-    const auto& loss = job.job.loss_s;
-    worst = static_cast<verdict::Loss>(std::max_element(loss.begin(), loss.end()) - loss.begin());
-    auto chosen = ChooseRank(job, a, *spec, *worst);
-    if (!chosen) {
-      fmt::print(stderr, "plasmient: {}\n", chosen.error().message);
-      return 2;
-    }
-    path = (*chosen)->path;
-    observer.emplace(*spec, worst);
-    options.observer = &*observer;
-    verdict::JobVerdict one;
-    if (int rc = AnalyzeJob({path}, options, true, one); rc != 0) return rc;
-    if (observer->column_) observer->column_->rank = (*chosen)->rank;
-  }
   if (a.rank_given && inputs->size() == 1 && !job.ranks.empty() && job.ranks.front().rank != a.rank) {
     fmt::print(stderr, "plasmient: --rank {}: {} holds rank {} only\n", a.rank, path, job.ranks.front().rank);
     return 2;
   }
-  if (!observer->error_.empty()) {
-    fmt::print(stderr, "plasmient: {}: {}\n", path, observer->error_);
-    return 2;
-  }
-  if (!observer->column_) {
-    std::string none = NoGpuActivity(job);
-    fmt::print(stderr, "plasmient: {}: {}\n", path, none.empty() ? "no GPU activity" : none);
+  if (std::string none = NoGpuActivity(job); !none.empty()) {
+    fmt::print(stderr, "plasmient: {}: {}\n", path, none);
     return 3;
   }
-  exporting::Explanation e{path, job.device.name, std::move(*observer->column_), std::nullopt};
-  if (inputs->size() > 1) e.collective = CollectiveAt(job, e.column);
+  // The job's largest loss; one input reads its rank's own.
+  const auto& loss = inputs->size() == 1 ? job.ranks.front().run.loss_s : job.job.loss_s;
+  auto worst = static_cast<verdict::Loss>(std::max_element(loss.begin(), loss.end()) - loss.begin());
+  auto chosen = ChooseRank(job, a, *spec, worst);
+  if (!chosen) {
+    fmt::print(stderr, "plasmient: {}\n", chosen.error().message);
+    return 2;
+  }
+  if (inputs->size() > 1) path = (*chosen)->path;
+  const auto& slot = observer.For(worst);
+  if (!slot.set || slot.rank != (*chosen)->rank) {
+    fmt::print(stderr, "plasmient: {}: rank {} was not read\n", path, (*chosen)->rank);
+    return 1;
+  }
+  if (!slot.column) {
+    fmt::print(stderr, "plasmient: {}: {}\n", path, slot.column.error().message);
+    return 2;
+  }
+  exporting::Explanation e{path, job.device.name, *slot.column, std::nullopt};
+  if (inputs->size() > 1)
+    e.collective = cluster::CollectiveAt(cluster::RankArrivals(job, e.column.rank), e.column.t_ns);
   std::string text = a.json ? exporting::ExplainToJson(e) : exporting::RenderExplainText(e);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;

@@ -81,6 +81,16 @@ std::vector<CollectiveArrivals> RankArrivals(const verdict::JobVerdict& job, std
   return sorted;
 }
 
+std::optional<CollectiveArrivals> CollectiveAt(const std::vector<CollectiveArrivals>& arrivals, TimeNs t) {
+  const CollectiveArrivals* found = nullptr;
+  for (const auto& a : arrivals) {
+    if (a.start_ns > t || a.end_ns <= t) continue;
+    if (found == nullptr || (a.matched && !found->matched)) found = &a;
+  }
+  if (found == nullptr) return std::nullopt;
+  return *found;
+}
+
 InFlight InFlightAt(const CollectiveArrivals& c, std::int64_t rank, TimeNs t) {
   InFlight f;
   const TimeNs t_ref = t - c.clock_offset_ns;

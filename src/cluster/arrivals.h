@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct CollectiveArrivals {
 // The rank's communication kernels, by start; those matched carry every member's arrival.
 // Reads RankVerdict::collectives and the clock offsets AddClusterFigures set.
 std::vector<CollectiveArrivals> RankArrivals(const verdict::JobVerdict& job, std::int64_t rank);
+
+// The communication kernel of `arrivals` (RankArrivals) resident at t, preferring one matched
+// across ranks; nullopt when none is.
+std::optional<CollectiveArrivals> CollectiveAt(const std::vector<CollectiveArrivals>& arrivals, TimeNs t);
 
 // A collective as it stands at instant t (on the rank's clock) inside its kernel.
 struct InFlight {

@@ -66,19 +66,6 @@ ColumnActivity ActivityRow(const RankDetail& d, const join::LayerTree& tree, std
   return a;
 }
 
-// The kept activities' class counts at t, and the rows resident there.
-std::vector<std::size_t> ResidentAt(const RankDetail& d, TimeNs t,
-                                    std::array<int, kActivityClasses>& counts) {
-  std::vector<std::size_t> rows;
-  const auto& g = d.trace.gpu;
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    if (!d.facts.kept[i] || g.start_ns[i] > t || g.end_ns[i] <= t) continue;
-    ++counts[static_cast<std::size_t>(d.facts.cls[i])];
-    rows.push_back(i);
-  }
-  return rows;
-}
-
 // Contiguous stretches of the window that the sweep's rule gives to one deciding class (or idle).
 struct Stretch {
   TimeNs start_ns, end_ns;
@@ -207,31 +194,107 @@ Result<TimeNs> ResolveInstant(const InstantSpec& spec, const RankDetail& d, Loss
   return t;
 }
 
-Column ReadColumn(const RankDetail& d, TimeNs t) {
+void IntervalIndex::Add(TimeNs start_ns, TimeNs end_ns, std::uint32_t id) {
+  rows_.push_back({start_ns, end_ns, id});
+}
+
+void IntervalIndex::Build() {
+  std::stable_sort(rows_.begin(), rows_.end(),
+                   [](const Row& a, const Row& b) { return a.start_ns < b.start_ns; });
+  max_end_.assign(rows_.empty() ? 0 : 4 * rows_.size(), 0);
+  // Bottom-up over the same recursion Visit descends.
+  auto build = [&](auto& self, std::size_t node, std::size_t lo, std::size_t hi) -> TimeNs {
+    if (hi - lo == 1) return max_end_[node] = rows_[lo].end_ns;
+    std::size_t mid = lo + (hi - lo) / 2;
+    return max_end_[node] = std::max(self(self, 2 * node + 1, lo, mid), self(self, 2 * node + 2, mid, hi));
+  };
+  if (!rows_.empty()) build(build, 0, 0, rows_.size());
+}
+
+void IntervalIndex::Visit(std::size_t node, std::size_t lo, std::size_t hi, std::size_t below, TimeNs t,
+                          std::vector<std::uint32_t>& out) const {
+  if (lo >= below || max_end_[node] <= t) return;
+  if (hi - lo == 1) {
+    out.push_back(rows_[lo].id);
+    return;
+  }
+  std::size_t mid = lo + (hi - lo) / 2;
+  Visit(2 * node + 1, lo, mid, below, t, out);
+  Visit(2 * node + 2, mid, hi, below, t, out);
+}
+
+std::vector<std::uint32_t> IntervalIndex::Stab(TimeNs t) const {
+  std::vector<std::uint32_t> out;
+  if (rows_.empty()) return out;
+  // Rows [0, below) start at or before t; the tree prunes those that end by t.
+  auto below = static_cast<std::size_t>(
+      std::upper_bound(rows_.begin(), rows_.end(), t, [](TimeNs x, const Row& r) { return x < r.start_ns; }) -
+      rows_.begin());
+  Visit(0, 0, rows_.size(), below, t, out);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+ColumnReader::ColumnReader(const RankDetail& d)
+    : d_(d),
+      buckets_(Timeline(d.trace, d.facts, d.verdict.run, kTimelineBucketNs, kTimelineMaxBuckets)),
+      tree_(join::BuildLayerTree(d.trace, d.joined, d.facts.kept)) {
   const auto& tr = d.trace;
-  const auto& f = d.facts;
+  const auto& g = tr.gpu;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    if (!d.facts.kept[i]) continue;
+    gpu_.Add(g.start_ns[i], g.end_ns[i], static_cast<std::uint32_t>(i));
+    by_start_.push_back(static_cast<std::uint32_t>(i));
+    ends_.push_back(g.end_ns[i]);
+  }
+  std::stable_sort(by_start_.begin(), by_start_.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return g.start_ns[a] < g.start_ns[b]; });
+  std::sort(ends_.begin(), ends_.end());
+  for (std::size_t i = 0; i < tr.cpu.size(); ++i)
+    cpu_.Add(tr.cpu.start_ns[i], tr.cpu.end_ns[i], static_cast<std::uint32_t>(i));
+  for (std::size_t i = 0; i < tr.api.size(); ++i)
+    api_.Add(tr.api.start_ns[i], tr.api.end_ns[i], static_cast<std::uint32_t>(i));
+  gpu_.Build();
+  cpu_.Build();
+  api_.Build();
+  std::map<std::string_view, std::vector<std::uint32_t>> by_metric;
+  for (std::size_t i = 0; i < tr.samples.size(); ++i)
+    by_metric[tr.Str(tr.samples.metric[i])].push_back(static_cast<std::uint32_t>(i));
+  for (auto& [metric, rows] : by_metric) {
+    std::stable_sort(rows.begin(), rows.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return tr.samples.ts_ns[a] < tr.samples.ts_ns[b];
+    });
+    samples_.emplace_back(metric, std::move(rows));
+  }
+}
+
+Column ColumnReader::Read(TimeNs t) const {
+  const RankDetail& d = d_;
+  const auto& tr = d.trace;
+  const auto& g = tr.gpu;
   Column c;
   c.rank = d.verdict.rank;
   c.t_ns = t;
   c.window_start_ns = d.verdict.run.start_ns;
   c.window_end_ns = d.verdict.run.end_ns;
-  for (const auto& b : Timeline(tr, f, d.verdict.run, kTimelineBucketNs, kTimelineMaxBuckets)) {
-    if (b.start_ns <= t && t < b.end_ns) c.bucket = b;
+  auto bucket = std::upper_bound(buckets_.begin(), buckets_.end(), t,
+                                 [](TimeNs x, const TimelineBucket& b) { return x < b.end_ns; });
+  if (bucket != buckets_.end() && bucket->start_ns <= t) c.bucket = *bucket;
+  // Each metric's latest sample at or before t, inside the window (the later row of a tie).
+  for (const auto& [metric, rows] : samples_) {
+    auto it = std::upper_bound(rows.begin(), rows.end(), t,
+                               [&](TimeNs x, std::uint32_t r) { return x < tr.samples.ts_ns[r]; });
+    if (it == rows.begin()) continue;
+    std::uint32_t r = *std::prev(it);
+    if (tr.samples.ts_ns[r] < c.window_start_ns) continue;
+    c.counters.push_back({std::string(metric), tr.samples.value[r], tr.samples.ts_ns[r]});
   }
-  std::map<std::string_view, CounterValue> latest;
-  for (std::size_t i = 0; i < tr.samples.size(); ++i) {
-    TimeNs ts = tr.samples.ts_ns[i];
-    if (ts > t || ts < c.window_start_ns) continue;
-    auto& slot = latest[tr.Str(tr.samples.metric[i])];
-    if (slot.metric.empty() || ts >= slot.ts_ns) {
-      slot = {std::string(tr.Str(tr.samples.metric[i])), tr.samples.value[i], ts};
-    }
-  }
-  for (auto& [name, v] : latest) c.counters.push_back(std::move(v));
 
-  const join::LayerTree tree = join::BuildLayerTree(tr, d.joined, f.kept);
   std::array<int, kActivityClasses> counts{};
-  for (std::size_t i : ResidentAt(d, t, counts)) c.resident.push_back(ActivityRow(d, tree, i));
+  for (std::uint32_t i : gpu_.Stab(t)) {
+    ++counts[static_cast<std::size_t>(d.facts.cls[i])];
+    c.resident.push_back(ActivityRow(d, tree_, i));
+  }
   c.deciding = DecidingClass(counts);
   std::stable_sort(c.resident.begin(), c.resident.end(),
                    [&](const ColumnActivity& a, const ColumnActivity& b) {
@@ -247,13 +310,11 @@ Column ReadColumn(const RankDetail& d, TimeNs t) {
   }
   c.step = StepAt(d.verdict, t);
 
-  for (std::size_t i = 0; i < tr.cpu.size(); ++i) {
-    if (tr.cpu.start_ns[i] > t || tr.cpu.end_ns[i] <= t) continue;
+  for (std::uint32_t i : cpu_.Stab(t)) {
     c.host.push_back({std::string(tr.Str(tr.cpu.name[i])), std::string(HostKind(tr.cpu.kind[i])),
                       tr.cpu.tid[i], tr.cpu.start_ns[i], tr.cpu.end_ns[i]});
   }
-  for (std::size_t i = 0; i < tr.api.size(); ++i) {
-    if (tr.api.start_ns[i] > t || tr.api.end_ns[i] <= t) continue;
+  for (std::uint32_t i : api_.Stab(t)) {
     c.host.push_back(
         {std::string(tr.Str(tr.api.name[i])), "api", tr.api.tid[i], tr.api.start_ns[i], tr.api.end_ns[i]});
   }
@@ -261,21 +322,21 @@ Column ReadColumn(const RankDetail& d, TimeNs t) {
                    [](const HostRange& a, const HostRange& b) { return a.start_ns > b.start_ns; });
 
   if (c.resident.empty()) {
-    const auto& g = tr.gpu;
-    std::optional<std::size_t> next;
+    // The gap: from the latest end at or before t to the first start after it (the lowest row of a tie).
     c.gap_start_ns = c.window_start_ns;
     c.gap_end_ns = c.window_end_ns;
-    for (std::size_t i = 0; i < g.size(); ++i) {
-      if (!f.kept[i]) continue;
-      if (g.end_ns[i] <= t) c.gap_start_ns = std::max(c.gap_start_ns, g.end_ns[i]);
-      if (g.start_ns[i] > t && (!next || g.start_ns[i] < g.start_ns[*next])) next = i;
-    }
-    if (next) {
+    auto prev = std::upper_bound(ends_.begin(), ends_.end(), t);
+    if (prev != ends_.begin()) c.gap_start_ns = std::max(c.gap_start_ns, *std::prev(prev));
+    auto next = std::upper_bound(by_start_.begin(), by_start_.end(), t,
+                                 [&](TimeNs x, std::uint32_t r) { return x < g.start_ns[r]; });
+    if (next != by_start_.end()) {
       c.gap_end_ns = g.start_ns[*next];
-      c.next = ActivityRow(d, tree, *next);
+      c.next = ActivityRow(d, tree_, *next);
     }
   }
   return c;
 }
+
+Column ReadColumn(const RankDetail& d, TimeNs t) { return ColumnReader(d).Read(t); }
 
 }  // namespace plasmient::verdict

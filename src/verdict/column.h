@@ -12,6 +12,7 @@
 
 #include "base/result.h"
 #include "join/join.h"
+#include "join/layer_tree.h"
 #include "verdict/analyze.h"
 #include "verdict/timeline.h"
 #include "verdict/verdict.h"
@@ -102,7 +103,49 @@ std::optional<FixInstant> FirstFixInstant(const JobVerdict& job);
 // one line naming what exists when the instant is outside the window or the step is unknown.
 Result<TimeNs> ResolveInstant(const InstantSpec& spec, const RankDetail& d, Loss worst_loss);
 
-// The column at t (inside the rank's run window).
+// Rows of an interval table that hold t (start <= t < end), without scanning them all: the rows by
+// start, and over that order a tree of the latest end, so a query descends only where some row
+// ends after t. Reading every column of a step reads thousands of instants.
+class IntervalIndex {
+ public:
+  void Add(TimeNs start_ns, TimeNs end_ns, std::uint32_t id);
+  void Build();
+  // The ids of the rows holding t, ascending.
+  std::vector<std::uint32_t> Stab(TimeNs t) const;
+
+ private:
+  void Visit(std::size_t node, std::size_t lo, std::size_t hi, std::size_t below, TimeNs t,
+             std::vector<std::uint32_t>& out) const;
+  struct Row {
+    TimeNs start_ns, end_ns;
+    std::uint32_t id;
+  };
+  std::vector<Row> rows_;
+  std::vector<TimeNs> max_end_;  // per tree node over rows_[lo, hi)
+};
+
+// Reads columns of one rank, as many as asked: what every read shares (the device buckets, the
+// layer tree, the indexes of GPU activities, host ranges and samples) is built once. Holds the
+// detail by reference: use it inside RankObserver::OnRank only.
+class ColumnReader {
+ public:
+  explicit ColumnReader(const RankDetail& d);
+  // The column at t (inside the rank's run window).
+  Column Read(TimeNs t) const;
+  const std::vector<TimelineBucket>& buckets() const { return buckets_; }
+  const join::LayerTree& tree() const { return tree_; }
+
+ private:
+  const RankDetail& d_;
+  std::vector<TimelineBucket> buckets_;
+  join::LayerTree tree_;
+  IntervalIndex gpu_, cpu_, api_;
+  std::vector<std::uint32_t> by_start_;  // kept GPU rows by (start, row)
+  std::vector<TimeNs> ends_;             // kept GPU rows' ends, ascending
+  std::vector<std::pair<std::string_view, std::vector<std::uint32_t>>> samples_;  // by metric, by (ts, row)
+};
+
+// The column at t (inside the rank's run window): ColumnReader(d).Read(t).
 Column ReadColumn(const RankDetail& d, TimeNs t);
 
 }  // namespace plasmient::verdict
