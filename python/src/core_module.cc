@@ -47,7 +47,8 @@ PYBIND11_MODULE(_core, m) {
       .def("json", [](const EmbeddedJob& j) { return plasmient::exporting::VerdictToJson(j.job); })
       .def("html",
            [](const EmbeddedJob& j) {
-             return plasmient::exporting::RenderHtml(j.job, {.title = j.title, .whatif = &j.whatif});
+             return plasmient::exporting::RenderHtml(
+                 j.job, {.title = j.title, .whatif = &j.whatif, .vertical = j.vertical.get()});
            })
       .def(
           "terminal",

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -17,6 +18,7 @@
 #include "cli/progress.h"
 #include "cli/step_slice.h"
 #include "export/html_sink.h"
+#include "export/html_vertical.h"
 #include "export/perfetto_sink.h"
 #include "export/terminal_sink.h"
 #include "export/verdict_json_sink.h"
@@ -212,7 +214,8 @@ namespace {
 
 // The report files: --perfetto (completed here, once clock offsets are known) and --html.
 int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, const verdict::JobVerdict& job,
-                 std::span<const whatif::RankTable> tables, const std::string& title) {
+                 std::span<const whatif::RankTable> tables, const std::string& title,
+                 const exporting::VerticalTrace* vertical) {
   if (perfetto != nullptr) {
     std::unordered_map<std::int64_t, double> offsets;  // the cluster layer's, by rank (= pid)
     for (const auto& r : job.ranks) {
@@ -233,7 +236,7 @@ int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, co
   if (!out.html_path.empty()) {
     std::ofstream f(out.html_path, std::ios::binary);
     const whatif::Slider slider = whatif::ProjectSlider(tables, job);
-    f << exporting::RenderHtml(job, {.title = title, .whatif = &slider});
+    f << exporting::RenderHtml(job, {.title = title, .whatif = &slider, .vertical = vertical});
     if (!f) {
       fmt::print(stderr, "plasmient: {}: cannot write the HTML report\n", out.html_path);
       return 1;
@@ -262,6 +265,11 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
     perfetto = std::move(*sink);
     options.observer = perfetto.get();
   }
+  std::optional<exporting::VerticalCollector> vertical;  // the report's lanes
+  if (!args.output.html_path.empty()) {
+    vertical.emplace(options.observer);
+    options.observer = &*vertical;
+  }
   whatif::TableCollector tables(options.observer);
   // The store's lever rows and the report's what-if panel project from the per-activity tables.
   if (RecordAsked(args.output.record) || !args.output.html_path.empty()) options.observer = &tables;
@@ -270,7 +278,9 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
   if (int rc = RecordIfAsked(args.output.record, job, args.inputs, *inputs, tables.tables()); rc != 0)
     return rc;
   std::string report_title = title.empty() ? ReportTitle(*inputs) : title;
-  if (int rc = WriteReports(args.output, perfetto.get(), job, tables.tables(), report_title); rc != 0)
+  const auto lanes = vertical ? vertical->For(job) : nullptr;
+  if (int rc = WriteReports(args.output, perfetto.get(), job, tables.tables(), report_title, lanes.get());
+      rc != 0)
     return rc;
 
   if (!args.output.json_path.empty()) {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/analyze_command.h"
+#include "export/html_vertical.h"
 #include "fleet/analyze_job.h"
 #include "whatif/activity_table.h"
 
@@ -36,6 +37,8 @@ Result<EmbeddedJob> AnalyzeEmbedded(const std::vector<std::string>& inputs,
   EmbeddedJob out;
   fleet::JobReadHooks hooks;
   hooks.warn = [&](const std::string& line) { out.warnings.push_back(line); };
+  exporting::VerticalCollector vertical(args->options.observer);
+  args->options.observer = &vertical;
   whatif::TableCollector tables(args->options.observer);
   args->options.observer = &tables;
   auto job = fleet::AnalyzeInputs(std::vector<std::filesystem::path>(files->begin(), files->end()),
@@ -43,6 +46,7 @@ Result<EmbeddedJob> AnalyzeEmbedded(const std::vector<std::string>& inputs,
   if (!job) return std::unexpected(job.error());
   out.job = std::move(*job);
   out.whatif = whatif::ProjectSlider(tables.tables(), out.job);
+  out.vertical = vertical.For(out.job);
   out.title = ReportTitle(*files);
   out.explain_command = ExplainCommand(inputs, args->steps);
   if (std::string none = NoGpuActivity(out.job); !none.empty()) {

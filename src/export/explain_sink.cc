@@ -15,7 +15,7 @@ using verdict::ColumnActivity;
 
 constexpr std::size_t kShortNameMax = 60;
 
-std::string Ms(TimeNs ns) { return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6); }
+std::string Ms(TimeNs ns) { return MsText(ns); }
 std::string Pct(double fraction) { return fmt::format("{:.0f}%", fraction * 100); }
 
 // The cluster state at t, when a matched collective is resident.
@@ -55,33 +55,23 @@ std::string KernelClause(const Column& c) {
 }
 
 // The op and model layer that launched the focus kernel; for an idle instant, the host.
-std::string HostClause(const Column& c) {
+std::vector<SentencePiece> HostClause(const Column& c) {
+  auto text = [](std::string t) { return std::vector<SentencePiece>{{.text = std::move(t)}}; };
   if (!c.resident.empty()) {
     const ColumnActivity& k = c.resident.front();
-    if (k.op.empty()) return k.layer.empty() ? "" : fmt::format("because the layer is {}", k.layer);
-    return k.layer.empty() ? fmt::format("because the op is {}", k.op)
-                           : fmt::format("because the op is {} in {}", k.op, k.layer);
+    if (k.op.empty()) return text(k.layer.empty() ? "" : fmt::format("because the layer is {}", k.layer));
+    return text(k.layer.empty() ? fmt::format("because the op is {}", k.op)
+                                : fmt::format("because the op is {} in {}", k.op, k.layer));
   }
   for (const auto& h : c.host) {
-    if (h.kind != "step") return fmt::format("because the host is in {} ({})", h.name, h.kind);
+    if (h.kind != "step") return text(fmt::format("because the host is in {} ({})", h.name, h.kind));
   }
   if (c.next && c.next->launch_ns != kNoTime) {
-    return fmt::format("because the host launches nothing until {} {} later", c.next->launch,
-                       Ms(c.next->launch_ns - c.t_ns));
+    return {{.text = fmt::format("because the host launches nothing until {} ", c.next->launch)},
+            {.kind = SentencePiece::Kind::kUntil, .at_ns = c.next->launch_ns},
+            {.text = " later"}};
   }
-  return "because the host launches nothing";
-}
-
-std::string ClusterClause(const Explanation& e) {
-  auto f = InFlightOf(e);
-  if (!f) return "";
-  const auto& c = *e.collective;
-  std::string what = fmt::format("{}{}", c.kind_text, c.seq >= 0 ? fmt::format(" #{}", c.seq) : "");
-  if (f->waiting) {
-    return fmt::format("because rank {} waits in {} for rank {}, {} late", e.column.rank, what,
-                       fmt::join(f->waiting_for, ", rank "), Ms(c.late_ns));
-  }
-  return fmt::format("because the cluster is mid-{}: all {} ranks arrived", what, c.arrivals.size());
+  return text("because the host launches nothing");
 }
 
 void ActivityJson(JsonWriter& w, const ColumnActivity& a, TimeNs origin) {
@@ -138,15 +128,70 @@ std::string FirstFixPointer(const verdict::JobVerdict& job, std::string_view com
                      job.ranks.size() > 1 ? fmt::format(" --rank {}", at->rank) : "");
 }
 
+std::string MsText(TimeNs ns) {
+  const TimeNs us = ((ns < 0 ? -ns : ns) + 500) / 1000;
+  return fmt::format("{}{}.{:03d} ms", ns < 0 && us > 0 ? "-" : "", us / 1000, us % 1000);
+}
+
+std::vector<SentenceClause> SentenceClauses(const Column& c) {
+  std::vector<SentenceClause> out{{{.text = "at t = "},
+                                   {.kind = SentencePiece::Kind::kOffset},
+                                   {.text = fmt::format("{} the device is {} utilized and {} of peak",
+                                                        c.step >= 0 ? fmt::format(" (step {})", c.step) : "",
+                                                        Pct(c.bucket.utilization), Pct(c.bucket.achieved))}},
+                                  {{.text = KernelClause(c)}},
+                                  HostClause(c)};
+  for (auto& clause : out) {
+    for (auto& p : clause) p.text = PrintableText(p.text);
+    if (clause.size() == 1 && clause.front().text.empty()) clause.clear();
+  }
+  return out;
+}
+
+std::string ClusterClause(const std::optional<cluster::CollectiveArrivals>& c, std::int64_t rank, TimeNs t) {
+  if (!c || !c->matched) return "";
+  const auto f = cluster::InFlightAt(*c, rank, t);
+  std::string what = fmt::format("{}{}", c->kind_text, c->seq >= 0 ? fmt::format(" #{}", c->seq) : "");
+  if (f.waiting) {
+    return PrintableText(fmt::format("because rank {} waits in {} for rank {}, {} late", rank, what,
+                                     fmt::join(f.waiting_for, ", rank "), Ms(c->late_ns)));
+  }
+  return PrintableText(
+      fmt::format("because the cluster is mid-{}: all {} ranks arrived", what, c->arrivals.size()));
+}
+
+std::string RenderSentence(const std::vector<SentenceClause>& clauses, const std::string& cluster, TimeNs t,
+                           TimeNs window_start_ns) {
+  std::string s;
+  auto join = [&](const std::string& text) {
+    if (text.empty()) return;
+    s += (s.empty() ? "" : ", ") + text;
+  };
+  for (const auto& clause : clauses) {
+    std::string text;
+    for (const auto& p : clause) {
+      switch (p.kind) {
+        case SentencePiece::Kind::kText:
+          text += p.text;
+          break;
+        case SentencePiece::Kind::kOffset:
+          text += Ms(t - window_start_ns);
+          break;
+        case SentencePiece::Kind::kUntil:
+          text += Ms(p.at_ns - t);
+          break;
+      }
+    }
+    join(text);
+  }
+  join(cluster);
+  return PrintableText(s + ".");
+}
+
 std::string ExplainSentence(const Explanation& e) {
   const Column& c = e.column;
-  std::string s = fmt::format("at t = {}{} the device is {} utilized and {} of peak", Ms(c.offset_ns()),
-                              c.step >= 0 ? fmt::format(" (step {})", c.step) : "", Pct(c.bucket.utilization),
-                              Pct(c.bucket.achieved));
-  for (const std::string& clause : {KernelClause(c), HostClause(c), ClusterClause(e)}) {
-    if (!clause.empty()) s += ", " + clause;
-  }
-  return PrintableText(s + ".");
+  return RenderSentence(SentenceClauses(c), ClusterClause(e.collective, c.rank, c.t_ns), c.t_ns,
+                        c.window_start_ns);
 }
 
 std::string RenderExplainText(const Explanation& e) {

@@ -10,6 +10,7 @@
 #include "export/html_charts.h"
 #include "export/html_layers.h"
 #include "export/html_page.h"
+#include "export/html_vertical.h"
 #include "export/html_whatif.h"
 #include "export/units_text.h"
 
@@ -267,6 +268,7 @@ std::string RenderHtml(const verdict::JobVerdict& job, const HtmlOptions& o) {
   out += "</section></div>\n<div style=\"height:18px\"></div>\n";
   FixesSection(out, job);
   if (o.whatif != nullptr) out += WhatIfPanel(*o.whatif, BillInputsOf(job));
+  out += VerticalSection(job, o.vertical);
   out += LayersSection(job.layers);
   AggregateTable(out, "kernels", "Top kernels", job.top_kernels);
   AggregateTable(out, "ops", "Top ops", job.top_ops);
