@@ -82,8 +82,9 @@ for index, rank, start, end, data in views:
         if int(m.group(1)) != t:
             fail(f"view {index}: the cursor is at {m.group(1)} ns, not at #at={t}")
         shown = html.unescape(m.group(2))
-        run = subprocess.run([bin_, "explain", *inputs, "--at", f"{t}ns", "--rank", str(rank), "--json"],
-                             capture_output=True, text=True)
+        ranked = ["--rank", str(rank)] if rank >= 0 else []
+        run = subprocess.run([bin_, "explain", *inputs, "--at", f"{t}ns", *ranked, "--json"], capture_output=True,
+                             text=True)
         if run.returncode != 0:
             fail(f"explain --at {t}ns --rank {rank} failed: {run.stderr.strip()}")
         want = json.loads(run.stdout)["sentence"]

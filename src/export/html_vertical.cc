@@ -264,7 +264,7 @@ std::string BarsSvg(const Row& row, double y, TimeNs a, TimeNs b) {
     double top = y + bar.row * kRowPx;
     out += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} · {} to {}</title></rect>",
-        Px(x0), Px(top + 1), Px(w), Px(kRowPx - 2), row.fill.empty() ? Shade(bar.shade) : row.fill,
+        Px(x0), top + 1, Px(w), kRowPx - 2, row.fill.empty() ? Shade(bar.shade) : row.fill,
         HtmlEscape(bar.tip), MsOf(bar.start_ns - a), MsOf(bar.end_ns - a));
     if (std::size_t fit = static_cast<std::size_t>(w / 6.5); fit >= 4 && !bar.label.empty()) {
       std::string label = bar.label.size() > fit ? bar.label.substr(0, fit - 1) + "…" : bar.label;
@@ -391,6 +391,35 @@ std::string TextEscape(std::string_view s) {
   return out;
 }
 
+// A device row as one step-shaped area: each bucket's share of the row's height (utilization,
+// or achieved fraction); past kVerticalMaxBars buckets, each step is the time-weighted mean of
+// `group` of them. The figures of the bucket under the cursor are in its sentence.
+std::string DevicePath(const std::vector<verdict::TimelineBucket>& buckets, std::size_t group, bool achieved,
+                       double top, TimeNs a, TimeNs b) {
+  if (buckets.empty()) return "";
+  const double span = static_cast<double>(b - a), base = top + kDevicePx;
+  auto x = [&](TimeNs t) { return kLabelPx + static_cast<double>(std::clamp(t, a, b) - a) / span * kPlotPx; };
+  std::string d = fmt::format("M{} {}", Px(x(buckets.front().start_ns)), Px(base));
+  for (std::size_t i = 0; i < buckets.size(); i += group) {
+    double weighted = 0, total = 0;
+    const std::size_t last = std::min(buckets.size(), i + group) - 1;
+    for (std::size_t j = i; j <= last; ++j) {
+      const auto dur = static_cast<double>(buckets[j].end_ns - buckets[j].start_ns);
+      weighted += (achieved ? buckets[j].achieved : buckets[j].utilization) * dur;
+      total += dur;
+    }
+    const double share = total > 0 ? std::clamp(weighted / total, 0.0, 1.0) : 0;
+    d += fmt::format("V{}H{}", Px(base - share * kDevicePx), Px(x(buckets[last].end_ns)));
+  }
+  const std::string what = achieved ? "achieved fraction of peak" : "utilization";
+  return fmt::format(
+      "<path d=\"{}V{}Z\" fill=\"{}\"><title>{}; the sentence under the cursor gives its bucket's "
+      "figures</title></path>",
+      d, Px(base), achieved ? "var(--achieved)" : "var(--muted)",
+      group > 1 ? fmt::format("{}, the time-weighted mean of every {} device buckets", what, group)
+                : what + " per device bucket");
+}
+
 std::string ViewHtml(const VerticalView& v, const VerticalTrace& trace,
                      const std::vector<cluster::CollectiveArrivals>& arrivals, std::size_t index) {
   const TimeNs a = v.start_ns, b = v.end_ns, origin = trace.window_start_ns;
@@ -434,24 +463,13 @@ std::string ViewHtml(const VerticalView& v, const VerticalTrace& trace,
     svg += BarsSvg(r, y, a, b);
     y += r.rows * kRowPx + kLaneGapPx;
   }
-  const double span = static_cast<double>(b - a);
+  const std::size_t group =
+      (v.buckets.size() + kVerticalMaxBars - 1) / std::max<std::size_t>(kVerticalMaxBars, 1);
   for (int k = 0; k < 2; ++k) {
     double top = device_top + k * (kDevicePx + kLaneGapPx);
     svg += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", Px(top + kDevicePx - 8),
                        k == 0 ? "device · utilization" : "device · achieved");
-    for (const auto& bk : v.buckets) {
-      double share = k == 0 ? bk.utilization : bk.achieved;
-      double x0 = kLabelPx + static_cast<double>(std::max(bk.start_ns, a) - a) / span * kPlotPx;
-      double x1 = kLabelPx + static_cast<double>(std::min(bk.end_ns, b) - a) / span * kPlotPx;
-      double h = std::clamp(share, 0.0, 1.0) * kDevicePx;
-      svg += fmt::format(
-          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} to {}: {} utilized, {} "
-          "of "
-          "peak</title></rect>",
-          Px(x0), Px(top + kDevicePx - h), Px(std::max(0.6, x1 - x0 - 0.5)), Px(h),
-          k == 0 ? "var(--muted)" : "var(--achieved)", MsOf(bk.start_ns - origin), MsOf(bk.end_ns - origin),
-          Percent(bk.utilization), Percent(bk.achieved));
-    }
+    svg += DevicePath(v.buckets, group, k == 1, top, a, b);
   }
   svg += fmt::format("<line class=\"cursor\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/></svg>",
                      Px(kLabelPx), Px(kAxisPx - 4), Px(height));
@@ -467,12 +485,18 @@ std::string ViewHtml(const VerticalView& v, const VerticalTrace& trace,
                               "stretches reach the cap.",
                               MsOf(v.step_end_ns - origin), MsOf(b - origin), kVerticalMaxSegments)
                         : "";
+  const bool ranked = trace.rank >= 0;
+  std::string grouped =
+      group > 1 ? fmt::format(" The device rows draw {} buckets as means of {}.", v.buckets.size(), group)
+                : "";
   out += fmt::format(
-      "<p class=\"note\">Rank {}, {} to {} of its window. {} of {} bars drawn (at most {} per lane, the "
-      "longest kept).{} Kernels are shaded by their share of their roofline ceiling, red at 0% to green at "
-      "100%, grey when unmodeled. The same sentence: <code>plasmient explain … --at &lt;ns&gt;ns --rank "
-      "{}</code>.</p></div>",
-      trace.rank, MsOf(a - origin), MsOf(b - origin), drawn, total, kVerticalMaxBars, cut, trace.rank);
+      "<p class=\"note\">{}, {} to {} of {} window. {} of {} bars drawn (at most {} per lane, the longest "
+      "kept).{}{} Kernels are shaded by their share of their roofline ceiling, red at 0% to green at 100%, "
+      "grey "
+      "when unmodeled. The same sentence: <code>plasmient explain … --at &lt;ns&gt;ns{}</code>.</p></div>",
+      ranked ? fmt::format("Rank {}", trace.rank) : "The trace", MsOf(a - origin), MsOf(b - origin),
+      ranked ? "its" : "the", drawn, total, kVerticalMaxBars, cut, grouped,
+      ranked ? fmt::format(" --rank {}", trace.rank) : "");
   return out;
 }
 
@@ -540,11 +564,15 @@ std::shared_ptr<const VerticalTrace> VerticalCollector::For(const verdict::JobVe
 std::string VerticalSection(const verdict::JobVerdict& job, const VerticalTrace* trace) {
   if (trace == nullptr || trace->views.empty()) return "";
   const auto arrivals = cluster::RankArrivals(job, trace->rank);
+  const auto first_fix = verdict::FirstFixInstant(job);
   std::string out = std::string(kStyle);
   out += fmt::format(
-      "<section id=\"lanes\"><h2>One step, top to bottom <small>rank {}: the first fix's rank{}; move the "
-      "pointer over a step to read its column</small></h2>",
-      trace->rank, job.ranks.size() > 1 ? "" : " (the only one)");
+      "<section id=\"lanes\"><h2>One step, top to bottom <small>{}; move the pointer over a step to read its "
+      "column</small></h2>",
+      job.ranks.size() < 2 ? std::string("the trace's worst and median steps")
+      : first_fix && first_fix->rank == trace->rank
+          ? fmt::format("rank {}, where the first fix's loss is largest", trace->rank)
+          : fmt::format("rank {}", trace->rank));
   for (std::size_t i = 0; i < trace->views.size(); ++i) out += ViewHtml(trace->views[i], *trace, arrivals, i);
   out += std::string(kScript);
   out += "</section>\n";

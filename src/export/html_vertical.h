@@ -18,8 +18,8 @@
 namespace plasmient::exporting {
 
 // What one view embeds is capped so the report stays small; the note under the chart says so.
-inline constexpr std::size_t kVerticalMaxSegments = 1200;  // sentence stretches per view
-inline constexpr std::size_t kVerticalMaxBars = 400;       // bars per lane (the longest kept)
+inline constexpr std::size_t kVerticalMaxSegments = 600;  // sentence stretches per view
+inline constexpr std::size_t kVerticalMaxBars = 300;      // bars per lane (the longest kept)
 
 struct VerticalBar {
   TimeNs start_ns = 0, end_ns = 0;  // on the rank's clock

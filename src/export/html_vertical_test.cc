@@ -100,7 +100,9 @@ TEST(HtmlVertical, TheSectionEmbedsTheClustersClauseAndTheCursor) {
   EXPECT_NE(html.find(fmt::format("cluster · rank {}", v->rank)), std::string::npos);
   // The all-reduces are matched across the two ranks: the clause names the collective.
   EXPECT_NE(html.find("allreduce #"), std::string::npos);
-  EXPECT_NE(html.find("at most 400 per lane"), std::string::npos);
+  EXPECT_NE(html.find("at most 300 per lane"), std::string::npos);
+  EXPECT_NE(html.find(fmt::format("rank {}, where the first fix's loss is largest", v->rank)),
+            std::string::npos);
   EXPECT_EQ(VerticalSection(job, nullptr), "");
 }
 
