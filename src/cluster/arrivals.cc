@@ -38,8 +38,8 @@ std::vector<CollectiveArrivals> RankArrivals(const verdict::JobVerdict& job, std
     const auto& it = mine.items[k];
     auto& c = out[k];
     c.group = it.group;
-    c.kind = ParseCollectiveKind(it.kind, it.kernel);
-    c.kind_text = it.kind.empty() ? it.kernel : it.kind;
+    c.kind = it.kind;
+    c.kind_text = it.name.empty() ? it.kernel : it.name;
     c.seq = it.seq;
     c.step = it.step;
     c.bytes = it.bytes;

@@ -184,7 +184,7 @@ void FindStragglers(std::span<const RankCollectives* const> ranks, const WaitTal
     s.mean_late_s = t.late[r] > 0 ? t.late_by_s[r] / static_cast<double>(t.late[r]) : 0;
     auto top = std::max_element(t.late_kinds[r].begin(), t.late_kinds[r].end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });
-    if (top != t.late_kinds[r].end()) s.kind = CollectiveKindName(top->first);
+    if (top != t.late_kinds[r].end()) s.kind = top->first;
     for (const auto& [step, by_rank] : t.step_caused) {
       auto worst = std::max_element(by_rank.begin(), by_rank.end());
       if (*worst > 0 && static_cast<std::size_t>(worst - by_rank.begin()) == r) s.late_steps.push_back(step);

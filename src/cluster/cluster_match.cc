@@ -136,7 +136,7 @@ MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks) {
       const auto& it = rc.items[i];
       const auto& g = groups[it.group];
       if (g.conflict) continue;
-      const CollectiveKind kind = ParseCollectiveKind(it.kind, it.kernel);
+      const CollectiveKind kind = it.kind;
       MatchKey key;
       std::int64_t sender = -1, receiver = -1, expected = static_cast<std::int64_t>(g.members.size());
       if (it.p2p) {

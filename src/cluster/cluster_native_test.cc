@@ -111,7 +111,7 @@ TEST(ClusterNativeTest, NcclSeqMatchesPerCollectiveTypeAcrossRanks) {
     for (const auto& member : m.members) {
       const auto& item =
           ranks[static_cast<std::size_t>(member.rank_index)].items[static_cast<std::size_t>(member.item)];
-      EXPECT_EQ(ParseCollectiveKind(item.kind), m.kind);
+      EXPECT_EQ(item.kind, m.kind);
       EXPECT_EQ(item.seq, m.seq);
     }
     bool first_all_reduce = m.kind == CollectiveKind::kAllReduce && m.seq == 0;

@@ -16,7 +16,7 @@ std::int32_t Root(std::vector<std::int32_t>& parent, std::int32_t i) {
 
 bool FirstP2pIsSend(const RankCollectives& r) {
   for (const auto& it : r.items) {
-    if (it.p2p) return ParseCollectiveKind(it.kind) == CollectiveKind::kSend;
+    if (it.p2p) return it.kind == CollectiveKind::kSend;
   }
   return false;
 }

@@ -38,7 +38,8 @@ struct Job {
       c.group_ranks = listed;
       c.group_size = static_cast<std::int32_t>(members.size());
       c.seq = seq;
-      c.kind = kind;
+      c.name = kind;
+      c.kind = ParseCollectiveKind(kind);
       c.bytes = bytes;
       c.step = step;
       c.start_ns = arrival[i] + offset[r];
@@ -57,7 +58,8 @@ struct Job {
       CollectiveInstance c;
       c.group = g;
       if (group.empty()) c.group_ranks = fmt::format("[{}, {}]", std::min(from, to), std::max(from, to));
-      c.kind = side == 0 ? "send" : "recv";
+      c.name = side == 0 ? "send" : "recv";
+      c.kind = side == 0 ? CollectiveKind::kSend : CollectiveKind::kRecv;
       c.p2p = true;
       c.peer = with_peer ? (side == 0 ? to : from) : -1;
       c.bytes = 4 << 20;
@@ -165,7 +167,7 @@ TEST(ClusterTest, NamesTheStragglerWithExactCausedWait) {
   EXPECT_EQ(s.late_collectives, 9);
   EXPECT_EQ(s.collectives, 10);
   EXPECT_NEAR(s.mean_late_s, 0.002, 1e-12);
-  EXPECT_EQ(s.kind, "all_reduce");
+  EXPECT_EQ(s.kind, CollectiveKind::kAllReduce);
   for (int r = 0; r < 3; ++r) {
     EXPECT_NEAR(result.ranks[r].wait_on_peers_s, 0.018, 1e-12);
     EXPECT_NEAR(result.ranks[r].transfer_s, 0.010, 1e-12);
@@ -328,7 +330,10 @@ TEST(ClusterTest, UndirectedSendRecvPairsButShapesNoPipeline) {
   Job job({0, 6 * kMs});
   for (int k = 0; k < 4; ++k) job.Send(0, 1, k * 10 * kMs, k * 10 * kMs + 50 * kUs, kMs, k);
   for (auto& r : job.ranks) {
-    for (auto& c : r.items) c.kind = "ncclKernel_SendRecv";
+    for (auto& c : r.items) {
+      c.name = "ncclkernel_sendrecv";
+      c.kind = ParseCollectiveKind(c.name);
+    }
   }
   auto result = AnalyzeCluster(job.ranks, {});
   EXPECT_EQ(result.matched, 4);

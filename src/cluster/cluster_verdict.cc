@@ -23,7 +23,7 @@ std::string SlowOpName(const verdict::SlowOp& o) {
 }  // namespace
 
 Fix StragglerFix(const Straggler& s) {
-  std::string where = s.kind.empty() ? "collectives" : s.kind;
+  std::string where = s.kind ? std::string(CollectiveKindName(*s.kind)) : "collectives";
   std::string when = s.steps > 0 ? fmt::format("in {} of {} steps", s.late_steps.size(), s.steps)
                                  : fmt::format("at {} of {}", s.late_collectives, s.collectives);
   std::string late =

@@ -27,7 +27,8 @@ JobVerdict StragglerJob() {
       c.group_ranks = "[0, 1, 2, 3]";
       c.group_size = 4;
       c.seq = step;
-      c.kind = "allreduce";
+      c.name = "allreduce";
+      c.kind = CollectiveKind::kAllReduce;
       c.bytes = 64 << 20;
       c.step = step;
       c.start_ns = arrival + offset;

@@ -163,7 +163,7 @@ void StragglersSection(std::string& out, const verdict::JobVerdict& job) {
         "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{} of {}</td>"
         "<td class=\"n\">{}</td><td class=\"name\">{}</td><td>{}</td></tr>",
         s.rank, Seconds(s.caused_wait_s), Percent(s.capacity_fraction), s.late_collectives, s.collectives,
-        Seconds(s.mean_late_s), HtmlEscape(s.kind), steps);
+        Seconds(s.mean_late_s), HtmlEscape(join::CollectiveKindName(s.kind)), steps);
   }
   out += "</tbody></table></section>\n";
 }
@@ -178,7 +178,7 @@ void CollectivesSection(std::string& out, const verdict::JobVerdict& job) {
   std::map<std::string, Acc> by_kind;
   for (const auto& r : job.ranks) {
     for (const auto& c : r.collectives) {
-      Acc& a = by_kind[c.kind];
+      Acc& a = by_kind[c.name];
       double dur_s = static_cast<double>(c.end_ns - c.start_ns) * 1e-9;
       ++a.calls;
       a.time_s += dur_s;

@@ -142,7 +142,7 @@ void WriteCluster(JsonWriter& w, const verdict::JobVerdict& job) {
   w.Key("stragglers").BeginArray();
   for (const auto& s : job.stragglers) {
     w.BeginObject().Field("rank", s.rank).Field("caused_wait_s", s.caused_wait_s);
-    w.Field("capacity_fraction", s.capacity_fraction).Field("collective", s.kind);
+    w.Field("capacity_fraction", s.capacity_fraction).Field("collective", join::CollectiveKindName(s.kind));
     WriteInts(w, "late_steps", s.late_steps);
     w.Field("steps", s.steps).Field("late_collectives", s.late_collectives);
     w.Field("collectives", s.collectives).Field("mean_late_s", s.mean_late_s);

@@ -23,7 +23,7 @@ verdict::JobVerdict ClusterJob() {
   s.rank = 1;
   s.caused_wait_s = 0.018;
   s.capacity_fraction = 0.009;
-  s.kind = "all_reduce";
+  s.kind = verdict::CollectiveKind::kAllReduce;
   s.late_steps = {3, 4};
   job.stragglers.push_back(s);
   verdict::CollectiveFigures c;

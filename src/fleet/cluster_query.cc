@@ -130,7 +130,8 @@ Result<std::int64_t> ReadCollectives(QueryableStore& store, const std::string& j
     if (at == chosen.end() || at->second.job_key != c.Text(0, "job_key")) return Ok();
     join::CollectiveInstance x;
     x.group = c.Text(2, "comm_group");
-    x.kind = c.Text(3, "kind");
+    x.name = c.Text(3, "kind");
+    x.kind = join::ParseCollectiveKind(x.name);
     x.seq = c.Int(4, "seq");
     x.bytes = c.Int(5, "bytes");
     x.group_size = static_cast<std::int32_t>(c.Int(6, "group_size"));
@@ -241,7 +242,8 @@ std::string RenderStoredCluster(const StoredClusterJob& stored, std::size_t limi
                          {}};
   for (const auto& s : job.stragglers) {
     stragglers.rows.push_back({std::to_string(s.rank), text(s.caused_wait_s), text(s.capacity_fraction),
-                               s.kind, std::to_string(s.late_steps.size()), std::to_string(s.steps),
+                               std::string(join::CollectiveKindName(s.kind)),
+                               std::to_string(s.late_steps.size()), std::to_string(s.steps),
                                std::to_string(s.late_collectives), std::to_string(s.collectives),
                                text(s.mean_late_s)});
   }

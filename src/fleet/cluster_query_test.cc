@@ -31,7 +31,8 @@ verdict::RankVerdict Rank(std::int64_t rank) {
     join::CollectiveInstance c;
     c.group = "pg0";
     c.seq = seq;
-    c.kind = "allreduce";
+    c.name = "allreduce";
+    c.kind = join::CollectiveKind::kAllReduce;
     c.kernel = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
     c.group_size = 3;
     c.group_rank = static_cast<std::int32_t>(rank);
@@ -103,7 +104,7 @@ TEST(ClusterQueryTest, StoredRanksGiveTheFiguresOfTheRanksTogether) {
   ASSERT_EQ(job.stragglers.size(), 1u);
   EXPECT_EQ(job.stragglers[0].rank, 2);
   EXPECT_NEAR(job.stragglers[0].caused_wait_s, 6 * 2 * 0.003, 1e-12);  // 2 ranks wait 3 ms, 6 times
-  EXPECT_EQ(job.stragglers[0].kind, "all_reduce");
+  EXPECT_EQ(job.stragglers[0].kind, join::CollectiveKind::kAllReduce);
 
   // The stored kind is the parsed one, and the step's compute time the compute slice.
   auto kinds = store->Query("SELECT DISTINCT kind FROM rank_collectives");

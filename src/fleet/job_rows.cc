@@ -65,13 +65,10 @@ std::int64_t GpuRanks(const verdict::JobVerdict& job) {
                        [](const auto& r) { return r.no_gpu_reason.empty(); });
 }
 
-// A collective's kind as the cluster layer parses it, kept short: the canonical name when the
-// kind or the kernel name says one, else the source's own kind.
+// A collective's kind, kept short: the canonical name when it has one, else the source's own.
 std::string StoredKind(const join::CollectiveInstance& col) {
-  join::CollectiveKind kind = join::ParseCollectiveKind(col.kind);
-  if (kind == join::CollectiveKind::kOther && col.kind != col.kernel)
-    kind = join::ParseCollectiveKind(col.kernel);
-  return kind == join::CollectiveKind::kOther ? col.kind : std::string(join::CollectiveKindName(kind));
+  return col.kind == join::CollectiveKind::kOther ? col.name
+                                                  : std::string(join::CollectiveKindName(col.kind));
 }
 
 // What `fleet --cluster` needs of a rank (schema.cc): its collectives, its window, its steps.
@@ -180,7 +177,7 @@ Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c,
   for (const auto& s : job.stragglers) {
     Row r = Common(c);
     r.emplace_back(s.rank);
-    r.emplace_back(s.kind);
+    r.emplace_back(std::string(join::CollectiveKindName(s.kind)));
     r.emplace_back(s.caused_wait_s);
     r.emplace_back(s.capacity_fraction);
     r.emplace_back(s.late_collectives);

@@ -146,7 +146,8 @@ TEST(JobRowsTest, RanksTakingTurnsLateAreNoStragglers) {
       join::CollectiveInstance c;
       c.group = "pg0";
       c.seq = seq;
-      c.kind = "allreduce";
+      c.name = "allreduce";
+      c.kind = join::CollectiveKind::kAllReduce;
       const bool late = (seq + r.rank) % 2 == 0;  // rank 0 late at 0 and 2, rank 1 at 1 and 3
       c.end_ns = skew + (seq + 1) * 400'000'000;
       c.start_ns = c.end_ns - (late ? 100'000'000 : 300'000'000);

@@ -36,7 +36,8 @@ inline verdict::RankVerdict MakeRank(std::int64_t rank, double wall_s, double us
     join::CollectiveInstance c;
     c.group = "pg0";
     c.seq = seq;
-    c.kind = "allreduce";
+    c.name = "allreduce";
+    c.kind = join::CollectiveKind::kAllReduce;
     c.start_ns = 1000;
     c.end_ns = 1000 + static_cast<TimeNs>(comm_dur_s * 1e9);
     r.collectives.push_back(c);
@@ -77,7 +78,7 @@ inline verdict::JobVerdict MakeJob() {
   late.rank = 1;
   late.caused_wait_s = 0.4;
   late.capacity_fraction = 0.1;
-  late.kind = "all_reduce";
+  late.kind = join::CollectiveKind::kAllReduce;
   late.late_collectives = 2;
   late.collectives = 2;
   late.mean_late_s = 0.2;

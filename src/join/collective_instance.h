@@ -5,14 +5,16 @@
 #include <string>
 
 #include "base/time_units.h"
+#include "join/collective_kind.h"
 
 namespace plasmient::join {
 
 struct CollectiveInstance {
-  std::string group;        // process-group name, or its ranks text; "" when unknown
-  std::string group_ranks;  // raw "[0, 1, 2, 3]" when known
-  std::int64_t seq = -1;    // sequence number within the group, or -1
-  std::string kind;         // "allreduce", "allgather", "send", ... (lower case) or the kernel name
+  std::string group;                             // process-group name, or its ranks text; "" when unknown
+  std::string group_ranks;                       // raw "[0, 1, 2, 3]" when known
+  std::int64_t seq = -1;                         // sequence number within the group, or -1
+  CollectiveKind kind = CollectiveKind::kOther;  // parsed once, from name then kernel
+  std::string name;         // the source's own name, lower case ("allreduce", "send", ...), or the kernel's
   std::int64_t bytes = -1;  // message bytes on this rank (input side), -1 when unknown
   std::int32_t group_size = -1;
   TimeNs start_ns = 0, end_ns = 0;  // the kernel, on this rank's clock

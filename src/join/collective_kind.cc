@@ -63,6 +63,10 @@ std::string_view CollectiveKindName(CollectiveKind kind) {
   return "other";
 }
 
+std::string_view CollectiveKindName(std::optional<CollectiveKind> kind) {
+  return kind ? CollectiveKindName(*kind) : std::string_view();
+}
+
 double BusBandwidthFactor(CollectiveKind kind, std::int64_t n) {
   if (n < 1) return 0;
   double share = static_cast<double>(n - 1) / static_cast<double>(n);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace plasmient::join {
@@ -23,7 +24,8 @@ CollectiveKind ParseCollectiveKind(
 // A communication kernel's kind: its collective's name ("all_to_all" on a SendRecv kernel) when
 // that says one, else the kernel's own name.
 CollectiveKind ParseCollectiveKind(std::string_view collective, std::string_view kernel);
-std::string_view CollectiveKindName(CollectiveKind kind);  // "all_reduce", ...
+std::string_view CollectiveKindName(CollectiveKind kind);                 // "all_reduce", ...
+std::string_view CollectiveKindName(std::optional<CollectiveKind> kind);  // "" when none
 // NCCL's bus-bandwidth factor for n ranks: all-reduce 2(n−1)/n, all-gather, reduce-scatter and
 // all-to-all (n−1)/n, broadcast, reduce, send and recv 1; 0 for kOther.
 double BusBandwidthFactor(CollectiveKind kind, std::int64_t n);

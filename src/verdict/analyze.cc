@@ -272,7 +272,7 @@ std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::
     ci.p2p = f.cls[i] == ActivityClass::kP2P;
     ci.kernel = std::string(t.Str(t.gpu.name[i]));
     if (std::int32_t r = j.collective[i]; r >= 0) {
-      ci.kind = AsciiLower(t.Str(c.name[r]));
+      ci.name = AsciiLower(t.Str(c.name[r]));
       ci.group = std::string(t.Str(c.pg_name[r]));
       // A group's member list can be kilobytes: it travels once per group and rank, not once
       // per instance (the cluster layer reads it from the first instance that has it).
@@ -291,8 +291,9 @@ std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::
         if (width > 0) ci.bytes = c.in_nelems[r] * width;
       }
     } else {
-      ci.kind = ci.kernel;
+      ci.name = ci.kernel;
     }
+    ci.kind = join::ParseCollectiveKind(ci.name, ci.kernel);
     out.push_back(std::move(ci));
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ struct Straggler {
   std::int64_t rank = -1;
   double caused_wait_s = 0;
   double capacity_fraction = 0;          // caused_wait_s / Σ over ranks of window length
-  std::string kind;                      // the collective it most often held up
+  std::optional<CollectiveKind> kind;    // the collective it most often held up, when any
   std::vector<std::int64_t> late_steps;  // steps in which it caused the most wait
   std::int64_t steps = 0;                // steps with a matched collective of its
   std::int64_t late_collectives = 0, collectives = 0;
