@@ -95,6 +95,14 @@ Result<std::string_view> GzipChunkReader::Next() {
     filled += step.produced;
     if (step.error != nullptr)
       return Fail("{}: corrupt gzip data ({}) at byte {}", name_, step.error, in_offset_);
+    if (!step.returned.empty()) {
+      // Read ahead past the member's trailer: those bytes come before what is still pending.
+      std::string carry(step.returned);  // pending_ may point into carry_ itself
+      carry.append(pending_);
+      carry_ = std::move(carry);
+      pending_ = carry_;
+      in_offset_ -= static_cast<std::int64_t>(step.returned.size());
+    }
     if (step.member_end) {
       member_done_ = true;
     } else if (step.consumed == 0 && step.produced == 0 && pending_.empty() && input_done_) {

@@ -81,6 +81,7 @@ class GzipChunkReader final : public ChunkReader {
   std::vector<char> out_;
   std::unique_ptr<Inflater> inflater_;
   std::string_view pending_;  // compressed bytes not yet taken by the inflater
+  std::string carry_;         // read-ahead bytes handed back at a member's end, then pending_
   bool input_done_ = false;
   bool member_done_ = false;    // the last member ended; more input may start another
   std::int64_t in_offset_ = 0;  // compressed bytes handed to the inflater so far

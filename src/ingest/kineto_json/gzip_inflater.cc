@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -58,18 +60,38 @@ class IsalInflater final : public Inflater {
     state_->next_out = reinterpret_cast<std::uint8_t*>(out.data());
     state_->avail_out = static_cast<std::uint32_t>(out.size());
     int rc = isal_inflate(state_.get());
-    InflateStep step{.consumed = in.size() - state_->avail_in, .produced = out.size() - state_->avail_out};
+    InflateStep step{.produced = out.size() - state_->avail_out};
+    // At a member's end ISA-L gives back the bytes it had read ahead past the trailer, rewinding
+    // next_in; some may come from an earlier call's input, before in.data(). Those are taken
+    // from the copy of the last bytes fed and handed back to the caller.
+    std::size_t left = state_->avail_in;
+    std::size_t before = left > in.size() ? left - in.size() : 0;
+    if (before > history_len_) {
+      step.error = "the decoder gave back more input than it was fed";
+      return step;
+    }
+    if (before > 0) {
+      returned_.assign(history_.data() + history_len_ - before, before);
+      returned_.append(in.data(), in.size());
+      step.consumed = in.size();
+      step.returned = returned_;
+    } else {
+      step.consumed = in.size() - left;
+    }
+    Remember(in.first(step.consumed));
     if (rc < 0 || rc == ISAL_NEED_DICT) {
       step.error = Describe(rc);
     } else if (state_->block_state == ISAL_BLOCK_FINISH) {
       step.member_end = true;
     }
+    if (step.member_end) history_len_ = 0;
     return step;
   }
 
   void Reset() override {
     isal_inflate_init(state_.get());
     state_->crc_flag = ISAL_GZIP;  // parse the gzip header, check the trailer's CRC-32 and size
+    history_len_ = 0;
   }
 
  private:
@@ -94,7 +116,23 @@ class IsalInflater final : public Inflater {
     }
   }
 
+  // Keeps the last bytes fed (ISA-L reads ahead at most 8 bytes).
+  void Remember(std::span<const char> fed) {
+    if (fed.size() >= history_.size()) {
+      std::copy(fed.end() - history_.size(), fed.end(), history_.begin());
+      history_len_ = history_.size();
+      return;
+    }
+    std::size_t keep = std::min(history_len_, history_.size() - fed.size());
+    std::copy(history_.begin() + (history_len_ - keep), history_.begin() + history_len_, history_.begin());
+    std::copy(fed.begin(), fed.end(), history_.begin() + keep);
+    history_len_ = keep + fed.size();
+  }
+
   std::unique_ptr<inflate_state> state_;
+  std::array<char, 16> history_{};
+  std::size_t history_len_ = 0;
+  std::string returned_;
 };
 #endif
 

@@ -24,6 +24,10 @@ struct InflateStep {
   std::size_t produced = 0;     // output bytes written
   bool member_end = false;      // the member's trailer was read and its CRC matched
   const char* error = nullptr;  // corrupt input: what the engine says; nullptr when fine
+  // At a member's end, bytes the engine had read ahead from earlier calls' input and hands back
+  // (they follow the trailer: the next member, or trailing data). The caller feeds them first.
+  // Owned by the inflater, valid until its next call.
+  std::string_view returned;
 };
 
 // Inflates gzip members (header, deflate data, CRC-checked trailer) one at a time.

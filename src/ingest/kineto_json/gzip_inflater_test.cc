@@ -84,6 +84,54 @@ TEST_P(GzipEngineTest, ReadsEveryMemberOfConcatenatedGzip) {
   }
 }
 
+// A member's end read ahead into the next one across a chunk boundary: the engine hands the
+// bytes it read past the trailer back, and the next member starts with them (found by fuzzing).
+TEST_P(GzipEngineTest, MemberBoundaryFallsAnywhereInAChunk) {
+  std::string a = TraceLikeText(60, 6), b = TraceLikeText(20, 7);
+  std::string gz = testing::Gzip(a, 6) + testing::Gzip(b, 1) + testing::Gzip(a, 9);
+  for (std::size_t in_chunk = 8; in_chunk <= 80; ++in_chunk) {
+    for (std::size_t out_chunk : {5u, 4096u}) {
+      Drained d = Inflate(gz, GetParam(), in_chunk, out_chunk);
+      EXPECT_EQ(d.error, "") << "in " << in_chunk << " out " << out_chunk;
+      EXPECT_TRUE(d.bytes == a + b + a) << "in " << in_chunk << " out " << out_chunk;
+    }
+  }
+  // Trailing bytes too few to be a member are an error, never read past.
+  for (std::size_t in_chunk = 8; in_chunk <= 24; ++in_chunk) {
+    Drained d = Inflate(testing::Gzip(a) + "garbage", GetParam(), in_chunk, 4096);
+    EXPECT_FALSE(d.error.empty()) << in_chunk;
+  }
+}
+
+// Corrupt deflate data (a distance too far back) read 39 bytes at a time: ISA-L stops with bytes
+// read ahead from an earlier chunk. Found by the fuzz smoke; it must fail in one line, not overrun.
+TEST_P(GzipEngineTest, CorruptDataReadInSmallChunksFailsCleanly) {
+  std::string hex =
+      "1f8b08089d20782dcbaa422efac3418fdd381b47f1a6a37751e2ce2f57701ba10b026b54f45b143d66f1da65e0147258"
+      "ad5c2eef6b5d067765ac3b95cb9a211b0e6ee52c6ee3acf23a47cf2ea0f302af1efa46676001149e2ba7baaa63d972f4"
+      "0d760d55764cbd95b36a1b67f1c9ceb2c46751388e237f3c852cf7c6c4f3c66e948e533f1c9fe8b0a519baac1876e5b0"
+      "03898cd556ee6a03e9116e69309e9354e0777f90e8f169aa4ee2b94e67d1ec275dbaaaba0c3292faab2cf375dfd07fc6"
+      "74119b8fe1249dcda6932ce3b867895028fe7ee49deb17fef4602c5306457751dc5c44a19b5046d15508155c940789bf"
+      "5dfe0775d203fc2da0f202c04d9db3457cce78faf8a197b970359eb8510675711e9dff20e7a7b822c72b696d6942dc47"
+      "1a7a6be6b84c80446c155301741a44c0363cdfbf18b9242089809ebf34022d5ebe99f41d83e7184435170feb372efdc5"
+      "46d1823ca38bfbdbbb2b34c9a653c8b1d4ff4961ce6f5fff0ab9f616081c5b7b40dfab1cfe07ba71dda0bc05684b1264"
+      "c0380734a76cce8fe44528c942e4cefdc04371a9eb8dd038e64b686e22c66d871c4e37f677a3219a7e23e18cf6272675"
+      "983a8f0cc6587d40774572a6bcf7f30b3f4466fa6616acb585273f08100d3d6ec17ac1023ec282a600bbb77985e53630"
+      "ba800e97f7acb732a1399509ea21d5127d3affb2458a3e62c552d164c568fa42f73dca9e633ca0a2f08911261da2af19"
+      "3b8ba66709cf10481798fa892fa304fc58ad878ad388208021f12a845cf63d449f19da380798e6aff1e870f851ae106c"
+      "88fc03c97d489f63ea727d17f7979f10155f1929de12f52a65511c8398922458fd934bdec661a8cc4a9e25342d1ca7de"
+      "f0cd74f304d91987601e82fc72dc4ba57c10105f94b929069ec56a5c9c45178fe53f527e089d37f3fc340ec8ea0e027e"
+      "1ffa629ab24873d184a4943fbf216194821fa1c7871e6ca996a56b585595f2e7c35f1ffe07bf70db2d05410000";
+  std::string gz;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    gz.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  for (std::size_t in_chunk : {39u, 8u, 64u, 4096u}) {
+    Drained d = Inflate(gz, GetParam(), in_chunk, 4096, kNoCap, "fuzz.json.gz");
+    EXPECT_EQ(d.error.rfind("fuzz.json.gz: corrupt gzip data", 0), 0u) << in_chunk << ": " << d.error;
+    EXPECT_EQ(d.error.find('\n'), std::string::npos);
+  }
+}
+
 TEST_P(GzipEngineTest, EveryCutShortStreamFailsInOneLineNamingTheFile) {
   std::string gz = testing::Gzip("first member ") + testing::Gzip(TraceLikeText(30, 4));
   std::size_t first = testing::Gzip("first member ").size();
