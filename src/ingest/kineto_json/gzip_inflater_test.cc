@@ -105,6 +105,8 @@ TEST_P(GzipEngineTest, MemberBoundaryFallsAnywhereInAChunk) {
 
 // Corrupt deflate data (a distance too far back) read 39 bytes at a time: ISA-L stops with bytes
 // read ahead from an earlier chunk. Found by the fuzz smoke; it must fail in one line, not overrun.
+// ISA-L 2.30 parses the header that follows with a struct of its own it leaves uninitialised
+// (valgrind), so whether it then says "corrupt" or "cut short" varies: either is a clean failure.
 TEST_P(GzipEngineTest, CorruptDataReadInSmallChunksFailsCleanly) {
   std::string hex =
       "1f8b08089d20782dcbaa422efac3418fdd381b47f1a6a37751e2ce2f57701ba10b026b54f45b143d66f1da65e0147258"
@@ -127,7 +129,9 @@ TEST_P(GzipEngineTest, CorruptDataReadInSmallChunksFailsCleanly) {
     gz.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   for (std::size_t in_chunk : {39u, 8u, 64u, 4096u}) {
     Drained d = Inflate(gz, GetParam(), in_chunk, 4096, kNoCap, "fuzz.json.gz");
-    EXPECT_EQ(d.error.rfind("fuzz.json.gz: corrupt gzip data", 0), 0u) << in_chunk << ": " << d.error;
+    EXPECT_TRUE(d.error.starts_with("fuzz.json.gz: corrupt gzip data") ||
+                d.error.starts_with("fuzz.json.gz: truncated gzip stream"))
+        << in_chunk << ": " << d.error;
     EXPECT_EQ(d.error.find('\n'), std::string::npos);
   }
 }
