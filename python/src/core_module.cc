@@ -10,7 +10,6 @@
 #include <pybind11/stl.h>
 
 #include "cli/embedded_analysis.h"
-#include "export/html_sink.h"
 #include "export/terminal_sink.h"
 #include "export/verdict_json_sink.h"
 
@@ -45,11 +44,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("warnings", &EmbeddedJob::warnings)
       .def_readonly("no_gpu_activity", &EmbeddedJob::no_gpu_activity)
       .def("json", [](const EmbeddedJob& j) { return plasmient::exporting::VerdictToJson(j.job); })
-      .def("html",
-           [](const EmbeddedJob& j) {
-             return plasmient::exporting::RenderHtml(
-                 j.job, {.title = j.title, .whatif = &j.whatif, .vertical = j.vertical.get()});
-           })
+      .def("html", &plasmient::cli::HtmlOf)
       .def(
           "terminal",
           [](const EmbeddedJob& j, bool color, bool details) {

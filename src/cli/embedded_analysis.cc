@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/analyze_command.h"
+#include "export/html_sink.h"
 #include "export/html_vertical.h"
 #include "fleet/analyze_job.h"
 #include "whatif/activity_table.h"
@@ -45,7 +46,7 @@ Result<EmbeddedJob> AnalyzeEmbedded(const std::vector<std::string>& inputs,
                                   args->options, hooks);
   if (!job) return std::unexpected(job.error());
   out.job = std::move(*job);
-  out.whatif = whatif::ProjectSlider(tables.tables(), out.job);
+  out.whatif_tables = std::move(tables.tables());
   out.vertical = vertical.For(out.job);
   out.title = ReportTitle(*files);
   out.explain_command = ExplainCommand(inputs, args->steps);
@@ -53,6 +54,12 @@ Result<EmbeddedJob> AnalyzeEmbedded(const std::vector<std::string>& inputs,
     out.no_gpu_activity = (*files)[0] + ": " + none;
   }
   return out;
+}
+
+std::string HtmlOf(EmbeddedJob& job) {
+  if (!job.whatif) job.whatif = whatif::ProjectSlider(job.whatif_tables, job.job);
+  return exporting::RenderHtml(job.job,
+                               {.title = job.title, .whatif = &*job.whatif, .vertical = job.vertical.get()});
 }
 
 }  // namespace plasmient::cli

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
 #include "verdict/verdict.h"
+#include "whatif/activity_table.h"
 #include "whatif/slider.h"
 
 namespace plasmient::exporting {
@@ -18,11 +20,12 @@ namespace plasmient::cli {
 
 struct EmbeddedJob {
   verdict::JobVerdict job;
-  std::string title;                  // the report's title, as `analyze` names it
-  std::vector<std::string> warnings;  // one line per input set aside
-  std::string no_gpu_activity;        // why no rank had GPU activity; "" when one had
-  std::string explain_command;        // for the terminal box's pointer, as `analyze` writes it
-  whatif::Slider whatif;              // the report's what-if panel, as `analyze --html` writes it
+  std::string title;                             // the report's title, as `analyze` names it
+  std::vector<std::string> warnings;             // one line per input set aside
+  std::string no_gpu_activity;                   // why no rank had GPU activity; "" when one had
+  std::string explain_command;                   // for the terminal box's pointer, as `analyze` writes it
+  std::vector<whatif::RankTable> whatif_tables;  // what the what-if panel projects from
+  std::optional<whatif::Slider> whatif;          // that panel: projected on the first HtmlOf
   std::shared_ptr<const exporting::VerticalTrace>
       vertical;  // the HTML report's lanes, as `analyze` reads them
 };
@@ -31,5 +34,10 @@ struct EmbeddedJob {
 // (`--steps :-1`, `--gpu h100`, …) as separate words. Fails on bad flags and unreadable input.
 Result<EmbeddedJob> AnalyzeEmbedded(const std::vector<std::string>& inputs,
                                     const std::vector<std::string>& flags);
+
+// The HTML report, as `analyze --html` writes it. The what-if panel's projections (a few dozen
+// replays of the timeline) are made here, once, not on every analysis: most callers never ask
+// for the page.
+std::string HtmlOf(EmbeddedJob& job);
 
 }  // namespace plasmient::cli
