@@ -455,7 +455,10 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
     }
     Warn(t, *r, l, p.warnings);
   }
-  if (peer_wait_s > 0 && p.projected.figures.wall_s > 0) {
+  // Named only when it shows at the printed precision (0.1%): a wait of a few microseconds is no
+  // straggler worth a warning.
+  constexpr double kPeerWaitWorthWarning = 0.0005;
+  if (p.projected.figures.wall_s > 0 && peer_wait_s / p.projected.figures.wall_s >= kPeerWaitWorthWarning) {
     p.warnings.push_back(fmt::format(
         "--overlap-comm: {:.1f}% of the projected GPU time is ranks waiting in collectives for slower ones "
         "(docs/cluster.md): overlap cannot hide it, a fix of the straggler can",
