@@ -50,11 +50,43 @@ class ZlibInflater final : public Inflater {
 
 #ifdef PLASMIENT_HAVE_ISAL
 // The state holds ISA-L's Huffman tables and 64 KiB of window: ~90 KiB, so it lives on the heap.
+// Each member's header is read first with a header struct of ours (isal_inflate's own gzip mode
+// parses it with one it leaves uninitialised, so its verdict on corrupt headers varies), then the
+// deflate body, whose trailer (CRC-32 and size) ISA-L checks.
 class IsalInflater final : public Inflater {
  public:
   IsalInflater() : state_(std::make_unique<inflate_state>()) { Reset(); }
 
   InflateStep Inflate(std::span<const char> in, std::span<char> out) override {
+    std::size_t header_bytes = 0;
+    if (in_header_) {
+      state_->next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(in.data()));
+      state_->avail_in = static_cast<std::uint32_t>(in.size());
+      int rc = isal_read_gzip_header(state_.get(), &header_);
+      header_bytes = in.size() - state_->avail_in;  // a header cut short is kept by ISA-L
+      if (rc == ISAL_END_INPUT) return InflateStep{.consumed = header_bytes};
+      if (rc != ISAL_DECOMP_OK) {
+        return InflateStep{.consumed = header_bytes,
+                           .error = rc == ISAL_INCORRECT_CHECKSUM ? "incorrect header check" : Describe(rc)};
+      }
+      in_header_ = false;
+      state_->crc_flag = ISAL_GZIP_NO_HDR_VER;  // the body, then the trailer checked against it
+      in = in.subspan(header_bytes);
+    }
+    InflateStep step = InflateBody(in, out);
+    step.consumed += header_bytes;
+    return step;
+  }
+
+  void Reset() override {
+    isal_inflate_init(state_.get());
+    isal_gzip_header_init(&header_);  // no name, comment or extra buffers: those fields are skipped
+    in_header_ = true;
+    history_len_ = 0;
+  }
+
+ private:
+  InflateStep InflateBody(std::span<const char> in, std::span<char> out) {
     state_->next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(in.data()));
     state_->avail_in = static_cast<std::uint32_t>(in.size());
     state_->next_out = reinterpret_cast<std::uint8_t*>(out.data());
@@ -65,6 +97,12 @@ class IsalInflater final : public Inflater {
     // next_in; some may come from an earlier call's input, before in.data(). Those are taken
     // from the copy of the last bytes fed and handed back to the caller.
     std::size_t left = state_->avail_in;
+    if (rc < 0 || rc == ISAL_NEED_DICT) {
+      // What was read ahead no longer matters (on some errors avail_in even wraps below zero).
+      step.consumed = in.size() - std::min(left, in.size());
+      step.error = Describe(rc);
+      return step;
+    }
     std::size_t before = left > in.size() ? left - in.size() : 0;
     if (before > history_len_) {
       step.error = "the decoder gave back more input than it was fed";
@@ -79,22 +117,13 @@ class IsalInflater final : public Inflater {
       step.consumed = in.size() - left;
     }
     Remember(in.first(step.consumed));
-    if (rc < 0 || rc == ISAL_NEED_DICT) {
-      step.error = Describe(rc);
-    } else if (state_->block_state == ISAL_BLOCK_FINISH) {
+    if (state_->block_state == ISAL_BLOCK_FINISH) {
       step.member_end = true;
+      history_len_ = 0;
     }
-    if (step.member_end) history_len_ = 0;
     return step;
   }
 
-  void Reset() override {
-    isal_inflate_init(state_.get());
-    state_->crc_flag = ISAL_GZIP;  // parse the gzip header, check the trailer's CRC-32 and size
-    history_len_ = 0;
-  }
-
- private:
   static const char* Describe(int rc) {
     switch (rc) {
       case ISAL_INVALID_BLOCK:
@@ -130,6 +159,8 @@ class IsalInflater final : public Inflater {
   }
 
   std::unique_ptr<inflate_state> state_;
+  isal_gzip_header header_{};
+  bool in_header_ = true;  // the member's header is not read yet
   std::array<char, 16> history_{};
   std::size_t history_len_ = 0;
   std::string returned_;
