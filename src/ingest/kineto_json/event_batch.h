@@ -1,12 +1,9 @@
 // A batch of framed trace events: their JSON text joined into one array, padded so the
-// parser can read it in place, plus a bounded queue that hands batches between threads.
+// parser can read it in place.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,11 +20,11 @@ struct EventBatch {
   std::vector<std::uint32_t> begin;  // each event's [begin, end) within json
   std::vector<std::uint32_t> end;
   std::vector<std::int64_t> offset;  // each event's byte offset in the uncompressed input
-  // simdjson's stage 1 (the structural index), run by Seal() on the framing thread so the
-  // parsing thread only walks the document. `indexed` is false when stage 1 failed.
+  // simdjson's stage 1 (the structural index), run by Index() on the thread that parses the
+  // batch. The parser is the batch's own: strings it unescapes live until the batch is reused.
   std::unique_ptr<simdjson::ondemand::parser> parser;
   simdjson::ondemand::document doc;
-  bool indexed = false;
+  bool indexed = false;  // Index() ran and stage 1 succeeded
 
   std::size_t events() const { return begin.size(); }
   std::string_view Event(std::size_t i) const {
@@ -50,36 +47,10 @@ struct EventBatch {
     json.append(tail);
     end.push_back(static_cast<std::uint32_t>(json.size()));
   }
-  // Closes the array, makes sure the padding is there and indexes the text.
+  // Closes the array and makes sure the padding is there (on the framing thread).
   void Seal();
-};
-
-// A bounded single-producer/single-consumer queue of batches, with a free list so batch
-// buffers are reused instead of reallocated.
-class BatchQueue {
- public:
-  explicit BatchQueue(std::size_t capacity) : capacity_(capacity) {}
-
-  // Producer: blocks while the queue is full. Returns false when the consumer has stopped.
-  bool Push(EventBatch&& batch);
-  // Producer: no more batches.
-  void Close();
-  // Consumer: blocks for the next batch; false at the end.
-  bool Pop(EventBatch* batch);
-  // Consumer: gives a spent batch back for reuse; Producer: takes one (or a fresh one).
-  void Recycle(EventBatch&& batch);
-  EventBatch TakeFree();
-  // Consumer: stop; unblocks the producer.
-  void Cancel();
-
- private:
-  std::mutex mutex_;
-  std::condition_variable not_full_, not_empty_;
-  std::deque<EventBatch> ready_;
-  std::vector<EventBatch> free_;
-  std::size_t capacity_;
-  bool closed_ = false;
-  bool cancelled_ = false;
+  // Runs stage 1 over the sealed text; false when it failed (the parser then goes event by event).
+  bool Index();
 };
 
 }  // namespace plasmient::ingest

@@ -1,5 +1,6 @@
 #include "ingest/kineto_json/event_parser.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 #include <utility>
@@ -47,10 +48,21 @@ struct EventParser::Impl {
   std::string dims_text, types_text, concrete_text, ranks_text, pg_text;
   std::vector<std::pair<std::string_view, double>> counters;
 
+  BatchRows* rows = nullptr;  // where the batch being parsed goes
+
   EventFields& Reset() {
     fields = EventFields{};
     counters.clear();
     return fields;
+  }
+  // The event's text copied out of the one-event buffer, which the next event reuses.
+  void OwnFields(EventFields& ev) {
+    for (std::string_view* text :
+         {&ev.cat, &ev.name, &ev.input_dims, &ev.input_types, &ev.concrete_inputs, &ev.module_hierarchy,
+          &ev.coll_name, &ev.dtype, &ev.pg_name, &ev.pg_ranks}) {
+      *text = rows->Own(*text);
+    }
+    for (auto& counter : counters) counter.first = rows->Own(counter.first);
   }
 };
 
@@ -99,8 +111,9 @@ void ReadId(od::value& v, IdField* id) {
   if (id->numeric) id->value = value;
 }
 
-// The compact JSON text of a value (arrays/objects minified; a string gives its content).
-bool ReadRaw(od::value& v, std::string* scratch, std::string_view* out) {
+// The compact JSON text of a value (arrays/objects minified; a string gives its content). Text
+// minified into `scratch` is copied into `rows`, as the next event reuses the scratch.
+bool ReadRaw(od::value& v, std::string* scratch, BatchRows& rows, std::string_view* out) {
   od::json_type type;
   if (v.type().get(type) != simdjson::SUCCESS) return false;
   std::string_view raw;
@@ -124,6 +137,7 @@ bool ReadRaw(od::value& v, std::string* scratch, std::string_view* out) {
       break;
   }
   *out = MinifyJson(raw, scratch);
+  if (out->data() != raw.data()) *out = rows.Own(*out);
   return true;
 }
 
@@ -159,9 +173,9 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
         break;
       case 10:
         if (key == "Input Dims" || key == "Input dims")
-          ReadRaw(v, &impl.dims_text, &ev.input_dims);
+          ReadRaw(v, &impl.dims_text, *impl.rows, &ev.input_dims);
         else if (key == "Input type")
-          ReadRaw(v, &impl.types_text, &ev.input_types);
+          ReadRaw(v, &impl.types_text, *impl.rows, &ev.input_types);
         else if (key == "Group size")
           ReadInt(v, &ev.group_size);
         else
@@ -191,7 +205,7 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
         break;
       case 15:
         if (key == "Concrete Inputs") {
-          ReadRaw(v, &impl.concrete_text, &ev.concrete_inputs);
+          ReadRaw(v, &impl.concrete_text, *impl.rows, &ev.concrete_inputs);
         } else if (key == "Collective name") {
           ev.has_collective = ReadString(v, &ev.coll_name);
         } else if (key == "Sequence number") {
@@ -202,7 +216,7 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
         break;
       case 16:
         if (key == "Process Group ID" && ev.pg_name.empty())
-          ReadRaw(v, &impl.pg_text, &ev.pg_name);
+          ReadRaw(v, &impl.pg_text, *impl.rows, &ev.pg_name);
         else if (key == "Module Hierarchy")
           ReadString(v, &ev.module_hierarchy);
         else
@@ -216,7 +230,7 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
         break;
       case 19:
         if (key == "Process Group Ranks")
-          ReadRaw(v, &impl.ranks_text, &ev.pg_ranks);
+          ReadRaw(v, &impl.ranks_text, *impl.rows, &ev.pg_ranks);
         else
           used = false;
         break;
@@ -330,15 +344,51 @@ bool ParseStep(std::string_view name, std::int64_t* step) {
   return name.starts_with(kStepRangePrefix) && ParseInteger(name.substr(kStepRangePrefix.size()), step);
 }
 
+template <typename Row>
+void Put(BatchRows& rows, BatchRows::Kind kind, std::vector<Row>& table, const Row& row) {
+  rows.order.emplace_back(kind, static_cast<std::uint32_t>(table.size()));
+  table.push_back(row);
+}
+
 }  // namespace
 
-EventParser::EventParser(model::TraceBuilder& builder) : builder_(builder), impl_(std::make_unique<Impl>()) {}
+void BatchRows::Clear() {
+  order.clear();
+  gpu.clear();
+  api.clear();
+  cpu.clear();
+  collectives.clear();
+  samples.clear();
+  quality.clear();
+  min_ts_ns = kNoTime;
+  for (std::size_t i = 0; i < owned_used_; ++i) owned_[i].clear();
+  owned_used_ = 0;
+}
+
+std::string_view BatchRows::Own(std::string_view text) {
+  if (text.empty()) return {};
+  if (owned_used_ == 0 || owned_[owned_used_ - 1].capacity() - owned_[owned_used_ - 1].size() < text.size()) {
+    if (owned_used_ == owned_.size()) owned_.emplace_back();
+    std::string& block = owned_[owned_used_++];
+    block.clear();
+    block.reserve(std::max(kOwnedBlockBytes, text.size()));  // on the heap: moving `owned_` keeps it
+  }
+  std::string& block = owned_[owned_used_ - 1];
+  std::size_t at = block.size();
+  block.append(text);
+  return std::string_view(block).substr(at);
+}
+
+EventParser::EventParser() : impl_(std::make_unique<Impl>()) {}
 EventParser::~EventParser() = default;
 
-void EventParser::ParseBatch(EventBatch& batch) {
+void EventParser::ParseBatch(EventBatch& batch, BatchRows& out) {
+  out.Clear();
+  out_ = &out;
+  impl_->rows = &out;
   std::size_t done = 0;
   od::array events;
-  if (batch.indexed && batch.doc.get_array().get(events) == simdjson::SUCCESS) {
+  if ((batch.indexed || batch.Index()) && batch.doc.get_array().get(events) == simdjson::SUCCESS) {
     for (auto element : events) {
       od::object obj;
       if (element.get_object().get(obj) != simdjson::SUCCESS) break;
@@ -365,8 +415,13 @@ void EventParser::ParseBatch(EventBatch& batch) {
       Count(Dq::kMalformedEvent);
       continue;
     }
+    impl_->OwnFields(ev);
     Emit(ev);
   }
+}
+
+void EventParser::NoteTime(TimeNs ts_ns) {
+  if (out_->min_ts_ns == kNoTime || ts_ns < out_->min_ts_ns) out_->min_ts_ns = ts_ns;
 }
 
 void EventParser::Emit(const EventFields& ev) {
@@ -376,12 +431,12 @@ void EventParser::Emit(const EventFields& ev) {
       return;
     case 'i':
     case 'I':
-      builder_.quality().Add(Dq::kInstantEventsSkipped);  // most are counted unread: no first offset
+      CountUnplaced(Dq::kInstantEventsSkipped);  // most are counted unread: no first offset
       return;
     case 's':
     case 'f':
     case 't':
-      builder_.quality().Add(Dq::kFlowEventsSkipped);  // most are counted unread: no first offset
+      CountUnplaced(Dq::kFlowEventsSkipped);  // most are counted unread: no first offset
       return;
     case 'M':
       return;  // process/thread names and sort order: nothing the verdict needs
@@ -394,9 +449,9 @@ void EventParser::Emit(const EventFields& ev) {
       Count(Dq::kCounterEvents);
       auto device = static_cast<std::int32_t>(ev.pid.numeric ? ev.pid.value : 0);
       for (const auto& [metric, value] : impl_->counters) {
-        builder_.AddSample(model::SampleRow{ts_ns, device, metric, value});
+        Put(*out_, BatchRows::Kind::kSample, out_->samples, model::SampleRow{ts_ns, device, metric, value});
       }
-      if (min_ts_ns_ == kNoTime || ts_ns < min_ts_ns_) min_ts_ns_ = ts_ns;
+      NoteTime(ts_ns);
       return;
     }
     case 'b':
@@ -431,7 +486,7 @@ void EventParser::EmitComplete(const EventFields& ev) {
   Category category = Classify(ev.cat);
   if (category == Category::kPython) {
     if (!ev.name.starts_with(model::kModuleRangePrefix)) {
-      builder_.quality().Add(Dq::kPythonFunctionsSkipped);  // most are counted unread: no first offset
+      CountUnplaced(Dq::kPythonFunctionsSkipped);  // most are counted unread: no first offset
       return;
     }
     category = Category::kAnnotation;  // the builder makes it a module row
@@ -449,7 +504,7 @@ void EventParser::EmitComplete(const EventFields& ev) {
     Count(Dq::kMalformedEvent);  // ts + dur beyond the 64-bit nanosecond clock
     return;
   }
-  if (min_ts_ns_ == kNoTime || start_ns < min_ts_ns_) min_ts_ns_ = start_ns;
+  NoteTime(start_ns);
   auto id_or_count = [&](const IdField& id) -> std::int64_t {
     if (id.numeric) return id.value;
     if (id.present) Count(Dq::kNonNumericId);
@@ -472,17 +527,17 @@ void EventParser::EmitComplete(const EventFields& ev) {
       row.correlation = ev.correlation;
       row.external_id = ev.external_id;
       row.bytes = category == Category::kKernel ? 0 : ev.bytes;
-      std::int32_t gpu = builder_.AddGpu(row);
+      Put(*out_, BatchRows::Kind::kGpu, out_->gpu, row);
       if (ev.has_collective) {
-        builder_.AddCollective(model::CollectiveRow{-1, gpu, ev.coll_name, ev.in_nelems, ev.out_nelems,
-                                                    ev.dtype, static_cast<std::int32_t>(ev.group_size),
-                                                    ev.pg_name, ev.pg_ranks, ev.seq, -1});
+        Put(*out_, BatchRows::Kind::kCollective, out_->collectives,
+            model::CollectiveRow{-1, BatchRows::kJustAdded, ev.coll_name, ev.in_nelems, ev.out_nelems,
+                                 ev.dtype, static_cast<std::int32_t>(ev.group_size), ev.pg_name, ev.pg_ranks,
+                                 ev.seq, -1});
       } else if (category == Category::kKernel && ev.name.starts_with("nccl")) {
-        std::string collective = NcclKernelCollective(ev.name);
         model::CollectiveRow row_c;
-        row_c.gpu = gpu;
-        row_c.name = collective;
-        builder_.AddCollective(row_c);
+        row_c.gpu = BatchRows::kJustAdded;
+        row_c.name = out_->Own(NcclKernelCollective(ev.name));
+        Put(*out_, BatchRows::Kind::kCollective, out_->collectives, row_c);
       }
       return;
     }
@@ -495,7 +550,7 @@ void EventParser::EmitComplete(const EventFields& ev) {
       row.name = ev.name;
       row.correlation = ev.correlation;
       row.external_id = ev.external_id;
-      builder_.AddApi(row);
+      Put(*out_, BatchRows::Kind::kApi, out_->api, row);
       return;
     }
     case Category::kOp:
@@ -520,14 +575,15 @@ void EventParser::EmitComplete(const EventFields& ev) {
         else
           Count(Dq::kMalformedModuleHierarchy);
       }
-      std::int32_t op = builder_.AddCpuOp(row);
       if (ev.has_collective) {
-        collectives_from_args_ = true;
-        builder_.AddCollective(model::CollectiveRow{op, -1, ev.coll_name, ev.in_nelems, ev.out_nelems,
-                                                    ev.dtype, static_cast<std::int32_t>(ev.group_size),
-                                                    ev.pg_name, ev.pg_ranks, ev.seq, -1});
-      } else if (ev.name.starts_with("nccl:")) {
-        nccl_op_rows_.push_back(op);
+        Put(*out_, BatchRows::Kind::kCpuOp, out_->cpu, row);
+        Put(*out_, BatchRows::Kind::kCollective, out_->collectives,
+            model::CollectiveRow{BatchRows::kJustAdded, -1, ev.coll_name, ev.in_nelems, ev.out_nelems,
+                                 ev.dtype, static_cast<std::int32_t>(ev.group_size), ev.pg_name, ev.pg_ranks,
+                                 ev.seq, -1});
+      } else {
+        Put(*out_, ev.name.starts_with("nccl:") ? BatchRows::Kind::kNcclCpuOp : BatchRows::Kind::kCpuOp,
+            out_->cpu, row);
       }
       return;
     }
@@ -536,7 +592,48 @@ void EventParser::EmitComplete(const EventFields& ev) {
   }
 }
 
-void EventParser::Finish() {
+void RowApplier::Apply(const BatchRows& rows) {
+  std::int32_t last_gpu = -1, last_op = -1;
+  for (auto [kind, index] : rows.order) {
+    switch (kind) {
+      case BatchRows::Kind::kGpu:
+        last_gpu = builder_.AddGpu(rows.gpu[index]);
+        break;
+      case BatchRows::Kind::kApi:
+        builder_.AddApi(rows.api[index]);
+        break;
+      case BatchRows::Kind::kCpuOp:
+        last_op = builder_.AddCpuOp(rows.cpu[index]);
+        break;
+      case BatchRows::Kind::kNcclCpuOp:
+        nccl_op_rows_.push_back(builder_.AddCpuOp(rows.cpu[index]));
+        break;
+      case BatchRows::Kind::kCollective: {
+        model::CollectiveRow row = rows.collectives[index];
+        if (row.gpu == BatchRows::kJustAdded) row.gpu = last_gpu;
+        if (row.cpu_op == BatchRows::kJustAdded) {
+          row.cpu_op = last_op;
+          collectives_from_args_ = true;
+        }
+        builder_.AddCollective(row);
+        break;
+      }
+      case BatchRows::Kind::kSample:
+        builder_.AddSample(rows.samples[index]);
+        break;
+    }
+  }
+  for (auto [id, offset] : rows.quality) {
+    if (offset < 0)
+      builder_.quality().Add(id);
+    else
+      builder_.quality().AddAt(id, offset);
+  }
+  if (rows.min_ts_ns != kNoTime && (min_ts_ns_ == kNoTime || rows.min_ts_ns < min_ts_ns_))
+    min_ts_ns_ = rows.min_ts_ns;
+}
+
+void RowApplier::Finish() {
   // nccl:* ranges describe the same collective as the record_param_comms around them; they
   // are the only collective description in traces whose record_param_comms carry no args.
   if (collectives_from_args_) return;

@@ -2,9 +2,11 @@
 // (detected by content), into one model::Trace.
 //
 // Pipeline: ChunkReader (file/gzip -> chunks) -> EventFramer (events of traceEvents, other
-// top-level values; simdjson stage 1 per batch) -> bounded BatchQueue -> EventParser (simdjson
-// On-Demand walk) -> model::TraceBuilder. Reading, inflating, framing and indexing run on a
-// second thread; walking and building on the caller's.
+// top-level values, in batches) -> bounded ParsePipeline -> EventParser (simdjson stage 1 and
+// On-Demand walk of a batch, into rows) -> RowApplier -> model::TraceBuilder. Reading, inflating
+// and framing run on one thread; batches are parsed on `parse_threads` more, each batch whole on
+// one; the caller's thread applies the rows in input order, so the trace is the one a single
+// thread reads, row for row and string for string.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,8 @@ struct IngestOptions {
   std::function<void(std::int64_t bytes_done, std::int64_t bytes_total)> progress;
   std::size_t chunk_bytes = 0;         // read/inflate size; 0 = 8 MiB. Tests use tiny sizes.
   std::size_t batch_bytes = 0;         // framed JSON per parser batch; 0 = 1 MiB
-  bool threaded = true;                // frame on a second thread (false: all on the caller's thread)
+  bool threaded = true;                // frame and parse on other threads (false: all on the caller's)
+  std::size_t parse_threads = 0;       // threads parsing batches when threaded; 0 = one per core
   OpenRules open;                      // how the file is opened (input_file.h)
   std::int64_t max_decoded_bytes = 0;  // inflated bytes; 0 = DecodedBytesCap(the input's size)
   std::size_t max_event_bytes = kMaxEventBytes;
