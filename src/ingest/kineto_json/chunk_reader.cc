@@ -1,6 +1,7 @@
 #include "ingest/kineto_json/chunk_reader.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,6 +49,43 @@ Result<std::string_view> FileChunkReader::Next() {
   }
   done_ += static_cast<std::int64_t>(filled);
   return std::string_view(buffer_.data(), filled);
+}
+
+// ---- mapped file ----
+
+std::unique_ptr<MappedChunkReader> MappedChunkReader::Map(int fd, std::string path, std::int64_t size,
+                                                          std::size_t chunk_bytes) {
+  if (size <= 0) return nullptr;
+  void* base = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+  if (base == MAP_FAILED) return nullptr;
+  ::madvise(base, static_cast<std::size_t>(size), MADV_SEQUENTIAL);
+  return std::unique_ptr<MappedChunkReader>(
+      new MappedChunkReader(fd, std::move(path), static_cast<const char*>(base),
+                            static_cast<std::size_t>(size), std::max<std::size_t>(chunk_bytes, 1)));
+}
+
+MappedChunkReader::~MappedChunkReader() {
+  ::munmap(const_cast<char*>(base_), size_);
+  ::close(fd_);
+}
+
+Result<std::string_view> MappedChunkReader::Next() {
+  // The last window is done with: its whole pages go (the page cache keeps them, this process not).
+  static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::size_t release_to = pos_ / page * page;
+  if (release_to > released_) {
+    ::madvise(const_cast<char*>(base_) + released_, release_to - released_, MADV_DONTNEED);
+    released_ = release_to;
+  }
+  if (pos_ == size_) return std::string_view();
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || st.st_size < static_cast<off_t>(size_)) {
+    return Fail("{}: the file shrank to {} bytes while it was read at byte {}", path_, st.st_size, pos_);
+  }
+  std::size_t n = std::min(chunk_bytes_, size_ - pos_);
+  std::string_view out(base_ + pos_, n);
+  pos_ += n;
+  return out;
 }
 
 // ---- memory ----
@@ -129,6 +167,12 @@ Result<std::unique_ptr<ChunkReader>> OpenChunkReader(const std::string& path, st
   ssize_t n = ::pread(file->fd(), magic, sizeof magic, 0);
   *is_gzip = n == 2 && LooksLikeGzip(std::string_view(magic, 2));
   std::int64_t size = file->size();
+  if (!*is_gzip) {
+    if (auto mapped = MappedChunkReader::Map(file->fd(), path, size, chunk_bytes)) {
+      file->Release();  // the mapped reader closes it
+      return std::unique_ptr<ChunkReader>(std::move(mapped));
+    }
+  }
   auto reader = std::make_unique<FileChunkReader>(
       file->Release(), path, size, *is_gzip ? std::min<std::size_t>(chunk_bytes, 1u << 20) : chunk_bytes);
   if (!*is_gzip) return std::unique_ptr<ChunkReader>(std::move(reader));

@@ -50,6 +50,34 @@ class FileChunkReader final : public ChunkReader {
   std::vector<char> buffer_;
 };
 
+// Hands out windows of a plain file mapped read-only (madvise SEQUENTIAL): nothing is copied out of
+// the page cache. The pages before the window handed out last are dropped (MADV_DONTNEED), so the
+// mapping holds about one window in memory whatever the file's size. A file that shrinks while it
+// is read fails at the next window (a page past its new end would be a SIGBUS).
+class MappedChunkReader final : public ChunkReader {
+ public:
+  // Takes an open file (InputFile::Release) of `size` > 0 bytes; null, the file left open, when it
+  // cannot be mapped.
+  static std::unique_ptr<MappedChunkReader> Map(int fd, std::string path, std::int64_t size,
+                                                std::size_t chunk_bytes);
+  ~MappedChunkReader() override;
+  Result<std::string_view> Next() override;
+  std::int64_t raw_bytes_done() const override { return static_cast<std::int64_t>(pos_); }
+  std::int64_t raw_bytes_total() const override { return static_cast<std::int64_t>(size_); }
+
+ private:
+  MappedChunkReader(int fd, std::string path, const char* base, std::size_t size, std::size_t chunk_bytes)
+      : fd_(fd), path_(std::move(path)), base_(base), size_(size), chunk_bytes_(chunk_bytes) {}
+
+  int fd_;
+  std::string path_;
+  const char* base_;
+  std::size_t size_;
+  std::size_t chunk_bytes_;
+  std::size_t pos_ = 0;       // bytes handed out
+  std::size_t released_ = 0;  // bytes at the start whose pages were dropped
+};
+
 // Hands out slices of a buffer the caller keeps alive.
 class MemoryChunkReader final : public ChunkReader {
  public:
@@ -89,7 +117,8 @@ class GzipChunkReader final : public ChunkReader {
   std::int64_t max_out_;
 };
 
-// Opens a file, plain or gzip as its first bytes say (never its name). `*is_gzip` is set.
+// Opens a file, plain or gzip as its first bytes say (never its name). `*is_gzip` is set. A plain
+// file is mapped (MappedChunkReader), or read with read(2) where it cannot be.
 // `max_decoded_bytes` bounds what gzip may inflate to; 0: DecodedBytesCap(the file's size).
 Result<std::unique_ptr<ChunkReader>> OpenChunkReader(const std::string& path, std::size_t chunk_bytes,
                                                      bool* is_gzip, const OpenRules& rules = {},

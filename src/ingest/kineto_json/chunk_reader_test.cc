@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -92,6 +93,87 @@ TEST(ChunkReaderTest, FileReaderReadsPlainAndGzipFiles) {
   EXPECT_NE(missing.error().message.find("plasmient_no_such_file.json"), std::string::npos);
   std::filesystem::remove(plain_path);
   std::filesystem::remove(gz_path);
+}
+
+// A temporary file that is removed when the test ends.
+struct TempFile {
+  explicit TempFile(const std::string& name, std::string_view bytes)
+      : path(std::filesystem::temp_directory_path() / name) {
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+  std::filesystem::path path;
+};
+
+std::int64_t ResidentKiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("VmRSS:")) return std::stoll(line.substr(6));
+  }
+  return -1;
+}
+
+TEST(ChunkReaderTest, PlainFilesAreMappedAndReadWholeForAnyChunkSize) {
+  std::string text;
+  for (int i = 0; i < 3000; ++i) text += "{\"ph\":\"X\",\"i\":" + std::to_string(i) + "},";
+  TempFile file("plasmient_mapped_reader_test.json", text);
+  for (std::size_t chunk : {1u, 4095u, 4096u, 4097u, 1u << 20}) {
+    bool is_gzip = true;
+    auto reader = OpenChunkReader(file.path.string(), chunk, &is_gzip);
+    ASSERT_TRUE(reader.has_value());
+    EXPECT_FALSE(is_gzip);
+    EXPECT_NE(dynamic_cast<MappedChunkReader*>(reader->get()), nullptr);
+    EXPECT_EQ(Drain(**reader), text) << chunk;
+    EXPECT_EQ((*reader)->raw_bytes_done(), static_cast<std::int64_t>(text.size()));
+  }
+  TempFile empty("plasmient_mapped_reader_empty.json", "");  // nothing to map: read(2) says empty
+  bool is_gzip = true;
+  auto reader = OpenChunkReader(empty.path.string(), 4096, &is_gzip);
+  ASSERT_TRUE(reader.has_value());
+  EXPECT_EQ(Drain(**reader), "");
+}
+
+// The windows already handed out leave memory: reading a 64 MiB file 1 MiB at a time, touching
+// every byte, never holds much more than a window.
+TEST(ChunkReaderTest, MappedFileHoldsAboutOneWindowInMemory) {
+  constexpr std::size_t kFileBytes = 64u << 20, kWindow = 1u << 20;
+  std::string text(kFileBytes, 'x');
+  for (std::size_t i = 0; i < kFileBytes; i += 4096) text[i] = static_cast<char>('a' + i / 4096 % 26);
+  TempFile file("plasmient_mapped_reader_rss.json", text);
+  text = std::string();
+  auto mapped = InputFile::Open(file.path.string());
+  ASSERT_TRUE(mapped.has_value());
+  std::int64_t size = mapped->size();
+  auto reader = MappedChunkReader::Map(mapped->fd(), file.path.string(), size, kWindow);
+  ASSERT_NE(reader, nullptr);
+  mapped->Release();
+  std::int64_t before_kib = ResidentKiB(), peak_kib = before_kib;
+  std::uint64_t sum = 0, expected = 0;
+  for (std::size_t i = 0; i < kFileBytes; i += 4096)
+    expected += static_cast<unsigned char>('a' + i / 4096 % 26);
+  while (true) {
+    auto chunk = reader->Next();
+    ASSERT_TRUE(chunk.has_value());
+    if (chunk->empty()) break;
+    for (std::size_t i = 0; i < chunk->size(); i += 4096) sum += static_cast<unsigned char>((*chunk)[i]);
+    peak_kib = std::max(peak_kib, ResidentKiB());
+  }
+  EXPECT_EQ(sum, expected);
+  EXPECT_LT(peak_kib - before_kib, 8 << 10) << "peak growth in KiB over a 64 MiB file";
+}
+
+TEST(ChunkReaderTest, MappedFileThatShrinksFailsNamingIt) {
+  TempFile file("plasmient_mapped_reader_shrinks.json", std::string(1 << 20, 'x'));
+  bool is_gzip = true;
+  auto reader = OpenChunkReader(file.path.string(), 64 << 10, &is_gzip);
+  ASSERT_TRUE(reader.has_value());
+  ASSERT_TRUE((*reader)->Next().has_value());
+  std::filesystem::resize_file(file.path, 100 << 10);
+  auto next = (*reader)->Next();
+  ASSERT_FALSE(next.has_value());
+  EXPECT_EQ(next.error().message,
+            file.path.string() + ": the file shrank to 102400 bytes while it was read at byte 65536");
 }
 
 }  // namespace

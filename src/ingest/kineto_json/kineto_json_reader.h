@@ -1,12 +1,12 @@
 // Kineto (PyTorch profiler) Chrome-trace JSON ingest: a file or buffer, plain or gzip
 // (detected by content), into one model::Trace.
 //
-// Pipeline: ChunkReader (file/gzip -> chunks) -> EventFramer (events of traceEvents, other
-// top-level values, in batches) -> bounded ParsePipeline -> EventParser (simdjson stage 1 and
-// On-Demand walk of a batch, into rows) -> RowApplier -> model::TraceBuilder. Reading, inflating
-// and framing run on one thread; batches are parsed on `parse_threads` more, each batch whole on
-// one; the caller's thread applies the rows in input order, so the trace is the one a single
-// thread reads, row for row and string for string.
+// Pipeline: ChunkReader (a mapped file, or gzip inflated -> chunks) -> EventFramer (events of
+// traceEvents, other top-level values, in batches) -> bounded ParsePipeline -> EventParser
+// (simdjson stage 1 and On-Demand walk of a batch, into rows) -> RowApplier ->
+// model::TraceBuilder. Reading, inflating and framing run on one thread; batches are parsed on
+// `parse_threads` more, each batch whole on one; the caller's thread applies the rows in input
+// order, so the trace is the one a single thread reads, row for row and string for string.
 #pragma once
 
 #include <cstdint>

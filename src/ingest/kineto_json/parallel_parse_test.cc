@@ -79,7 +79,8 @@ void ExpectSameTrace(const model::Trace& a, const model::Trace& b) {
 // events that only the one-event slow path gets through.
 std::string MixedTrace(std::size_t events, unsigned seed) {
   std::mt19937 rng(seed);
-  std::string text = R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100", "numSms": 132}],
+  std::string text =
+      R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100", "numSms": 132}],
  "distributedInfo": {"rank": 3, "world_size": 8, "backend": "nccl"}, "traceEvents": [)";
   for (std::size_t i = 0; i < events; ++i) {
     std::string ts = std::to_string(1000 + i * 7) + "." + std::to_string(rng() % 1000);
@@ -88,43 +89,52 @@ std::string MixedTrace(std::size_t events, unsigned seed) {
     if (i > 0) text += ",\n";
     switch (rng() % 14) {
       case 0:
-        text += R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm)" + n + R"(", "pid": 1, "tid": 2, "ts": )" + ts +
-                R"(, "dur": )" + dur + R"(, "args": {"External id": )" + n +
-                R"(, "Input Dims": [[8, )" + n + R"(], [512, 1024]], "Input type": ["float", "c10::Half"],
+        text += R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm)" + n + R"(", "pid": 1, "tid": 2, "ts": )" +
+                ts + R"(, "dur": )" + dur + R"(, "args": {"External id": )" + n + R"(, "Input Dims": [[8, )" +
+                n + R"(], [512, 1024]], "Input type": ["float", "c10::Half"],
                 "Concrete Inputs": ["", "[1, 2]"], "Sequence number": 4, "Fwd thread id": 1,
-                "Module Hierarchy": "top.layer)" + n + R"(.mm"}})";
+                "Module Hierarchy": "top.layer)" +
+                n + R"(.mm"}})";
         break;
       case 1:
-        text += R"({"ph": "X", "cat": "kernel", "name": "sm90_gemm_)" + n + R"(", "pid": 0, "tid": 7, "ts": )" + ts +
-                R"(, "dur": )" + dur + R"(, "args": {"device": 0, "stream": 7, "correlation": )" + n + "}}";
+        text += R"({"ph": "X", "cat": "kernel", "name": "sm90_gemm_)" + n +
+                R"(", "pid": 0, "tid": 7, "ts": )" + ts + R"(, "dur": )" + dur +
+                R"(, "args": {"device": 0, "stream": 7, "correlation": )" + n + "}}";
         break;
       case 2:
-        text += R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": "2", "ts": )" +
-                ts + R"(, "dur": 3, "args": {"correlation": )" + n + R"(, "External id": )" + n + "}}";
+        text +=
+            R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": "2", "ts": )" +
+            ts + R"(, "dur": 3, "args": {"correlation": )" + n + R"(, "External id": )" + n + "}}";
         break;
       case 3:
         text += R"({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy \"HtoD\" \u00e9)" + n +
                 R"(", "pid": 0, "tid": "stream 7", "ts": )" + ts + R"(, "dur": 2, "args": {"bytes": 4096}})";
         break;
       case 4:
-        text += R"({"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 2, "ts": )" + ts +
-                R"(, "dur": 5, "args": {"Collective name": "allreduce", "In msg nelems": )" + n +
-                R"(, "Group size": 2, "dtype": "Float", "Process Group ID": 3, "Process Group Ranks": [0,  1]}})";
+        text +=
+            R"({"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 2, "ts": )" + ts +
+            R"(, "dur": 5, "args": {"Collective name": "allreduce", "In msg nelems": )" + n +
+            R"(, "Group size": 2, "dtype": "Float", "Process Group ID": 3, "Process Group Ranks": [0,  1]}})";
         break;
       case 5:
-        text += R"({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllGather_RING_LL", "pid": 0, "tid": 40,
-                "ts": )" + ts + R"(, "dur": 10, "args": {"device": 0, "stream": 40}})";
+        text +=
+            R"({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllGather_RING_LL", "pid": 0, "tid": 40,
+                "ts": )" +
+            ts + R"(, "dur": 10, "args": {"device": 0, "stream": 40}})";
         break;
       case 6:
         text += R"({"ph": "X", "cat": "user_annotation", "name": "nccl:all_reduce_)" + n +
                 R"(", "pid": 1, "tid": 2, "ts": )" + ts + R"(, "dur": 3})";
         break;
       case 7:
-        text += R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)" + n + R"(", "pid": 1, "tid": 2,
-                "ts": )" + ts + R"(, "dur": 900})";
+        text += R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)" + n +
+                R"(", "pid": 1, "tid": 2,
+                "ts": )" +
+                ts + R"(, "dur": 900})";
         break;
       case 8:
-        text += R"({"ph": "C", "name": "util", "pid": 0, "ts": )" + ts + R"(, "args": {"sm_)" + n + R"(": 0.5}})";
+        text +=
+            R"({"ph": "C", "name": "util", "pid": 0, "ts": )" + ts + R"(, "args": {"sm_)" + n + R"(": 0.5}})";
         break;
       case 9:
         text += R"({"ph": "X", "cat": "python_function", "name": "nn.Module: Linear_)" + n +
@@ -136,15 +146,17 @@ std::string MixedTrace(std::size_t events, unsigned seed) {
                                      R"(, "dur": 1, "args": {"Input Dims": [ [1,  2] ]}, "x": [1, 2,]})";
         break;
       case 11:
-        text += R"({"ph": "b", "cat": "gpu_user_annotation", "name": "a", "id": 1, "pid": 1, "tid": 1, "ts": )" + ts +
-                "}";
+        text +=
+            R"({"ph": "b", "cat": "gpu_user_annotation", "name": "a", "id": 1, "pid": 1, "tid": 1, "ts": )" +
+            ts + "}";
         break;
       case 12:
         text += R"({"ph": "X", "cat": "cpu_op", "name": "neg", "pid": "main", "tid": 1, "ts": )" + ts +
                 R"(, "dur": -3})";
         break;
       default:
-        text += R"({"ph": "f", "id": 9, "pid": 0, "tid": 7, "ts": )" + ts + R"(, "cat": "ac2g", "name": "ac2g"})";
+        text +=
+            R"({"ph": "f", "id": 9, "pid": 0, "tid": 7, "ts": )" + ts + R"(, "cat": "ac2g", "name": "ac2g"})";
         break;
     }
   }

@@ -49,7 +49,8 @@ void ParsePipeline::Parsed(const ParseSlot* slot) {
 std::unique_ptr<ParseSlot> ParsePipeline::PopParsed() {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] {
-    return cancelled_ || (!in_flight_.empty() && in_flight_.front().parsed) || (closed_ && in_flight_.empty());
+    return cancelled_ || (!in_flight_.empty() && in_flight_.front().parsed) ||
+           (closed_ && in_flight_.empty());
   });
   if (cancelled_ || in_flight_.empty()) return nullptr;
   std::unique_ptr<ParseSlot> slot = std::move(in_flight_.front().slot);
