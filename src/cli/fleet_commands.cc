@@ -25,6 +25,8 @@ namespace {
 
 struct ClickHouseFlags {
   std::string url, database = "plasmient", cluster, shard_database;
+  bool raw_rows = false;  // --raw-rows (fleet, bill --whatif)
+  int raw_retention_days = 0;
   void Add(CLI::App& app) {
     app.add_option("--clickhouse", url, "ClickHouse HTTP interface, http://HOST:PORT");
     app.add_option("--clickhouse-db", database, "ClickHouse database")->capture_default_str();
@@ -33,6 +35,11 @@ struct ClickHouseFlags {
     app.add_option("--clickhouse-shard-db", shard_database,
                    "database of <table>_local on each shard (default: --clickhouse-db; - for each replica's "
                    "default_database)");
+    app.add_option(
+           "--raw-retention-days", raw_retention_days,
+           "ClickHouse 19.6 and later: raw tables made with a TTL of this many days (rollups are kept); "
+           "older servers: fleet --prune-older-than")
+        ->check(CLI::Range(0, 100000));
   }
   fleet::ClickHouseOptions Options() const {
     fleet::ClickHouseOptions o;
@@ -40,6 +47,8 @@ struct ClickHouseFlags {
     o.database = database;
     o.cluster = cluster;
     o.shard_database = shard_database;
+    o.raw_rows = raw_rows;
+    o.raw_retention_days = raw_retention_days;
     return o;
   }
 };
@@ -124,9 +133,10 @@ int RunServe(ServeArgs& a) {
 }
 
 struct FleetArgs {
-  std::string db, top, by = "wasted-gpu-hours", since, until, job;
+  std::string db, top, by = "wasted-gpu-hours", since, until, job, prune_older_than;
   ClickHouseFlags clickhouse;
-  bool trend = false, stragglers = false, cluster = false, init_schema = false, local_only = false;
+  bool trend = false, stragglers = false, cluster = false, init_schema = false, local_only = false,
+       tsv = false;
   std::int64_t limit = 20;
   std::vector<std::string> lever;  // --lever NAME [VALUE]
 };
@@ -201,17 +211,41 @@ bool ParseWindow(const std::string& since, const std::string& until, fleet::Flee
 }
 
 // A store's answer as `fleet` prints it; 1 (after one line on stderr) when the query failed.
-int PrintTable(const Result<fleet::QueryResult>& r) {
+int PrintTable(const Result<fleet::QueryResult>& r, bool tsv) {
   if (!r) {
     fmt::print(stderr, "plasmient: {}\n", r.error().message);
     return 1;
   }
-  std::string text = fleet::FormatTable(*r);
+  std::string text = tsv ? fleet::FormatTsv(*r) : fleet::FormatTable(*r);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
 
+// --prune-older-than AGE: the raw rows of analyses before it leave ClickHouse, whole days at a time.
+int RunPrune(const FleetArgs& a) {
+  if (a.clickhouse.url.empty()) {
+    fmt::print(stderr, "plasmient: fleet --prune-older-than prunes ClickHouse: give --clickhouse URL\n");
+    return 2;
+  }
+  fleet::FleetQuery window;
+  if (!ParseWindow(a.prune_older_than, "", window)) return 2;
+  auto ch = fleet::ClickHouseStore::Open(a.clickhouse.Options());
+  if (!ch) {
+    fmt::print(stderr, "plasmient: {}\n", ch.error().message);
+    return 2;
+  }
+  auto dropped = (*ch)->PruneRawRows(*window.since_ns);
+  if (!dropped) {
+    fmt::print(stderr, "plasmient: {}\n", dropped.error().message);
+    return 1;
+  }
+  fmt::print(stderr, "plasmient: {} day partitions of raw rows dropped from {}\n", *dropped,
+             a.clickhouse.database);
+  return 0;
+}
+
 int RunFleet(const FleetArgs& a) {
+  if (!a.prune_older_than.empty()) return RunPrune(a);
   int rc = 0;
   std::unique_ptr<fleet::QueryableStore> store =
       OpenQueryStore(a.db, a.clickhouse, a.init_schema, a.local_only, rc);
@@ -250,6 +284,8 @@ int RunFleet(const FleetArgs& a) {
     q.question = fleet::FleetQuestion::kTopJobs;
   } else if (a.top == "users") {
     q.question = fleet::FleetQuestion::kTopUsers;
+  } else if (a.top == "teams") {
+    q.question = fleet::FleetQuestion::kTopTeams;
   } else if (a.top == "layers") {
     q.question = fleet::FleetQuestion::kTopLayers;
   } else if (a.top == "kernels") {
@@ -257,12 +293,13 @@ int RunFleet(const FleetArgs& a) {
   } else if (a.init_schema) {
     return 0;
   } else {
-    fmt::print(stderr,
-               "plasmient: fleet: ask --top kernels|ops|layers|jobs|users, --trend, --stragglers or --job J "
-               "--cluster\n");
+    fmt::print(
+        stderr,
+        "plasmient: fleet: ask --top kernels|ops|layers|jobs|users|teams, --trend, --stragglers or --job J "
+        "--cluster\n");
     return 2;
   }
-  return PrintTable(store->Query(fleet::BuildSql(q, *store)));
+  return PrintTable(store->Query(fleet::BuildSql(q, *store)), a.tsv);
 }
 
 struct BillArgs {
@@ -271,6 +308,7 @@ struct BillArgs {
   std::string whatif, db, since, until, job;
   ClickHouseFlags clickhouse;
   std::int64_t limit = 20;
+  bool tsv = false;
 };
 
 int RunLeverBill(const BillArgs& a) {
@@ -286,7 +324,7 @@ int RunLeverBill(const BillArgs& a) {
   int rc = 0;
   auto store = OpenQueryStore(a.db, a.clickhouse, false, false, rc);
   if (!store) return rc;
-  return PrintTable(fleet::QueryLeverBill(*store, q, *levers));
+  return PrintTable(fleet::QueryLeverBill(*store, q, *levers), a.tsv);
 }
 
 int RunBill(const BillArgs& a, const CLI::App& bill) {
@@ -415,8 +453,8 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
       "fleet", "ask the store: top kernels/ops/layers/jobs/users by wasted GPU-hours, trends, stragglers");
   fleet->add_option("--db", fleet_args->db, "SQLite store");
   fleet_args->clickhouse.Add(*fleet);
-  fleet->add_option("--top", fleet_args->top, "kernels, ops, layers (module types), jobs or users")
-      ->check(CLI::IsMember({"kernels", "ops", "layers", "jobs", "users"}));
+  fleet->add_option("--top", fleet_args->top, "kernels, ops, layers (module types), jobs, users or teams")
+      ->check(CLI::IsMember({"kernels", "ops", "layers", "jobs", "users", "teams"}));
   fleet
       ->add_option(
           "--by", fleet_args->by,
@@ -445,6 +483,13 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
                   "create the ClickHouse database and tables when missing");
   fleet->add_flag("--local-only", fleet_args->local_only,
                   "with --init-schema: only the shard tables (<table>_local)");
+  fleet->add_flag("--tsv", fleet_args->tsv, "TabSeparated with a header, numbers in full");
+  fleet->add_flag(
+      "--raw-rows", fleet_args->clickhouse.raw_rows,
+      "ClickHouse: answer from the raw rows, not the hourly rollups (slow on a fleet; checks them)");
+  fleet->add_option("--prune-older-than", fleet_args->prune_older_than,
+                    "ClickHouse: drop raw rows of analyses older than this (30d, or a date), whole days; "
+                    "rollups are kept");
   hooks.push_back({fleet, [fleet_args] { return RunFleet(*fleet_args); }});
 
   auto bill_args = std::make_shared<BillArgs>();
@@ -464,6 +509,9 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
       "(needs --db or --clickhouse)");
   bill->add_option("--db", bill_args->db, "with --whatif: SQLite store");
   bill_args->clickhouse.Add(*bill);
+  bill->add_flag("--tsv", bill_args->tsv, "with --whatif: TabSeparated with a header, numbers in full");
+  bill->add_flag("--raw-rows", bill_args->clickhouse.raw_rows,
+                 "with --whatif on ClickHouse: from the raw rows, not the hourly rollups");
   bill->add_option("--job", bill_args->job, "with --whatif: only this job");
   bill->add_option("--since", bill_args->since, "with --whatif: analyses at or after (as fleet --since)");
   bill->add_option("--until", bill_args->until, "with --whatif: analyses before (same forms)");

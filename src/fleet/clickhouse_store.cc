@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
 #include <httplib.h>
 
 #include "base/text.h"
+#include "fleet/clickhouse_rollups.h"
 
 namespace plasmient::fleet {
 namespace {
@@ -75,6 +78,16 @@ Result<std::string> BindClickHouseParams(const SqlQuery& query) {
   return out;
 }
 
+std::string RawTableTtlSql(std::string_view version, int retention_days) {
+  if (retention_days <= 0) return {};
+  auto dot = version.find('.');
+  auto major = ParseInt<int>(version.substr(0, dot));
+  std::string_view rest = dot == std::string_view::npos ? std::string_view{} : version.substr(dot + 1);
+  auto minor = ParseInt<int>(rest.substr(0, rest.find('.')));
+  if (!major || !minor || std::pair{*major, *minor} < std::pair{19, 6}) return {};
+  return fmt::format(" TTL toDateTime(intDiv(at_ns, 1000000000)) + INTERVAL {} DAY", retention_days);
+}
+
 Result<std::pair<std::string, int>> ParseHttpUrl(std::string_view url) {
   constexpr std::string_view kScheme = "http://";
   if (!url.starts_with(kScheme)) return Fail("--clickhouse {}: expected http://HOST[:PORT]", url);
@@ -137,6 +150,15 @@ std::string ClickHouseStore::QualifiedName(TableId id) const {
   return options_.database + "." + std::string(Table(id).name);
 }
 
+std::string ClickHouseStore::RollupLocalName(RollupId id) const {
+  std::string name(Rollup(id).name);
+  return options_.cluster.empty() ? name : name + "_local";
+}
+
+std::string ClickHouseStore::RollupName(RollupId id) const {
+  return options_.raw_rows ? std::string() : options_.database + "." + std::string(Rollup(id).name);
+}
+
 // FINAL: rows of a batch inserted twice are read once even before ClickHouse merges them.
 std::string ClickHouseStore::TableName(TableId id) const { return QualifiedName(id) + " FINAL"; }
 
@@ -160,6 +182,14 @@ Status ClickHouseStore::CheckRowIdentity(const std::vector<std::string>& tables)
 
 Status ClickHouseStore::EnsureSchema(bool local_only) {
   PLASMIENT_TRY(Execute("CREATE DATABASE IF NOT EXISTS " + options_.database));
+  std::string ttl;
+  if (options_.raw_retention_days > 0) {
+    auto version = Query("SELECT version()");
+    if (!version) return std::unexpected(version.error());
+    if (!version->rows.empty() && !version->rows.front().empty()) {
+      ttl = RawTableTtlSql(version->rows.front()[0], options_.raw_retention_days);
+    }
+  }
   std::vector<std::string> made;
   for (const auto& t : Tables()) {
     std::string cols;
@@ -167,10 +197,12 @@ Status ClickHouseStore::EnsureSchema(bool local_only) {
       cols += (cols.empty() ? "" : ", ") + std::string(c.name) + " " + std::string(ClickHouseType(c.type));
     }
     cols += ", " + std::string(kRowIndexColumn) + " Int64";
-    // A row is (job_key, row_index): the same rows inserted again replace themselves.
-    PLASMIENT_TRY(Execute("CREATE TABLE IF NOT EXISTS " + options_.database + "." + LocalName(t.id) + " (" +
-                          cols + ") ENGINE = ReplacingMergeTree() ORDER BY (job_key, " +
-                          std::string(kRowIndexColumn) + ")"));
+    // A row is (job_key, row_index): the same rows inserted again replace themselves. One day per
+    // partition: old rows leave a partition at a time (PruneRawRows).
+    PLASMIENT_TRY(Execute(fmt::format(
+        "CREATE TABLE IF NOT EXISTS {}.{} ({}) ENGINE = ReplacingMergeTree() PARTITION BY intDiv(at_ns, {}) "
+        "ORDER BY (job_key, {}){}",
+        options_.database, LocalName(t.id), cols, kRawPartitionNs, kRowIndexColumn, ttl)));
     made.push_back(LocalName(t.id));
     if (options_.cluster.empty() || local_only) continue;
     std::string shard_db = options_.shard_database == "-" ? "''" : options_.shard_database;
@@ -179,7 +211,67 @@ Status ClickHouseStore::EnsureSchema(bool local_only) {
                           LocalName(t.id) + ", sipHash64(job_key))"));
     made.emplace_back(Table(t.id).name);
   }
-  return CheckRowIdentity(made);
+  PLASMIENT_TRY(CheckRowIdentity(made));
+  return EnsureRollups(local_only);
+}
+
+// Each rollup beside its raw table: the table, the view that fills it from every inserted block,
+// and, with a cluster, the Distributed table that reads every shard's. The view is made before
+// the one-off fill from the rows already there, so no insert falls between the two; an insert
+// that lands while the fill runs is counted by both (docs/fleet.md, "Rollups": migrate with the
+// writers stopped).
+Status ClickHouseStore::EnsureRollups(bool local_only) {
+  for (const auto& r : Rollups()) {
+    const std::string local = options_.database + "." + RollupLocalName(r.id);
+    const std::string source = options_.database + "." + LocalName(r.source);
+    auto exists = Query("EXISTS TABLE " + local);
+    if (!exists) return std::unexpected(exists.error());
+    const bool fresh =
+        !exists->rows.empty() && !exists->rows.front().empty() && exists->rows.front()[0] == "0";
+    const std::string columns = RollupColumnsSql(r);
+    PLASMIENT_TRY(
+        Execute("CREATE TABLE IF NOT EXISTS " + local + " (" + columns + ") ENGINE = " + RollupEngineSql(r)));
+    PLASMIENT_TRY(Execute("CREATE MATERIALIZED VIEW IF NOT EXISTS " + options_.database + "." +
+                          std::string(r.name) + "_mv TO " + local + " AS " + RollupSelectSql(r, source)));
+    if (fresh) {
+      PLASMIENT_TRY(Execute("INSERT INTO " + local + " " + RollupSelectSql(r, source + " FINAL")));
+    }
+    if (options_.cluster.empty() || local_only) continue;
+    std::string shard_db = options_.shard_database == "-" ? "''" : options_.shard_database;
+    PLASMIENT_TRY(Execute("CREATE TABLE IF NOT EXISTS " + options_.database + "." + std::string(r.name) +
+                          " (" + columns + ") ENGINE = Distributed(" + options_.cluster + ", " + shard_db +
+                          ", " + RollupLocalName(r.id) + ")"));
+  }
+  return Ok();
+}
+
+Result<std::size_t> ClickHouseStore::PruneRawRows(std::int64_t cutoff_ns) {
+  const std::int64_t cutoff_day = cutoff_ns / kRawPartitionNs;  // days wholly before the cutoff
+  const std::string db = QuoteClickHouseString(options_.database);
+  std::size_t dropped = 0;
+  for (const auto& t : Tables()) {
+    const std::string table = LocalName(t.id), quoted = QuoteClickHouseString(table);
+    auto key =
+        Query("SELECT partition_key FROM system.tables WHERE database = " + db + " AND name = " + quoted);
+    if (!key) return std::unexpected(key.error());
+    if (key->rows.empty() || key->rows.front().empty()) continue;  // not made in this database
+    const std::string qualified = options_.database + "." + table;
+    if (key->rows.front()[0].find("intDiv(at_ns") == std::string::npos) {  // made before partitions
+      PLASMIENT_TRY(Execute(
+          fmt::format("ALTER TABLE {} DELETE WHERE at_ns < {}", qualified, cutoff_day * kRawPartitionNs)));
+      continue;
+    }
+    auto parts = Query("SELECT DISTINCT partition FROM system.parts WHERE active AND database = " + db +
+                       " AND table = " + quoted);
+    if (!parts) return std::unexpected(parts.error());
+    for (const auto& row : parts->rows) {
+      auto day = row.empty() ? std::nullopt : ParseInt(row[0]);
+      if (!day || *day >= cutoff_day) continue;
+      PLASMIENT_TRY(Execute(fmt::format("ALTER TABLE {} DROP PARTITION {}", qualified, *day)));
+      ++dropped;
+    }
+  }
+  return dropped;
 }
 
 Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
@@ -188,14 +280,23 @@ Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
     const auto& rows = batch[t.id];
     if (rows.empty()) continue;
     std::set<std::string> keys;
-    for (const auto& r : rows) keys.insert(std::get<std::string>(r[kJobKeyColumn]));
+    std::int64_t first_ns = std::numeric_limits<std::int64_t>::max(),
+                 last_ns = std::numeric_limits<std::int64_t>::min();
+    for (const auto& r : rows) {
+      keys.insert(std::get<std::string>(r[kJobKeyColumn]));
+      first_ns = std::min(first_ns, std::get<std::int64_t>(r[kAtNsColumn]));
+      last_ns = std::max(last_ns, std::get<std::int64_t>(r[kAtNsColumn]));
+    }
     std::string in;
     for (const auto& k : keys) {
       if (!in.empty()) in += ',';
       in += QuoteClickHouseString(k);
     }
-    auto present =
-        Query("SELECT DISTINCT job_key FROM " + QualifiedName(t.id) + " WHERE job_key IN (" + in + ")");
+    // A job_key's rows all carry its at_ns: the batch's time range leaves out every part (and day
+    // partition) that cannot hold them, so the check costs the same on a month of rows as on a day.
+    auto present = Query(
+        fmt::format("SELECT DISTINCT job_key FROM {} WHERE at_ns >= {} AND at_ns <= {} AND job_key IN ({})",
+                    QualifiedName(t.id), first_ns, last_ns, in));
     if (!present) return std::unexpected(present.error());
     for (const auto& row : present->rows) {
       if (!row.empty()) keys.erase(row[0]);
@@ -221,7 +322,10 @@ Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
     for (const auto& c : t.columns) columns += std::string(c.name) + ", ";
     std::string q = "INSERT INTO " + QualifiedName(t.id) + " (" + columns + std::string(kRowIndexColumn) +
                     ") FORMAT TabSeparated";
-    std::string params = "query=" + UrlEncode(q);
+    // One INSERT is one block, so the rollups' views see all of a job's rows of the table at once
+    // (clickhouse_rollups.cc, "analyses").
+    std::string params = "query=" + UrlEncode(q) +
+                         "&max_insert_block_size=" + std::to_string(std::max<std::size_t>(n, 1 << 20));
     if (!options_.cluster.empty()) params += "&insert_distributed_sync=1";
     auto r = Post(params, body);
     if (!r) return std::unexpected(r.error());

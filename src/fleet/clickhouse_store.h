@@ -28,6 +28,13 @@ struct ClickHouseOptions {
   // each replica's <default_database> from the cluster's configuration.
   std::string shard_database;
   double timeout_s = 10;
+  // --raw-rows: `fleet` answers from the raw tables (read FINAL) instead of the rollups
+  // (clickhouse_rollups.h); slow at fleet scale, the check of what the rollups hold.
+  bool raw_rows = false;
+  // --raw-retention-days: on servers that have TTL (19.6 and later) the raw tables are made with
+  // a TTL of this many days after the analysis; 0 keeps them. Older servers are pruned by
+  // `fleet --prune-older-than` (PruneRawRows).
+  int raw_retention_days = 0;
 };
 
 // A string literal as ClickHouse reads it: quoted, with ' and \ escaped. ClickHouse 18.16 has no
@@ -42,13 +49,20 @@ class ClickHouseStore final : public QueryableStore {
   static Result<std::unique_ptr<ClickHouseStore>> Open(const ClickHouseOptions& options);
   ~ClickHouseStore() override;
 
-  // Creates the database and tables when missing; `local_only` creates only the shard tables.
+  // Creates the database, the tables and their rollups when missing; `local_only` creates only
+  // the shard tables. A rollup made over a table that already holds rows is filled from them once.
   Status EnsureSchema(bool local_only = false);
+  // Drops the raw rows of analyses before `cutoff_ns` from the tables that hold them here (the
+  // tables themselves, or each `<table>_local` with a cluster): whole days, a partition at a
+  // time; tables made before raw tables were partitioned delete the rows instead (a mutation).
+  // The rollups keep their rows. Returns the partitions dropped.
+  Result<std::size_t> PruneRawRows(std::int64_t cutoff_ns);
   // Inserts the rows whose job_key the table does not hold yet. Returns rows inserted.
   Result<std::size_t> Insert(const Batch& batch);
 
   // What a query reads: "plasmient.jobs FINAL".
   std::string TableName(TableId id) const override;
+  std::string RollupName(RollupId id) const override;
   using QueryableStore::Query;
   Result<QueryResult> Query(const SqlQuery& query) override;
   Status ForEachRow(const SqlQuery& query, const RowVisitor& visit) override;
@@ -58,6 +72,8 @@ class ClickHouseStore final : public QueryableStore {
   explicit ClickHouseStore(ClickHouseOptions options);
   Result<std::string> Post(const std::string& url_query, const std::string& body);
   std::string LocalName(TableId id) const;
+  std::string RollupLocalName(RollupId id) const;
+  Status EnsureRollups(bool local_only);
   std::string QualifiedName(TableId id) const;  // "plasmient.jobs": what is created and inserted into
   // Fails when one of `tables` lacks row_index (made by an older Plasmient, MergeTree).
   Status CheckRowIdentity(const std::vector<std::string>& tables);
@@ -65,6 +81,10 @@ class ClickHouseStore final : public QueryableStore {
   ClickHouseOptions options_;
   std::unique_ptr<httplib::Client> client_;
 };
+
+// The TTL clause of a raw table for a server of `version` ("18.16.1", "23.8.2.7"): empty before
+// 19.6 (no TTL there) or without a retention.
+std::string RawTableTtlSql(std::string_view version, int retention_days);
 
 // "http://host:port[/]" → host and port (http only; 8123 when no port is given).
 Result<std::pair<std::string, int>> ParseHttpUrl(std::string_view url);

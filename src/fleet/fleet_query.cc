@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "base/text.h"
+#include "fleet/clickhouse_rollups.h"
 
 namespace plasmient::fleet {
 namespace {
@@ -58,63 +59,108 @@ Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns) {
 
 namespace {
 
+// The window over rollup rows, whose at_ns is the start of their hour: every hour that meets
+// [since, until) is read whole.
+std::string RollupWhere(const FleetQuery& q) {
+  constexpr std::int64_t kBucket = kRollupBucketNs;
+  std::string w = " WHERE 1 = 1";
+  if (q.since_ns) w += fmt::format(" AND at_ns >= {}", *q.since_ns - *q.since_ns % kBucket);
+  if (q.until_ns && *q.until_ns <= std::numeric_limits<std::int64_t>::max() - kBucket) {
+    w += fmt::format(" AND at_ns < {}", *q.until_ns + (kBucket - *q.until_ns % kBucket) % kBucket);
+  }
+  if (!q.job.empty()) w += " AND job_id = :job";
+  return w;
+}
+
+// Where a question's sums come from: the raw rows (SQLite; ClickHouse with --raw-rows), or
+// ClickHouse's rollups (clickhouse_rollups.cc), whose rows hold partial sums of the same figures,
+// so each answer has the same columns, in the same order, from either.
+struct Source {
+  const QueryableStore& store;
+  bool rollups;
+  std::string From(TableId table, RollupId rollup) const {
+    return rollups ? store.RollupName(rollup) : store.TableName(table);
+  }
+  // The expression over the raw rows, or the one over the rollup that sums to the same.
+  std::string_view Sum(std::string_view raw, std::string_view rolled) const { return rollups ? rolled : raw; }
+};
+
 // Every ORDER BY ends in the grouping key, so rows that tie (identical jobs) come out in one
 // order on every store and every read, however the engine's parts happen to be laid out.
-std::string SqlText(const FleetQuery& q, const QueryableStore& store) {
-  std::string where = Where(q);
+std::string SqlText(const FleetQuery& q, const Source& s) {
+  std::string where = s.rollups ? RollupWhere(q) : Where(q);
   std::string order = q.by_gpu_hours ? "gpu_hours" : "wasted_gpu_hours";
-  auto top = [&](TableId table, std::string_view alias) {
+  const auto distinct_analyses = s.Sum("count(DISTINCT job_key)", "sum(analyses)");
+  const auto analyses = s.Sum("count(*)", "sum(analyses)");
+  auto top = [&](TableId table, RollupId rollup, std::string_view alias) {
     return fmt::format(
         "SELECT name AS {}, sum(lost_s) / 3600 AS wasted_gpu_hours, sum(time_s) / 3600 AS gpu_hours, "
-        "sum(calls) AS total_calls, count(DISTINCT job_key) AS analyses FROM {}{} GROUP BY name "
+        "sum(calls) AS total_calls, {} AS analyses FROM {}{} GROUP BY name "
         "ORDER BY {} DESC, name LIMIT {}",
-        alias, store.TableName(table), where, order, q.limit);
+        alias, distinct_analyses, s.From(table, rollup), where, order, q.limit);
   };
+  const auto gpu_s = s.Sum("wall_s", "gpu_s"), useful_s = s.Sum("useful_s", "useful_gpu_s");
   auto jobs = [&](std::string_view key, std::string_view alias) {
     return fmt::format(
-        "SELECT {} AS {}, sum(wall_s - useful_s) / 3600 AS wasted_gpu_hours, sum(wall_s) / 3600 AS "
-        "gpu_hours, "
-        "sum(useful_s) / sum(wall_s) AS achieved, count(*) AS analyses FROM {}{} GROUP BY {} "
-        "ORDER BY {} DESC, {} LIMIT {}",
-        key, alias, store.TableName(TableId::kJobs), where, key, order, key, q.limit);
+        "SELECT {} AS {}, sum({}) / 3600 AS wasted_gpu_hours, sum({}) / 3600 AS gpu_hours, "
+        "sum({}) / sum({}) AS achieved, {} AS analyses FROM {}{} GROUP BY {} ORDER BY {} DESC, {} LIMIT {}",
+        key, alias, s.Sum("wall_s - useful_s", "wasted_gpu_s"), gpu_s, useful_s, gpu_s, analyses,
+        s.From(TableId::kJobs, RollupId::kJobsByHour), where, key, order, key, q.limit);
   };
   switch (q.question) {
     case FleetQuestion::kTopKernels:
-      return top(TableId::kKernelAggregates, "kernel");
+      return top(TableId::kKernelAggregates, RollupId::kKernelsByHour, "kernel");
     case FleetQuestion::kTopOps:
-      return top(TableId::kOpAggregates, "op");
+      return top(TableId::kOpAggregates, RollupId::kOpsByHour, "op");
     case FleetQuestion::kTopLayers:
       return fmt::format(
           "SELECT type AS layer, sum(lost_s) / 3600 AS wasted_gpu_hours, sum(gpu_time_s) / 3600 AS "
           "gpu_hours, "
           "sum(useful_s) / sum(gpu_time_s) AS achieved, sum(instances) AS instances, sum(calls) AS "
           "total_calls, "
-          "count(DISTINCT job_key) AS analyses FROM {}{} GROUP BY type ORDER BY {} DESC, type LIMIT {}",
-          store.TableName(TableId::kLayerTypes), where, order, q.limit);
+          "{} AS analyses FROM {}{} GROUP BY type ORDER BY {} DESC, type LIMIT {}",
+          distinct_analyses, s.From(TableId::kLayerTypes, RollupId::kLayersByHour), where, order, q.limit);
     case FleetQuestion::kTopJobs:
       if (q.by_recoverable) {
         return fmt::format(
-            "SELECT job_id AS job, sum(recoverable_gpu_s) / 3600 AS recoverable_gpu_hours, "
-            "sum(recoverable_gpu_s * price_per_gpu_hour) / 3600 AS recoverable_spend, sum(wall_s) / 3600 AS "
-            "gpu_hours, max(out_of_range) AS out_of_range, count(*) AS analyses FROM {}{} AND lever = :lever "
+            "SELECT job_id AS job, sum({}) / 3600 AS recoverable_gpu_hours, sum({}) / 3600 AS "
+            "recoverable_spend, "
+            "sum(wall_s) / 3600 AS gpu_hours, {} AS out_of_range, {} AS analyses FROM {}{} AND lever = "
+            ":lever "
             "AND value = {:.17g} GROUP BY job_id ORDER BY recoverable_gpu_hours DESC, job_id LIMIT {}",
-            store.TableName(TableId::kLeverProjections), where, q.lever_value, q.limit);
+            s.Sum("recoverable_gpu_s", "recovered_gpu_s"),
+            s.Sum("recoverable_gpu_s * price_per_gpu_hour", "recovered_spend_s"),
+            s.Sum("max(out_of_range)", "sum(out_of_range) > 0"), analyses,
+            s.From(TableId::kLeverProjections, RollupId::kLeversByHour), where, q.lever_value, q.limit);
       }
       return jobs("job_id", "job");
     case FleetQuestion::kTopUsers:
       return jobs("user_label", "user_name");
+    case FleetQuestion::kTopTeams:
+      return jobs("team_label", "team");
     case FleetQuestion::kTrend:
+      if (s.rollups) {  // per job per hour: a fleet's analyses are too many to list
+        return fmt::format(
+            "SELECT job_id AS job, at_ns, sum(useful_gpu_s) / sum(gpu_s) AS achieved, sum(utilization_gpu_s) "
+            "/ "
+            "sum(gpu_s) AS utilization, sum(gpu_s) AS gpu_seconds, sum(analyses) AS analyses FROM {}{} "
+            "GROUP BY job_id, at_ns ORDER BY job_id, at_ns LIMIT {}",
+            s.From(TableId::kJobs, RollupId::kJobsByHour), where, q.limit);
+      }
       return fmt::format(
           "SELECT job_id AS job, at_ns, achieved, utilization, wall_s AS gpu_seconds, ranks FROM {}{} "
           "ORDER BY job_id, at_ns LIMIT {}",
-          store.TableName(TableId::kJobs), where, q.limit);
-    case FleetQuestion::kStragglers:
+          s.From(TableId::kJobs, RollupId::kJobsByHour), where, q.limit);
+    case FleetQuestion::kStragglers: {
+      // A job analyzed more than once has one row per analysis: its largest wait is shown.
+      const auto max = s.Sum("max", "maxMerge");
       return fmt::format(
-          // A job analyzed more than once has one row per analysis: its largest wait is shown.
-          "SELECT job_id AS job, rank AS straggler_rank, max(caused_wait_s) AS waited_s, "
-          "max(capacity_fraction) AS of_capacity, max(late_collectives) AS late_at, count(*) AS analyses "
-          "FROM {}{} GROUP BY job_id, rank ORDER BY waited_s DESC, job_id, straggler_rank LIMIT {}",
-          store.TableName(TableId::kStragglers), where, q.limit);
+          "SELECT job_id AS job, rank AS straggler_rank, {0}(caused_wait_s) AS waited_s, "
+          "{0}(capacity_fraction) AS of_capacity, {0}(late_collectives) AS late_at, {1} AS analyses "
+          "FROM {2}{3} GROUP BY job_id, rank ORDER BY waited_s DESC, job_id, straggler_rank LIMIT {4}",
+          max, s.Sum("count(*)", "countMerge(analyses)"),
+          s.From(TableId::kStragglers, RollupId::kStragglersByHour), where, q.limit);
+    }
   }
   return "";
 }
@@ -122,7 +168,8 @@ std::string SqlText(const FleetQuery& q, const QueryableStore& store) {
 }  // namespace
 
 SqlQuery BuildSql(const FleetQuery& q, const QueryableStore& store) {
-  SqlQuery query{SqlText(q, store), {}};
+  const Source source{store, !store.RollupName(RollupId::kJobsByHour).empty()};
+  SqlQuery query{SqlText(q, source), {}};
   if (!q.job.empty()) query.params.push_back({":job", q.job});
   if (q.by_recoverable && q.question == FleetQuestion::kTopJobs) query.params.push_back({":lever", q.lever});
   return query;
@@ -158,6 +205,20 @@ Result<QueryResult> QueryLeverBill(QueryableStore& store, FleetQuery query,
   std::ranges::stable_sort(ranked, {}, [](const Ranked& r) { return std::pair{r.job, r.lever}; });
   for (Ranked& r : ranked) out.rows.push_back(std::move(r.cells));
   return out;
+}
+
+std::string FormatTsv(const QueryResult& r) {
+  std::string text;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i) text += '\t';
+      AppendTsvCell(text, cells[i]);
+    }
+    text += '\n';
+  };
+  line(r.columns);
+  for (const auto& row : r.rows) line(row);
+  return text;
 }
 
 std::string FormatTable(const QueryResult& r) {

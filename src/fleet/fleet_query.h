@@ -17,7 +17,9 @@ enum class FleetQuestion : std::uint8_t {
   kTopLayers,   // --top layers: module types across jobs
   kTopJobs,     // --top jobs
   kTopUsers,    // --top users
-  kTrend,       // --trend: achieved fraction per analysis of each job, in time order
+  kTopTeams,    // --top teams
+  kTrend,       // --trend: achieved fraction per analysis of each job (per hour from ClickHouse's
+                //   rollups), in time order
   kStragglers,  // --stragglers: ranks others waited for, most waited-for first
 };
 
@@ -50,5 +52,7 @@ Result<QueryResult> QueryLeverBill(QueryableStore& store, FleetQuery query, std:
 
 // A fixed-width table; numbers to 6 significant digits, at_ns as UTC time.
 std::string FormatTable(const QueryResult& result);
+// TabSeparated with a header line: the cells as the store returned them (numbers in full).
+std::string FormatTsv(const QueryResult& result);
 
 }  // namespace plasmient::fleet

@@ -48,6 +48,7 @@ const TableSpec& Table(TableId id);
 // The columns every table starts with: rows of one analysis share job_key (a content hash
 // of its traces), which makes every insert idempotent.
 inline constexpr std::size_t kJobKeyColumn = 0;
+inline constexpr std::size_t kAtNsColumn = 2;  // when the analysis was made: one value per job_key
 
 using Cell = std::variant<std::int64_t, double, std::string>;
 using Row = std::vector<Cell>;

@@ -10,6 +10,8 @@
 
 namespace plasmient::fleet {
 
+enum class RollupId : std::uint8_t;  // clickhouse_rollups.h
+
 // A query and the text values of its named parameters (":job"): values never enter the SQL text
 // by quoting in the caller; each store binds them (SQLite) or escapes them once (ClickHouse).
 struct SqlParam {
@@ -31,6 +33,9 @@ class QueryableStore {
   virtual ~QueryableStore() = default;
   // The name to query a table by ("jobs", or "plasmient.jobs" over a Distributed table).
   virtual std::string TableName(TableId id) const = 0;
+  // The rollup to answer a question from ("plasmient.kernels_by_hour"); empty where the questions
+  // are answered from the raw rows (SQLite; ClickHouse with --raw-rows).
+  virtual std::string RollupName(RollupId /*id*/) const { return {}; }
   virtual Result<QueryResult> Query(const SqlQuery& query) = 0;
   Result<QueryResult> Query(const std::string& sql) { return Query(SqlQuery{sql, {}}); }
   // The rows one at a time, as they arrive (memory stays bounded by a row, whatever the result's

@@ -179,6 +179,14 @@ awk 'NR == 2 {exit !($1 == "ddp-a" && $2 == "1")}' "$work/stragglers.txt" || fai
 "$bin" fleet --db "$db" --trend --job ddp-a
 cmp <("$bin" fleet --db "$db" --top jobs) <("$bin" fleet --clickhouse "$ch_url" --top jobs) >/dev/null \
   || say "note: SQLite and ClickHouse print --top jobs differently (float formatting); counts checked below"
+# The rollups (what fleet reads on ClickHouse) against the raw rows read FINAL, every question
+# that has both: the same table printed (numbers to 6 digits; bench/fleet_sim.sh checks 1e-9).
+for question in "--top kernels" "--top ops" "--top layers" "--top jobs" "--top users" "--top teams" "--stragglers"; do
+  # shellcheck disable=SC2086  # two words
+  cmp <("$bin" fleet --clickhouse "$ch_url" $question --limit 100) <("$bin" fleet --clickhouse "$ch_url" $question --limit 100 --raw-rows) \
+    || fail "fleet $question: the rollups answer differently from the raw rows"
+done
+say "fleet from the rollups = fleet --raw-rows for kernels, ops, layers, jobs, users, teams, stragglers"
 
 # --- the lever ranking: SQLite and ClickHouse rank the same jobs identically ----------------------
 # `fleet --top jobs --by recoverable-gpu-hours --lever L` and `bill --whatif` from the two stores:
@@ -257,8 +265,10 @@ wait_for 60 "the outbox to drain" metric_is plasmient_clickhouse_outbox_files 0
 say "after kill -9 and restart: 21 jobs, once each read FINAL, in SQLite and ClickHouse ($(ch 'SELECT count() FROM plasmient.jobs') rows before merging)"
 
 # --- a batch that reaches ClickHouse twice (its answer lost, sent again): every row counted once --
-top_jobs=$("$bin" fleet --clickhouse "$ch_url" --top jobs --limit 100)
-top_kernels=$("$bin" fleet --clickhouse "$ch_url" --top kernels --limit 100)
+# in the raw tables read FINAL (`--raw-rows`); the rollups' views count what they are given
+# (docs/fleet.md, "What the rollups do not deduplicate").
+top_jobs=$("$bin" fleet --clickhouse "$ch_url" --top jobs --limit 100 --raw-rows)
+top_kernels=$("$bin" fleet --clickhouse "$ch_url" --top kernels --limit 100 --raw-rows)
 key=$(sql "SELECT job_key FROM jobs WHERE job_id = 'ddp-a'")
 tables=(jobs steps rank_verdicts kernel_aggregates op_aggregates rank_collectives cluster_stragglers bills layer_types cluster_ranks cluster_steps)
 # No background merge may fold the repeated rows before they are counted (that would make the
@@ -274,11 +284,11 @@ for t in "${tables[@]}"; do
   [[ $(ch "SELECT count() FROM plasmient.$t FINAL") == $(sql "SELECT count(*) FROM $t") ]] \
     || fail "$t FINAL: $(ch "SELECT count() FROM plasmient.$t FINAL") rows, SQLite $(sql "SELECT count(*) FROM $t")"
 done
-[[ $("$bin" fleet --clickhouse "$ch_url" --top jobs --limit 100) == "$top_jobs" ]] || fail "fleet --top jobs changed after a repeated batch"
-[[ $("$bin" fleet --clickhouse "$ch_url" --top kernels --limit 100) == "$top_kernels" ]] || fail "fleet --top kernels changed after a repeated batch"
+[[ $("$bin" fleet --clickhouse "$ch_url" --top jobs --limit 100 --raw-rows) == "$top_jobs" ]] || fail "fleet --top jobs --raw-rows changed after a repeated batch"
+[[ $("$bin" fleet --clickhouse "$ch_url" --top kernels --limit 100 --raw-rows) == "$top_kernels" ]] || fail "fleet --top kernels --raw-rows changed after a repeated batch"
 for shard in shard1 shard2; do ch "SYSTEM START MERGES $shard.jobs_local" >/dev/null; ch "OPTIMIZE TABLE $shard.jobs_local FINAL" >/dev/null; done
 [[ $(ch "SELECT count() FROM plasmient.jobs WHERE job_key = '$key'") == 1 ]] || fail "merged: ddp-a still has two jobs rows"
-say "ddp-a's batch inserted twice: stored twice, read once (FINAL), one row after a merge; fleet answers unchanged"
+say "ddp-a's batch inserted twice: stored twice, read once (FINAL), one row after a merge; fleet --raw-rows answers unchanged"
 # Tables of an older Plasmient (MergeTree without row_index) are refused, not written into.
 ch "CREATE DATABASE IF NOT EXISTS old" >/dev/null
 ch "CREATE TABLE old.jobs (job_key String, at_ns Int64) ENGINE = MergeTree() ORDER BY job_key" >/dev/null
