@@ -147,16 +147,17 @@ def same(what, a, b):
 
 hours = ch(url_a, "SELECT min(at_ns), max(at_ns) FROM plasmient.jobs_by_hour")[0]
 first_h, last_h = int(hours[0]) // 3_600_000_000_000, int(hours[1]) // 3_600_000_000_000
-mid = str((first_h + (last_h - first_h + 1) // 2) * 3600)  # a whole hour inside the range
 questions = [
     ["fleet", "--top", "kernels"], ["fleet", "--top", "ops"], ["fleet", "--top", "layers"],
     ["fleet", "--top", "jobs"], ["fleet", "--top", "jobs", "--by", "gpu-hours"], ["fleet", "--top", "users"],
     ["fleet", "--top", "teams"], ["fleet", "--top", "jobs", "--by", "recoverable-gpu-hours"],
     ["fleet", "--top", "jobs", "--by", "recoverable-gpu-hours", "--lever", "batch-scale", "4"],
     ["fleet", "--stragglers"], ["fleet", "--trend", "--job", "job-000", "--limit", "1000"],
-    ["fleet", "--top", "kernels", "--since", mid], ["fleet", "--top", "jobs", "--job", "job-001", "--until", mid],
     ["bill", "--whatif", "overlap-comm,cuda-graphs,batch-scale=4"],
 ]
+if last_h > first_h:  # a whole hour inside the range, for the window's bounds
+    mid = str((first_h + (last_h - first_h + 1) // 2) * 3600)
+    questions += [["fleet", "--top", "kernels", "--since", mid], ["fleet", "--top", "jobs", "--job", "job-001", "--until", mid]]
 print(f"{'question':<72} {'rollups_s':>9} {'raw_s':>8} rows")
 for q in questions:
     cols, rolled, t_rolled = fleet(q)
