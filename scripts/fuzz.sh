@@ -34,7 +34,12 @@ sqlite3 "$corpus/nsys/seed.sqlite" "PRAGMA page_size=512;
   INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(100,200,0,7,1,16777216,1,1);
   CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, eventClass INT, globalTid INT, correlationId INT, nameId INT);
   INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(50,60,0,16777217,1,2);
-  CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT); INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.13.2');"
+  CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT); INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.13.2');
+  CREATE TABLE TARGET_INFO_GPU_METRICS(typeId INT, sourceId INT, typeName TEXT, metricId INT, metricName TEXT);
+  INSERT INTO TARGET_INFO_GPU_METRICS VALUES(256,256,'GPU',1,'Tensor Active [Throughput %]'),
+    (256,256,'GPU',2,'DRAM Read Bandwidth [Throughput %]'),(256,256,'GPU',3,'DRAM Write Bandwidth [Throughput %]');
+  CREATE TABLE GPU_METRICS(timestamp INT, typeId INT, metricId INT, value INT);
+  INSERT INTO GPU_METRICS VALUES(150,256,1,40),(150,256,2,30),(150,256,3,10),(160,256,2,31);"
 # An input that crashes, hangs or leaks is kept as $build/crash-… (or timeout-…, leak-…) and fails
 # this script.
 "$build/src/ingest/kineto_json_fuzz" "$corpus/kineto" -max_total_time="$seconds" -seed="$seed" -max_len=65536 -timeout=10 \

@@ -14,9 +14,9 @@ void MeanDeviceActivity(const model::Trace& t, TimeNs from, TimeNs to, RankSampl
     double sum = 0;
     std::int64_t n = 0;
   };
-  Mean means[] = {{native::kSmActiveMetric, &out.sm_active},
-                  {native::kTensorActiveMetric, &out.tensor_active},
-                  {native::kDramActiveMetric, &out.dram_active}};
+  Mean means[] = {{model::kSmActiveMetric, &out.sm_active},
+                  {model::kTensorActiveMetric, &out.tensor_active},
+                  {model::kDramActiveMetric, &out.dram_active}};
   for (std::size_t i = 0; i < t.samples.ts_ns.size(); ++i) {
     TimeNs ts = t.samples.ts_ns[i];
     if (from != kNoTime && (ts < from || ts >= to)) continue;

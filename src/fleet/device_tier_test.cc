@@ -16,10 +16,10 @@ namespace {
 model::Trace WithSamples() {
   model::TraceBuilder b;
   auto add = [&](TimeNs ts, std::string_view metric, double v) { b.AddSample({ts, 0, metric, v}); };
-  add(100, ingest::native::kTensorActiveMetric, 20);
-  add(200, ingest::native::kTensorActiveMetric, 40);
-  add(300, ingest::native::kTensorActiveMetric, 60);
-  add(200, ingest::native::kSmActiveMetric, 90);
+  add(100, model::kTensorActiveMetric, 20);
+  add(200, model::kTensorActiveMetric, 40);
+  add(300, model::kTensorActiveMetric, 60);
+  add(200, model::kSmActiveMetric, 90);
   add(200, "nvml.sm_clock_mhz", 1980);  // not an activity
   return std::move(b).Finish();
 }

@@ -45,6 +45,14 @@ enum class Severity : std::uint8_t { kInfo, kWarning, kError };
     "API rows the exporter wrote twice for one call (older Nsight Systems); one kept")                       \
   X(kMalformedModuleHierarchy, "malformed_module_hierarchy", kWarning,                                       \
     "ops whose Module Hierarchy argument is not of the form name(Type).….op; op kept with no module")        \
+  X(kGpuMetricUnread, "gpu_metric_unread", kInfo,                                                            \
+    "Nsight Systems GPU metric samples of metrics Plasmient does not read (it reads SMs Active, Tensor "     \
+    "Active and DRAM read/write bandwidth, in percent); skipped")                                            \
+  X(kGpuMetricOtherGpu, "gpu_metric_other_gpu", kInfo,                                                       \
+    "Nsight Systems GPU metric samples of GPUs the traced process did not use; skipped")                     \
+  X(kGpuMetricDramUnpaired, "gpu_metric_dram_unpaired", kWarning,                                            \
+    "Nsight Systems DRAM read or write bandwidth samples without the other at the same instant; no DRAM "    \
+    "activity sample made of them")                                                                          \
   /* join */                                                                                                 \
   X(kKernelNoLaunch, "kernel_no_launch", kWarning,                                                           \
     "GPU activity with no matching runtime launch: counts in time, op attribution is partial")               \

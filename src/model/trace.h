@@ -97,6 +97,14 @@ struct Samples {
   std::size_t size() const { return ts_ns.size(); }
 };
 
+// The device tier's activity metrics, in percent of each sample's interval, whichever source
+// wrote them: the agent's NVML GPM samples (which named them) or an Nsight Systems export's GPU
+// metrics (docs/inputs.md, "GPU metrics"). Every reader names its samples so and every stage
+// reads them by these names.
+inline constexpr std::string_view kSmActiveMetric = "gpm.sm_util_pct";
+inline constexpr std::string_view kTensorActiveMetric = "gpm.tensor_util_pct";
+inline constexpr std::string_view kDramActiveMetric = "gpm.dram_bw_util_pct";
+
 struct DeviceInfo {
   std::int32_t id = -1;
   std::string name;

@@ -385,13 +385,13 @@ class RowMaker {
       case M::kMemoryTotalBytes:
         return "nvml.memory_total_bytes";
       case M::kGpmSmUtilPct:
-        return kSmActiveMetric;
+        return model::kSmActiveMetric;
       case M::kGpmSmOccupancyPct:
         return "gpm.sm_occupancy_pct";
       case M::kGpmTensorUtilPct:
-        return kTensorActiveMetric;
+        return model::kTensorActiveMetric;
       case M::kGpmDramBwUtilPct:
-        return kDramActiveMetric;
+        return model::kDramActiveMetric;
       case M::kGpmFp16UtilPct:
         return "gpm.fp16_util_pct";
       case M::kGpmFp32UtilPct:

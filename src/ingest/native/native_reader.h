@@ -14,11 +14,6 @@ namespace plasmient::ingest::native {
 
 inline constexpr std::string_view kGemmOpName = "cublas::gemm";
 
-// Sample metric names of the device tier's GPM activity (percent of the interval between polls).
-inline constexpr std::string_view kSmActiveMetric = "gpm.sm_util_pct";
-inline constexpr std::string_view kTensorActiveMetric = "gpm.tensor_util_pct";
-inline constexpr std::string_view kDramActiveMetric = "gpm.dram_bw_util_pct";
-
 // What a native file covers, from its header (wire::FileFlags): a process's whole run, one
 // kernel window of a duty-cycled agent, or the device-tier samples between two windows.
 // kNotNative for anything else (unreadable, another format, a damaged header).

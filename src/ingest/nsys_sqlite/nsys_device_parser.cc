@@ -91,6 +91,8 @@ Status ParseDevices(ParseContext& ctx) {
     if (!more) return std::unexpected(std::move(more.error()));
     if (!*more) break;
     if (stmt->IsNull(0) || !seen.insert(stmt->Int(0)).second) continue;
+    if (!stmt->IsNull(1))
+      ctx.cuda_device_of_gpu.try_emplace(stmt->Int(1), static_cast<std::int32_t>(stmt->Int(0)));
     auto it = gpus->find(stmt->IntOr(1, -1));
     DeviceInfo device = it != gpus->end() ? it->second : DeviceInfo{};
     device.id = static_cast<std::int32_t>(stmt->Int(0));

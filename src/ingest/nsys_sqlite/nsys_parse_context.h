@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct ParseContext {
   int schema_major = -1;
   const ProgressFn* progress = nullptr;
   std::int64_t rows = 0;  // rows read, all tables
+  // TARGET_INFO_GPU's id of each GPU the process used -> its CUDA device id, when the export
+  // says (ParseDevices); empty when it does not, and the two numberings are taken as one.
+  std::map<std::int64_t, std::int32_t> cuda_device_of_gpu;
 
   model::DataQuality& quality() { return builder.quality(); }
   void CountRow(std::string_view table, std::int64_t table_rows) {
@@ -90,5 +94,7 @@ Status MergeByStart(ParseContext& ctx, std::vector<OrderedSource>& sources, Hand
 [[nodiscard]] Status ParseNvtx(ParseContext& ctx);
 // TARGET_INFO_GPU (+ TARGET_INFO_CUDA_DEVICE) as device descriptions.
 [[nodiscard]] Status ParseDevices(ParseContext& ctx);
+// GPU_METRICS (GPU metrics sampling) as the device tier's samples; after ParseDevices.
+[[nodiscard]] Status ParseGpuMetrics(ParseContext& ctx);
 
 }  // namespace plasmient::ingest::nsys

@@ -5,9 +5,10 @@
 namespace plasmient::ingest::nsys {
 
 namespace {
-constexpr std::string_view kNsysTables[] = {kKernelTable,       kMemcpyTable,  kMemsetTable,  kRuntimeTable,
-                                            kDriverTable,       kNvtxTable,    kStringsTable, kGpuInfoTable,
-                                            kSessionStartTable, kExportMetaV3, kExportMetaV2};
+constexpr std::string_view kNsysTables[] = {
+    kKernelTable,  kMemcpyTable,     kMemsetTable,        kRuntimeTable,      kDriverTable,
+    kNvtxTable,    kStringsTable,    kGpuInfoTable,       kSessionStartTable, kExportMetaV3,
+    kExportMetaV2, kGpuMetricsTable, kGpuMetricNamesTable};
 }  // namespace
 
 Result<NsysSchema> NsysSchema::Load(const Db& db) {
