@@ -88,6 +88,20 @@ std::string WaterfallSvg(const verdict::Figures& f, std::span<const std::string>
   return out;
 }
 
+std::string DeviceActivityText(const verdict::DeviceActivity& device) {
+  constexpr std::pair<verdict::DeviceMetric, std::string_view> kParts[] = {
+      {verdict::DeviceMetric::kSmActive, "SM"},
+      {verdict::DeviceMetric::kTensorActive, "tensor"},
+      {verdict::DeviceMetric::kDramActive, "DRAM"}};
+  std::string out;
+  for (auto [metric, label] : kParts) {
+    double mean = device.Mean(metric);
+    if (mean < 0) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : " · ", label, Percent(mean));
+  }
+  return out;
+}
+
 std::string RooflineSvg(const verdict::DeviceChoice& dev,
                         const std::vector<verdict::KernelAggregate>& kernels, int* skipped) {
   constexpr double kW = 560, kH = 400, kL = 92, kR = 16, kT = 16, kB = 46;
@@ -159,6 +173,7 @@ std::string RooflineSvg(const verdict::DeviceChoice& dev,
     std::string tip = fmt::format("{}\n{} · AI {:.1f} FLOP/B · {} · {} of peak · {} of its roofline",
                                   p.k->name, Seconds(p.time_s), p.ai, SiNumber(p.perf, "FLOP/s"),
                                   Percent(p.k->achieved_fraction()), Percent(p.k->roofline_fraction()));
+    if (p.k->device.any()) tip += "\ndevice during its calls: " + DeviceActivityText(p.k->device);
     out += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.72\" "
         "stroke=\"var(--card)\" stroke-width=\"1\"><title>{}</title></circle>",

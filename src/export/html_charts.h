@@ -16,8 +16,13 @@ namespace plasmient::exporting {
 std::string WaterfallSvg(const verdict::Figures& figures, std::span<const std::string> short_fixes = {},
                          std::string_view comm_label = {});
 
+// A kernel's device activity during its calls, "SM 90% · tensor 40% · DRAM 35%" (each mean
+// present), or "" when no device-tier sample fell inside them.
+std::string DeviceActivityText(const verdict::DeviceActivity& device);
+
 // Log-log roofline: the memory slope up to the ridge point, the compute roof after it, and each
-// kernel with a FLOP and a byte model as a point (area ∝ its GPU time). `skipped` receives how
+// kernel with a FLOP and a byte model as a point (area ∝ its GPU time; its tooltip carries its
+// DeviceActivityText when it has one). `skipped` receives how
 // many kernels could not be placed (no FLOPs or no bytes).
 std::string RooflineSvg(const verdict::DeviceChoice& device,
                         const std::vector<verdict::KernelAggregate>& kernels, int* skipped);

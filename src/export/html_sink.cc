@@ -91,19 +91,31 @@ void AggregateTable(std::string& out, std::string_view id, std::string_view titl
   out +=
       "<th>name</th><th class=\"n\">lost</th><th class=\"n\">time</th><th class=\"n\">calls</th>"
       "<th class=\"n\">achieved</th><th class=\"n\">roofline</th><th "
-      "class=\"n\">AI</th><th>loss</th></tr></thead><tbody>";
+      "class=\"n\">AI</th><th>loss</th>";
+  // The device tier beside each row, when the trace has it: the device's activity during its calls.
+  bool device = std::any_of(rows.begin(), rows.end(), [](const auto& k) { return k.device.any(); });
+  if (device) {
+    out +=
+        "<th class=\"device\" title=\"mean of the device's samples during its calls\">device activity</th>";
+  }
+  out += "</tr></thead><tbody>";
   for (const auto& k : rows) {
     std::string sub =
         k.op.empty() || k.op == k.name ? "" : "<br><span class=\"note\">" + HtmlEscape(k.op) + "</span>";
     out += fmt::format(
         "<tr><td class=\"name\" title=\"{}\">{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td "
         "class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}{}</td></tr>",
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}{}</td>",
         HtmlEscape(k.name), HtmlEscape(ShortKernelName(k.name, 160)), sub, Seconds(k.lost_s),
         Seconds(k.time_s), k.calls, k.modeled() ? Percent(k.achieved_fraction()) : "–",
         k.modeled() ? Percent(k.roofline_fraction()) : "–",
         k.bytes > 0 && k.flops > 0 ? fmt::format("{:.1f}", k.arithmetic_intensity()) : "–",
         Chip(verdict::LossKey(k.loss)), HtmlEscape(verdict::LossLabel(k.loss)));
+    if (device) {
+      std::string text = DeviceActivityText(k.device);
+      out += "<td class=\"device\">" + (text.empty() ? std::string("–") : HtmlEscape(text)) + "</td>";
+    }
+    out += "</tr>";
   }
   out += "</tbody></table></section>\n";
 }

@@ -123,6 +123,47 @@ TEST(HtmlSink, WaterfallTakesEveryLossFromCapacityDownToAchieved) {
   EXPECT_EQ(svg.find("memory-bound"), std::string::npos);  // zero losses are not drawn
 }
 
+// Device-tier samples (as the agent's GPM or an Nsight Systems export's GPU metrics give them)
+// beside each kernel: the mean of its device's samples inside its calls, in its table row and
+// its roofline tooltip. The GEMM runs 0-400 us, the all-reduce 200-600 us, the add 600-700 us.
+TEST(HtmlSink, DeviceActivityBesideEachKernel) {
+  model::Trace t = testing_traces::ThreeStepRank(0);
+  auto sample = [&](TimeNs ts, std::string_view metric, double value) {
+    t.samples.ts_ns.push_back(ts);
+    t.samples.device.push_back(0);
+    t.samples.metric.push_back(t.strings.Intern(metric));
+    t.samples.value.push_back(value);
+  };
+  sample(300'000, model::kTensorActiveMetric, 80);  // out of time order, as readers may leave them
+  sample(100'000, model::kTensorActiveMetric, 60);
+  sample(500'000, model::kTensorActiveMetric, 10);
+  sample(100'000, model::kSmActiveMetric, 90);
+  sample(100'000, model::kDramActiveMetric, 25);
+  verdict::AnalyzeOptions o = testing_traces::Options();
+  auto v = verdict::AnalyzeRank(t, o);
+  ASSERT_TRUE(v);
+  std::vector<verdict::RankVerdict> ranks;
+  ranks.push_back(std::move(*v));
+  verdict::JobVerdict job = verdict::CombineRanks(std::move(ranks), o);
+  std::string html = RenderHtml(job, {});
+  auto row_of = [&](std::string_view kernel) {
+    std::size_t table = html.find("id=\"kernels\"");
+    std::size_t at = html.find("title=\"" + std::string(kernel), table);
+    EXPECT_NE(at, std::string::npos) << kernel;
+    return at == std::string::npos ? std::string() : html.substr(at, html.find("</tr>", at) - at);
+  };
+  EXPECT_NE(html.find(">device activity</th>"), std::string::npos);
+  EXPECT_NE(row_of("sm90_xmma_gemm").find(">SM 90% · tensor 70% · DRAM 25%</td>"), std::string::npos);
+  EXPECT_NE(row_of("ncclDevKernel_AllReduce").find(">tensor 45%</td>"), std::string::npos);
+  EXPECT_NE(row_of("vectorized_elementwise").find("<td class=\"device\">–</td>"), std::string::npos);
+  auto svgs = SvgBlocks(html);
+  ASSERT_GE(svgs.size(), 2u);
+  EXPECT_NE(svgs[1].find("device during its calls: SM 90% · tensor 70% · DRAM 25%</title>"),
+            std::string::npos);
+  // Without samples there is no such column.
+  EXPECT_EQ(RenderHtml(TwoRankJob(), {}).find(">device activity</th>"), std::string::npos);
+}
+
 TEST(HtmlSink, NoGpuActivityStillRendersTheVerdict) {
   verdict::JobVerdict job;
   verdict::RankVerdict r;

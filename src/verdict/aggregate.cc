@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "verdict/device_activity.h"
+
 namespace plasmient::verdict {
 namespace {
 
@@ -60,11 +62,15 @@ std::vector<KernelAggregate> TopByLoss(std::vector<KernelAggregate> all, std::si
 void AggregateKernels(const model::Trace& t, const ActivityFacts& f, double memory_bandwidth_bytes_per_s,
                       std::size_t limit, RankVerdict& v) {
   std::unordered_map<std::uint32_t, Acc> by_kernel, by_op;
+  const DeviceActivityIndex device_tier(t);
   for (std::size_t k = 0; k < f.size(); ++k) {
     if (!f.kept[k]) continue;
     double dur_s = NsToSeconds(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
     double share_s = f.share_ns[k] * 1e-9, useful_s = f.useful_ns[k] * 1e-9;  // double ns
     double peak = f.peak_flops_per_s[k];
+    DeviceActivity device;
+    if (!device_tier.empty())
+      device_tier.AddSpan(t.gpu.device[k], t.gpu.start_ns[k], t.gpu.end_ns[k], device);
     Acc& a = by_kernel[t.gpu.name[k].value];
     if (!std::exchange(a.seen, true)) {
       a.agg.name = std::string(t.Str(t.gpu.name[k]));
@@ -72,6 +78,7 @@ void AggregateKernels(const model::Trace& t, const ActivityFacts& f, double memo
     }
     Accumulate(a, true, dur_s, share_s, f.flops[k], f.bytes[k], useful_s, f.loss[k], peak,
                memory_bandwidth_bytes_per_s);
+    a.agg.device.Merge(device);
     std::int32_t op = f.cost_op[k] >= 0 ? f.cost_op[k] : f.op[k];
     if (op < 0) continue;
     a.op_votes[t.cpu.name[op].value]++;
@@ -83,6 +90,7 @@ void AggregateKernels(const model::Trace& t, const ActivityFacts& f, double memo
     // An op's calls are the kernels it launched; its memcpy and memset count in time only.
     Accumulate(o, t.gpu.kind[k] == model::GpuKind::kKernel, dur_s, share_s, f.flops[k], f.bytes[k], useful_s,
                f.loss[k], peak, memory_bandwidth_bytes_per_s);
+    o.agg.device.Merge(device);
   }
   std::vector<KernelAggregate> kernels, ops;
   for (auto& [id, a] : by_kernel) kernels.push_back(Finish(a, t));
@@ -104,6 +112,7 @@ std::vector<KernelAggregate> MergeAggregates(std::vector<KernelAggregate> all, s
     m.bytes += a.bytes;
     m.useful_s += a.useful_s;
     m.lost_s += a.lost_s;
+    m.device.Merge(a.device);
   }
   std::vector<KernelAggregate> out;
   out.reserve(merged.size());

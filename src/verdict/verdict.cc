@@ -147,6 +147,22 @@ void Figures::Add(const Figures& o) {
   for (std::size_t i = 0; i < kLossCount; ++i) loss_s[i] += o.loss_s[i];
 }
 
+bool DeviceActivity::any() const {
+  return std::any_of(samples.begin(), samples.end(), [](std::int64_t n) { return n > 0; });
+}
+
+double DeviceActivity::Mean(DeviceMetric m) const {
+  auto i = static_cast<std::size_t>(m);
+  return samples[i] > 0 ? sum_pct[i] / static_cast<double>(samples[i]) / 100 : -1;
+}
+
+void DeviceActivity::Merge(const DeviceActivity& other) {
+  for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
+    sum_pct[i] += other.sum_pct[i];
+    samples[i] += other.samples[i];
+  }
+}
+
 roofline::RooflinePoint KernelAggregate::roofline_point() const {
   return roofline::Evaluate(flops, bytes, time_s, peak_flops_per_s, memory_bandwidth_bytes_per_s);
 }

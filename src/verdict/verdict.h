@@ -66,6 +66,22 @@ struct StepFigures {
   Figures figures;
 };
 
+// The device tier seen from a kernel (docs/verdict.md, "Device activity beside each kernel"):
+// the device's SM, tensor and DRAM activity samples (model::kSmActiveMetric, ...) that fell
+// inside its calls, summed, so that means over calls and over ranks add up.
+enum class DeviceMetric : std::uint8_t { kSmActive, kTensorActive, kDramActive, kCount };
+inline constexpr std::size_t kDeviceMetricCount = static_cast<std::size_t>(DeviceMetric::kCount);
+
+struct DeviceActivity {
+  std::array<double, kDeviceMetricCount> sum_pct{};
+  std::array<std::int64_t, kDeviceMetricCount> samples{};
+
+  bool any() const;
+  // The mean over its samples, as a fraction (0.42 for 42%); -1 when none fell inside.
+  double Mean(DeviceMetric m) const;
+  void Merge(const DeviceActivity& other);
+};
+
 // Aggregate over all calls of one kernel name (or one op name).
 struct KernelAggregate {
   std::string name;
@@ -80,6 +96,7 @@ struct KernelAggregate {
   Loss loss = Loss::kComputeInefficiency;  // where its lost time went
   double peak_flops_per_s = 0;             // for its dtype
   double memory_bandwidth_bytes_per_s = 0;
+  DeviceActivity device;  // its device's activity during its calls
 
   // Whether any of its calls has a FLOP or byte model; without one it has no point on the roofline
   // and no achieved figure (sinks show none).
