@@ -66,6 +66,7 @@ struct ServeArgs {
   fleet::AnalysisLimits limits;
   int http_timeout_s = 5;
   double cluster_every_s = 0;
+  int workers = 0;  // 0: the core count
 };
 
 bool ParseLabels(const std::vector<std::string>& texts, fleet::Labels& out) {
@@ -95,6 +96,7 @@ int RunServe(ServeArgs& a) {
   o.limits = a.limits;
   o.http_read_timeout_s = a.http_timeout_s;
   o.cluster_every_s = a.cluster_every_s;
+  o.workers = a.workers;
   if (!ParseLabels(a.labels, o.labels)) return 2;
   auto listen = fleet::ParseListen(a.listen);
   if (!listen) {
@@ -433,6 +435,11 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
                    "address space one entry's analysis may add")
       ->check(CLI::Range(std::int64_t{16}, std::int64_t{1} << 30))
       ->capture_default_str();
+  serve
+      ->add_option("--workers", serve_args->workers,
+                   "entries analyzed at once, each in its own process under the --analysis-* limits "
+                   "(default: the core count)")
+      ->check(CLI::Range(1, 1024));
   serve->add_option("--analysis-cpu-s", serve_args->limits.cpu_s, "CPU-time limit of one entry's analysis")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30))
       ->capture_default_str();

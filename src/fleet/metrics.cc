@@ -346,11 +346,19 @@ std::string MetricsRegistry::Render(const std::vector<SelfMetric>& self) const {
     out = cache_;
   }
   for (const auto& m : self) {
+    if (!m.label.empty() && m.series.empty()) continue;
     Header(out, m.name, m.type, m.help);
-    out += m.name;
-    out += ' ';
-    Value(out, m.value);
-    out += '\n';
+    if (m.label.empty()) {
+      out += m.name;
+      out += ' ';
+      Value(out, m.value);
+      out += '\n';
+    }
+    for (const auto& [label_value, value] : m.series) {
+      out += fmt::format("{}{{{}=\"{}\"}} ", m.name, m.label, EscapeLabelValue(label_value));
+      Value(out, value);
+      out += '\n';
+    }
   }
   return out;
 }

@@ -38,10 +38,13 @@ class LiveSampler {
   virtual std::vector<LiveSample> Poll() = 0;
 };
 
-// One self-metric line the daemon adds: name, type, help, value.
+// One self-metric the daemon adds: name, type, help, value; or, when `label` is given, one series
+// per (label value, value) in `series` (none: the metric is left out).
 struct SelfMetric {
   std::string_view name, type, help;
   double value;
+  std::string_view label = {};
+  std::vector<std::pair<std::string, double>> series = {};
 };
 
 // What a spool entry was: a trace analyzed whole, one kernel window of a duty-cycled agent, or

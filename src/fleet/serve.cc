@@ -45,6 +45,8 @@ constexpr int kMaxAttempts = 2;
 constexpr double kHealthSlackS = 10;
 // After a failed store or outbox write, the pause before the entry is tried again.
 constexpr auto kStoreRetry = std::chrono::seconds(1);
+// Expositions smaller than this are sent uncompressed (about 20 job-ranks of series).
+constexpr std::size_t kCompressMinBytes = 64 << 10;
 
 // Before the content is hashed, each file must be a trace by its size, layout and first bytes:
 // a file with holes (sparse) is refused unread, and bytes no reader takes fail at once.
@@ -146,6 +148,10 @@ Status ServeDaemon::Start() {
   state_ = state;
   PLASMIENT_TRY(LockSpool(state));
   Progress();
+  workers_ = options_.workers > 0 ? options_.workers
+                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  marks_ = std::make_unique<InProgressMarks>(state / "in-progress");
+  marks_->Load();
   db_path_ = options_.db_path.empty() ? (state / "store.sqlite").string() : options_.db_path;
   auto db = SqliteStore::Open(db_path_);
   if (!db) return std::unexpected(db.error());
@@ -161,15 +167,23 @@ Status ServeDaemon::Start() {
   http_ = std::make_unique<httplib::Server>();
   int threads = options_.http_threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  // A response goes out as two writes (headers, body): with Nagle's algorithm the body waits for
+  // the client's delayed ACK of the headers, 40 ms on Linux, on every keep-alive scrape.
+  http_->set_tcp_nodelay(true);
   http_->set_keep_alive_max_count(10'000);
   http_->set_keep_alive_timeout(5);
   // Bodies: the endpoints take none, so a large one is refused (413) before it is read whole.
   http_->set_payload_max_length(options_.max_body_bytes);
   http_->set_read_timeout(options_.http_read_timeout_s);
   http_->set_write_timeout(options_.http_read_timeout_s);
-  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+  http_->Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
     ++counters_.scrapes;
-    res.set_content(RenderMetrics(), "text/plain; version=0.0.4; charset=utf-8");
+    std::string body = RenderMetrics();
+    // The library compresses whenever the scraper accepts it; a small exposition costs more to
+    // compress than it saves on loopback, so it goes plain (the request is the library's own
+    // non-const object, handed over as const).
+    if (body.size() < kCompressMinBytes) const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
+    res.set_content(std::move(body), "text/plain; version=0.0.4; charset=utf-8");
   });
   http_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     std::string why = Unhealthy();
@@ -201,6 +215,8 @@ Status ServeDaemon::Start() {
   http_thread_ = std::thread([this] { http_->listen_after_bind(); });
   reaper_.Start(port_, std::chrono::seconds(2 * options_.http_read_timeout_s));
   if (outbox_) outbox_->Start();
+  pool_ = std::make_unique<WorkerPool>(workers_, static_cast<std::size_t>(workers_),
+                                       [] { LowerThreadPriority(); });
   ingest_thread_ = std::thread([this] { IngestLoop(); });
   if (options_.cluster_every_s > 0) cluster_thread_ = std::thread([this] { ClusterLoop(); });
   return Ok();
@@ -332,8 +348,15 @@ std::string ServeDaemon::RenderMetrics() {
        "0 while the spool folder cannot be read; /healthz says why.",
        HasProblem(Problem::kSpool) ? 0.0 : 1.0},
       {"plasmient_serve_healthy", "gauge", "1 when /healthz answers ok.", Unhealthy().empty() ? 1.0 : 0.0},
-      {"plasmient_serve_queue_depth", "gauge", "Ready spool entries not analyzed yet.",
+      {"plasmient_serve_queue_depth", "gauge", "Ready spool entries not taken for analysis yet.",
        static_cast<double>(counters_.queue_depth.load())},
+      {"plasmient_serve_workers", "gauge", "Analyses that may run at once (--workers).",
+       static_cast<double>(workers_)},
+      {"plasmient_serve_workers_busy", "gauge", "Workers analyzing an entry now.",
+       static_cast<double>(pool_ ? pool_->busy() : 0)},
+      {"plasmient_serve_pool_queued", "gauge",
+       "Entries prepared and waiting for a worker (at most --workers; the rest wait in the spool).",
+       static_cast<double>(pool_ ? pool_->queued() : 0)},
       {"plasmient_serve_analysis_seconds_total", "counter", "Wall time spent analyzing.",
        counters_.analysis_seconds.load()},
       {"plasmient_serve_scrapes_total", "counter", "Requests to /metrics.",
@@ -341,6 +364,12 @@ std::string ServeDaemon::RenderMetrics() {
       {"plasmient_serve_jobs_in_metrics", "gauge", "Jobs with series in this exposition (bounded).",
        static_cast<double>(metrics_.jobs())},
   };
+  {
+    std::lock_guard lock(waiting_mu_);
+    self.push_back({"plasmient_serve_job_waiting_entries", "gauge",
+                    "Ready spool entries of the job not taken for analysis yet (the --max-jobs largest).", 0,
+                    "job", waiting_by_job_});
+  }
   if (outbox_) {
     const auto& c = outbox_->counters();
     self.push_back({"plasmient_clickhouse_outbox_files", "gauge",
@@ -362,6 +391,7 @@ std::string ServeDaemon::RenderMetrics() {
 }
 
 void ServeDaemon::IngestLoop() {
+  LowerThreadPriority();  // hashing and scanning yield to /metrics too
   while (!stop_) {
     Progress();
     if (options_.live) metrics_.SetLive(options_.host, options_.live->Poll());
@@ -373,26 +403,78 @@ void ServeDaemon::IngestLoop() {
       SetProblem(Problem::kSpool, fmt::format("{}: the spool cannot be read: {}", options_.spool.string(),
                                               std::strerror(errno)));
     }
-    auto entries = ListReady(options_.spool, 64, &total, options_.spool_rules);
-    counters_.queue_depth = static_cast<std::int64_t>(total);
-    if (entries.empty()) {
-      std::unique_lock lock(mu_);
-      cv_.wait_for(lock, std::chrono::milliseconds(options_.poll_ms), [&] { return stop_.load(); });
+    RecordFinished();
+    if (stop_) break;
+    Dispatch(ListReady(options_.spool, SIZE_MAX, &total, options_.spool_rules));
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, std::chrono::milliseconds(options_.poll_ms),
+                 [&] { return stop_.load() || finished_.load() != finished_seen_; });
+  }
+  // The analyses under way are killed (stop_); their entries stay in the spool, unmarked: a
+  // stop is not a crash.
+  pool_->Shutdown();
+  for (auto& [job, tasks] : in_flight_) {
+    for (auto& t : tasks) marks_->Unmark(t->entry.name);
+  }
+  (void)marks_->Write();
+}
+
+bool ServeDaemon::Throttled() const {
+  return HasProblem(Problem::kStore) || HasProblem(Problem::kOutbox) || HasProblem(Problem::kMove);
+}
+
+void ServeDaemon::Dispatch(const std::vector<SpoolEntry>& ready) {
+  std::vector<std::string> names;
+  std::vector<const SpoolEntry*> waiting;
+  std::vector<std::string> jobs;
+  std::map<std::string, std::int64_t> waiting_by_job;
+  for (const auto& e : ready) {
+    names.push_back(e.name);
+    if (in_flight_names_.contains(e.name)) continue;
+    waiting.push_back(&e);
+    jobs.push_back(JobIdOf(e));
+    ++waiting_by_job[jobs.back()];
+  }
+  marks_->KeepCrashedOnly(names);
+  std::erase_if(last_turn_, [&](const auto& kv) {
+    return !waiting_by_job.contains(kv.first) && !in_flight_.contains(kv.first);
+  });
+  counters_.queue_depth = static_cast<std::int64_t>(waiting.size());
+  for (std::size_t i : FairOrder(jobs, last_turn_)) {
+    // Full: the entry stays in the spool (the queue is the spool) and is taken on a later scan.
+    if (stop_ || pool_->queued() >= static_cast<std::size_t>(workers_)) break;
+    // While a store, the outbox or a move fails, one entry at a time: the retry goes first.
+    if (Throttled() && !in_flight_.empty()) break;
+    const SpoolEntry& entry = *waiting[i];
+    std::shared_ptr<Task> task;
+    try {
+      task = Prepare(entry);
+    } catch (const std::exception& ex) {  // a library's exception must not stop the daemon
+      Fail(entry, fmt::format("{}: {}", entry.path.string(), ex.what()));
+    }
+    Progress();
+    --counters_.queue_depth;
+    --waiting_by_job[jobs[i]];
+    if (!task) {
+      if (Throttled()) break;
       continue;
     }
-    for (const auto& e : entries) {
-      if (stop_) break;
-      try {
-        ProcessEntry(e);
-      } catch (const std::exception& ex) {  // a library's exception must not stop the daemon
-        Fail(e, fmt::format("{}: {}", e.path.string(), ex.what()));
-      }
-      Progress();
-      --counters_.queue_depth;
-      // A store that failed is tried again on this entry (the oldest) before any other.
-      if (HasProblem(Problem::kStore) || HasProblem(Problem::kOutbox) || HasProblem(Problem::kMove)) break;
-    }
+    last_turn_[task->job] = task->turn = ++turn_;
+    in_flight_[task->job].push_back(task);
+    in_flight_names_.insert(entry.name);
+    pool_->TrySubmit([this, task](int worker) { Analyze(*task, worker); });
   }
+  std::vector<std::pair<std::string, double>> by_job;
+  for (const auto& [job, n] : waiting_by_job) {
+    if (n > 0) by_job.emplace_back(job, static_cast<double>(n));
+  }
+  std::sort(by_job.begin(), by_job.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  if (by_job.size() > options_.max_jobs_in_metrics) by_job.resize(options_.max_jobs_in_metrics);
+  std::sort(by_job.begin(), by_job.end());
+  std::lock_guard lock(waiting_mu_);
+  waiting_by_job_ = std::move(by_job);
 }
 
 void ServeDaemon::Fail(const SpoolEntry& entry, std::string_view error) {
@@ -401,120 +483,184 @@ void ServeDaemon::Fail(const SpoolEntry& entry, std::string_view error) {
   Moved(FailEntry(entry, options_.spool, error));
 }
 
-bool ServeDaemon::SetAsideAfterCrashes(const SpoolEntry& entry) {
-  fs::path path = state_ / "in-progress";
-  int attempts = 0;
-  if (std::FILE* f = std::fopen(path.c_str(), "r")) {
-    char name[4096] = {};
-    if (std::fscanf(f, "%d ", &attempts) != 1 || !std::fgets(name, sizeof name, f) ||
-        std::string_view(name) != entry.name + "\n") {
-      attempts = 0;
-    }
-    std::fclose(f);
+std::shared_ptr<ServeDaemon::Task> ServeDaemon::Prepare(const SpoolEntry& entry) {
+  if (!entry.refusal.empty()) {
+    Fail(entry, entry.refusal);
+    return nullptr;
   }
-  if (attempts >= kMaxAttempts) {
-    Fail(entry, fmt::format("{}: the daemon stopped {} times while analyzing it: set aside",
-                            entry.path.string(), attempts));
-    return true;
-  }
-  std::string text = fmt::format("{} {}\n", attempts + 1, entry.name);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-            ::fsync(fd) == 0;
-  int error = errno;
-  if (fd >= 0) ::close(fd);
-  if (!ok) {  // without it a crash loop would go unseen: not analyzed until it can be written
-    StoreFailed(Problem::kStore, fmt::format("{}: cannot write: {}", path.string(), std::strerror(error)));
-    return true;
-  }
-  return false;
-}
-
-void ServeDaemon::ProcessEntry(const SpoolEntry& entry) {
-  if (!entry.refusal.empty()) return Fail(entry, entry.refusal);
   if (!entry.is_folder && !IsTraceFileName(entry.name)) {
-    return Fail(entry, fmt::format("{}: not a trace file (expected .json, .json.gz, .sqlite or {})",
-                                   entry.name, wire::kFileSuffix));
+    Fail(entry, fmt::format("{}: not a trace file (expected .json, .json.gz, .sqlite or {})", entry.name,
+                            wire::kFileSuffix));
+    return nullptr;
   }
   // Every component below the spool is opened without following a link (a job folder swapped for
   // a link after it was listed is refused).
   const ingest::OpenRules rules{.no_follow = true, .beneath = options_.spool.string()};
   for (const auto& f : entry.files) {
-    if (auto s = CheckInputFile(f, rules); !s) return Fail(entry, s.error().message);
+    if (auto s = CheckInputFile(f, rules); !s) {
+      Fail(entry, s.error().message);
+      return nullptr;
+    }
   }
   auto key = HashEntry(entry, rules, [this] { return stop_.load(); });
   if (!key) {
-    if (stop_) return;  // hashing was cut short by SIGTERM: the entry stays for the next run
-    return Fail(entry, key.error().message);
+    if (!stop_) Fail(entry, key.error().message);  // cut short by SIGTERM: the entry stays for the next run
+    return nullptr;
   }
   SqliteStore* store = Store();
-  if (!store) return;
+  if (!store) return nullptr;
   auto seen = store->HasJob(*key);
-  if (!seen) return StoreFailed(Problem::kStore, seen.error().message);
-  if (!*seen) {
-    auto marker_labels = ReadMarkerLabels(entry, rules);
-    if (!marker_labels) return Fail(entry, marker_labels.error().message);
-    JobContext ctx;
-    ctx.job_key = *key;
-    ctx.job_id = JobIdOf(entry);
-    ctx.host = options_.host;
-    ctx.labels = options_.labels;
-    for (auto& [k, v] : *marker_labels) {
-      if (k == "job") {
-        ctx.job_id = v;
-        continue;
-      }
-      std::erase_if(ctx.labels, [&](const auto& l) { return l.first == k; });
-      ctx.labels.emplace_back(k, v);
-    }
-    for (const auto& f : entry.files) ctx.inputs.push_back(f.filename().string());
-    if (!pending_ || pending_->job_key != *key) {
-      pending_.reset();
-      if (SetAsideAfterCrashes(entry)) return;
-      ctx.at_ns = NowNs();
-      auto t0 = std::chrono::steady_clock::now();
-      AnalysisOutcome outcome = AnalyzeIsolated(entry.files, options_.analyze, rules, ctx, options_.limits,
-                                                state_ / "analysis.result", [this] { return stop_.load(); });
-      counters_.analysis_seconds =
-          counters_.analysis_seconds.load() +
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::error_code ec;
-      fs::remove(state_ / "in-progress", ec);
-      if (outcome.kind == AnalysisOutcome::Kind::kStopped) return;  // SIGTERM: analyzed again next run
-      // The analysis could not hand back its result (a full disk): the entry is not to blame.
-      if (outcome.kind == AnalysisOutcome::Kind::kNoResult)
-        return StoreFailed(Problem::kStore, outcome.error);
-      if (outcome.kind == AnalysisOutcome::Kind::kFailed) return Fail(entry, outcome.error);
-      pending_ = Pending{*key, ctx, std::move(outcome.output)};
-    }
-    const Batch& batch = pending_->output.batch;
-    const auto& samples = pending_->output.samples;
-    if (!samples.empty() && std::all_of(samples.begin(), samples.end(), [](const RankSample& s) {
-          return s.kind == SampleKind::kDeviceTier;
-        })) {
-      // An agent's samples file between windows: the device gauges, nothing to store.
-      metrics_.RecordJob(samples, pending_->context);
-      pending_.reset();
-      ++counters_.analyzed;
-      return Finish(entry);
-    }
-    if (outbox_) {
-      // Journaled as done only once every store has it or its outbox file is durable.
-      auto put = outbox_->Put(pending_->job_key, batch);
-      if (!put) return StoreFailed(Problem::kOutbox, put.error().message);  // left in the spool: retried
-      SetProblem(Problem::kOutbox, {});
-    }
-    // On failure the entry is left in the spool: retried, the outbox file rewritten under the same key.
-    auto recorded = store->Record(batch, entry.name);
-    if (!recorded) return StoreFailed(Problem::kStore, recorded.error().message);
-    SetProblem(Problem::kStore, {});
-    metrics_.RecordJob(pending_->output.samples, pending_->context, pending_->output.tops);
-    pending_.reset();
-    ++counters_.analyzed;
-  } else {
-    ++counters_.duplicates;
+  if (!seen) {
+    StoreFailed(Problem::kStore, seen.error().message);
+    return nullptr;
   }
+  if (*seen) {
+    ++counters_.duplicates;
+    Finish(entry);
+    return nullptr;
+  }
+  auto marker_labels = ReadMarkerLabels(entry, rules);
+  if (!marker_labels) {
+    Fail(entry, marker_labels.error().message);
+    return nullptr;
+  }
+  auto task = std::make_shared<Task>();
+  task->entry = entry;
+  task->job = JobIdOf(entry);
+  JobContext& ctx = task->context;
+  ctx.job_key = *key;
+  ctx.job_id = task->job;
+  ctx.host = options_.host;
+  ctx.labels = options_.labels;
+  for (auto& [k, v] : *marker_labels) {
+    if (k == "job") {
+      ctx.job_id = v;
+      continue;
+    }
+    std::erase_if(ctx.labels, [&](const auto& l) { return l.first == k; });
+    ctx.labels.emplace_back(k, v);
+  }
+  for (const auto& f : entry.files) ctx.inputs.push_back(f.filename().string());
+  // An entry the daemon died analyzing kMaxAttempts times is set aside, not retried forever.
+  if (int attempts = marks_->CrashedAttempts(entry.name); attempts >= kMaxAttempts) {
+    marks_->Unmark(entry.name);
+    Fail(entry, fmt::format("{}: the daemon stopped {} times while analyzing it: set aside",
+                            entry.path.string(), attempts));
+    return nullptr;
+  }
+  // Without the mark a crash loop would go unseen: not analyzed until it can be written.
+  if (auto marked = marks_->Mark(entry.name); !marked) {
+    marks_->Unmark(entry.name);
+    StoreFailed(Problem::kStore, marked.error().message);
+    return nullptr;
+  }
+  ctx.at_ns = NowNs();
+  return task;
+}
+
+void ServeDaemon::Analyze(Task& task, int worker) {
+  const ingest::OpenRules rules{.no_follow = true, .beneath = options_.spool.string()};
+  auto t0 = std::chrono::steady_clock::now();
+  AnalysisOutcome outcome =
+      AnalyzeIsolated(task.entry.files, options_.analyze, rules, task.context, options_.limits,
+                      state_ / fmt::format("analysis.{}.result", worker), [this] { return stop_.load(); });
+  counters_.analysis_seconds.fetch_add(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  task.outcome = std::move(outcome);
+  {
+    std::lock_guard lock(mu_);
+    task.done = true;
+    ++finished_;
+  }
+  cv_.notify_all();
+}
+
+void ServeDaemon::RecordFinished() {
+  finished_seen_ = finished_.load();
+  bool unmarked = false;
+  for (auto& [job, tasks] : in_flight_) {
+    for (auto& t : tasks) {
+      if (!t->done || t->unmarked) continue;
+      marks_->Unmark(t->entry.name);
+      t->unmarked = unmarked = true;
+    }
+  }
+  // Best effort: a mark left behind only counts one attempt too many after a crash, and a full
+  // disk is reported by the next Mark.
+  if (unmarked) (void)marks_->Write();
+  // In the order taken, as far as each job's order allows: the finished task at the front of its
+  // job's queue taken first goes first.
+  while (true) {
+    auto next = in_flight_.end();
+    for (auto it = in_flight_.begin(); it != in_flight_.end(); ++it) {
+      const Task& front = *it->second.front();
+      if (front.done && (next == in_flight_.end() || front.turn < next->second.front()->turn)) next = it;
+    }
+    if (next == in_flight_.end()) return;
+    Task& task = *next->second.front();
+    bool recorded = true;
+    try {
+      recorded = Record(task);
+    } catch (const std::exception& ex) {
+      Fail(task.entry, fmt::format("{}: {}", task.entry.path.string(), ex.what()));
+    }
+    Progress();
+    // A store that failed is tried again on this analysis before any other is recorded.
+    if (!recorded) return;
+    in_flight_names_.erase(task.entry.name);
+    next->second.pop_front();
+    if (next->second.empty()) in_flight_.erase(next);
+  }
+}
+
+bool ServeDaemon::Record(Task& task) {
+  const SpoolEntry& entry = task.entry;
+  AnalysisOutcome& outcome = task.outcome;
+  switch (outcome.kind) {
+    case AnalysisOutcome::Kind::kStopped:  // SIGTERM: analyzed again next run
+      return true;
+    case AnalysisOutcome::Kind::kNoResult:  // a full disk: the entry is not to blame, and is taken again
+      StoreFailed(Problem::kStore, outcome.error);
+      return true;
+    case AnalysisOutcome::Kind::kFailed:
+      Fail(entry, outcome.error);
+      return true;
+    case AnalysisOutcome::Kind::kOk:
+      break;
+  }
+  const Batch& batch = outcome.output.batch;
+  const auto& samples = outcome.output.samples;
+  if (!samples.empty() && std::all_of(samples.begin(), samples.end(), [](const RankSample& s) {
+        return s.kind == SampleKind::kDeviceTier;
+      })) {
+    // An agent's samples file between windows: the device gauges, nothing to store.
+    metrics_.RecordJob(samples, task.context);
+    ++counters_.analyzed;
+    Finish(entry);
+    return true;
+  }
+  SqliteStore* store = Store();
+  if (!store) return false;
+  if (outbox_) {
+    // Journaled as done only once every store has it or its outbox file is durable.
+    auto put = outbox_->Put(task.context.job_key, batch);
+    if (!put) {
+      StoreFailed(Problem::kOutbox, put.error().message);  // left in the spool: retried
+      return false;
+    }
+    SetProblem(Problem::kOutbox, {});
+  }
+  // On failure the entry is left in the spool: retried, the outbox file rewritten under the same key.
+  auto recorded = store->Record(batch, entry.name);
+  if (!recorded) {
+    StoreFailed(Problem::kStore, recorded.error().message);
+    return false;
+  }
+  SetProblem(Problem::kStore, {});
+  metrics_.RecordJob(samples, task.context, outcome.output.tops);
+  ++counters_.analyzed;
   Finish(entry);
+  return true;
 }
 
 void ServeDaemon::Finish(const SpoolEntry& entry) {

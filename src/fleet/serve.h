@@ -1,25 +1,33 @@
 // `plasmient serve`: a per-node daemon that analyzes traces as they land in a spool folder
 // (spool.h), records every analysis in the SQLite store (and ClickHouse through the outbox),
-// and exposes Prometheus metrics over HTTP. Each entry is analyzed in a child process under
-// limits (isolated_analysis.h); a bad trace is moved to failed/ and never stops it; an analysis
-// is journaled in the same transaction as its rows, after its outbox file is durable, so kill -9
-// at any point and a restart neither lose nor double-count a trace. One daemon per spool (a lock).
+// and exposes Prometheus metrics over HTTP. One thread scans the spool, prepares the entries
+// (checks, hashes, the journal) and records the results; the analyses run on a pool of
+// --workers threads, each entry in a child process under limits (isolated_analysis.h), taken
+// round robin by job (serve_pool.h) and recorded in each job's order. A bad trace is moved to
+// failed/ and never stops it; an analysis is journaled in the same transaction as its rows,
+// after its outbox file is durable, so kill -9 at any point and a restart neither lose nor
+// double-count a trace. One daemon per spool (a lock).
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/result.h"
 #include "fleet/clickhouse_outbox.h"
 #include "fleet/http_guard.h"
 #include "fleet/isolated_analysis.h"
 #include "fleet/metrics.h"
+#include "fleet/serve_pool.h"
 #include "fleet/spool.h"
 #include "fleet/sqlite_store.h"
 #include "verdict/analyze.h"
@@ -52,6 +60,8 @@ struct ServeOptions {
   // --cluster-every-s: the cluster layer over the store (ClickHouse when given, else SQLite) for
   // jobs whose per-rank rows changed, this often; 0: never. One serve of a fleet is enough.
   double cluster_every_s = 0;
+  // --workers: analyses at once (each its own process under `limits`); 0: the core count.
+  int workers = 0;
 };
 
 // Parses "HOST:PORT" ("[::1]:9464" for IPv6).
@@ -60,7 +70,7 @@ Result<std::pair<std::string, int>> ParseListen(std::string_view text);
 struct ServeCounters {
   std::atomic<std::int64_t> analyzed{0}, failed{0}, duplicates{0}, store_errors{0}, queue_depth{0},
       scrapes{0};
-  std::atomic<double> analysis_seconds{0};
+  std::atomic<double> analysis_seconds{0};  // summed over the workers
 };
 
 class ServeDaemon {
@@ -71,7 +81,7 @@ class ServeDaemon {
   // Opens the store, binds the listener and starts the threads; fails when the port is taken
   // or the store cannot be opened.
   Status Start();
-  // Asks everything to stop: the analysis in progress finishes and is recorded.
+  // Asks everything to stop: the analyses in progress are killed, their entries stay in the spool.
   void Stop();
   void Wait();
 
@@ -95,28 +105,52 @@ class ServeDaemon {
   void Pause();          // kStoreRetry, or until stopped
   SqliteStore* Store();  // the store, reopened after a failure; null while it cannot be opened
 
+  // One entry from its preparation until its analysis is recorded (or it failed).
+  struct Task {
+    SpoolEntry entry;
+    std::string job;          // JobIdOf(entry): its turn among jobs, and its place in the job's order
+    std::uint64_t turn = 0;   // when it was taken: the order of recording across jobs
+    JobContext context;       // context.job_key: the entry's key in the journal
+    AnalysisOutcome outcome;  // the worker's, once `done`
+    std::atomic<bool> done{false};
+    bool unmarked = false;  // no longer in the in-progress marks
+  };
+
   void IngestLoop();
   void ClusterLoop();  // --cluster-every-s
-  void ProcessEntry(const SpoolEntry& entry);
+  // Takes ready entries round robin by job while the pool has room; the rest stay in the spool.
+  void Dispatch(const std::vector<SpoolEntry>& ready);
+  // Checks, hashes and marks the entry; null when it is not to be analyzed now (failed, seen
+  // before, or a store problem).
+  std::shared_ptr<Task> Prepare(const SpoolEntry& entry);
+  void Analyze(Task& task, int worker);  // on a worker thread
+  // Records the finished analyses in the order they were taken; a job's never out of its order.
+  void RecordFinished();
+  // False when the store or the outbox failed: tried again later with the same result.
+  bool Record(Task& task);
   void Fail(const SpoolEntry& entry, std::string_view error);
   void Finish(const SpoolEntry& entry);  // analyzed (or seen before): to done/, or deleted
   Status LockSpool(const std::filesystem::path& state);
-  // The entry under analysis, on disk: one the daemon died analyzing twice is set aside. True
-  // when it is not to be analyzed now (set aside, or the state folder cannot be written).
-  bool SetAsideAfterCrashes(const SpoolEntry& entry);
+  bool Throttled() const;  // a store, outbox or move problem: one entry at a time until it clears
   void Progress();
 
   ServeOptions options_;
   std::string db_path_;
   std::unique_ptr<SqliteStore> db_;
-  // An analysis whose recording failed, kept so that the retry records it without analyzing
-  // the entry again.
-  struct Pending {
-    std::string job_key;
-    JobContext context;
-    AnalysisOutput output;
-  };
-  std::optional<Pending> pending_;
+  // The scheduler's (the ingest thread's) state. A task stays in its job's queue until it is
+  // recorded, so that a recording that failed is retried without analyzing the entry again.
+  std::unique_ptr<WorkerPool> pool_;
+  std::map<std::string, std::deque<std::shared_ptr<Task>>> in_flight_;  // by job, in the order taken
+  std::set<std::string> in_flight_names_;
+  std::map<std::string, std::uint64_t> last_turn_;  // by job: FairOrder's turns
+  std::uint64_t turn_ = 0;
+  std::unique_ptr<InProgressMarks> marks_;
+  std::uint64_t finished_seen_ = 0;
+  std::atomic<std::uint64_t> finished_{0};  // analyses ended, under mu_
+  int workers_ = 1;
+  // Ready entries not taken yet, by job (the max_jobs_in_metrics largest), for /metrics.
+  mutable std::mutex waiting_mu_;
+  std::vector<std::pair<std::string, double>> waiting_by_job_;
   std::unique_ptr<ClickHouseOutbox> outbox_;
   MetricsRegistry metrics_;
   ServeCounters counters_;
