@@ -80,7 +80,13 @@ std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::Analy
     verdict::AnalyzeOptions with_tables = options;
     with_tables.observer = &tables;
     auto job = AnalyzeJobFiles(files, with_tables, rules);
-    if (!job) return std::string(kError) + job.error().message;
+    if (!job) {
+      // A reader that ran out of memory here ran into the limit this process was given.
+      std::string_view hint = job.error().message.find("out of memory") != std::string::npos
+                                  ? " (the analysis memory limit, serve --analysis-memory-mb)"
+                                  : "";
+      return fmt::format("{}{}{}", kError, job.error().message, hint);
+    }
     std::vector<RankSample> ranks = SampleJob(*job);
     if (kind == SampleKind::kWindow) {
       if (auto s = AddWindowActivity(files, rules, ranks); !s) return std::string(kError) + s.error().message;

@@ -25,8 +25,8 @@ TEST(FairOrderTest, OneEntryOfAnotherJobWaitsOneTurnNotFiveHundred) {
   jobs.push_back("b");  // the newest entry
   auto order = FairOrder(jobs, {});
   ASSERT_EQ(order.size(), jobs.size());
-  EXPECT_EQ(order[0], 0u);    // a's oldest
-  EXPECT_EQ(order[1], 500u);  // then b's only entry
+  EXPECT_EQ(order[0], 0u);                                                    // a's oldest
+  EXPECT_EQ(order[1], 500u);                                                  // then b's only entry
   for (std::size_t i = 2; i < order.size(); ++i) EXPECT_EQ(order[i], i - 1);  // then a's, oldest first
 }
 
@@ -163,7 +163,8 @@ TEST_F(InProgressMarksTest, AnUnwritableFolderIsAnErrorNamingTheFile) {
   InProgressMarks marks(dir_ / "missing" / "in-progress");
   auto s = marks.Mark("a.json");
   ASSERT_FALSE(s);
-  EXPECT_NE(s.error().message.find("missing/in-progress: cannot write"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("missing/in-progress: cannot write"), std::string::npos)
+      << s.error().message;
 }
 
 }  // namespace
