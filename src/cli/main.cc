@@ -1,5 +1,7 @@
 // plasmient: the one main(). Subcommands parse their flags here and call their stage.
 #include <cstdio>
+#include <new>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -36,13 +38,23 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  if (a->parsed()) {
-    if (!FinishVerdictOptions(analyze)) return 2;
-    return RunAnalyze(analyze, "");
-  }
-  if (peaks->parsed()) return RunPeaks();
-  for (auto& hook : hooks) {
-    if (hook.command->parsed()) return hook.run();
+  // Out of memory (or of address space for a thread's stack) anywhere in a command: one line and
+  // exit 1, not an abort.
+  try {
+    if (a->parsed()) {
+      if (!FinishVerdictOptions(analyze)) return 2;
+      return RunAnalyze(analyze, "");
+    }
+    if (peaks->parsed()) return RunPeaks();
+    for (auto& hook : hooks) {
+      if (hook.command->parsed()) return hook.run();
+    }
+  } catch (const std::bad_alloc&) {
+    std::fputs("plasmient: out of memory\n", stderr);
+    return 1;
+  } catch (const std::system_error& e) {
+    fmt::print(stderr, "plasmient: cannot start a thread: {}\n", e.what());
+    return 1;
   }
   return 2;
 }

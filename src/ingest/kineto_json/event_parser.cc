@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <string_view>
 #include <utility>
 
@@ -409,9 +410,15 @@ void EventParser::ParseBatch(EventBatch& batch, BatchRows& out) {
     od::document one;
     od::object obj;
     EventFields& ev = impl_->Reset();
-    if (impl_->single_parser.iterate(impl_->single.data(), impl_->single.size(), impl_->single.capacity())
-                .get(one) != simdjson::SUCCESS ||
-        one.get_object().get(obj) != simdjson::SUCCESS || ReadEvent(obj, *impl_, ev) != simdjson::SUCCESS) {
+    const simdjson::error_code e =
+        impl_->single_parser.iterate(impl_->single.data(), impl_->single.size(), impl_->single.capacity())
+            .get(one);
+    if (e == simdjson::MEMALLOC) {  // out of memory, not a malformed event (EventBatch::Index)
+      impl_->single_parser = od::parser{};
+      throw std::bad_alloc();
+    }
+    if (e != simdjson::SUCCESS || one.get_object().get(obj) != simdjson::SUCCESS ||
+        ReadEvent(obj, *impl_, ev) != simdjson::SUCCESS) {
       Count(Dq::kMalformedEvent);
       continue;
     }

@@ -82,18 +82,23 @@ Status FrameAndParseInParallel(ChunkReader& reader, EventFramer& framer, ParsePi
   };
   std::vector<std::thread> parsers;
   parsers.reserve(threads);
-  for (std::size_t i = 0; i < threads; ++i) {
-    parsers.emplace_back([&] {
-      try {
-        EventParser parser;
-        while (ParseSlot* slot = pipeline.TakeWork()) {
-          parser.ParseBatch(slot->batch, slot->rows);
-          pipeline.Parsed(slot);
-        }
-      } catch (...) {
-        fail(std::current_exception());
+  auto parse = [&] {
+    try {
+      EventParser parser;
+      while (ParseSlot* slot = pipeline.TakeWork()) {
+        parser.ParseBatch(slot->batch, slot->rows);
+        pipeline.Parsed(slot);
       }
-    });
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  };
+  // A thread that cannot start (its stack is address space too) stops the others as an error in
+  // one does: no thread is left joinable behind an exception.
+  try {
+    for (std::size_t i = 0; i < threads; ++i) parsers.emplace_back(parse);
+  } catch (...) {
+    fail(std::current_exception());
   }
   try {
     while (std::unique_ptr<ParseSlot> slot = pipeline.PopParsed()) {
