@@ -62,7 +62,9 @@ probe() {
 }
 
 mk_trace "$work/good.json" --seed 1
-mk_trace "$work/big.json" --seed 2 --steps 3000 --gemms 8  # a few seconds of analysis
+mk_trace "$work/big.json" --seed 2 --steps 3000 --gemms 8  # 20 MB: about 0.1 s of analysis
+# 135 MB: about 0.4 s of analysis on an idle machine (more under load), 4× the shortest time limit
+mk_trace "$work/slow.json" --seed 2 --steps 20000 --gemms 8
 
 # --- item 2: files ------------------------------------------------------------------------------
 p_marker_symlink() {
@@ -212,11 +214,11 @@ p_memory_limit() {
 p_time_limit() {
   [[ -n ${HOSTILE_OLD:-} ]] && return 1
   local s; s=$(new_spool timeout)
-  cp "$work/big.json" "$s/big.json"
+  cp "$work/slow.json" "$s/slow.json"
   serve_on "$s" --analysis-timeout-s 0.1 || return 1
-  wait_file 20 "$s/failed/big.json.error"; local rc=$?
+  wait_file 20 "$s/failed/slow.json.error"; local rc=$?
   stop_serve
-  [[ $rc == 0 ]] && grep -q "took longer than 0.1 s" "$s/failed/big.json.error"
+  [[ $rc == 0 ]] && grep -q "took longer than 0.1 s" "$s/failed/slow.json.error"
 }
 p_set_aside() {
   local s; s=$(new_spool set-aside)
@@ -229,10 +231,10 @@ p_set_aside() {
 }
 p_sigterm() {
   local s; s=$(new_spool sigterm)
-  cp "$work/big.json" "$s/.big.json.part"
+  cp "$work/slow.json" "$s/.slow.json.part"
   serve_on "$s" "${new[@]}" || return 1
-  mv "$s/.big.json.part" "$s/big.json"
-  sleep 0.5
+  mv "$s/.slow.json.part" "$s/slow.json"
+  sleep 0.2  # the analysis under way
   local t0; t0=$(date +%s.%N)
   kill -TERM "$serve_pid"
   for _ in $(seq 50); do kill -0 "$serve_pid" 2>/dev/null || break; sleep 0.05; done
