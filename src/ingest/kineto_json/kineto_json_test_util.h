@@ -12,6 +12,11 @@
 #include <simdjson.h>
 #include <zlib.h>
 
+#include <gtest/gtest.h>
+
+#include "model/data_quality.h"
+#include "model/trace.h"
+
 namespace plasmient::ingest::testing {
 
 // gzip-compresses `text` (one member) at zlib `level` (0: stored blocks only), with `header`'s
@@ -68,6 +73,65 @@ inline std::vector<SharedTrace> SharedTracesOf(std::string_view format_prefix) {
       out.push_back({std::string(format), dir / file});
   }
   return out;
+}
+
+// Every row of every table, every string in pool order and every data-quality count with its first
+// byte offset: `a` and `b` hold the same events, read the same way.
+inline void ExpectSameRows(const model::Trace& a, const model::Trace& b) {
+  ASSERT_EQ(a.strings.size(), b.strings.size());
+  for (std::uint32_t i = 0; i < a.strings.size(); ++i) {
+    ASSERT_EQ(a.strings.Get(StringId{i}), b.strings.Get(StringId{i})) << "string " << i;
+  }
+  EXPECT_EQ(a.gpu.start_ns, b.gpu.start_ns);
+  EXPECT_EQ(a.gpu.end_ns, b.gpu.end_ns);
+  EXPECT_EQ(a.gpu.device, b.gpu.device);
+  EXPECT_EQ(a.gpu.stream, b.gpu.stream);
+  EXPECT_EQ(a.gpu.pid, b.gpu.pid);
+  EXPECT_TRUE(a.gpu.name == b.gpu.name);
+  EXPECT_TRUE(a.gpu.kind == b.gpu.kind);
+  EXPECT_EQ(a.gpu.correlation, b.gpu.correlation);
+  EXPECT_EQ(a.gpu.external_id, b.gpu.external_id);
+  EXPECT_EQ(a.gpu.bytes, b.gpu.bytes);
+  EXPECT_EQ(a.api.start_ns, b.api.start_ns);
+  EXPECT_EQ(a.api.end_ns, b.api.end_ns);
+  EXPECT_EQ(a.api.pid, b.api.pid);
+  EXPECT_EQ(a.api.tid, b.api.tid);
+  EXPECT_TRUE(a.api.name == b.api.name);
+  EXPECT_EQ(a.api.correlation, b.api.correlation);
+  EXPECT_EQ(a.api.external_id, b.api.external_id);
+  EXPECT_EQ(a.cpu.start_ns, b.cpu.start_ns);
+  EXPECT_EQ(a.cpu.end_ns, b.cpu.end_ns);
+  EXPECT_EQ(a.cpu.pid, b.cpu.pid);
+  EXPECT_EQ(a.cpu.tid, b.cpu.tid);
+  EXPECT_TRUE(a.cpu.name == b.cpu.name);
+  EXPECT_TRUE(a.cpu.kind == b.cpu.kind);
+  EXPECT_EQ(a.cpu.external_id, b.cpu.external_id);
+  EXPECT_EQ(a.cpu.step, b.cpu.step);
+  EXPECT_TRUE(a.cpu.input_dims == b.cpu.input_dims);
+  EXPECT_TRUE(a.cpu.input_types == b.cpu.input_types);
+  EXPECT_TRUE(a.cpu.concrete_inputs == b.cpu.concrete_inputs);
+  EXPECT_EQ(a.cpu.sequence, b.cpu.sequence);
+  EXPECT_EQ(a.cpu.forward_thread, b.cpu.forward_thread);
+  EXPECT_TRUE(a.cpu.module_hierarchy == b.cpu.module_hierarchy);
+  EXPECT_EQ(a.collectives.cpu_op, b.collectives.cpu_op);
+  EXPECT_EQ(a.collectives.gpu, b.collectives.gpu);
+  EXPECT_TRUE(a.collectives.name == b.collectives.name);
+  EXPECT_EQ(a.collectives.in_nelems, b.collectives.in_nelems);
+  EXPECT_EQ(a.collectives.out_nelems, b.collectives.out_nelems);
+  EXPECT_TRUE(a.collectives.dtype == b.collectives.dtype);
+  EXPECT_EQ(a.collectives.group_size, b.collectives.group_size);
+  EXPECT_TRUE(a.collectives.pg_name == b.collectives.pg_name);
+  EXPECT_TRUE(a.collectives.pg_ranks == b.collectives.pg_ranks);
+  EXPECT_EQ(a.collectives.seq, b.collectives.seq);
+  EXPECT_EQ(a.samples.ts_ns, b.samples.ts_ns);
+  EXPECT_EQ(a.samples.device, b.samples.device);
+  EXPECT_TRUE(a.samples.metric == b.samples.metric);
+  EXPECT_EQ(a.samples.value, b.samples.value);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(model::Dq::kCount); ++i) {
+    auto id = static_cast<model::Dq>(i);
+    EXPECT_EQ(a.quality.Get(id), b.quality.Get(id)) << model::Describe(id).name;
+    EXPECT_EQ(a.quality.FirstOffset(id), b.quality.FirstOffset(id)) << model::Describe(id).name;
+  }
 }
 
 }  // namespace plasmient::ingest::testing
