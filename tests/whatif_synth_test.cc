@@ -186,6 +186,14 @@ TEST(WhatIfCli, BadLeversAndInputsFailInOneLine) {
 namespace plasmient::testing {
 namespace {
 
+// Whether one of a projection's warnings says `words`.
+bool Warns(element projection, std::string_view words) {
+  for (element w : projection["warnings"].get_array()) {
+    if (std::string_view(w.get_string()).find(words) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 // The trust range: decode with a 2048-token context on 4 layers reads 67 MB of KV cache per token
 // at batch 1; at 2048× that is 138 GB beside 0.5 GB of weights, over the H100's 80 GB.
 TEST(WhatIfSynthTrust, KvCacheOverDeviceMemoryIsWarned) {
@@ -196,22 +204,8 @@ TEST(WhatIfSynthTrust, KvCacheOverDeviceMemoryIsWarned) {
   ASSERT_NO_FATAL_FAILURE(WhatIf(run, "--batch-scale 32", small_parser, small));
   EXPECT_EQ(small["warnings"].get_array().size(), 0u);
   ASSERT_NO_FATAL_FAILURE(WhatIf(run, "--batch-scale 2048", large_parser, large));
-  bool warned = false;
-  for (element w : large["warnings"].get_array()) {
-    warned = warned ||
-             std::string_view(w.get_string()).find("outside the trusted range") != std::string_view::npos;
-  }
-  EXPECT_TRUE(warned) << simdjson::to_string(large["warnings"]);
+  EXPECT_TRUE(Warns(large, "outside the trusted range")) << simdjson::to_string(large["warnings"]);
   fs::remove_all(run.dir);
-}
-
-bool WarnsOfPeerWait(element projection) {
-  for (element w : projection["warnings"].get_array()) {
-    if (std::string_view(w.get_string()).find("ranks waiting in collectives") != std::string_view::npos) {
-      return true;
-    }
-  }
-  return false;
 }
 
 // --overlap-comm names the wait for slower ranks that overlap cannot hide only when it shows at the
@@ -223,9 +217,9 @@ TEST(WhatIfSynthTrust, PeerWaitIsWarnedOnlyWhenItShows) {
   simdjson::dom::parser now_parser, scaled_parser;
   element now, scaled;
   ASSERT_NO_FATAL_FAILURE(WhatIf(run, "--overlap-comm", now_parser, now));
-  EXPECT_TRUE(WarnsOfPeerWait(now)) << simdjson::to_string(now["warnings"]);
+  EXPECT_TRUE(Warns(now, "ranks waiting in collectives")) << simdjson::to_string(now["warnings"]);
   ASSERT_NO_FATAL_FAILURE(WhatIf(run, "--overlap-comm --batch-scale 4", scaled_parser, scaled));
-  EXPECT_FALSE(WarnsOfPeerWait(scaled)) << simdjson::to_string(scaled["warnings"]);
+  EXPECT_FALSE(Warns(scaled, "ranks waiting in collectives")) << simdjson::to_string(scaled["warnings"]);
   fs::remove_all(run.dir);
 }
 
