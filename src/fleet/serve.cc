@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -176,14 +177,21 @@ Status ServeDaemon::Start() {
   http_->set_payload_max_length(options_.max_body_bytes);
   http_->set_read_timeout(options_.http_read_timeout_s);
   http_->set_write_timeout(options_.http_read_timeout_s);
-  http_->Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     ++counters_.scrapes;
     std::string body = RenderMetrics();
-    // The library compresses whenever the scraper accepts it; a small exposition costs more to
-    // compress than it saves on loopback, so it goes plain (the request is the library's own
-    // non-const object, handed over as const).
-    if (body.size() < kCompressMinBytes) const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
-    res.set_content(std::move(body), "text/plain; version=0.0.4; charset=utf-8");
+    constexpr const char* kType = "text/plain; version=0.0.4; charset=utf-8";
+    if (body.size() >= kCompressMinBytes) {
+      res.set_content(std::move(body), kType);  // compressed when the scraper accepts it
+      return;
+    }
+    // A small exposition costs more to compress than it saves on loopback. The library compresses
+    // a body set whole but never one sent through a provider of known length: send it that way.
+    auto plain = std::make_shared<const std::string>(std::move(body));
+    res.set_content_provider(plain->size(), kType,
+                             [plain](size_t offset, size_t length, httplib::DataSink& sink) {
+                               return sink.write(plain->data() + offset, length);
+                             });
   });
   http_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     std::string why = Unhealthy();
