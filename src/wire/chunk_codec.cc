@@ -124,7 +124,7 @@ ScanReport ScanChunks(const std::uint8_t* data, std::size_t size, const ChunkVis
     r.error = At(0, "file header checksum mismatch");
     return r;
   }
-  if (r.header.format_version != kFormatVersion) {
+  if (r.header.format_version < kOldestFormatVersion || r.header.format_version > kFormatVersion) {
     r.error = At(8, "unsupported format version " + std::to_string(r.header.format_version));
     return r;
   }

@@ -12,7 +12,10 @@
 
 namespace plasmient::wire {
 
-inline constexpr std::uint32_t kFormatVersion = 1;
+// 2 added OpRecord. Readers accept every version from kOldestFormatVersion: a version-1 file is a
+// version-2 file without op records.
+inline constexpr std::uint32_t kFormatVersion = 2;
+inline constexpr std::uint32_t kOldestFormatVersion = 1;
 
 enum class RecordKind : std::uint16_t {
   kString = 1,                // StringRecord + text: an interned string id
@@ -32,6 +35,7 @@ enum class RecordKind : std::uint16_t {
   kCollective = 21,           // CollectiveRecord: from the NCCL profiler plugin
   kGemm = 22,                 // GemmRecord: from the cuBLAS interposer
   kNvmlSample = 23,           // NvmlSampleRecord
+  kOp = 24,                   // OpRecord: a CPU operator with its shapes (format version 2)
 };
 
 struct RecordHeader {
@@ -238,6 +242,24 @@ struct CollectiveRecord {
 };
 static_assert(sizeof(CollectiveRecord) == 112);
 
+// A CPU operator (an ATen op, as PyTorch's record_function sees it with record_shapes): what the
+// FLOP and byte models of the non-GEMM ops (attention, norms, elementwise, copies) need. The
+// argument texts are Kineto's JSON spellings, so both paths give the same rows. Kernels launched
+// inside it carry its external_id through ExternalCorrelationRecords.
+struct OpRecord {
+  RecordHeader header;
+  std::uint64_t start_ns, end_ns;
+  std::uint64_t external_id;         // 0: none
+  std::int64_t sequence;             // autograd sequence number, -1: none
+  std::int64_t forward_thread;       // a backward op: the thread of its forward op, -1: none
+  std::uint32_t pid, tid;            // tid as CUPTI reports it (same space as ApiRecord)
+  std::uint32_t name_id;             // "aten::addmm"
+  std::uint32_t input_dims_id;       // "[[64], [64, 1024], [1024, 64], [], []]"; 0: not recorded
+  std::uint32_t input_types_id;      // "[\"c10::BFloat16\", ...]"; 0: not recorded
+  std::uint32_t concrete_inputs_id;  // "[\"\", \"1\"]"; 0: not recorded
+};
+static_assert(sizeof(OpRecord) == 72);
+
 enum class GemmApi : std::uint8_t {
   kSgemm = 1,
   kDgemm,
@@ -313,6 +335,7 @@ PLASMIENT_WIRE_NO_PADDING(ExternalCorrelationRecord);
 PLASMIENT_WIRE_NO_PADDING(CpuRangeRecord);
 PLASMIENT_WIRE_NO_PADDING(CollectiveRecord);
 PLASMIENT_WIRE_NO_PADDING(GemmRecord);
+PLASMIENT_WIRE_NO_PADDING(OpRecord);
 static_assert(offsetof(NvmlSampleRecord, value) == 24);
 #undef PLASMIENT_WIRE_NO_PADDING
 

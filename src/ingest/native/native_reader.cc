@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "ingest/native/native_names.h"
+#include "ingest/nvtx_name_parser.h"
 #include "model/trace_builder.h"
 #include "wire/chunk_codec.h"
 #include "wire/crc32c.h"
@@ -43,6 +44,7 @@ struct Records {
   std::vector<wire::CpuRangeRecord> ranges;
   std::vector<wire::CollectiveRecord> collectives;
   std::vector<wire::GemmRecord> gemms;
+  std::vector<wire::OpRecord> ops;
   std::vector<wire::NvmlSampleRecord> samples;
   std::unordered_map<std::uint32_t, std::int64_t> external_ids;  // correlation -> external id
   std::int64_t drops[static_cast<std::size_t>(wire::DropSource::kCount)] = {};
@@ -97,6 +99,8 @@ void Collect(const wire::RecordHeader& h, const std::uint8_t* p, Records& r) {
       return Keep(r.collectives, h, p, r);
     case RecordKind::kGemm:
       return Keep(r.gemms, h, p, r);
+    case RecordKind::kOp:
+      return Keep(r.ops, h, p, r);
     case RecordKind::kNvmlSample:
       return Keep(r.samples, h, p, r);
     case RecordKind::kExternalCorrelation: {
@@ -237,7 +241,10 @@ class RowMaker {
     return l.pid == c.pid && l.tid == c.tid && l.kernel.nccl ? l.kernel.row : -1;
   }
 
-  // NVTX: a START and an END with the same id make one annotation range.
+  // NVTX: a START and an END with the same id make one range; host ranges are ranges already.
+  // Their names mean what they mean in an Nsight export: ProfilerStep#N is a step, an
+  // emit_nvtx op range ("aten::mm, seq = 12, sizes = [[8, 512], [512, 1024]]") an op with its
+  // shapes, anything else an annotation (a module when named "nn.Module: X").
   void Markers() {
     std::unordered_map<std::uint32_t, const wire::MarkerRecord*> open;
     for (const auto& m : r_.markers) {
@@ -247,25 +254,44 @@ class RowMaker {
         auto it = open.find(m.id);
         if (it == open.end()) continue;
         const auto& s = *it->second;
-        model::CpuOpRow row;
-        row.start_ns = static_cast<TimeNs>(s.timestamp_ns);
-        row.end_ns = static_cast<TimeNs>(m.timestamp_ns);
-        row.pid = s.pid;
-        row.tid = s.tid;
-        row.name = Str(s.name_id);
-        row.kind = model::CpuOpKind::kAnnotation;
-        b_.AddCpuOp(row);
+        AddRange(s.timestamp_ns, m.timestamp_ns, s.pid, s.tid, s.name_id);
         open.erase(it);
       }
     }
-    for (const auto& c : r_.ranges) {
+    for (const auto& c : r_.ranges) AddRange(c.start_ns, c.end_ns, c.pid, c.tid, c.name_id);
+  }
+
+  void AddRange(std::uint64_t start_ns, std::uint64_t end_ns, std::uint32_t pid, std::uint32_t tid,
+                std::uint32_t name_id) {
+    const NvtxRangeMeaning meaning = ParseNvtxRangeName(Str(name_id));
+    model::CpuOpRow row;
+    row.start_ns = static_cast<TimeNs>(start_ns);
+    row.end_ns = static_cast<TimeNs>(end_ns);
+    row.pid = pid;
+    row.tid = tid;
+    row.name = meaning.name;
+    row.kind = meaning.kind;
+    row.step = meaning.step;
+    row.input_dims = meaning.input_dims;
+    b_.AddCpuOp(row);
+  }
+
+  // Operators with their Kineto-spelled shapes: the rows the Kineto path makes of a cpu_op.
+  void Ops() {
+    for (const auto& o : r_.ops) {
       model::CpuOpRow row;
-      row.start_ns = static_cast<TimeNs>(c.start_ns);
-      row.end_ns = static_cast<TimeNs>(c.end_ns);
-      row.pid = c.pid;
-      row.tid = c.tid;
-      row.name = Str(c.name_id);
-      row.kind = model::CpuOpKind::kAnnotation;
+      row.start_ns = static_cast<TimeNs>(o.start_ns);
+      row.end_ns = static_cast<TimeNs>(o.end_ns);
+      row.pid = o.pid;
+      row.tid = o.tid;
+      row.name = Str(o.name_id);
+      row.kind = model::CpuOpKind::kOp;
+      row.external_id = o.external_id != 0 ? static_cast<std::int64_t>(o.external_id) : model::kNoId;
+      row.input_dims = Str(o.input_dims_id);
+      row.input_types = Str(o.input_types_id);
+      row.concrete_inputs = Str(o.concrete_inputs_id);
+      row.sequence = o.sequence >= 0 ? o.sequence : model::kNoId;
+      row.forward_thread = o.forward_thread >= 0 ? o.forward_thread : model::kNoId;
       b_.AddCpuOp(row);
     }
   }
@@ -331,8 +357,11 @@ class RowMaker {
     for (const auto& c : r_.collectives) {
       std::string name = NcclCollectiveName(Str(c.func_id));
       model::CpuOpRow op;
+      // The operation's enqueue on the launching thread, an instant: the record's end is the GPU's
+      // completion (its kernel's), and a host row spanning to it would hold the thread's later
+      // ops and launches as if they ran inside the collective.
       op.start_ns = static_cast<TimeNs>(c.start_ns);
-      op.end_ns = static_cast<TimeNs>(c.end_ns);
+      op.end_ns = op.start_ns;
       op.pid = c.pid;
       op.tid = c.tid;
       std::string op_name = "nccl:" + name;
@@ -463,8 +492,14 @@ Result<model::Trace> ReadNativeBytes(const std::uint8_t* data, std::size_t size,
   rows.Gpu();
   rows.Api();
   rows.Markers();
+  rows.Ops();
   std::int64_t next_external = 1;
   for (const auto& [corr, ext] : records.external_ids) next_external = std::max(next_external, ext + 1);
+  for (const auto& o : records.ops) {
+    if (o.external_id < static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      next_external = std::max(next_external, static_cast<std::int64_t>(o.external_id) + 1);
+    }
+  }
   rows.Gemms(next_external);
   rows.Collectives();
   rows.Samples();

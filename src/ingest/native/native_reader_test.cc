@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "ingest/native/native_test_file.h"
 #include "wire/chunk_codec.h"
+#include "wire/crc32c.h"
 
 namespace plasmient::ingest::native {
 namespace {
@@ -165,6 +167,7 @@ TEST(NativeReader, RowsFieldByField) {
   EXPECT_EQ(t->gpu.external_id[1], t->cpu.external_id[1]);
   EXPECT_EQ(t->api.external_id[1], t->cpu.external_id[1]);
   EXPECT_EQ(t->Str(t->cpu.name[2]), "nccl:allreduce");
+  EXPECT_EQ(t->cpu.end_ns[2], t->cpu.start_ns[2]);  // its enqueue; the GPU's end is its kernel's
 
   ASSERT_EQ(t->collectives.size(), 1u);
   EXPECT_EQ(t->Str(t->collectives.name[0]), "allreduce");
@@ -258,6 +261,138 @@ TEST(NativeReader, CollectivesJoinTheNcclKernelLaunchedBeforeThemOnTheirThread) 
   EXPECT_EQ(t->collectives.gpu[2], -1);
   EXPECT_EQ(t->collectives.gpu[3], -1);
   EXPECT_EQ(t->collectives.gpu[4], kernel_of(32));
+}
+
+// Format version 2: an op record is the Kineto cpu_op row, shapes as text; the kernel it launched
+// carries its external id (EXTERNAL_CORRELATION), so the op's FLOP model reaches the kernel.
+TEST(NativeReader, OpRecordsAreOpRowsWithTheirShapes) {
+  FileMaker f;
+  f.String(1, "void at::native::layer_norm_kernel<c10::BFloat16>()");
+  f.String(2, "cudaLaunchKernel");
+  f.String(10, "aten::native_layer_norm");
+  f.String(11, "[[4096, 2048], [], [2048], [2048], []]");
+  f.String(12, R"(["c10::BFloat16", "ScalarList", "c10::BFloat16", "c10::BFloat16", "Scalar"])");
+  f.String(13, R"(["", "[2048]", "", "", "1e-05"])");
+  wire::OpRecord op{};
+  op.header = HeaderFor<wire::OpRecord>(RecordKind::kOp);
+  op.start_ns = 1'000'000;
+  op.end_ns = 1'050'000;
+  op.external_id = 77;
+  op.sequence = 12;
+  op.forward_thread = -1;
+  op.pid = testing::kPid;
+  op.tid = 9;
+  op.name_id = 10;
+  op.input_dims_id = 11;
+  op.input_types_id = 12;
+  op.concrete_inputs_id = 13;
+  f.Add(op);
+  wire::OpRecord bare = op;  // an op without shapes (record_shapes off): no strings
+  bare.external_id = 0;
+  bare.sequence = -1;
+  bare.input_dims_id = bare.input_types_id = bare.concrete_inputs_id = 0;
+  f.Add(bare);
+  f.Add(Launch(1'010'000, 40, 9));
+  f.Add(Kernel(1'020'000, 1'080'000, 40, 1));
+  wire::ExternalCorrelationRecord ext{
+      HeaderFor<wire::ExternalCorrelationRecord>(RecordKind::kExternalCorrelation), 77, 40, 1};
+  f.Add(ext);
+  f.Cut(/*last=*/true);
+  auto t = ReadNativeBytes(f.file().data(), f.file().size(), "ops.pltrace");
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_EQ(t->cpu.size(), 2u);
+  std::size_t with = t->cpu.external_id[0] == 77 ? 0 : 1, without = 1 - with;
+  EXPECT_EQ(t->Str(t->cpu.name[with]), "aten::native_layer_norm");
+  EXPECT_EQ(t->cpu.kind[with], model::CpuOpKind::kOp);
+  EXPECT_EQ(t->Str(t->cpu.input_dims[with]), "[[4096, 2048], [], [2048], [2048], []]");
+  EXPECT_EQ(t->Str(t->cpu.input_types[with]),
+            R"(["c10::BFloat16", "ScalarList", "c10::BFloat16", "c10::BFloat16", "Scalar"])");
+  EXPECT_EQ(t->Str(t->cpu.concrete_inputs[with]), R"(["", "[2048]", "", "", "1e-05"])");
+  EXPECT_EQ(t->cpu.sequence[with], 12);
+  EXPECT_EQ(t->cpu.forward_thread[with], model::kNoId);
+  EXPECT_EQ(t->cpu.tid[with], 9);
+  EXPECT_EQ(t->cpu.end_ns[with] - t->cpu.start_ns[with], 50'000);
+  EXPECT_EQ(t->cpu.external_id[without], model::kNoId);
+  EXPECT_EQ(t->Str(t->cpu.input_dims[without]), "");
+  EXPECT_EQ(t->cpu.sequence[without], model::kNoId);
+  ASSERT_EQ(t->gpu.size(), 1u);
+  EXPECT_EQ(t->gpu.external_id[0], 77);
+}
+
+// NVTX and host ranges are read as an Nsight export's NVTX ranges are: steps, emit_nvtx ops with
+// their shapes, modules, annotations.
+TEST(NativeReader, RangeNamesMeanStepsOpsAndModules) {
+  FileMaker f;
+  f.String(1, "ProfilerStep#7");
+  f.String(2, "aten::mm, seq = 3, sizes = [[8, 512], [512, 1024]]");
+  f.String(3, "nn.Module: Linear_1");
+  f.String(4, "data loading");
+  auto range = [&](std::uint64_t start, std::uint32_t name) {
+    wire::CpuRangeRecord c{};
+    c.header = HeaderFor<wire::CpuRangeRecord>(RecordKind::kCpuRange);
+    c.start_ns = start;
+    c.end_ns = start + 1'000;
+    c.pid = testing::kPid;
+    c.tid = 9;
+    c.name_id = name;
+    f.Add(c);
+  };
+  range(1'000'000, 1);
+  range(2'000'000, 3);
+  range(3'000'000, 4);
+  wire::MarkerRecord m{};  // an NVTX push/pop pair
+  m.header = HeaderFor<wire::MarkerRecord>(RecordKind::kMarker);
+  m.id = 5;
+  m.flags = wire::kMarkerStart;
+  m.timestamp_ns = 4'000'000;
+  m.pid = testing::kPid;
+  m.tid = 9;
+  m.name_id = 2;
+  f.Add(m);
+  m.flags = wire::kMarkerEnd;
+  m.timestamp_ns = 4'500'000;
+  m.name_id = 0;
+  f.Add(m);
+  f.Cut(/*last=*/true);
+  auto t = ReadNativeBytes(f.file().data(), f.file().size(), "ranges.pltrace");
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_EQ(t->cpu.size(), 4u);
+  std::map<std::string, std::size_t> row;
+  for (std::size_t i = 0; i < t->cpu.size(); ++i) row[std::string(t->Str(t->cpu.name[i]))] = i;
+  ASSERT_EQ(row.size(), 4u);
+  EXPECT_EQ(t->cpu.kind[row.at("ProfilerStep#7")], model::CpuOpKind::kStep);
+  EXPECT_EQ(t->cpu.step[row.at("ProfilerStep#7")], 7);
+  EXPECT_EQ(t->cpu.kind[row.at("aten::mm")], model::CpuOpKind::kOp);
+  EXPECT_EQ(t->Str(t->cpu.input_dims[row.at("aten::mm")]), "[[8,512],[512,1024]]");
+  EXPECT_EQ(t->cpu.end_ns[row.at("aten::mm")] - t->cpu.start_ns[row.at("aten::mm")], 500'000);
+  EXPECT_EQ(t->cpu.kind[row.at("Linear_1")], model::CpuOpKind::kModule);
+  EXPECT_EQ(t->cpu.kind[row.at("data loading")], model::CpuOpKind::kAnnotation);
+}
+
+// Version 1 (before op records) still reads; a version this build does not know is refused.
+TEST(NativeReader, ReadsEveryFormatVersionItKnows) {
+  for (std::uint32_t version : {wire::kOldestFormatVersion, wire::kFormatVersion, wire::kFormatVersion + 1}) {
+    FileMaker f;
+    f.String(1, "k");
+    f.Add(Kernel(1'000'000, 1'100'000, 5, 1));
+    f.Cut(/*last=*/true);
+    std::vector<std::uint8_t> bytes = f.file();
+    wire::FileHeader h;
+    std::memcpy(&h, bytes.data(), sizeof h);
+    h.format_version = version;
+    h.header_crc = wire::Crc32c(&h, offsetof(wire::FileHeader, header_crc));
+    std::memcpy(bytes.data(), &h, sizeof h);
+    auto t = ReadNativeBytes(bytes.data(), bytes.size(), "v.pltrace");
+    if (version <= wire::kFormatVersion) {
+      ASSERT_TRUE(t) << version << ": " << t.error().message;
+      EXPECT_EQ(t->gpu.size(), 1u);
+    } else {
+      ASSERT_FALSE(t);
+      EXPECT_NE(t.error().message.find("unsupported format version " + std::to_string(version)),
+                std::string::npos)
+          << t.error().message;
+    }
+  }
 }
 
 TEST(NativeReader, CoverageFromTheHeader) {

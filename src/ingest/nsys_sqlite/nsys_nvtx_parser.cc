@@ -5,7 +5,7 @@
 // instants; 33/64 categories, 39 thread names, 72-74 NVTXT meta and 75/76 domain create/destroy
 // are naming metadata.
 #include "ingest/nsys_sqlite/nsys_parse_context.h"
-#include "ingest/nsys_sqlite/nvtx_name_parser.h"
+#include "ingest/nvtx_name_parser.h"
 
 namespace plasmient::ingest::nsys {
 namespace {

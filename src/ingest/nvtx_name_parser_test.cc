@@ -1,8 +1,8 @@
-#include "ingest/nsys_sqlite/nvtx_name_parser.h"
+#include "ingest/nvtx_name_parser.h"
 
 #include <gtest/gtest.h>
 
-namespace plasmient::ingest::nsys {
+namespace plasmient::ingest {
 namespace {
 
 using model::CpuOpKind;
@@ -55,4 +55,4 @@ TEST(NvtxRangeName, ProfilerStep) {
 }
 
 }  // namespace
-}  // namespace plasmient::ingest::nsys
+}  // namespace plasmient::ingest

@@ -1,6 +1,7 @@
 // Meaning in NVTX range names: PyTorch's emit_nvtx ranges carry the op and its input shapes
 // ("aten::mm, seq = 12, op_id = 7, sizes = [[8, 512], [512, 1024]]"), and ProfilerStep#N
-// ranges mark steps. Everything else is a plain annotation.
+// ranges mark steps. Everything else is a plain annotation. Shared by the readers of NVTX ranges:
+// Nsight Systems exports and the agent's native files.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 #include "model/trace.h"
 
-namespace plasmient::ingest::nsys {
+namespace plasmient::ingest {
 
 struct NvtxRangeMeaning {
   model::CpuOpKind kind = model::CpuOpKind::kAnnotation;
@@ -20,4 +21,4 @@ struct NvtxRangeMeaning {
 
 NvtxRangeMeaning ParseNvtxRangeName(std::string_view text);
 
-}  // namespace plasmient::ingest::nsys
+}  // namespace plasmient::ingest

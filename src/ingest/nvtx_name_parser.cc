@@ -1,11 +1,11 @@
-#include "ingest/nsys_sqlite/nvtx_name_parser.h"
+#include "ingest/nvtx_name_parser.h"
 
 #include <array>
 #include <charconv>
 
 #include "base/step_name.h"
 
-namespace plasmient::ingest::nsys {
+namespace plasmient::ingest {
 namespace {
 
 // The fields PyTorch appends to an op's name, each after ", ".
@@ -66,4 +66,4 @@ NvtxRangeMeaning ParseNvtxRangeName(std::string_view text) {
   return out;
 }
 
-}  // namespace plasmient::ingest::nsys
+}  // namespace plasmient::ingest
