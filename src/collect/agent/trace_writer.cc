@@ -41,8 +41,8 @@ std::string TraceWriter::StartFile(const std::string& path, std::uint32_t file_f
   std::copy(std::begin(drops_base_), std::end(drops_base_), std::begin(drops_reported_));
   std::string why;
   fd_ = ::open(part_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  wire::FileHeader h =
-      wire::MakeFileHeader(RealtimeNs(), static_cast<std::int64_t>(MonotonicNs()), file_flags);
+  const auto [realtime_ns, monotonic_ns] = ClockPair(MonotonicNs());
+  wire::FileHeader h = wire::MakeFileHeader(realtime_ns, monotonic_ns, file_flags);
   if (fd_ < 0) {
     why = part_path_ + ": cannot create trace file: " + strerror(errno);
   } else if (!WriteAll(reinterpret_cast<const std::uint8_t*>(&h), sizeof h)) {
@@ -157,13 +157,21 @@ void TraceWriter::AppendDropsAndClock(bool force_clock) {
   std::uint64_t now = MonotonicNs();
   if (force_clock || now - last_clock_sync_ns_ >= options_.clock_sync_interval_ns) {
     last_clock_sync_ns_ = now;
-    wire::ClockSyncRecord r{wire::HeaderFor<wire::ClockSyncRecord>(wire::RecordKind::kClockSync),
-                            RealtimeNs(), static_cast<std::int64_t>(now)};
+    const auto [realtime_ns, monotonic_ns] = ClockPair(now);
+    wire::ClockSyncRecord r{wire::HeaderFor<wire::ClockSyncRecord>(wire::RecordKind::kClockSync), realtime_ns,
+                            monotonic_ns};
     const auto* p = reinterpret_cast<const std::uint8_t*>(&r);
     pending_.insert(pending_.end(), p, p + sizeof r);
     ++pending_records_;
     ++pending_meta_;
   }
+}
+
+std::pair<std::int64_t, std::int64_t> TraceWriter::ClockPair(std::uint64_t monotonic_now) const {
+  if (options_.fixed_realtime_ns != 0 && options_.fixed_monotonic_ns != 0) {
+    return {options_.fixed_realtime_ns, options_.fixed_monotonic_ns};
+  }
+  return {RealtimeNs(), static_cast<std::int64_t>(monotonic_now)};
 }
 
 void TraceWriter::DiscardPending() {

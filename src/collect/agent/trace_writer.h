@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "collect/agent/record_sink.h"
@@ -29,6 +30,10 @@ struct WriterOptions {
   // and counts drops from the last file that was written. A file that cannot be created or
   // written is dropped whole: its records are counted (DropSource::kSpool), the next file says so.
   bool windowed = false;
+  // The (realtime, monotonic) pair of the header and the clock records: the process's clocks,
+  // unless both are set (a generated trace, whose times must read the same on every run).
+  std::int64_t fixed_realtime_ns = 0;
+  std::int64_t fixed_monotonic_ns = 0;
   // Where chunks go (the seam for a failing disk in tests): write(2)'s contract.
   ssize_t (*write_fn)(int fd, const void* data, std::size_t size) = &::write;
 };
@@ -81,6 +86,7 @@ class TraceWriter {
   void DropFailedChunk(std::uint32_t records);  // whole-run: see records_lost()
   void ClearPending();
   void AppendDropsAndClock(bool force_clock);
+  std::pair<std::int64_t, std::int64_t> ClockPair(std::uint64_t monotonic_now) const;
   void DiscardPending();  // over the size cap: counted, not written
   bool WriteAll(const std::uint8_t* data, std::size_t size);
 
