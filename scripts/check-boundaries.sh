@@ -4,8 +4,8 @@
 #   scripts/check-boundaries.sh [BUILD]   BUILD: a configured build folder (default: build)
 # The stages, left to right, and the two that stand beside them (README, "Layout"):
 #   base → model → wire → ingest → roofline → join → verdict → cluster → whatif → export → fleet → cli
-#   synth (generated workloads) uses base and model; collect (the live agent) uses base and wire;
-#   only cli uses them.
+#   synth (generated workloads) uses base and model, and writes native files with the agent's
+#   writer (collect, wire); collect (the live agent) uses base and wire; only cli uses them.
 # Tests may also read with ingest what their stage wrote (collect's tests read the agent's files).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ import glob, json, os, re, sys
 reply, src = sys.argv[1:]
 order = ["base", "model", "wire", "ingest", "roofline", "join", "verdict", "cluster", "whatif", "export", "fleet", "cli"]
 allowed = {stage: set(order[:i]) for i, stage in enumerate(order)}
-allowed["synth"] = {"base", "model"}
+allowed["synth"] = {"base", "model", "wire", "collect"}
 allowed["collect"] = {"base", "wire"}
 allowed["cli"] |= {"synth", "collect"}
 test_extra = {"ingest"} | allowed["ingest"]  # a test may read its stage's output with ingest

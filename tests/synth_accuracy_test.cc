@@ -1,6 +1,7 @@
 // Every synth scenario through `plasmient analyze`, against the truth.json it came with:
 // achieved fraction, utilization and each loss within half a percentage point, per rank, per
-// step and for the job (docs/verdict.md defines them; docs/synth.md how the truth is made).
+// step and for the job (docs/verdict.md defines them; docs/synth.md how the truth is made), in
+// both formats synth writes: Kineto JSON and the agent's native files.
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -124,6 +125,24 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"clock_offset",
                  "--scenario clock-offset --ranks 4 --steps 3 --clock-offset-ms 30 --seed 19"},
         Scenario{"h200", "--scenario ddp --ranks 2 --steps 2 --gpu h200_sxm --seed 20"}),
+    [](const auto& info) { return info.param.name; });
+
+// The same scenarios as the agent would have recorded them: native files, the ops' shapes in
+// op records (docs/agent.md, "The file"), the device tier beside them.
+INSTANTIATE_TEST_SUITE_P(
+    NativeScenarios, SynthAccuracy,
+    ::testing::Values(
+        Scenario{"ddp", "--format native --scenario ddp --ranks 4 --steps 3 --seed 11"},
+        Scenario{"straggler", "--format native --scenario straggler --ranks 4 --steps 3 --seed 13"},
+        Scenario{"pipeline",
+                 "--format native --scenario pipeline --ranks 4 --microbatches 8 --steps 2 --seed 14"},
+        Scenario{"decode_batch64",
+                 "--format native --scenario decode --ranks 1 --steps 4 --batch 64 --seed 16"},
+        Scenario{"hostbound", "--format native --scenario hostbound --ranks 2 --steps 3 --seed 17"},
+        Scenario{"moe", "--format native --scenario moe --ranks 4 --steps 2 --seed 18"},
+        Scenario{
+            "clock_offset",
+            "--format native --scenario clock-offset --ranks 4 --steps 3 --clock-offset-ms 30 --seed 19"}),
     [](const auto& info) { return info.param.name; });
 
 // Decode at batch 4 (synth's decode: every GEMM's M is the batch): the GEMMs that read their

@@ -12,7 +12,25 @@ void AddSynthOptions(CLI::App& app, synth::SynthConfig& c, std::string& out_dir)
          [&c](const std::string& name) { c.scenario = synth::ParseScenario(AsciiLower(name)).value(); },
          "Workload (default ddp)")
       ->check(CLI::IsMember(synth::ScenarioNames(), CLI::ignore_case));
-  app.add_option("-o,--out", out_dir, "Folder for rank-<r>.pt.trace.json[.gz] and truth.json")->required();
+  app.add_option("-o,--out", out_dir,
+                 "Folder for the rank traces (rank-<r>.pt.trace.json[.gz], or the agent's "
+                 "plasmient.rank<r>.<host>.<pid>.pltrace) and truth.json")
+      ->required();
+  app.add_option_function<std::string>(
+         "--format",
+         [&c](const std::string& name) {
+           c.format =
+               AsciiLower(name) == "native" ? synth::TraceFormat::kNative : synth::TraceFormat::kKineto;
+         },
+         "kineto (PyTorch profiler JSON, default) or native (the live agent's files, docs/agent.md)")
+      ->check(CLI::IsMember({"kineto", "native"}, CLI::ignore_case));
+  app.add_option("--sample-period-ms", c.sample_period_ms, "Native: the device tier's sampling period")
+      ->capture_default_str();
+  app.add_option("--window-s", c.window_s,
+                 "Native: kernel windows of this length at the end of every --period-s, as the "
+                 "agent's duty cycle (files <job>-<rank>-<host>-<pid>-<seq>.pltrace)");
+  app.add_option("--period-s", c.period_s,
+                 "Native: the duty cycle's period (0: one whole-run file per rank)");
   app.add_option("--gpu", c.gpu, "Device: h100_sxm, a100_sxm_80gb, h200_sxm")->capture_default_str();
   app.add_option("--ranks", c.ranks, "Ranks (pipeline: stages)")->capture_default_str();
   app.add_option("--steps", c.steps, "Profiled steps per rank")->capture_default_str();

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "synth/kineto_writer.h"
+#include "synth/native_writer.h"
 #include "synth/program_builder.h"
 #include "synth/rank_simulator.h"
 #include "synth/truth_writer.h"
@@ -130,9 +132,35 @@ Status PlanCommunication(const SynthConfig& config, const GpuSpec& gpu, JobResol
   return Ok();
 }
 
+// Each kernel window's verdict: its activities alone, over their extent (what analyzing the
+// file gives: its run window is its first activity's start to its last one's end).
+std::vector<FileTruth> WindowTruths(const std::vector<NativeFile>& written,
+                                    const std::vector<TruthActivity>& all, const GpuSpec& gpu) {
+  std::vector<FileTruth> files;
+  std::vector<TruthActivity> held;
+  for (const NativeFile& f : written) {
+    FileTruth& t = files.emplace_back(FileTruth{f.name, f.kernels, f.steps});
+    if (!f.kernels) continue;
+    held.clear();
+    for (const TruthActivity& a : all) {
+      if (std::find(f.steps.begin(), f.steps.end(), a.step) != f.steps.end()) held.push_back(a);
+    }
+    if (held.empty()) continue;
+    TimeNs start = held.front().start_ns, end = held.front().end_ns;
+    for (const TruthActivity& a : held) {
+      start = std::min(start, a.start_ns);
+      end = std::max(end, a.end_ns);
+    }
+    t.dominant_dtype = DominantDtype(held);
+    t.window = ComputeWindow(held, start, end, {PeakFlops(gpu, t.dominant_dtype), gpu.mem_bytes_per_s});
+  }
+  return files;
+}
+
 }  // namespace
 
 std::string RankFileName(const SynthConfig& config, int rank) {
+  if (config.format == TraceFormat::kNative) return NativeRankFileName(config, rank);
   return fmt::format("rank-{}.pt.trace.json{}", rank, config.gzip ? ".gz" : "");
 }
 
@@ -157,7 +185,16 @@ Status WriteJob(const SynthConfig& input, const std::string& out_dir, Progress* 
     info.world = config.ranks;
     info.clock_offset_ns = ClockOffsetNs(config, r);
     info.path = (std::filesystem::path(out_dir) / RankFileName(config, r)).string();
-    KinetoRankWriter writer(config, gpu, info);
+    std::unique_ptr<RankWriter> rank_writer;
+    NativeRankWriter* native = nullptr;
+    if (config.format == TraceFormat::kNative) {
+      auto n = std::make_unique<NativeRankWriter>(config, gpu, info);
+      native = n.get();
+      rank_writer = std::move(n);
+    } else {
+      rank_writer = std::make_unique<KinetoRankWriter>(config, gpu, info);
+    }
+    RankWriter& writer = *rank_writer;
     PLASMIENT_TRY(writer.Open());
     RankState state = InitialState(config, r);
     for (int step = 0; step < config.steps; ++step) {
@@ -186,6 +223,12 @@ Status WriteJob(const SynthConfig& input, const std::string& out_dir, Progress* 
     report.activities = &activities;
     report.kernel_names = &writer.kernel_names();
     report.layer_types = &writer.layer_types();
+    std::vector<FileTruth> files;
+    if (native != nullptr && config.period_s > 0) {
+      files = WindowTruths(native->files(), activities, gpu);
+      report.files = &files;
+      report.file = files.empty() ? std::string() : files.front().file;
+    }
     PLASMIENT_TRY(truth.AddRank(report));
     if (progress != nullptr) {
       progress->trace_bytes += writer.bytes_written();

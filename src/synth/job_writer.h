@@ -1,4 +1,4 @@
-// plasmient synth: writes a job's per-rank Kineto traces and its truth.json.
+// plasmient synth: writes a job's per-rank traces (Kineto JSON or native files) and its truth.json.
 #pragma once
 
 #include <cstdint>
@@ -14,15 +14,17 @@ struct Progress {
   // Called after each rank's trace is written: (ranks done, ranks in the job).
   std::function<void(std::int64_t, std::int64_t)> on_rank;
   // Filled in by WriteJob.
-  std::int64_t trace_bytes = 0;  // uncompressed JSON bytes of all rank traces
+  std::int64_t trace_bytes = 0;  // bytes of all rank traces (JSON uncompressed; native as written)
   std::int64_t gpu_activities = 0;
 };
 
-// File name of rank r's trace: rank-<r>.pt.trace.json, .json.gz with gzip.
+// File name of rank r's trace: rank-<r>.pt.trace.json, .json.gz with gzip; native: the agent's
+// whole-run name, plasmient.rank<r>.<host>.<pid>.pltrace.
 std::string RankFileName(const SynthConfig& config, int rank);
 
 // Simulates the job (cross-rank communication first, then one rank at a time) and writes
-// rank-<r>.pt.trace.json[.gz] and truth.json into out_dir (created if missing).
+// RankFileName(config, r) (or a windowed rank's files) and truth.json into out_dir (created if
+// missing).
 Status WriteJob(const SynthConfig& config, const std::string& out_dir, Progress* progress);
 
 }  // namespace plasmient::synth

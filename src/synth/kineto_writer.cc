@@ -7,57 +7,6 @@
 #include "synth/program_builder.h"
 
 namespace plasmient::synth {
-namespace {
-
-constexpr int kStreamIds[kStreamSlots] = {7, 24, 28, 32, 36, 40};
-
-ActivityClass ClassOf(OpKind kind) {
-  switch (kind) {
-    case OpKind::kAllReduce:
-    case OpKind::kAllToAll:
-      return ActivityClass::kCollective;
-    case OpKind::kSend:
-    case OpKind::kRecv:
-      return ActivityClass::kP2p;
-    case OpKind::kMemcpyH2D:
-    case OpKind::kMemcpyD2H:
-    case OpKind::kMemsetZero:
-      return ActivityClass::kMemory;
-    default:
-      return ActivityClass::kCompute;
-  }
-}
-
-std::string_view AnnotationName(OpKind kind) {
-  switch (kind) {
-    case OpKind::kAllReduce:
-      return "nccl:all_reduce";
-    case OpKind::kAllToAll:
-      return "nccl:all_to_all";
-    case OpKind::kSend:
-      return "nccl:send";
-    case OpKind::kRecv:
-      return "nccl:recv";
-    default:
-      return "";
-  }
-}
-
-}  // namespace
-
-KinetoRankWriter::KinetoRankWriter(const SynthConfig& config, const GpuSpec& gpu, RankFileInfo info)
-    : config_(config), gpu_(gpu), info_(std::move(info)) {
-  pid_ = 2'100'000 + info_.rank;
-  tid_ = pid_;
-  device_ = info_.rank % 8;
-  group_ranks_.reserve(static_cast<std::size_t>(info_.world) * 6);
-  group_ranks_ += '[';
-  for (int r = 0; r < info_.world; ++r) {
-    if (r > 0) group_ranks_ += ", ";
-    group_ranks_ += std::to_string(r);
-  }
-  group_ranks_ += ']';
-}
 
 Status KinetoRankWriter::Open() {
   PLASMIENT_TRY(file_.Open(info_.path, config_.gzip, config_.gzip_level));
@@ -111,38 +60,33 @@ void KinetoRankWriter::Dur(TimeNs dur_ns) {
   fmt::format_to(std::back_inserter(file_.buffer()), "{}.{:03}", dur_ns / 1000, dur_ns % 1000);
 }
 
-std::int64_t KinetoRankWriter::CpuRange(std::string_view cat, std::string_view name, TimeNs start, TimeNs end,
-                                        const Item* shapes, std::int64_t sequence_number,
-                                        const SimEvent* comm, std::string_view raw_args) {
+void KinetoRankWriter::WriteRange(const HostRange& r) {
   auto& buf = file_.buffer();
   auto out = std::back_inserter(buf);
-  const std::int64_t external_id = next_external_id_++;
   Comma();
   fmt::format_to(
-      out, "  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": ", cat,
-      name, pid_, tid_);
-  Ts(start);
+      out, "  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": ", r.cat,
+      r.name, pid_, tid_);
+  Ts(r.start_ns);
   buf.append(std::string_view(", \"dur\": "));
-  Dur(end - start);
-  fmt::format_to(out, ", \"args\": {{\"External id\": {}, \"Record function id\": 0", external_id);
-  if (sequence_number >= 0) {
-    // Backward ops name the thread of the forward op that made their node (autograd's id, 1 here).
-    fmt::format_to(out, ", \"Sequence number\": {}, \"Fwd thread id\": {}", sequence_number,
-                   tid_ != pid_ && name.find("Backward") != std::string_view::npos ? 1 : 0);
+  Dur(r.end_ns - r.start_ns);
+  fmt::format_to(out, ", \"args\": {{\"External id\": {}, \"Record function id\": 0", r.external_id);
+  if (r.sequence_number >= 0) {
+    fmt::format_to(out, ", \"Sequence number\": {}, \"Fwd thread id\": {}", r.sequence_number,
+                   r.forward_thread);
   }
-  if (shapes != nullptr) {
+  if (r.shapes != nullptr) {
     buf.append(std::string_view(", "));
     const std::size_t before = buf.size();
-    AppendShapeArgs(buf, *shapes, config_.seq_len);
+    AppendShapeArgs(buf, *r.shapes, config_.seq_len);
     if (buf.size() == before) buf.resize(before - 2);
   }
-  if (comm != nullptr) CommArgs(*comm->item, comm->comm_seq);
-  if (!raw_args.empty()) {
+  if (r.comm != nullptr) CommArgs(*r.comm->item, r.comm->comm_seq);
+  if (!r.raw_args.empty()) {
     buf.append(std::string_view(", "));
-    buf.append(raw_args);
+    buf.append(r.raw_args);
   }
   fmt::format_to(out, ", \"Ev Idx\": {}}}}}", ev_idx_++);
-  return external_id;
 }
 
 void KinetoRankWriter::CommArgs(const Item& item, std::int64_t seq) {
@@ -161,29 +105,26 @@ void KinetoRankWriter::CommArgs(const Item& item, std::int64_t seq) {
       seq);
 }
 
-void KinetoRankWriter::Runtime(std::string_view cat, std::string_view name, int cbid, TimeNs start,
-                               TimeNs end, std::int64_t correlation, std::int64_t external_id) {
+void KinetoRankWriter::WriteRuntime(const RuntimeCall& c) {
   auto& buf = file_.buffer();
   Comma();
   fmt::format_to(std::back_inserter(buf),
                  "  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": ",
-                 cat, name, pid_, tid_);
-  Ts(start);
+                 c.cat, c.name, pid_, tid_);
+  Ts(c.start_ns);
   buf.append(std::string_view(", \"dur\": "));
-  Dur(end - start);
-  if (external_id > 0) {
+  Dur(c.end_ns - c.start_ns);
+  if (c.external_id > 0) {
     fmt::format_to(std::back_inserter(buf),
-                   ", \"args\": {{\"External id\": {}, \"cbid\": {}, \"correlation\": {}}}}}", external_id,
-                   cbid, correlation);
+                   ", \"args\": {{\"External id\": {}, \"cbid\": {}, \"correlation\": {}}}}}", c.external_id,
+                   c.cbid, c.correlation);
   } else {
-    fmt::format_to(std::back_inserter(buf), ", \"args\": {{\"cbid\": {}, \"correlation\": {}}}}}", cbid,
-                   correlation);
+    fmt::format_to(std::back_inserter(buf), ", \"args\": {{\"cbid\": {}, \"correlation\": {}}}}}", c.cbid,
+                   c.correlation);
   }
 }
 
-int KinetoRankWriter::StreamId(int slot) const { return kStreamIds[slot]; }
-
-void KinetoRankWriter::Flows(std::int64_t correlation, TimeNs launch_ns, TimeNs gpu_ns, int stream) {
+void KinetoRankWriter::WriteFlows(std::int64_t correlation, TimeNs launch_ns, TimeNs gpu_ns, int stream) {
   auto& buf = file_.buffer();
   auto out = std::back_inserter(buf);
   Comma();
@@ -198,8 +139,8 @@ void KinetoRankWriter::Flows(std::int64_t correlation, TimeNs launch_ns, TimeNs 
   buf.append(std::string_view(", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}"));
 }
 
-void KinetoRankWriter::GpuActivity(const SimEvent& ev, std::string_view name, std::int64_t correlation,
-                                   std::int64_t external_id) {
+void KinetoRankWriter::WriteGpu(const SimEvent& ev, std::string_view name, std::int64_t correlation,
+                                std::int64_t external_id) {
   const Item& item = *ev.item;
   const ActivityClass cls = ClassOf(item.kind);
   const int stream = StreamId(item.stream);
@@ -239,37 +180,14 @@ void KinetoRankWriter::GpuActivity(const SimEvent& ev, std::string_view name, st
     if (IsCommunication(item.kind)) CommArgs(item, ev.comm_seq);
     buf.append(std::string_view("}}"));
   }
-  TruthActivity a;
-  a.start_ns = ev.gpu_start_ns;
-  a.end_ns = ev.gpu_end_ns;
-  a.cls = cls;
-  a.dtype = item.dtype;
-  a.flop_model = item.flop_model;
-  a.byte_model = item.byte_model;
-  a.flops = item.flops;
-  a.bytes = item.bytes;
-  a.step = ev.step;
-  a.name = NameIndex(name);
-  a.layer = LayerIndex(*ev.program, item);
-  activities_.push_back(a);
-}
-
-std::uint32_t KinetoRankWriter::NameIndex(std::string_view name) {
-  auto it = name_index_.find(name);
-  if (it != name_index_.end()) return it->second;
-  // Names come from the static catalogue, so the view stays valid.
-  const auto index = static_cast<std::uint32_t>(kernel_names_.size());
-  kernel_names_.emplace_back(name);
-  name_index_.emplace(name, index);
-  return index;
 }
 
 // A module's forward call as the profiler writes it with with_modules/with_stack: a
 // python_function range "nn.Module: X" around the _call_impl frame; other names
 // (Optimizer.step#...) are record_function annotations.
-void KinetoRankWriter::ModuleRange(std::string_view name, TimeNs start, TimeNs end) {
+void KinetoRankWriter::WriteModuleRange(std::string_view name, TimeNs start, TimeNs end) {
   if (!name.starts_with("nn.Module: ")) {
-    CpuRange("user_annotation", name, start, end, nullptr, -1, nullptr);
+    Range({.cat = "user_annotation", .name = name, .start_ns = start, .end_ns = end});
     return;
   }
   auto& buf = file_.buffer();
@@ -295,167 +213,6 @@ void KinetoRankWriter::ModuleRange(std::string_view name, TimeNs start, TimeNs e
   }
 }
 
-void KinetoRankWriter::CloseModules(std::size_t keep) {
-  tid_ = pid_;
-  while (open_modules_.size() > keep) {
-    const OpenModule& m = open_modules_.back();
-    ModuleRange(m.name, m.start_ns, m.end_ns);
-    open_modules_.pop_back();
-  }
-}
-
-// Keeps open the ranges of the item's module chain, closes the others, opens the new ones.
-void KinetoRankWriter::OpenModules(const SimEvent& ev) {
-  const Program& program = *ev.program;
-  if (&program != module_program_) {
-    CloseModules(0);
-    module_program_ = &program;
-  }
-  std::vector<std::int16_t> chain;
-  for (std::int16_t m = ev.item->module; m >= 0; m = program.module_parent[static_cast<std::size_t>(m)]) {
-    chain.push_back(m);
-  }
-  std::reverse(chain.begin(), chain.end());
-  std::size_t common = 0;
-  while (common < open_modules_.size() && common < chain.size() &&
-         open_modules_[common].module == chain[common]) {
-    ++common;
-  }
-  CloseModules(common);
-  for (std::size_t k = common; k < chain.size(); ++k) {
-    open_modules_.push_back(
-        {chain[k], program.modules[static_cast<std::size_t>(chain[k])], ev.item_start_ns, 0});
-  }
-  for (auto& m : open_modules_) m.end_ns = ev.item_end_ns;
-}
-
-// The layer types an activity counts for, as the model nests it (docs/layers.md): the module
-// chain of its item (of the forward op, for a backward item), then a communication
-// annotation; "(backward)" or "(no module)" when there is none.
-std::uint32_t KinetoRankWriter::LayerIndex(const Program& program, const Item& item) {
-  std::vector<std::string> types;
-  std::int16_t m = item.module >= 0 ? item.module : item.autograd_fn != nullptr ? item.forward_module : -1;
-  std::string key;
-  for (; m >= 0; m = program.module_parent[static_cast<std::size_t>(m)]) {
-    std::string_view name = program.modules[static_cast<std::size_t>(m)];
-    key += name;
-    key += '/';
-    if (name.starts_with("nn.Module: ")) {
-      name.remove_prefix(11);
-      std::size_t end = name.find_last_not_of("0123456789");
-      if (end != std::string_view::npos && end + 1 < name.size() && name[end] == '_')
-        name = name.substr(0, end);
-    }
-    if (std::find(types.begin(), types.end(), name) == types.end()) types.emplace_back(name);
-  }
-  if (std::string_view annotation = AnnotationName(item.kind); !annotation.empty()) {
-    key += annotation;
-    if (std::find(types.begin(), types.end(), annotation) == types.end()) types.emplace_back(annotation);
-  }
-  if (types.empty()) {
-    key = item.autograd_fn != nullptr ? "(backward)" : "(no module)";
-    types.push_back(key);
-  }
-  auto [it, added] = layer_index_.try_emplace(key, static_cast<std::uint32_t>(layer_types_.size()));
-  if (added) layer_types_.push_back(std::move(types));
-  return it->second;
-}
-
-void KinetoRankWriter::OnItem(const SimEvent& ev) {
-  if (!status_) return;
-  const Item& item = *ev.item;
-  OpenModules(ev);
-  // Backward ops run on the autograd engine's thread, as in real traces.
-  tid_ = item.autograd_fn != nullptr ? pid_ + 1 : pid_;
-
-  switch (item.kind) {
-    case OpKind::kStepBegin:
-      step_start_ns_ = ev.item_start_ns;
-      break;
-    case OpKind::kHostStall:
-      CpuRange("user_annotation",
-               config_.scenario == Scenario::kDecode
-                   ? std::string_view("LLMEngine.step#Scheduler.schedule")
-                   : std::string_view("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"),
-               ev.item_start_ns, ev.item_end_ns, nullptr, -1, nullptr);
-      break;
-    case OpKind::kSync:
-      Runtime("cuda_runtime", "cudaDeviceSynchronize", 165, ev.launch_start_ns, ev.launch_end_ns,
-              next_correlation_++, 0);
-      break;
-    case OpKind::kWaitComm:
-      Runtime("cuda_runtime", "cudaStreamWaitEvent", 146, ev.item_start_ns, ev.item_end_ns - 500,
-              next_correlation_++, 0);
-      break;
-    case OpKind::kTritonNoOp: {
-      const std::int64_t correlation = next_correlation_++;
-      Runtime("cuda_driver", "cuLaunchKernel", 307, ev.launch_start_ns, ev.launch_end_ns, correlation, 0);
-      Flows(correlation, ev.launch_start_ns, ev.gpu_start_ns, StreamId(item.stream));
-      GpuActivity(ev, KernelName(item, gpu_), correlation, 0);
-      break;
-    }
-    default: {
-      const std::int64_t correlation = next_correlation_++;
-      if (item.autograd_fn != nullptr) {
-        CpuRange("cpu_op", fmt::format("autograd::engine::evaluate_function: {}", item.autograd_fn),
-                 ev.item_start_ns, ev.op_end_ns + kAutogradPadNs, nullptr, item.sequence_number, nullptr);
-        CpuRange("cpu_op", item.autograd_fn, ev.item_start_ns + 1'000, ev.op_end_ns + 1'000, nullptr,
-                 item.sequence_number, nullptr);
-      }
-      std::int64_t external_id = 0;
-      const bool comm = IsCommunication(item.kind);
-      if (item.kind == OpKind::kLinear) {
-        const std::int64_t m = item.d[0], n = item.d[1], k = item.d[2];
-        const std::int64_t seq = config_.seq_len;
-        // aten::linear's own shapes: x[..., K], W[N, K], bias[N].
-        const std::string x_dims = m % seq == 0 && m > seq ? fmt::format("[{}, {}, {}]", m / seq, seq, k)
-                                                           : fmt::format("[{}, {}]", m, k);
-        const std::string_view bf = DtypeTorchName(item.dtype);
-        CpuRange(
-            "cpu_op", "aten::linear", ev.op_start_ns, ev.op_end_ns, nullptr, item.sequence_number, nullptr,
-            fmt::format("\"Input Dims\": [{}, [{}, {}], [{}]], \"Input type\": [\"{}\", \"{}\", \"{}\"], "
-                        "\"Concrete Inputs\": [\"\", \"\", \"\"]",
-                        x_dims, n, k, n, bf, bf, bf));
-        CpuRange("cpu_op", "aten::t", ev.op_start_ns + 1'000, ev.op_start_ns + 3'000, nullptr, -1, nullptr);
-        external_id = CpuRange("cpu_op", "aten::addmm", ev.launch_start_ns - 2'000, ev.op_end_ns - 1'000,
-                               &item, item.sequence_number, nullptr);
-      } else if (item.kind == OpKind::kSdpaFwd) {
-        CpuRange("cpu_op", "aten::scaled_dot_product_attention", ev.op_start_ns, ev.op_end_ns, nullptr,
-                 item.sequence_number, nullptr);
-        external_id = CpuRange("cpu_op", LaunchingOpName(item.kind), ev.launch_start_ns - 2'000,
-                               ev.op_end_ns - 1'000, &item, item.sequence_number, nullptr);
-      } else if (comm) {
-        external_id =
-            CpuRange("cpu_op", "record_param_comms", ev.op_start_ns, ev.op_end_ns, nullptr, -1, &ev);
-        CpuRange("user_annotation", AnnotationName(item.kind), ev.launch_start_ns - 2'000,
-                 ev.launch_end_ns + 1'000, nullptr, -1, nullptr);
-      } else {
-        const bool shapes = item.kind != OpKind::kCustomUnmodeled;
-        external_id = CpuRange("cpu_op", LaunchingOpName(item.kind), ev.op_start_ns, ev.op_end_ns,
-                               shapes ? &item : nullptr, item.sequence_number, nullptr);
-      }
-      const bool memory = ClassOf(item.kind) == ActivityClass::kMemory;
-      const std::string_view api = !memory                            ? "cudaLaunchKernel"
-                                   : item.kind == OpKind::kMemsetZero ? "cudaMemsetAsync"
-                                                                      : "cudaMemcpyAsync";
-      const int cbid = !memory ? 211 : item.kind == OpKind::kMemsetZero ? 51 : 41;
-      Runtime("cuda_runtime", api, cbid, ev.launch_start_ns, ev.launch_end_ns, correlation, external_id);
-      Flows(correlation, ev.launch_start_ns, ev.gpu_start_ns, StreamId(item.stream));
-      GpuActivity(ev, KernelName(item, gpu_), correlation, external_id);
-      break;
-    }
-  }
-  status_ = file_.MaybeFlush();
-}
-
-void KinetoRankWriter::OnProgramEnd(const Program& program, TimeNs cpu_ns) {
-  if (!status_) return;
-  CloseModules(0);
-  CpuRange("user_annotation", fmt::format("ProfilerStep#{}", program.step), step_start_ns_, cpu_ns, nullptr,
-           -1, nullptr);
-  status_ = file_.MaybeFlush();
-}
-
 Status KinetoRankWriter::Finish() {
   if (!status_) return status_;
   auto out = std::back_inserter(file_.buffer());
@@ -474,7 +231,7 @@ Status KinetoRankWriter::Finish() {
   meta("process_name", device_, 0, "\"name\": \"python3\"");
   meta("process_labels", device_, 0, fmt::format("\"labels\": \"GPU {}\"", device_));
   for (int slot = 0; slot < kStreamSlots; ++slot) {
-    meta("thread_name", device_, kStreamIds[slot], fmt::format("\"name\": \"stream {} \"", kStreamIds[slot]));
+    meta("thread_name", device_, StreamId(slot), fmt::format("\"name\": \"stream {} \"", StreamId(slot)));
   }
   fmt::format_to(out, "\n  ],\n  \"traceName\": \"{}\"\n}}\n", info_.path);
   return file_.Close();

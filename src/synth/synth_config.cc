@@ -80,6 +80,16 @@ Status Validate(const SynthConfig& c) {
   }
   if (c.clock_offset_ms < 0) return Fail("synth: --clock-offset-ms {} negative", c.clock_offset_ms);
   if (c.gzip_level < 1 || c.gzip_level > 9) return Fail("synth: gzip level {} out of 1..9", c.gzip_level);
+  if (c.format == TraceFormat::kNative && c.gzip) {
+    return Fail("synth: --gzip is for Kineto JSON; native files compress their chunks (zstd)");
+  }
+  if (!(c.sample_period_ms > 0))
+    return Fail("synth: --sample-period-ms {} is not positive", c.sample_period_ms);
+  if (c.period_s < 0 || (c.period_s > 0 && !(c.window_s > 0))) {
+    return Fail("synth: --window-s {} --period-s {}: a window needs both positive", c.window_s, c.period_s);
+  }
+  if (c.period_s > 0 && c.format != TraceFormat::kNative)
+    return Fail("synth: --period-s needs --format native");
   return Ok();
 }
 

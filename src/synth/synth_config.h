@@ -25,13 +25,27 @@ std::string_view ScenarioName(Scenario scenario);
 std::vector<std::string> ScenarioNames();  // every scenario's name, in one list
 Result<Scenario> ParseScenario(std::string_view name);
 
+enum class TraceFormat : std::uint8_t {
+  kKineto,  // the PyTorch profiler's JSON, one file per rank
+  kNative,  // the live agent's native file (docs/agent.md), one whole-run file per rank
+};
+
 struct SynthConfig {
   Scenario scenario = Scenario::kDdp;
+  TraceFormat format = TraceFormat::kKineto;
   std::string gpu = "h100_sxm";  // key in gpu_table, as in the device table (docs/devices.md)
   int ranks = 2;
   int steps = 3;
   std::uint64_t seed = 1;
-  bool gzip = false;
+  bool gzip = false;  // Kineto only
+  // Native: the device tier's sampling period (the agent's default is 100 ms; synth runs last
+  // milliseconds).
+  double sample_period_ms = 10;
+  // Native: the agent's duty cycle (docs/agent.md, "Windows"): kernel windows of window_s at the
+  // end of every period_s, each window and each stretch between windows its own file. period_s
+  // 0: one whole-run file per rank.
+  double window_s = 0;
+  double period_s = 0;
   int gzip_level = 1;
   int first_step_number = 3;  // ProfilerStep#N of the first profiled step
 

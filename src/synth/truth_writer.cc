@@ -4,7 +4,9 @@
 #include <iterator>
 #include <limits>
 
-#include "synth/kineto_writer.h"
+#include <fmt/ranges.h>
+
+#include "synth/rank_writer.h"
 
 namespace plasmient::synth {
 namespace {
@@ -95,6 +97,22 @@ void TruthWriter::Window(const WindowTruth& w, TimeNs offset_ns) {
   Figures(w.span_s, w.useful_s, w.kernel_union_s, w.losses);
 }
 
+void TruthWriter::Files(const std::vector<FileTruth>& files, TimeNs offset_ns) {
+  auto out = std::back_inserter(file_.buffer());
+  file_.buffer().append(std::string_view(",\n      \"files\": ["));
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const FileTruth& f = files[i];
+    fmt::format_to(out, "{}\n        {{\"file\": \"{}\", \"kind\": \"{}\", \"steps\": [{}]",
+                   i == 0 ? "" : ",", f.file, f.kernels ? "window" : "samples", fmt::join(f.steps, ", "));
+    if (f.kernels && f.window.span_s > 0) {
+      fmt::format_to(out, ", \"dominant_dtype\": \"{}\", ", DtypeName(f.dominant_dtype));
+      Window(f.window, offset_ns);
+    }
+    file_.buffer().push_back('}');
+  }
+  file_.buffer().push_back(']');
+}
+
 Status TruthWriter::AddRank(const RankReport& r) {
   auto out = std::back_inserter(file_.buffer());
   const RankTruth& t = *r.truth;
@@ -157,7 +175,9 @@ Status TruthWriter::AddRank(const RankReport& r) {
         n == 0 ? "" : ",", (*r.kernel_names)[n], ClassName(g.cls),
         g.mixed ? "mixed" : CategoryName(g.category), g.count, g.busy_s, g.share_s, g.useful_s, g.flops);
   }
-  file_.buffer().append(std::string_view("]}"));
+  file_.buffer().push_back(']');
+  if (r.files != nullptr) Files(*r.files, r.clock_offset_ns);
+  file_.buffer().push_back('}');
   // Per module type (docs/layers.md): every activity counts once for each type on its chain.
   for (std::size_t i = 0; i < r.activities->size(); ++i) {
     for (const std::string& type : (*r.layer_types)[(*r.activities)[i].layer]) {

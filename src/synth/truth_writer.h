@@ -14,6 +14,16 @@
 
 namespace plasmient::synth {
 
+// One native file of a windowed rank (synth --period-s): which steps it holds and, for a kernel
+// window, the verdict of its activities alone over their extent — what analyzing the file gives.
+struct FileTruth {
+  std::string file;  // relative to the job folder
+  bool kernels = false;
+  std::vector<int> steps;
+  Dtype dominant_dtype = Dtype::kBf16;
+  WindowTruth window;  // kernel windows with activity only
+};
+
 struct RankReport {
   int rank = 0;
   std::string file;  // trace file name, relative to the job folder
@@ -25,6 +35,7 @@ struct RankReport {
   const std::vector<TruthActivity>* activities = nullptr;
   const std::vector<std::string>* kernel_names = nullptr;
   const std::vector<std::vector<std::string>>* layer_types = nullptr;  // per TruthActivity::layer
+  const std::vector<FileTruth>* files = nullptr;                       // windowed native ranks only
 };
 
 struct StragglerReport {
@@ -46,6 +57,7 @@ class TruthWriter {
     LossSeconds losses;
   };
   void Window(const WindowTruth& w, TimeNs clock_offset_ns);
+  void Files(const std::vector<FileTruth>& files, TimeNs clock_offset_ns);
   void Figures(double span_s, double useful_s, double kernel_union_s, const LossSeconds& losses);
 
   SynthConfig config_;

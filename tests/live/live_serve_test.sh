@@ -46,8 +46,10 @@ done
 ((done_n == written)) || fail "$done_n of $written files analyzed"
 
 curl -s "http://127.0.0.1:$port/metrics" > "$work/metrics.txt"
-python3 - "$work/fed.json" "$work/metrics.txt" "$spool/done" "$t0" "$t1" <<'PY'
+python3 - "$work/fed.json" "$work/metrics.txt" "$spool/done" "$t0" "$t1" "$(dirname "$(realpath "$0")")" <<'PY'
 import json, os, re, sys
+sys.path.insert(0, sys.argv[6])
+from prom_metrics import Checks, series as series_in
 fed = json.load(open(sys.argv[1]))
 t0, t1 = float(sys.argv[4]), float(sys.argv[5])
 text = open(sys.argv[2]).read()
@@ -56,20 +58,9 @@ windows = sum(1 for n in os.listdir(sys.argv[3]) if n.endswith(".pltrace")) // 2
 # (NVIDIA's datasheet: 989.4 dense bf16 TFLOP/s).
 fed_achieved = fed["flops_per_kernel"] / (fed["kernel_ns"] * 1e-9) / 989.4e12
 def series(name, **labels):
-    out = []
-    for line in text.splitlines():
-        m = re.match(name + r"\{(.*)\} (\S+)$", line)
-        if not m:
-            continue
-        got = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
-        if all(got.get(k) == v for k, v in labels.items()):
-            out.append(float(m.group(2)))
-    return out
-failed = []
-def check(name, ok, detail):
-    print(("PASS " if ok else "FAIL ") + name + ": " + detail)
-    if not ok:
-        failed.append(name)
+    return series_in(text, name, **labels)
+checks = Checks()
+check = checks.check
 for window in ("rolling", "lifetime"):
     v = series("plasmient_achieved_fraction_of_peak_ratio", job="j42", rank="3", window=window, figure="measured")
     check(f"achieved_{window}", len(v) == 1 and abs(v[0] - fed_achieved) <= 0.005,
@@ -94,7 +85,7 @@ check("tensor_gauge", len(tensor) == 1 and abs(tensor[0] - between) <= 0.01,
 est = series("plasmient_achieved_fraction_of_peak_ratio", job="j42", rank="3", window="between", figure="estimated")
 want = fed_achieved * fed["tensor_pct_between"] / fed["tensor_pct_window"]
 check("estimated_between", len(est) == 1 and abs(est[0] - want) <= 0.005, f"{est} vs {want:.4f}")
-sys.exit(1 if failed else 0)
+sys.exit(checks.exit_code())
 PY
 
 # A window cut by kill -9 stays under its in-progress name: serve neither reads it nor moves it
