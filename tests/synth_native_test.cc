@@ -79,7 +79,8 @@ TEST_P(NativeAndKineto, GiveTheSameVerdict) {
   }
   EXPECT_EQ(ranks, native_ranks.size());
   std::map<std::pair<std::int64_t, std::int64_t>, element> native_steps;
-  for (element st : n["per_step"].get_array()) native_steps[{st["rank"].get_int64(), st["step"].get_int64()}] = st;
+  for (element st : n["per_step"].get_array())
+    native_steps[{st["rank"].get_int64(), st["step"].get_int64()}] = st;
   std::size_t steps = 0;
   for (element st : k["per_step"].get_array()) {
     const std::pair<std::int64_t, std::int64_t> key{st["rank"].get_int64(), st["step"].get_int64()};
@@ -119,8 +120,9 @@ std::uint32_t HeaderFlags(const fs::path& file) {
 // windows, each holding one or two whole steps.
 TEST(NativeWindows, TheAgentsDutyCycleWithATruthPerWindow) {
   const fs::path dir = TempDir("native-windows");
-  ASSERT_TRUE(Synth(dir, "--format native --scenario ddp --ranks 2 --steps 8 --seed 5 --layers 2 "
-                         "--window-s 0.010 --period-s 0.020 --sample-period-ms 2"));
+  ASSERT_TRUE(Synth(dir,
+                    "--format native --scenario ddp --ranks 2 --steps 8 --seed 5 --layers 2 "
+                    "--window-s 0.010 --period-s 0.020 --sample-period-ms 2"));
   simdjson::dom::parser tp;
   element truth;
   ASSERT_EQ(tp.load((dir / "truth.json").string()).get(truth), simdjson::SUCCESS);
@@ -134,14 +136,15 @@ TEST(NativeWindows, TheAgentsDutyCycleWithATruthPerWindow) {
     for (element f : rank["files"].get_array()) {
       const std::string name(f["file"].get_string().value());
       // <job>-<rank>-<host>-<pid>-<seq>.pltrace, '-' inside the job and host spelled '_'.
-      const std::string want = "synth_ddp_5-" + std::to_string(r) + "-synth_node0-" + std::to_string(2'100'000 + r) +
-                               "-" + SpoolSeq(seq) + ".pltrace";
+      const std::string want = "synth_ddp_5-" + std::to_string(r) + "-synth_node0-" +
+                               std::to_string(2'100'000 + r) + "-" + SpoolSeq(seq) + ".pltrace";
       EXPECT_EQ(name, want);
       ++seq;
       const bool window = f["kind"].get_string().value() == "window";
       EXPECT_NE(window, last_was_window) << name << ": windows and samples files alternate";
       last_was_window = window;
-      EXPECT_EQ(HeaderFlags(dir / name), wire::kFileWindow | (window ? std::uint32_t{wire::kFileKernels} : 0u))
+      EXPECT_EQ(HeaderFlags(dir / name),
+                wire::kFileWindow | (window ? std::uint32_t{wire::kFileKernels} : 0u))
           << name;
       for (std::int64_t step : f["steps"].get_array()) {
         EXPECT_TRUE(seen_steps.insert(step).second) << "step " << step << " in two files";

@@ -39,8 +39,10 @@ std::string_view ArgValue(std::string_view args, std::string_view key) {
   for (std::size_t i = 0; i < value.size(); ++i) {
     const char c = value[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[') {
@@ -174,8 +176,8 @@ void NativeRankWriter::StepBegins(int step, TimeNs start_ns) {
   if (config_.period_s <= 0) return;
   const double t = NsToSeconds(start_ns - kTraceOriginNs);
   const auto period = static_cast<std::int64_t>(std::floor(t / config_.period_s));
-  const bool window =
-      config_.window_s >= config_.period_s || t >= static_cast<double>(period + 1) * config_.period_s - config_.window_s;
+  const bool window = config_.window_s >= config_.period_s ||
+                      t >= static_cast<double>(period + 1) * config_.period_s - config_.window_s;
   if (!file_open_ || period != period_ || window != tracing_) {
     period_ = period;
     status_ = StartFile(window);
@@ -286,7 +288,8 @@ void NativeRankWriter::WriteRuntime(const RuntimeCall& call) {
   a.correlation = static_cast<std::uint32_t>(call.correlation);
   a.cbid = static_cast<std::uint32_t>(call.cbid);
   a.name_id = Intern(call.name);
-  a.domain = static_cast<std::uint8_t>(call.cat == "cuda_driver" ? wire::ApiDomain::kDriver : wire::ApiDomain::kRuntime);
+  a.domain = static_cast<std::uint8_t>(call.cat == "cuda_driver" ? wire::ApiDomain::kDriver
+                                                                 : wire::ApiDomain::kRuntime);
   Add(a);
   if (call.external_id > 0) {
     wire::ExternalCorrelationRecord e{};

@@ -197,7 +197,8 @@ void RankWriter::OnItem(const SimEvent& ev) {
       break;
     case OpKind::kTritonNoOp: {
       const std::int64_t correlation = next_correlation_++;
-      WriteRuntime({"cuda_driver", "cuLaunchKernel", 307, ev.launch_start_ns, ev.launch_end_ns, correlation, 0});
+      WriteRuntime(
+          {"cuda_driver", "cuLaunchKernel", 307, ev.launch_start_ns, ev.launch_end_ns, correlation, 0});
       WriteFlows(correlation, ev.launch_start_ns, ev.gpu_start_ns, StreamId(item.stream));
       GpuActivity(ev, KernelName(item, gpu_), correlation, 0);
       break;
@@ -226,17 +227,20 @@ void RankWriter::OnItem(const SimEvent& ev) {
         const std::string x_dims = m % seq == 0 && m > seq ? fmt::format("[{}, {}, {}]", m / seq, seq, k)
                                                            : fmt::format("[{}, {}]", m, k);
         const std::string_view bf = DtypeTorchName(item.dtype);
-        const std::string args =
-            fmt::format("\"Input Dims\": [{}, [{}, {}], [{}]], \"Input type\": [\"{}\", \"{}\", \"{}\"], "
-                        "\"Concrete Inputs\": [\"\", \"\", \"\"]",
-                        x_dims, n, k, n, bf, bf, bf);
+        const std::string args = fmt::format(
+            "\"Input Dims\": [{}, [{}, {}], [{}]], \"Input type\": [\"{}\", \"{}\", \"{}\"], "
+            "\"Concrete Inputs\": [\"\", \"\", \"\"]",
+            x_dims, n, k, n, bf, bf, bf);
         Range({.cat = "cpu_op",
                .name = "aten::linear",
                .start_ns = ev.op_start_ns,
                .end_ns = ev.op_end_ns,
                .raw_args = args,
                .sequence_number = item.sequence_number});
-        Range({.cat = "cpu_op", .name = "aten::t", .start_ns = ev.op_start_ns + 1'000, .end_ns = ev.op_start_ns + 3'000});
+        Range({.cat = "cpu_op",
+               .name = "aten::t",
+               .start_ns = ev.op_start_ns + 1'000,
+               .end_ns = ev.op_start_ns + 3'000});
         external_id = Range({.cat = "cpu_op",
                              .name = "aten::addmm",
                              .start_ns = ev.launch_start_ns - 2'000,
@@ -279,7 +283,8 @@ void RankWriter::OnItem(const SimEvent& ev) {
                                    : item.kind == OpKind::kMemsetZero ? "cudaMemsetAsync"
                                                                       : "cudaMemcpyAsync";
       const int cbid = !memory ? 211 : item.kind == OpKind::kMemsetZero ? 51 : 41;
-      WriteRuntime({"cuda_runtime", api, cbid, ev.launch_start_ns, ev.launch_end_ns, correlation, external_id});
+      WriteRuntime(
+          {"cuda_runtime", api, cbid, ev.launch_start_ns, ev.launch_end_ns, correlation, external_id});
       WriteFlows(correlation, ev.launch_start_ns, ev.gpu_start_ns, StreamId(item.stream));
       GpuActivity(ev, KernelName(item, gpu_), correlation, external_id);
       break;

@@ -99,7 +99,8 @@ class RankWriter : public SimSink {
   TimeNs step_start_ns_ = 0;
 
  private:
-  void GpuActivity(const SimEvent& ev, std::string_view name, std::int64_t correlation, std::int64_t external_id);
+  void GpuActivity(const SimEvent& ev, std::string_view name, std::int64_t correlation,
+                   std::int64_t external_id);
   void CloseModules(std::size_t keep);
   void OpenModules(const SimEvent& ev);
   std::uint32_t LayerIndex(const Program& program, const Item& item);

@@ -10,17 +10,22 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "collect/agent/clock.h"
 #include "collect/nccl/nccl_profiler_abi.h"
 #include "ingest/native/native_reader.h"
+#include "wire/chunk_codec.h"
 
 namespace plasmient::collect::nccl {
 namespace {
@@ -31,6 +36,26 @@ struct Plugin {
   void (*shutdown)() = nullptr;
   const char* (*trace_path)() = nullptr;
 };
+
+// The collective records of a trace as the plugin wrote them, in file order (the order of the
+// reader's collective rows). Their extent, enqueue to the GPU's completion, is the record's own:
+// the reader's op row is an instant at the enqueue.
+std::vector<wire::CollectiveRecord> CollectiveRecords(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<wire::CollectiveRecord> out;
+  wire::ScanChunks(
+      bytes.data(), bytes.size(), [&](const wire::ChunkHeader&, const std::uint8_t* raw, std::size_t n) {
+        wire::WalkRecords(raw, n, [&](const wire::RecordHeader& h, const std::uint8_t* record) {
+          if (h.kind != wire::RecordKind::kCollective || h.size_bytes < sizeof(wire::CollectiveRecord))
+            return;
+          wire::CollectiveRecord c;
+          std::memcpy(&c, record, sizeof c);
+          out.push_back(c);
+        });
+      });
+  return out;
+}
 
 // A private copy of the agent .so, writing into its own folder; a new one per call (copying over
 // a loaded library would change its mapped pages, e.g. under --gtest_repeat).
@@ -143,8 +168,9 @@ TEST(NcclProfilerPlugin, CollectivesAndP2pThroughDlopen) {
   EXPECT_EQ(t->Str(t->cpu.name[static_cast<std::size_t>(op)]), "nccl:allreduce");
   // The thread that enqueued it, named as CUPTI names threads in its API records.
   EXPECT_EQ(t->cpu.tid[static_cast<std::size_t>(op)], static_cast<std::uint32_t>(pthread_self()));
-  EXPECT_GE(t->cpu.end_ns[static_cast<std::size_t>(op)] - t->cpu.start_ns[static_cast<std::size_t>(op)],
-            2'000'000);
+  const auto records = CollectiveRecords(path);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_GE(records[0].end_ns - records[0].start_ns, 2'000'000u);
   EXPECT_EQ(t->Str(t->collectives.name[1]), "send");
   EXPECT_EQ(t->collectives.bytes[1], 1024);
   EXPECT_EQ(t->collectives.seq[1], model::kNoId);
@@ -266,14 +292,17 @@ void ExpectOneRecordPerCollective(const std::string& path,
   EXPECT_EQ(t->quality.Get(model::Dq::kDroppedRecords), 0);
   ASSERT_EQ(t->collectives.size(), static_cast<std::size_t>(kCollectives));
   ASSERT_EQ(slow.size(), static_cast<std::size_t>(kCollectives / kSlowEvery));
+  const auto records = CollectiveRecords(path);
   std::map<std::int64_t, int> per_seq;
   for (std::size_t i = 0; i < t->collectives.size(); ++i) {
     std::int64_t seq = t->collectives.seq[i];
     ++per_seq[seq];
     std::int32_t op = t->collectives.cpu_op[i];
     ASSERT_GE(op, 0);
-    auto start = t->cpu.start_ns[static_cast<std::size_t>(op)],
-         end = t->cpu.end_ns[static_cast<std::size_t>(op)];
+    ASSERT_LT(i, records.size());
+    auto start = static_cast<TimeNs>(records[i].start_ns) + t->info.base_time_ns,
+         end = static_cast<TimeNs>(records[i].end_ns) + t->info.base_time_ns;
+    EXPECT_EQ(t->cpu.start_ns[static_cast<std::size_t>(op)], start) << "seq " << seq;
     EXPECT_LE(start, end) << "seq " << seq;
     if (auto it = slow.find(static_cast<std::uint64_t>(seq)); it != slow.end()) {
       // The GPU finished at gpu_end; the proxy saw it 3 ms later.
@@ -446,8 +475,9 @@ TEST(NcclProfilerPlugin, Version4Table) {
   EXPECT_EQ(t->Str(t->collectives.pg_name[0]), "0000000000000077");
   std::int32_t op = t->collectives.cpu_op[0];
   ASSERT_GE(op, 0);
-  EXPECT_GE(t->cpu.end_ns[static_cast<std::size_t>(op)] - t->cpu.start_ns[static_cast<std::size_t>(op)],
-            2'000'000);
+  const auto records = CollectiveRecords(path);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_GE(records[0].end_ns - records[0].start_ns, 2'000'000u);
   EXPECT_EQ(t->Str(t->collectives.name[1]), "recv");
   EXPECT_EQ(t->collectives.bytes[1], 128);
   std::remove(path.c_str());
