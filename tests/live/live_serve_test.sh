@@ -17,15 +17,11 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; [[ -f $work/serve.log ]] && tail -20 "$work/serve.log"; exit 1; }
 
+source "$(dirname "$0")/serve_lib.sh"
+
 spool=$work/spool
 mkdir -p "$spool"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$bin" serve --spool "$spool" --listen "127.0.0.1:$port" --poll-ms 50 > "$work/serve.log" 2>&1 &
-serve_pid=$!
-for _ in $(seq 100); do
-  curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
-  sleep 0.1
-done
+serve_on "$spool"
 
 # 0.5 s kernel windows at the end of every 1 s, for 3.2 s: samples and windows alternate.
 t0=$(date +%s.%N)
@@ -35,15 +31,7 @@ cat "$work/fed.json"
 written=$(python3 -c "import json; print(json.load(open('$work/fed.json'))['files_written'])")
 ((written >= 5)) || fail "the driver wrote $written files (want >= 5)"
 
-count() { find "$1" -maxdepth 1 -name "$2" 2>/dev/null | wc -l || true; }
-for _ in $(seq 300); do
-  done_n=$(count "$spool/done" '*.pltrace')
-  failed=$(count "$spool/failed" '*.pltrace')
-  (( done_n + failed == written && $(count "$spool" '*.pltrace') == 0 )) && break
-  sleep 0.2
-done
-((failed == 0)) || fail "$failed files in failed/: $(cat "$spool"/failed/*.error 2>/dev/null | head -3)"
-((done_n == written)) || fail "$done_n of $written files analyzed"
+wait_analyzed "$spool" "$written" 300
 
 curl -s "http://127.0.0.1:$port/metrics" > "$work/metrics.txt"
 python3 - "$work/fed.json" "$work/metrics.txt" "$spool/done" "$t0" "$t1" "$(dirname "$(realpath "$0")")" <<'PY'

@@ -24,27 +24,15 @@ fail() { echo "FAIL: $*"; [[ -f $work/serve.log ]] && tail -20 "$work/serve.log"
 written=$(find "$work/gen" -maxdepth 1 -name '*.pltrace' | wc -l)
 ((written >= 12)) || fail "synth wrote $written files (want >= 12)"
 
+source "$(dirname "$0")/serve_lib.sh"
+
 spool=$work/spool
 mkdir -p "$spool"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$bin" serve --spool "$spool" --listen "127.0.0.1:$port" --poll-ms 50 > "$work/serve.log" 2>&1 &
-serve_pid=$!
-for _ in $(seq 100); do
-  curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
-  sleep 0.1
-done
+serve_on "$spool"
 # In file order, as the agents would deliver them (the name's sequence number sorts).
 for f in $(cd "$work/gen" && ls *.pltrace | sort -t- -k5); do mv "$work/gen/$f" "$spool/$f"; done
 
-count() { find "$1" -maxdepth 1 -name "$2" 2>/dev/null | wc -l || true; }
-for _ in $(seq 600); do
-  done_n=$(count "$spool/done" '*.pltrace')
-  failed=$(count "$spool/failed" '*.pltrace')
-  (( done_n + failed == written && $(count "$spool" '*.pltrace') == 0 )) && break
-  sleep 0.2
-done
-((failed == 0)) || fail "$failed files in failed/: $(cat "$spool"/failed/*.error 2>/dev/null | head -3)"
-((done_n == written)) || fail "$done_n of $written files analyzed"
+wait_analyzed "$spool" "$written" 600
 
 curl -s "http://127.0.0.1:$port/metrics" > "$work/metrics.txt"
 python3 - "$work/gen/truth.json" "$work/metrics.txt" "$(dirname "$(realpath "$0")")" <<'PY'

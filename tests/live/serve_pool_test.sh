@@ -20,20 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; [[ -f $work/serve.log ]] && tail -20 "$work/serve.log"; exit 1; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-# serve_on SPOOL FLAGS...: starts serve (sets port, serve_pid) and waits for /healthz.
-serve_on() {
-  local spool=$1
-  shift
-  port=$(free_port)
-  "$bin" serve --spool "$spool" --listen "127.0.0.1:$port" --poll-ms 50 "$@" > "$work/serve.log" 2>&1 &
-  serve_pid=$!
-  for _ in $(seq 100); do
-    curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && return 0
-    sleep 0.1
-  done
-  fail "serve did not start"
-}
+source "$here/serve_lib.sh"
 stop_serve() {
   kill -TERM "$serve_pid"
   wait "$serve_pid" || fail "serve exited $? on SIGTERM"
