@@ -1,6 +1,6 @@
 #include "ingest/kineto_json/event_batch.h"
 
-#include <new>
+#include "ingest/kineto_json/simdjson_memory.h"
 
 namespace plasmient::ingest {
 
@@ -14,13 +14,8 @@ void EventBatch::Seal() {
 
 bool EventBatch::Index() {
   if (!parser) parser = std::make_unique<simdjson::ondemand::parser>();
-  const simdjson::error_code e = parser->iterate(json.data(), json.size(), json.capacity()).get(doc);
-  if (e == simdjson::MEMALLOC) {
-    // A parser whose buffers could not be allocated is not used again (simdjson may keep the
-    // capacity it asked for beside a missing buffer); out of memory is the input's error.
-    parser.reset();
-    throw std::bad_alloc();
-  }
+  const simdjson::error_code e =
+      IterateOrThrow(*parser, simdjson::padded_string_view(json.data(), json.size(), json.capacity()), doc);
   indexed = e == simdjson::SUCCESS;
   return indexed;
 }

@@ -10,6 +10,7 @@
 
 #include "base/step_name.h"
 #include "ingest/kineto_json/json_text.h"
+#include "ingest/kineto_json/simdjson_memory.h"
 #include "ingest/kineto_json/time_text.h"
 #include "model/module_hierarchy.h"
 
@@ -410,13 +411,10 @@ void EventParser::ParseBatch(EventBatch& batch, BatchRows& out) {
     od::document one;
     od::object obj;
     EventFields& ev = impl_->Reset();
-    const simdjson::error_code e =
-        impl_->single_parser.iterate(impl_->single.data(), impl_->single.size(), impl_->single.capacity())
-            .get(one);
-    if (e == simdjson::MEMALLOC) {  // out of memory, not a malformed event (EventBatch::Index)
-      impl_->single_parser = od::parser{};
-      throw std::bad_alloc();
-    }
+    const simdjson::error_code e = IterateOrThrow(
+        impl_->single_parser,
+        simdjson::padded_string_view(impl_->single.data(), impl_->single.size(), impl_->single.capacity()),
+        one);
     if (e != simdjson::SUCCESS || one.get_object().get(obj) != simdjson::SUCCESS ||
         ReadEvent(obj, *impl_, ev) != simdjson::SUCCESS) {
       Count(Dq::kMalformedEvent);

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include "ingest/kineto_json/json_text.h"
+#include "ingest/kineto_json/simdjson_memory.h"
 #include "ingest/kineto_json/time_text.h"
 
 namespace plasmient::ingest {
@@ -98,10 +99,12 @@ TopLevelFacts ApplyTopLevel(const std::vector<TopLevelValue>& values, model::Tra
   TopLevelFacts facts;
   od::parser parser;
   for (const TopLevelValue& tv : values) {
+    WatchAllocations();
     simdjson::padded_string text(tv.text);
+    ThrowIfAllocationFailed();
     od::document doc;
     od::value v;
-    bool ok = parser.iterate(text).get(doc) == simdjson::SUCCESS;
+    bool ok = IterateOrThrow(parser, text, doc) == simdjson::SUCCESS;
     // A scalar document cannot be read as a value; handle the scalar keys on the document.
     if (ok && tv.key == "baseTimeNanoseconds") {
       std::string_view token;
