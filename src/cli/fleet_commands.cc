@@ -14,6 +14,7 @@
 #include "fleet/bill.h"
 #include "fleet/clickhouse_store.h"
 #include "fleet/cluster_query.h"
+#include "fleet/dcgm_estimate.h"
 #include "fleet/fleet_query.h"
 #include "fleet/levers.h"
 #include "fleet/record.h"
@@ -141,6 +142,11 @@ struct FleetArgs {
        tsv = false;
   std::int64_t limit = 20;
   std::vector<std::string> lever;  // --lever NAME [VALUE]
+  // --prometheus: the estimate from dcgm-exporter's counters instead of a store.
+  std::string prometheus, step = "60s", json, match;
+  fleet::DcgmEstimateOptions dcgm;
+  double price = 0;
+  bool price_given = false;
 };
 
 // --job J --cluster: the cluster layer over the job's stored per-rank rows.
@@ -246,8 +252,67 @@ int RunPrune(const FleetArgs& a) {
   return 0;
 }
 
-int RunFleet(const FleetArgs& a) {
+// --prometheus URL: the estimated achieved fraction and bill from dcgm-exporter's counters.
+int RunDcgmEstimate(const FleetArgs& a, const CLI::App& app) {
+  for (const char* other :
+       {"--db", "--clickhouse", "--top", "--trend", "--stragglers", "--cluster", "--job", "--lever",
+        "--init-schema", "--by", "--prune-older-than", "--raw-rows", "--tsv"}) {
+    if (app.count(other) > 0) {
+      fmt::print(stderr, "plasmient: fleet: {} asks a store; --prometheus reads DCGM counters instead\n",
+                 other);
+      return 2;
+    }
+  }
+  fleet::FleetQuery window;
+  if (!ParseWindow(a.since.empty() ? "24h" : a.since, a.until, window)) return 2;
+  auto step = fleet::ParseStepSeconds(a.step);
+  if (!step) {
+    fmt::print(stderr, "plasmient: {}\n", step.error().message);
+    return 2;
+  }
+  fleet::DcgmReadOptions read;
+  read.source = a.prometheus;
+  read.match = a.match;
+  read.window.start_s = *window.since_ns / 1'000'000'000;
+  read.window.end_s = window.until_ns ? *window.until_ns / 1'000'000'000
+                                      : std::chrono::duration_cast<std::chrono::seconds>(
+                                            std::chrono::system_clock::now().time_since_epoch())
+                                            .count();
+  read.window.step_s = *step;
+  fleet::DcgmEstimateOptions options = a.dcgm;
+  if (a.price_given) options.price_per_gpu_hour = a.price;
+  auto get = fleet::PrometheusHttpGet(a.prometheus);
+  if (!get) {
+    fmt::print(stderr, "plasmient: {}\n", get.error().message);
+    return 2;
+  }
+  auto counters = fleet::ReadDcgmCounters(*get, read);
+  if (!counters) {
+    fmt::print(stderr, "plasmient: {}\n", counters.error().message);
+    return 1;
+  }
+  auto estimate = fleet::EstimateFromDcgm(*counters, read, options);
+  if (!estimate) {
+    fmt::print(stderr, "plasmient: {}\n", estimate.error().message);
+    return 1;
+  }
+  if (!a.json.empty() && !WriteOutput(a.json, fleet::DcgmEstimateJson(*estimate), "JSON estimate")) return 1;
+  if (a.json != "-") {
+    std::string text = fleet::FormatDcgmEstimate(*estimate, static_cast<std::size_t>(a.limit));
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  return 0;
+}
+
+int RunFleet(const FleetArgs& a, const CLI::App& app) {
+  if (!a.prometheus.empty()) return RunDcgmEstimate(a, app);
   if (!a.prune_older_than.empty()) return RunPrune(a);
+  for (const char* dcgm : {"--step", "--job-label", "--team-label", "--price", "--json", "--match"}) {
+    if (app.count(dcgm) > 0) {
+      fmt::print(stderr, "plasmient: fleet: {} goes with --prometheus URL\n", dcgm);
+      return 2;
+    }
+  }
   int rc = 0;
   std::unique_ptr<fleet::QueryableStore> store =
       OpenQueryStore(a.db, a.clickhouse, a.init_schema, a.local_only, rc);
@@ -497,7 +562,34 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
   fleet->add_option("--prune-older-than", fleet_args->prune_older_than,
                     "ClickHouse: drop raw rows of analyses older than this (30d, or a date), whole days; "
                     "rollups are kept");
-  hooks.push_back({fleet, [fleet_args] { return RunFleet(*fleet_args); }});
+  fleet->add_option("--prometheus", fleet_args->prometheus,
+                    "estimate achieved fraction and bill from dcgm-exporter's counters in this Prometheus, "
+                    "http://HOST[:PORT] (window: --since, default 24h, and --until)");
+  fleet
+      ->add_option("--step", fleet_args->step,
+                   "with --prometheus: the step counters are averaged over (60s, 5m)")
+      ->capture_default_str();
+  fleet
+      ->add_option("--job-label", fleet_args->dcgm.job_label, "with --prometheus: the label that names a job")
+      ->capture_default_str();
+  fleet
+      ->add_option("--team-label", fleet_args->dcgm.team_label,
+                   "with --prometheus: the label that names a team")
+      ->capture_default_str();
+  fleet
+      ->add_option(
+          "--price", fleet_args->price,
+          "with --prometheus: dollars per GPU-hour (default: each model's list price in the device table)")
+      ->check(CLI::NonNegativeNumber);
+  fleet->add_option("--match", fleet_args->match,
+                    "with --prometheus: PromQL label matchers for every counter, e.g. "
+                    "'cluster=\"a\",Hostname=~\"gpu-.*\"'");
+  fleet->add_option("--json", fleet_args->json,
+                    "with --prometheus: the estimate as JSON to FILE (- for stdout)");
+  hooks.push_back({fleet, [fleet_args, fleet] {
+                     fleet_args->price_given = fleet->count("--price") > 0;
+                     return RunFleet(*fleet_args, *fleet);
+                   }});
 
   auto bill_args = std::make_shared<BillArgs>();
   auto* bill = app.add_subcommand(

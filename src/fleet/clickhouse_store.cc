@@ -14,8 +14,6 @@
 #include "fleet/clickhouse_rollups.h"
 
 namespace plasmient::fleet {
-namespace {
-
 std::string UrlEncode(std::string_view s) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
@@ -30,6 +28,8 @@ std::string UrlEncode(std::string_view s) {
   }
   return out;
 }
+
+namespace {
 
 std::string_view ClickHouseType(ColumnType t) {
   return t == ColumnType::kInt ? "Int64" : t == ColumnType::kFloat ? "Float64" : "String";
@@ -88,22 +88,23 @@ std::string RawTableTtlSql(std::string_view version, int retention_days) {
   return fmt::format(" TTL toDateTime(intDiv(at_ns, 1000000000)) + INTERVAL {} DAY", retention_days);
 }
 
-Result<std::pair<std::string, int>> ParseHttpUrl(std::string_view url) {
+Result<std::pair<std::string, int>> ParseHttpUrl(std::string_view url, std::string_view flag,
+                                                 int default_port) {
   constexpr std::string_view kScheme = "http://";
-  if (!url.starts_with(kScheme)) return Fail("--clickhouse {}: expected http://HOST[:PORT]", url);
+  if (!url.starts_with(kScheme)) return Fail("{} {}: expected http://HOST[:PORT]", flag, url);
   std::string_view rest = url.substr(kScheme.size());
   rest = rest.substr(0, rest.find('/'));
   auto colon = rest.rfind(':');
-  int port = 8123;
+  int port = default_port;
   std::string_view host = rest;
   if (colon != std::string_view::npos) {
     host = rest.substr(0, colon);
     std::string_view p = rest.substr(colon + 1);
     auto parsed = ParseInt<int>(p);
-    if (!parsed || *parsed <= 0 || *parsed > 65535) return Fail("--clickhouse {}: bad port", url);
+    if (!parsed || *parsed <= 0 || *parsed > 65535) return Fail("{} {}: bad port", flag, url);
     port = *parsed;
   }
-  if (host.empty()) return Fail("--clickhouse {}: no host", url);
+  if (host.empty()) return Fail("{} {}: no host", flag, url);
   return std::pair{std::string(host), port};
 }
 

@@ -86,7 +86,11 @@ class ClickHouseStore final : public QueryableStore {
 // 19.6 (no TTL there) or without a retention.
 std::string RawTableTtlSql(std::string_view version, int retention_days);
 
-// "http://host:port[/]" → host and port (http only; 8123 when no port is given).
-Result<std::pair<std::string, int>> ParseHttpUrl(std::string_view url);
+// "http://host:port[/]" → host and port (http only; `default_port` when none is given); errors
+// name the flag the URL came from.
+Result<std::pair<std::string, int>> ParseHttpUrl(std::string_view url, std::string_view flag = "--clickhouse",
+                                                 int default_port = 8123);
+// Percent-encoding of a URL query value (RFC 3986 unreserved characters pass).
+std::string UrlEncode(std::string_view s);
 
 }  // namespace plasmient::fleet

@@ -16,13 +16,14 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
 import urllib.request
+
+from prom_helpers import fail, free_port, need_prometheus, wait_for
 
 plasmient, dashboard_path = os.path.realpath(sys.argv[1]), sys.argv[2]
 here = os.path.dirname(os.path.realpath(__file__))
@@ -32,39 +33,12 @@ variables = {"$host": ".*", "$job": ".*", "$price": "2.49", "$__rate_interval": 
 GEMM = "sm90_xmma_gemm_"  # make_trace.py's GEMM kernel
 
 
-def fail(msg):
-    print(f"FAIL: {msg}", flush=True)
-    sys.exit(1)
-
-
-if not shutil.which("prometheus"):
-    if os.geteuid() != 0 or subprocess.run([f"{root}/scripts/install-deps.sh", "--fleet"]).returncode != 0:
-        print("SKIP: Debian's prometheus is not installed and could not be (apt-get as root)")
-        sys.exit(77)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+need_prometheus(root)
 
 
 def get(url):
     with urllib.request.urlopen(url, timeout=10) as r:
         return r.read().decode()
-
-
-def wait_for(what, check, limit=60):
-    t0 = time.time()
-    while True:
-        try:
-            if check():
-                return
-        except OSError:
-            pass
-        if time.time() - t0 > limit:
-            fail(f"timed out after {limit} s waiting for {what}")
-        time.sleep(0.2)
 
 
 work = tempfile.mkdtemp(prefix="plasmient-grafana.")
