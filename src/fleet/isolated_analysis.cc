@@ -61,6 +61,12 @@ std::int64_t StatusKb(std::string_view field) {
   return kb;
 }
 
+// Every descriptor but stdin, stdout and stderr; the child opens what it reads by path.
+void CloseInheritedDescriptors() {
+  if (::close_range(3, ~0U, 0) == 0) return;
+  for (int fd = 3, n = static_cast<int>(::sysconf(_SC_OPEN_MAX)); fd < n; ++fd) ::close(fd);
+}
+
 void SetLimit(int resource, rlim_t value) {
   rlimit r{value, value};
   ::setrlimit(resource, &r);
@@ -110,6 +116,9 @@ std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::Analy
                         const ingest::OpenRules& rules, const JobContext& context,
                         const AnalysisLimits& limits, const fs::path& result_file) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the daemon gone, its analysis goes too
+  // The daemon's descriptors stay with the daemon: a child holding the spool's lock or the metrics
+  // socket after the daemon was killed (it dies a moment later) would refuse a restart that fast.
+  CloseInheritedDescriptors();
   SetLimit(RLIMIT_CPU, static_cast<rlim_t>(limits.cpu_s));
   // Address space bounds reservations; data (private writable memory, Linux 4.7+) bounds what malloc
   // commits inside reservations the daemon already holds (its arenas).
