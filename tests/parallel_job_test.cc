@@ -1,10 +1,12 @@
 // A job's ranks read and analyzed on several workers (--jobs) give exactly what one worker gives:
 // the JSON verdict, the Perfetto trace (its observer sees ranks in input order), the warnings
-// about inputs set aside, and the error when one rank is damaged.
+// about inputs set aside, and the error when one rank is damaged or runs out of memory.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "tests/test_support.h"
 
@@ -99,6 +101,35 @@ TEST_F(ParallelJobTest, TheFirstDamagedRankIsTheError) {
     EXPECT_EQ(many.run.exit_code, 1);
     EXPECT_EQ(many.run.out, one.run.out) << "--jobs " << jobs;
   }
+}
+
+// Out of memory on any of the reader's threads (the framer, a parse thread, a worker) or a thread
+// that cannot start is the input's error: one line naming the file, exit 1, never a crash. main's
+// handler said "plasmient: out of memory", naming nothing. Which allocation fails first moves
+// with the limit, so the limits sweep from too little to start a thread to enough for some runs.
+TEST_F(ParallelJobTest, OutOfMemoryNamesTheFile) {
+  fs::path job = dir_ / "big";
+  CommandResult s =
+      RunCommand(PlasmientBinary() + " synth --scenario ddp --ranks 2 --steps 100 -o " + job.string());
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  const std::string rank_prefix = "plasmient: " + (job / "rank-").string();
+  int limited = 0;
+  for (int mb : {40, 60, 80, 100, 120, 160, 300}) {
+    for (int jobs : {1, 2}) {
+      CommandResult r = RunCommand("ulimit -v " + std::to_string(mb << 10) + "; exec " + PlasmientBinary() +
+                                   " analyze " + job.string() + " -q --jobs " + std::to_string(jobs));
+      std::string where = "ulimit -v " + std::to_string(mb) + " MiB, --jobs " + std::to_string(jobs);
+      if (r.exit_code == 0) continue;
+      ++limited;
+      EXPECT_EQ(r.exit_code, 1) << where << ": " << r.out;
+      EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << where << ": " << r.out;
+      EXPECT_TRUE(r.out.starts_with(rank_prefix)) << where << ": " << r.out;
+      EXPECT_TRUE(r.out.find("out of memory") != std::string::npos ||
+                  r.out.find("cannot start a thread") != std::string::npos)
+          << where << ": " << r.out;
+    }
+  }
+  EXPECT_GT(limited, 0) << "no limit was small enough";
 }
 
 }  // namespace

@@ -55,7 +55,9 @@ void AddVerdictOptions(CLI::App& app, AnalyzeArgs& a) {
                  "GPU-to-GPU link bandwidth in GB/s for collective bandwidth (default: device table)");
   app.add_option("--top", a.options.top_n, "how many kernels and ops to list")->check(CLI::Range(1, 1000));
   a.options.workers = std::max(1u, std::thread::hardware_concurrency());
-  app.add_option("-j,--jobs", a.options.workers, "ranks read and analyzed at once, one core each")
+  app.add_option("-j,--jobs", a.options.workers,
+                 "ranks read and analyzed at once; each Kineto trace is parsed on cores / N threads "
+                 "(at least one)")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
 }
@@ -176,8 +178,12 @@ int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOpt
   hooks.warn = [](const std::string& line) { fmt::print(stderr, "plasmient: {}\n", line); };
   if (verbose) {
     hooks.read = PrintRead;
-    fmt::print(stderr, "plasmient: {} input{}, {} at once (--jobs); gzip through {}\n", inputs.size(),
-               inputs.size() == 1 ? "" : "s", std::min(options.workers, inputs.size()),
+    std::size_t threads = fleet::ParseThreadsEach(options, inputs.size());
+    fmt::print(stderr, "plasmient: {} input{}, {} at once (--jobs), each parsed on {}; gzip through {}\n",
+               inputs.size(), inputs.size() == 1 ? "" : "s", std::min(options.workers, inputs.size()),
+               threads == 0   ? std::string("one thread per core")
+               : threads == 1 ? std::string("1 thread")
+                              : fmt::format("{} threads", threads),
                ingest::GzipEngineName(ingest::DefaultGzipEngine()));
   }
   auto analyzed = fleet::AnalyzeInputs(std::vector<fs::path>(inputs.begin(), inputs.end()), options, hooks);

@@ -503,7 +503,7 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
   serve
       ->add_option("--workers", serve_args->workers,
                    "entries analyzed at once, each in its own process under the --analysis-* limits "
-                   "(default: the core count)")
+                   "and parsing on cores / N threads (default: the core count)")
       ->check(CLI::Range(1, 1024));
   serve->add_option("--analysis-cpu-s", serve_args->limits.cpu_s, "CPU-time limit of one entry's analysis")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30))

@@ -6,7 +6,9 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -85,15 +87,25 @@ class JobReader {
  public:
   JobReader(const std::vector<std::filesystem::path>& files, const verdict::AnalyzeOptions& options,
             const JobReadHooks& hooks, const ingest::OpenRules& rules)
-      : files_(files), options_(options), hooks_(hooks), rules_(rules), outcomes_(files.size()) {}
+      : files_(files),
+        options_(options),
+        hooks_(hooks),
+        rules_(rules),
+        parse_threads_(ParseThreadsEach(options, files.size())),
+        outcomes_(files.size()) {}
 
   std::vector<Outcome> Run(std::size_t workers) {
     workers = std::clamp<std::size_t>(workers, 1, files_.size());
-    if (workers == 1) {
-      Work();
-    } else {
+    {
       std::vector<std::jthread> threads;
-      for (std::size_t w = 0; w < workers; ++w) threads.emplace_back([this] { Work(); });
+      // The caller's thread is a worker too. A worker that cannot start (out of memory, or of
+      // address space for its stack) leaves the inputs to the others: the outcome is the same.
+      try {
+        threads.reserve(workers - 1);
+        for (std::size_t w = 1; w < workers; ++w) threads.emplace_back([this] { Work(); });
+      } catch (const std::exception&) {
+      }
+      Work();
     }
     return std::move(outcomes_);
   }
@@ -120,8 +132,7 @@ class JobReader {
       try {
         Process(i, admission, commit);
       } catch (...) {
-        outcomes_[i].exception = std::current_exception();
-        Fail(i, outcomes_[i], {});
+        Failed(i, std::current_exception());
       }
       admission.Pass();
       Commit(i, commit);
@@ -154,6 +165,7 @@ class JobReader {
   Result<model::Trace> Read(const std::string& path, std::size_t i) {
     ingest::IngestOptions ro;
     ro.open = rules_;
+    ro.parse_threads = parse_threads_;
     if (hooks_.begin) {
       std::lock_guard lock(hooks_mutex_);
       auto progress = hooks_.begin(path, i, files_.size());
@@ -195,6 +207,27 @@ class JobReader {
     return true;
   }
 
+  // Out of memory, or a thread that cannot start, while input i was read or analyzed (on any of
+  // the reader's threads): its error, naming the file, as every bad input's is. Anything else is
+  // rethrown on the caller's thread.
+  void Failed(std::size_t i, const std::exception_ptr& e) {
+    Outcome& out = outcomes_[i];
+    try {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::bad_alloc&) {
+        Fail(i, out, Error{fmt::format("{}: out of memory", files_[i].string())});
+        return;
+      } catch (const std::system_error& s) {
+        Fail(i, out, Error{fmt::format("{}: cannot start a thread: {}", files_[i].string(), s.what())});
+        return;
+      }
+    } catch (...) {  // another exception, or no memory left even for the message
+    }
+    out.exception = e;
+    Fail(i, out, {});
+  }
+
   void Fail(std::size_t i, Outcome& out, Error error) {
     out.kind = Outcome::Kind::kFailed;
     out.error = std::move(error);
@@ -220,6 +253,7 @@ class JobReader {
   const verdict::AnalyzeOptions& options_;
   const JobReadHooks& hooks_;
   const ingest::OpenRules& rules_;
+  const std::size_t parse_threads_;
   std::vector<Outcome> outcomes_;
   std::atomic<std::size_t> next_{0};
   std::atomic<std::size_t> first_failure_{SIZE_MAX};
@@ -229,7 +263,19 @@ class JobReader {
   std::mutex hooks_mutex_;
 };
 
+std::size_t MachineCores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
 }  // namespace
+
+std::size_t CoresEach(std::size_t at_once, std::size_t cores) {
+  return std::max<std::size_t>(1, (cores > 0 ? cores : MachineCores()) / std::max<std::size_t>(1, at_once));
+}
+
+std::size_t ParseThreadsEach(const verdict::AnalyzeOptions& options, std::size_t inputs) {
+  std::size_t each =
+      CoresEach(std::clamp<std::size_t>(options.workers, 1, std::max<std::size_t>(1, inputs)), options.cores);
+  return each >= MachineCores() ? 0 : each;
+}
 
 Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::path>& files,
                                           const verdict::AnalyzeOptions& options, const JobReadHooks& hooks,

@@ -35,6 +35,16 @@ Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::pat
                                           const JobReadHooks& hooks = {},
                                           const ingest::OpenRules& rules = {});
 
+// The one rule that shares cores between analyses run at once: `cores` (0: the machine's) split
+// evenly among `at_once`, at least one each. serve splits the node among its workers
+// (AnalyzeOptions::cores); a job splits its share among the ranks it reads at once.
+std::size_t CoresEach(std::size_t at_once, std::size_t cores = 0);
+
+// Threads parsing each Kineto trace of a job of `inputs` files: its cores among the ranks read at
+// once (--jobs, never more than the inputs). 0 when one trace has the whole machine: the reader's
+// default (one per core, up to its cap).
+std::size_t ParseThreadsEach(const verdict::AnalyzeOptions& options, std::size_t inputs);
+
 // AnalyzeInputs, failing also when no rank has GPU activity (nothing to record).
 Result<verdict::JobVerdict> AnalyzeJobFiles(const std::vector<std::filesystem::path>& files,
                                             const verdict::AnalyzeOptions& options,

@@ -17,6 +17,7 @@
 #include <httplib.h>
 
 #include "base/text.h"
+#include "fleet/analyze_job.h"
 #include "fleet/cluster_query.h"
 #include "fleet/http_guard.h"
 #include "fleet/record.h"
@@ -151,6 +152,7 @@ Status ServeDaemon::Start() {
   Progress();
   workers_ = options_.workers > 0 ? options_.workers
                                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options_.analyze.cores = CoresEach(static_cast<std::size_t>(workers_));  // each analysis its share
   marks_ = std::make_unique<InProgressMarks>(state / "in-progress");
   marks_->Load();
   db_path_ = options_.db_path.empty() ? (state / "store.sqlite").string() : options_.db_path;

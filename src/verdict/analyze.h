@@ -54,6 +54,9 @@ struct AnalyzeOptions {
   // Ranks of a job read and analyzed at once (fleet::AnalyzeInputs; --jobs). The figures do not
   // depend on it.
   std::size_t workers = 1;
+  // Cores the analysis may use (0: the machine's), shared among the ranks read at once
+  // (fleet::CoresEach); serve gives each of its workers its share of the node.
+  std::size_t cores = 0;
 };
 
 // Joins, models and sweeps one rank; the trace is read, never written (its data quality and what
