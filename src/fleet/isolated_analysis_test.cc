@@ -19,10 +19,11 @@ void WriteTrace(const fs::path& path, int kernels) {
   ASSERT_NE(f, nullptr);
   std::fputs("{\"traceEvents\":[", f);
   for (int i = 0; i < kernels; ++i) {
-    fmt::print(f,
-               "{}{{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_{}\",\"pid\":0,\"tid\":7,\"ts\":{},\"dur\":1,"
-               "\"args\":{{\"device\":0,\"stream\":7,\"correlation\":{}}}}}",
-               i ? "," : "", i % 97, 2 * i, i + 1);
+    fmt::print(
+        f,
+        "{}{{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_{}\",\"pid\":0,\"tid\":7,\"ts\":{},\"dur\":1,"
+        "\"args\":{{\"device\":0,\"stream\":7,\"correlation\":{}}}}}",
+        i ? "," : "", i % 97, 2 * i, i + 1);
   }
   std::fputs("]}", f);
   std::fclose(f);
@@ -52,7 +53,8 @@ TEST(IsolatedAnalysisTest, TheAnalysisProcessHoldsNoneOfTheDaemonsDescriptors) {
     if (fd >= 0) ::close(fd);
     return taken;
   };
-  AnalysisOutcome outcome = AnalyzeIsolated({trace}, {}, {}, JobContext{}, AnalysisLimits{}, dir / "result", stop);
+  AnalysisOutcome outcome =
+      AnalyzeIsolated({trace}, {}, {}, JobContext{}, AnalysisLimits{}, dir / "result", stop);
   EXPECT_TRUE(taken) << "the analysis process held the lock until it ended";
   EXPECT_EQ(outcome.kind, AnalysisOutcome::Kind::kStopped) << outcome.error;
   fs::remove_all(dir);

@@ -37,11 +37,13 @@ TEST(SimdjsonMemory, IndexingThatCannotAllocateThrowsAndLeavesAFreshParser) {
   small.reserve(small.size() + simdjson::SIMDJSON_PADDING);
   simdjson::ondemand::document doc;
   // A document claimed larger than memory: simdjson's buffers cannot be allocated.
-  EXPECT_THROW(IterateOrThrow(parser, simdjson::padded_string_view(small.data(), kTooMuch, kTooMuch + 64), doc),
-               std::bad_alloc);
+  EXPECT_THROW(
+      IterateOrThrow(parser, simdjson::padded_string_view(small.data(), kTooMuch, kTooMuch + 64), doc),
+      std::bad_alloc);
   // The parser is usable again, and a string read goes through its buffer.
-  ASSERT_EQ(IterateOrThrow(parser, simdjson::padded_string_view(small.data(), small.size(), small.capacity()), doc),
-            simdjson::SUCCESS);
+  ASSERT_EQ(
+      IterateOrThrow(parser, simdjson::padded_string_view(small.data(), small.size(), small.capacity()), doc),
+      simdjson::SUCCESS);
   std::string_view name;
   ASSERT_EQ(doc["name"].get_string().get(name), simdjson::SUCCESS);
   EXPECT_EQ(name, "a\"b");
