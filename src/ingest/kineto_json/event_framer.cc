@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "ingest/kineto_json/json_text.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -17,23 +19,6 @@ bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 std::size_t SkipSpace(const char* p, std::size_t i, std::size_t n) {
   while (i < n && IsSpace(p[i])) ++i;
   return i;
-}
-
-// Index of the next '"' or '\\' at or after i, else n.
-std::size_t FindStringEnd(const char* p, std::size_t i, std::size_t n) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  for (; i + 16 <= n; i += 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-    int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-  }
-#endif
-  for (; i < n; ++i) {
-    if (p[i] == '"' || p[i] == '\\') return i;
-  }
-  return n;
 }
 
 // Index of the next '"', '{', '}', '[' or ']' at or after i, else n.

@@ -50,7 +50,8 @@ struct EventParser::Impl {
   std::string dims_text, types_text, concrete_text, ranks_text, pg_text;
   std::vector<std::pair<std::string_view, double>> counters;
 
-  BatchRows* rows = nullptr;  // where the batch being parsed goes
+  BatchRows* rows = nullptr;       // where the batch being parsed goes
+  const char* text_end = nullptr;  // the end of the JSON text being parsed
 
   EventFields& Reset() {
     fields = EventFields{};
@@ -70,12 +71,13 @@ struct EventParser::Impl {
 
 namespace {
 
-// The text of a key as written (escapes left in place).
-std::string_view KeyOf(od::field& field) {
+// The text of a key as written (escapes left in place); `text_end` bounds the JSON it is in.
+std::string_view KeyOf(od::field& field, const char* text_end) {
   const char* start = field.key().raw();
-  const char* p = start;
-  while (*p != '"') p += (*p == '\\') ? 2 : 1;
-  return std::string_view(start, static_cast<std::size_t>(p - start));
+  auto n = static_cast<std::size_t>(text_end - start);
+  std::size_t i = FindStringEnd(start, 0, n);
+  while (i < n && start[i] == '\\') i = FindStringEnd(start, i + 2, n);
+  return std::string_view(start, i);
 }
 
 bool ReadString(od::value& v, std::string_view* out) { return v.get_string().get(*out) == simdjson::SUCCESS; }
@@ -145,10 +147,12 @@ bool ReadRaw(od::value& v, std::string* scratch, BatchRows& rows, std::string_vi
 
 simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFields& ev) {
   for (auto field_result : args) {
-    od::field field;
-    if (auto e = std::move(field_result).get(field)) return e;
-    std::string_view key = KeyOf(field);
-    od::value v = field.value();
+    if (auto e = field_result.error()) return e;
+    // By reference, not copied out: copies of simdjson's field and value stall on store
+    // forwarding, and they were most of this loop's time in profiles.
+    od::field&& field = std::move(field_result).value_unsafe();
+    std::string_view key = KeyOf(field, impl.text_end);
+    od::value& v = field.value();
     bool used = true;
     switch (key.size()) {
       case 3:
@@ -249,10 +253,12 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
 
 simdjson::error_code ReadEvent(od::object& obj, EventParser::Impl& impl, EventFields& ev) {
   for (auto field_result : obj) {
-    od::field field;
-    if (auto e = std::move(field_result).get(field)) return e;
-    std::string_view key = KeyOf(field);
-    od::value v = field.value();
+    if (auto e = field_result.error()) return e;
+    // By reference, not copied out: copies of simdjson's field and value stall on store
+    // forwarding, and they were most of this loop's time in profiles.
+    od::field&& field = std::move(field_result).value_unsafe();
+    std::string_view key = KeyOf(field, impl.text_end);
+    od::value& v = field.value();
     if (key == "ph") {
       std::string_view ph;
       if (auto e = v.get_string().get(ph)) return e;
@@ -390,6 +396,7 @@ void EventParser::ParseBatch(EventBatch& batch, BatchRows& out) {
   impl_->rows = &out;
   std::size_t done = 0;
   od::array events;
+  impl_->text_end = batch.json.data() + batch.json.size();
   if ((batch.indexed || batch.Index()) && batch.doc.get_array().get(events) == simdjson::SUCCESS) {
     for (auto element : events) {
       od::object obj;
@@ -408,6 +415,7 @@ void EventParser::ParseBatch(EventBatch& batch, BatchRows& out) {
     offset_ = batch.offset[i];
     impl_->single.assign(text);
     impl_->single.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+    impl_->text_end = impl_->single.data() + impl_->single.size();
     od::document one;
     od::object obj;
     EventFields& ev = impl_->Reset();

@@ -172,6 +172,28 @@ TEST(KinetoJsonReaderTest, LegacyNamesStringTidsAndLowerCaseExternalId) {
   EXPECT_EQ(t.quality.Get(Dq::kFlowEventsSkipped), 1);
 }
 
+// Keys are matched as written: an escape never makes one of the keys the parser reads, and a
+// key runs to its first unescaped quote wherever the escapes fall (before or past 16 bytes).
+TEST(KinetoJsonReaderTest, EscapedKeysAreReadAsWritten) {
+  constexpr std::string_view kEscaped = R"j({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 1,
+     "args": {"devic\u0065": 5, "stream\\": 6, "a long key with \"quotes\" in it": 1, "device": 2,
+              "correlation": 9}},
+    {"ph": "C", "name": "counters", "pid": 3, "ts": 20,
+     "args": {"a\"b": 1.5, "0123456789abcdef\\\"x": 2.5, "plain": 3.5}}
+  ]})j";
+  model::Trace t = ReadOk(kEscaped);
+  ASSERT_EQ(t.gpu.size(), 1u);
+  EXPECT_EQ(t.gpu.device[0], 2);
+  EXPECT_EQ(t.gpu.stream[0], 7);  // "stream\\" is not "stream": the tid stands
+  EXPECT_EQ(t.gpu.correlation[0], 9);
+  ASSERT_EQ(t.samples.size(), 3u);
+  EXPECT_EQ(t.Str(t.samples.metric[0]), R"(a\"b)");
+  EXPECT_EQ(t.Str(t.samples.metric[1]), R"(0123456789abcdef\\\"x)");
+  EXPECT_EQ(t.Str(t.samples.metric[2]), "plain");
+  EXPECT_EQ(t.samples.value[1], 2.5);
+}
+
 TEST(KinetoJsonReaderTest, NanosecondFractionsAreExact) {
   constexpr std::string_view kNs = R"j({"traceEvents": [
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1712195495406752.8, "dur": 0.001},
