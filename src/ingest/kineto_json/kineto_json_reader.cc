@@ -61,16 +61,6 @@ std::size_t ParseThreads(const IngestOptions& options) {
 Status FrameAndParseInParallel(ChunkReader& reader, EventFramer& framer, ParsePipeline& pipeline,
                                std::size_t threads, RowApplier& applier, ProgressReporter& progress,
                                std::atomic<std::int64_t>& raw_done, const std::string& name) {
-  Status framed;
-  std::thread producer([&] {
-    // An exception escaping this thread would end the process: it becomes this input's error.
-    try {
-      framed = FrameAll(reader, framer, raw_done);
-    } catch (const std::bad_alloc&) {
-      framed = Fail("{}: out of memory while reading at byte {}", name, framer.bytes());
-    }
-    pipeline.Close();
-  });
   std::mutex failed_mutex;
   std::exception_ptr failed;  // e.g. bad_alloc: every thread is stopped and joined first
   auto fail = [&](std::exception_ptr e) {
@@ -80,6 +70,20 @@ Status FrameAndParseInParallel(ChunkReader& reader, EventFramer& framer, ParsePi
     }
     pipeline.Cancel();
   };
+  Status framed;
+  std::thread producer([&] {
+    // An exception escaping this thread would end the process: it becomes this input's error.
+    try {
+      try {
+        framed = FrameAll(reader, framer, raw_done);
+      } catch (const std::bad_alloc&) {
+        framed = Fail("{}: out of memory while reading at byte {}", name, framer.bytes());
+      }
+    } catch (...) {  // no memory left even for the message
+      fail(std::current_exception());
+    }
+    pipeline.Close();
+  });
   std::vector<std::thread> parsers;
   parsers.reserve(threads);
   auto parse = [&] {
