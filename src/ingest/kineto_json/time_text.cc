@@ -22,10 +22,39 @@ bool TrimAndTakeSign(std::string_view& text) {
   return negative;
 }
 
+// The form nearly every timestamp takes, up to 15 digits with up to three decimals
+// ("4458676522690.655"): exact in 64 bits without the general parse's digit buffer. False for
+// anything else, which the general parse then reads.
+bool ParsePlainMicros(std::string_view text, std::int64_t* ns) {
+  constexpr std::size_t kMaxWholeDigits = 15;  // 10^15 us = 10^18 ns, within int64
+  std::size_t i = 0, n = text.size();
+  std::int64_t whole = 0;
+  for (; i < n && IsDigit(text[i]); ++i) {
+    if (i == kMaxWholeDigits) return false;
+    whole = whole * 10 + (text[i] - '0');
+  }
+  if (i == 0) return false;
+  std::int64_t fraction = 0, scale = 1000;
+  if (i < n && text[i] == '.') {
+    for (++i; i < n && IsDigit(text[i]); ++i) {
+      if (scale == 1) return false;  // a fourth decimal: rounding is the general parse's
+      scale /= 10;
+      fraction += (text[i] - '0') * scale;
+    }
+  }
+  if (i != n) return false;
+  *ns = whole * 1000 + fraction;
+  return true;
+}
+
 }  // namespace
 
 bool ParseMicrosToNs(std::string_view text, std::int64_t* ns) {
   bool negative = TrimAndTakeSign(text);
+  if (std::int64_t plain; ParsePlainMicros(text, &plain)) {
+    *ns = negative ? -plain : plain;
+    return true;
+  }
   std::size_t i = 0, n = text.size();
   // Collect mantissa digits (without the point) and where the point sits.
   constexpr int kMaxDigits = 40;

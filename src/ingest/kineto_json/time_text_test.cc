@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "ingest/kineto_json/json_text.h"
 
 namespace plasmient::ingest {
@@ -32,6 +34,39 @@ TEST(TimeTextTest, ExtraDigitsRoundAndExponentsShift) {
   EXPECT_EQ(Ns("1.5e3"), 1'500'000);
   EXPECT_EQ(Ns("25E-3"), 25);
   EXPECT_EQ(Ns("1.712195495406752e15"), 1712195495406752000);
+}
+
+// Timestamps of every length either side of the short form's limits (15 whole digits, three
+// decimals), against arithmetic done here: the same nanoseconds whichever parse reads them.
+TEST(TimeTextTest, EveryLengthOfWholeAndDecimalDigitsIsExact) {
+  for (int whole_digits = 1; whole_digits <= 16; ++whole_digits) {  // 16: still within int64 in ns
+    std::int64_t whole = 0;
+    std::string whole_text;
+    for (int d = 0; d < whole_digits; ++d) {
+      int digit = (d * 7 + whole_digits) % 10;
+      whole = whole * 10 + digit;
+      whole_text.push_back(static_cast<char>('0' + digit));
+    }
+    for (int decimals = 0; decimals <= 6; ++decimals) {
+      std::string text = whole_text;
+      std::int64_t micro_digits = 0;  // the decimals as an integer
+      if (decimals > 0) text.push_back('.');
+      for (int d = 0; d < decimals; ++d) {
+        int digit = (d * 3 + 5) % 10;
+        micro_digits = micro_digits * 10 + digit;
+        text.push_back(static_cast<char>('0' + digit));
+      }
+      std::int64_t scale = 1;
+      for (int d = 0; d < decimals; ++d) scale *= 10;
+      // ns = round(whole.decimals * 1000), half up.
+      std::int64_t ns = whole * 1000 + (micro_digits * 1000 + scale / 2) / scale;
+      if (decimals <= 3) ns = whole * 1000 + micro_digits * 1000 / scale;
+      EXPECT_EQ(Ns(text), ns) << text;
+      EXPECT_EQ(Ns("-" + text), -ns) << text;
+    }
+  }
+  EXPECT_EQ(Ns("1."), 1000);
+  EXPECT_EQ(Ns("000000000000000000012.5"), 12500);
 }
 
 TEST(TimeTextTest, RejectsNonNumbersAndOverflow) {
