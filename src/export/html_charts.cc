@@ -9,6 +9,7 @@
 
 #include "export/html_page.h"
 #include "export/units_text.h"
+#include "roofline/roofline.h"
 
 namespace plasmient::exporting {
 namespace {
@@ -106,7 +107,7 @@ std::string RooflineSvg(const verdict::DeviceChoice& dev,
                         const std::vector<verdict::KernelAggregate>& kernels, int* skipped) {
   constexpr double kW = 560, kH = 400, kL = 92, kR = 16, kT = 16, kB = 46;
   const double peak = dev.peak_flops_per_s, bw = dev.memory_bandwidth_bytes_per_s;
-  const double ridge = bw > 0 ? peak / bw : 1;
+  const double ridge = bw > 0 ? roofline::RidgePoint(peak, bw) : 1;
   struct Point {
     double ai, perf, time_s;
     const verdict::KernelAggregate* k;
@@ -152,8 +153,9 @@ std::string RooflineSvg(const verdict::DeviceChoice& dev,
   out += Text((kL + kW - kR) / 2, kH - 8, "arithmetic intensity (FLOP per byte moved)", "middle", "muted");
   // The ceilings: bandwidth slope up to the ridge, then the compute roof.
   double slope_start = std::max(std::pow(10.0, x0), std::pow(10.0, y0) / std::max(bw, 1.0));
+  const double slope_start_perf = bw > 0 ? roofline::CeilingAt(slope_start, peak, bw) : 0;
   out += fmt::format("<polyline class=\"roof\" points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\"/>",
-                     px(slope_start), py(bw * slope_start), px(ridge), py(peak), px(std::pow(10.0, x1)),
+                     px(slope_start), py(slope_start_perf), px(ridge), py(peak), px(std::pow(10.0, x1)),
                      py(peak));
   out += fmt::format("<line class=\"ridge\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{}\"/>", px(ridge),
                      py(peak), px(ridge), kH - kB);
@@ -162,7 +164,7 @@ std::string RooflineSvg(const verdict::DeviceChoice& dev,
               fmt::format("peak {} ({})", SiNumber(peak, "FLOP/s"),
                           dev.peak_dtype.empty() ? "dense" : dev.peak_dtype),
               "end");
-  out += Text(px(slope_start) + 6, py(bw * slope_start) - 8, fmt::format("memory {}", SiNumber(bw, "B/s")),
+  out += Text(px(slope_start) + 6, py(slope_start_perf) - 8, fmt::format("memory {}", SiNumber(bw, "B/s")),
               "start");
   double max_time = 0;
   for (const auto& p : pts) max_time = std::max(max_time, p.time_s);

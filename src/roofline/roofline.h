@@ -16,8 +16,14 @@ struct RooflinePoint {
   bool memory_bound = false;  // AI below the ridge point P / BW
 };
 
+// The ridge point P / BW, in FLOP per byte; 0 when the bandwidth is unknown (<= 0).
+double RidgePoint(double peak_flops_per_s, double bandwidth_bytes_per_s);
+
 // Whether an arithmetic intensity (FLOP per byte, >= 0) lies below the ridge point P / BW.
 bool BelowRidge(double ai, double peak_flops_per_s, double bandwidth_bytes_per_s);
+
+// The roof at an arithmetic intensity: min(P, AI · BW); P when the bandwidth is unknown (<= 0).
+double CeilingAt(double ai, double peak_flops_per_s, double bandwidth_bytes_per_s);
 
 // flops and bytes as modeled (bytes <= 0: unknown; flops < 0: unknown), seconds > 0. Never
 // divides by zero.

@@ -65,5 +65,14 @@ TEST(Roofline, BelowRidgeIsStrictAndNeedsABandwidth) {
   EXPECT_FALSE(BelowRidge(-1, kPeak, kBw));  // unknown intensity
 }
 
+TEST(Roofline, RidgeAndRoofAtAnIntensity) {
+  EXPECT_DOUBLE_EQ(RidgePoint(kPeak, kBw), 50);
+  EXPECT_EQ(RidgePoint(kPeak, 0), 0);
+  EXPECT_DOUBLE_EQ(CeilingAt(10, kPeak, kBw), 10 * kBw);  // on the bandwidth slope
+  EXPECT_DOUBLE_EQ(CeilingAt(500, kPeak, kBw), kPeak);    // under the compute roof
+  EXPECT_DOUBLE_EQ(CeilingAt(10, kPeak, 0), kPeak);       // no bandwidth: only the roof
+  EXPECT_DOUBLE_EQ(Evaluate(1e9, 1e8, 1e-3, kPeak, kBw).ceiling_flops_per_s, CeilingAt(10, kPeak, kBw));
+}
+
 }  // namespace
 }  // namespace plasmient::roofline
