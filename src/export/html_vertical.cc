@@ -13,6 +13,7 @@
 #include "export/units_text.h"
 #include "verdict/column.h"
 #include "verdict/facts.h"
+#include "verdict/timeline.h"
 
 namespace plasmient::exporting {
 namespace {
@@ -392,24 +393,17 @@ std::string TextEscape(std::string_view s) {
 }
 
 // A device row as one step-shaped area: each bucket's share of the row's height (utilization,
-// or achieved fraction); past kVerticalMaxBars buckets, each step is the time-weighted mean of
-// `group` of them. The figures of the bucket under the cursor are in its sentence.
-std::string DevicePath(const std::vector<verdict::TimelineBucket>& buckets, std::size_t group, bool achieved,
+// or achieved fraction); past kVerticalMaxBars buckets, each step is `group` of them merged
+// (verdict::MergeBuckets). The figures of the bucket under the cursor are in its sentence.
+std::string DevicePath(const std::vector<verdict::TimelineBucket>& merged, std::size_t group, bool achieved,
                        double top, TimeNs a, TimeNs b) {
-  if (buckets.empty()) return "";
+  if (merged.empty()) return "";
   const double span = static_cast<double>(b - a), base = top + kDevicePx;
   auto x = [&](TimeNs t) { return kLabelPx + static_cast<double>(std::clamp(t, a, b) - a) / span * kPlotPx; };
-  std::string d = fmt::format("M{} {}", Px(x(buckets.front().start_ns)), Px(base));
-  for (std::size_t i = 0; i < buckets.size(); i += group) {
-    double weighted = 0, total = 0;
-    const std::size_t last = std::min(buckets.size(), i + group) - 1;
-    for (std::size_t j = i; j <= last; ++j) {
-      const auto dur = static_cast<double>(buckets[j].end_ns - buckets[j].start_ns);
-      weighted += (achieved ? buckets[j].achieved : buckets[j].utilization) * dur;
-      total += dur;
-    }
-    const double share = total > 0 ? std::clamp(weighted / total, 0.0, 1.0) : 0;
-    d += fmt::format("V{}H{}", Px(base - share * kDevicePx), Px(x(buckets[last].end_ns)));
+  std::string d = fmt::format("M{} {}", Px(x(merged.front().start_ns)), Px(base));
+  for (const auto& m : merged) {
+    const double share = std::clamp(achieved ? m.achieved : m.utilization, 0.0, 1.0);
+    d += fmt::format("V{}H{}", Px(base - share * kDevicePx), Px(x(m.end_ns)));
   }
   const std::string what = achieved ? "achieved fraction of peak" : "utilization";
   return fmt::format(
@@ -465,11 +459,12 @@ std::string ViewHtml(const VerticalView& v, const VerticalTrace& trace,
   }
   const std::size_t group =
       (v.buckets.size() + kVerticalMaxBars - 1) / std::max<std::size_t>(kVerticalMaxBars, 1);
+  const std::vector<verdict::TimelineBucket> merged = verdict::MergeBuckets(v.buckets, group);
   for (int k = 0; k < 2; ++k) {
     double top = device_top + k * (kDevicePx + kLaneGapPx);
     svg += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", Px(top + kDevicePx - 8),
                        k == 0 ? "device · utilization" : "device · achieved");
-    svg += DevicePath(v.buckets, group, k == 1, top, a, b);
+    svg += DevicePath(merged, group, k == 1, top, a, b);
   }
   svg += fmt::format("<line class=\"cursor\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/></svg>",
                      Px(kLabelPx), Px(kAxisPx - 4), Px(height));

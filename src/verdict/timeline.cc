@@ -53,4 +53,23 @@ std::vector<TimelineBucket> Timeline(const model::Trace& t, const ActivityFacts&
   return out;
 }
 
+std::vector<TimelineBucket> MergeBuckets(const std::vector<TimelineBucket>& buckets, std::size_t group) {
+  group = std::max<std::size_t>(group, 1);
+  std::vector<TimelineBucket> out;
+  out.reserve((buckets.size() + group - 1) / group);
+  for (std::size_t i = 0; i < buckets.size(); i += group) {
+    const std::size_t last = std::min(buckets.size(), i + group) - 1;
+    double busy = 0, useful = 0, total = 0;
+    for (std::size_t j = i; j <= last; ++j) {
+      const auto dur = static_cast<double>(buckets[j].end_ns - buckets[j].start_ns);
+      busy += buckets[j].utilization * dur;
+      useful += buckets[j].achieved * dur;
+      total += dur;
+    }
+    out.push_back({buckets[i].start_ns, buckets[last].end_ns, total > 0 ? busy / total : 0,
+                   total > 0 ? useful / total : 0});
+  }
+  return out;
+}
+
 }  // namespace plasmient::verdict

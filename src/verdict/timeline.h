@@ -26,4 +26,9 @@ struct TimelineBucket {
 std::vector<TimelineBucket> Timeline(const model::Trace& t, const ActivityFacts& facts, const Figures& run,
                                      TimeNs bucket_ns, std::size_t max_buckets);
 
+// The buckets merged `group` at a time, in order (the last merge may hold fewer): each spans its
+// buckets and holds the time-weighted mean of their utilization and achieved fraction. What a
+// chart narrower than the buckets draws.
+std::vector<TimelineBucket> MergeBuckets(const std::vector<TimelineBucket>& buckets, std::size_t group);
+
 }  // namespace plasmient::verdict
