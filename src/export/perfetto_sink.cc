@@ -120,11 +120,7 @@ void PerfettoSink::OnRank(const verdict::RankDetail& d) {
   if (spool_ != nullptr) {
     auto [it, fresh] = rank_first_ns_.try_emplace(pid, first_ns);
     if (!fresh) it->second = std::min(it->second, first_ns);
-    for (const auto& s : d.verdict.steps) {
-      auto& [useful, wall] = step_figures_[s.number];
-      useful += s.figures.useful_s;
-      wall += s.figures.wall_s;
-    }
+    for (const auto& s : d.verdict.steps) step_figures_[s.number].Add(s.figures);
   } else {
     if (!origin_ns_) origin_ns_ = first_ns - OffsetNs(*options_.clock_offset_s, pid);
     std::vector<std::pair<double, std::int64_t>> by_step;
@@ -153,8 +149,7 @@ Result<PerfettoStats> PerfettoSink::Finish(const std::unordered_map<std::int64_t
     std::set<std::int64_t> keep;
     if (options_.worst_steps > 0) {
       std::vector<std::pair<double, std::int64_t>> by_step;
-      for (auto& [number, f] : step_figures_)
-        by_step.emplace_back(f.second > 0 ? f.first / f.second : 0, number);
+      for (auto& [number, f] : step_figures_) by_step.emplace_back(f.achieved(), number);
       keep = WorstSteps(std::move(by_step), options_.worst_steps);
       stats_.kept_steps.assign(keep.begin(), keep.end());
     }

@@ -76,8 +76,8 @@ class PerfettoSink final : public verdict::RankObserver {
   bool write_failed_ = false;
   std::optional<TimeNs> origin_ns_;  // direct mode: the first rank's earliest event
   std::int64_t ranks_seen_ = 0;
-  // Spooled mode: per step number, Σ useful and Σ wall over ranks, for the job-wide worst steps.
-  std::unordered_map<std::int64_t, std::pair<double, double>> step_figures_;
+  // Spooled mode: per step number, the ranks' figures added up, for the job-wide worst steps.
+  std::unordered_map<std::int64_t, verdict::Figures> step_figures_;
   std::unordered_map<std::int64_t, TimeNs> rank_first_ns_;  // spooled mode: per pid, earliest event
   PerfettoStats stats_;
 };
