@@ -231,7 +231,6 @@ class Icicle {
 };
 
 void TypesTable(std::string& out, const Layers& layers, std::size_t max_rows) {
-  const double gpu_time = layers.gpu_time_s();
   out +=
       "<table id=\"layer-types\"><thead><tr><th>module type</th><th class=\"n\">instances</th>"
       "<th class=\"n\">calls</th><th class=\"n\">GPU time</th><th class=\"n\">of GPU time</th>"
@@ -248,7 +247,7 @@ void TypesTable(std::string& out, const Layers& layers, std::size_t max_rows) {
         "title=\"{}\">{}</td>"
         "</tr>",
         HtmlEscape(f.type), HtmlEscape(f.type), f.instances, f.calls, Seconds(f.gpu_time_s),
-        Percent(gpu_time > 0 ? f.gpu_time_s / gpu_time : 0), Percent(f.achieved_fraction()),
+        Percent(layers.share_of_gpu_time(f)), Percent(f.achieved_fraction()),
         LossColorVar(verdict::LossKey(loss)), HtmlEscape(verdict::LossLabel(loss)),
         Percent(f.loss_fraction(loss)), HtmlEscape(kernel), HtmlEscape(Clip(kernel, kTooltipKernelChars)));
   }

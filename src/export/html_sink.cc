@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <map>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -181,25 +179,7 @@ void StragglersSection(std::string& out, const verdict::JobVerdict& job) {
 }
 
 void CollectivesSection(std::string& out, const verdict::JobVerdict& job) {
-  struct Acc {
-    std::int64_t calls = 0, bytes = 0;
-    double time_s = 0, timed_bytes_s = 0;
-    std::set<std::int64_t> ranks;
-    bool p2p = false;
-  };
-  std::map<std::string, Acc> by_kind;
-  for (const auto& r : job.ranks) {
-    for (const auto& c : r.collectives) {
-      Acc& a = by_kind[c.name];
-      double dur_s = static_cast<double>(c.end_ns - c.start_ns) * 1e-9;
-      ++a.calls;
-      a.time_s += dur_s;
-      if (c.bytes > 0) a.bytes += c.bytes, a.timed_bytes_s += dur_s;
-      a.ranks.insert(r.rank);
-      a.p2p |= c.p2p;
-    }
-  }
-  if (by_kind.empty()) return;
+  if (job.collective_totals.empty()) return;
   out += fmt::format(
       "<section id=\"collectives\"><h2>Collectives <small>exposed communication: {} of capacity, "
       "pipeline bubble: {}</small></h2>",
@@ -207,15 +187,15 @@ void CollectivesSection(std::string& out, const verdict::JobVerdict& job) {
   out +=
       "<table><thead><tr><th>kind</th><th class=\"n\">calls</th><th class=\"n\">ranks</th><th "
       "class=\"n\">GPU time</th>"
-      "<th class=\"n\">bytes</th><th class=\"n\">bus bandwidth</th></tr></thead><tbody>";
-  for (const auto& [kind, a] : by_kind) {
+      "<th class=\"n\">bytes</th><th class=\"n\">bandwidth</th></tr></thead><tbody>";
+  for (const auto& c : job.collective_totals) {
     out += fmt::format(
         "<tr><td class=\"name\">{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td "
         "class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-        HtmlEscape(kind), a.p2p ? " (p2p)" : "", a.calls, a.ranks.size(), Seconds(a.time_s),
-        a.bytes > 0 ? SiNumber(static_cast<double>(a.bytes), "B") : "–",
-        a.timed_bytes_s > 0 ? SiNumber(static_cast<double>(a.bytes) / a.timed_bytes_s, "B/s") : "–");
+        HtmlEscape(c.name), c.p2p ? " (p2p)" : "", c.calls, c.ranks, Seconds(c.time_s),
+        c.bytes > 0 ? SiNumber(static_cast<double>(c.bytes), "B") : "–",
+        c.bytes_per_s > 0 ? SiNumber(c.bytes_per_s, "B/s") : "–");
   }
   out += "</tbody></table></section>\n";
 }

@@ -92,13 +92,12 @@ std::string VerdictSentence(const verdict::JobVerdict& job, Loss* worst) {
 // no module or annotation ranges.
 void RenderTopLayers(std::string& out, const verdict::Layers& layers) {
   constexpr std::size_t kShown = 10;
-  const double gpu_time = layers.gpu_time_s();
-  if (!layers.has_ranges() || gpu_time <= 0) return;
+  if (!layers.has_ranges() || layers.gpu_time_s() <= 0) return;
   out += "\n top layers                            instances  GPU time  achieved  main loss\n";
   for (std::size_t i = 0; i < std::min(layers.types.size(), kShown); ++i) {
     const auto& f = layers.types[i];
     out += fmt::format(" {:<36} {:>9} {:>9} {:>9}  {}\n", Truncate(f.type, 36), f.instances,
-                       Percent(f.gpu_time_s / gpu_time), Percent(f.achieved_fraction()),
+                       Percent(layers.share_of_gpu_time(f)), Percent(f.achieved_fraction()),
                        verdict::LossLabel(f.main_loss()));
   }
 }

@@ -451,5 +451,40 @@ TEST(CombineRanks, CapacityWeightedAndSumsToOne) {
   EXPECT_EQ(job.fixes.front().loss, Loss::kExposedCommunication);
 }
 
+TEST(CombineRanks, TotalsEachCollectiveByNameOverTheRanks) {
+  auto call = [](std::string_view name, TimeNs start, TimeNs end, std::int64_t bytes, bool p2p = false) {
+    CollectiveInstance c;
+    c.name = name;
+    c.start_ns = start;
+    c.end_ns = end;
+    c.bytes = bytes;
+    c.p2p = p2p;
+    return c;
+  };
+  RankVerdict a, b;
+  a.rank = 0;
+  b.rank = 1;
+  // allreduce: 2 ms reporting 4 MB, 1 ms not reporting bytes, then 3 ms reporting 2 MB on rank 1.
+  a.collectives = {call("allreduce", 0, 2'000'000, 4'000'000), call("allreduce", 5'000'000, 6'000'000, -1),
+                   call("send", 0, 500'000, -1, true)};
+  b.collectives = {call("allreduce", 0, 3'000'000, 2'000'000)};
+  JobVerdict job = CombineRanks({b, a}, Options());
+  ASSERT_EQ(job.collective_totals.size(), 2u);
+  const CollectiveTotals& ar = job.collective_totals[0];
+  EXPECT_EQ(ar.name, "allreduce");
+  EXPECT_EQ(ar.calls, 3);
+  EXPECT_EQ(ar.ranks, 2);
+  EXPECT_FALSE(ar.p2p);
+  EXPECT_DOUBLE_EQ(ar.time_s, 6e-3);
+  EXPECT_EQ(ar.bytes, 6'000'000);
+  EXPECT_DOUBLE_EQ(ar.bytes_per_s, 6e6 / 5e-3);  // the untimed call's millisecond left out
+  const CollectiveTotals& send = job.collective_totals[1];
+  EXPECT_EQ(send.name, "send");
+  EXPECT_TRUE(send.p2p);
+  EXPECT_EQ(send.ranks, 1);
+  EXPECT_EQ(send.bytes, 0);
+  EXPECT_EQ(send.bytes_per_s, 0);  // no call says its bytes
+}
+
 }  // namespace
 }  // namespace plasmient::verdict

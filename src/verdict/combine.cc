@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -23,6 +25,37 @@ Bill BuildBill(const JobVerdict& job, const AnalyzeOptions& o) {
     b.addressable = b.spend * (1 - achieved / o.target_fraction);
   }
   return b;
+}
+
+// Each rank's kept communication kernels, summed by name; the bandwidth counts only the calls
+// that report their bytes.
+std::vector<CollectiveTotals> TotalCollectives(const std::vector<RankVerdict>& ranks) {
+  struct Sums {
+    CollectiveTotals totals;
+    double timed_bytes_s = 0;
+    std::set<std::int64_t> ranks;
+  };
+  std::map<std::string, Sums> by_name;
+  for (const auto& r : ranks) {
+    for (const auto& c : r.collectives) {
+      Sums& s = by_name[c.name];
+      const double dur_s = NsToSeconds(c.end_ns - c.start_ns);
+      ++s.totals.calls;
+      s.totals.time_s += dur_s;
+      if (c.bytes > 0) s.totals.bytes += c.bytes, s.timed_bytes_s += dur_s;
+      s.ranks.insert(r.rank);
+      s.totals.p2p |= c.p2p;
+    }
+  }
+  std::vector<CollectiveTotals> out;
+  out.reserve(by_name.size());
+  for (auto& [name, s] : by_name) {
+    s.totals.name = name;
+    s.totals.ranks = static_cast<std::int64_t>(s.ranks.size());
+    if (s.timed_bytes_s > 0) s.totals.bytes_per_s = static_cast<double>(s.totals.bytes) / s.timed_bytes_s;
+    out.push_back(std::move(s.totals));
+  }
+  return out;
 }
 
 }  // namespace
@@ -74,6 +107,7 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
   job.top_ops = MergeAggregates(std::move(ops), o.top_n);
   job.ranks = std::move(ranks);
   job.layers = MergeLayers(job.ranks);
+  job.collective_totals = TotalCollectives(job.ranks);
   BuildFixes(job);
   job.bill = BuildBill(job, o);
   return job;

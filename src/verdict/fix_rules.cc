@@ -330,10 +330,9 @@ std::optional<FixLayer> LayerOf(const Layers& layers, Loss loss) {
     if (!best || t.loss_s[l] < best->loss_s[l]) best = &t;
   }
   if (!best) return std::nullopt;
-  const double gpu_time = layers.gpu_time_s();
   return FixLayer{.type = best->type,
                   .instances = best->instances,
-                  .share_of_gpu_time = gpu_time > 0 ? best->gpu_time_s / gpu_time : 0,
+                  .share_of_gpu_time = layers.share_of_gpu_time(*best),
                   .achieved_fraction = best->achieved_fraction(),
                   .loss_fraction = best->loss_fraction(loss),
                   .share_of_loss = best->loss_s[l] / total,

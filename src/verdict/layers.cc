@@ -79,6 +79,11 @@ double Layers::gpu_time_s() const {
   return sum;
 }
 
+double Layers::share_of_gpu_time(const LayerFigures& f) const {
+  const double total = gpu_time_s();
+  return total > 0 ? f.gpu_time_s / total : 0;
+}
+
 bool Layers::has_ranges() const {
   return std::any_of(nodes.begin(), nodes.end(),
                      [](const LayerFigures& n) { return !IsCatchAllLayer(n.path); });

@@ -59,6 +59,11 @@ TEST(Layers, RollUpSumsSubtreesAndCountsANestedTypeOnce) {
   EXPECT_EQ(layers.nodes[3].parent, 0);
   EXPECT_EQ(layers.nodes[3].depth, 1);
   EXPECT_DOUBLE_EQ(layers.share_of_window(layers.nodes[4]), 0.03);
+  // The tree's GPU time is its top nodes': Seq_0's 150 ns and (no module)'s 30 ns.
+  EXPECT_DOUBLE_EQ(layers.gpu_time_s(), 180e-9);
+  EXPECT_DOUBLE_EQ(layers.share_of_gpu_time(layers.nodes[3]), 50.0 / 180.0);
+  EXPECT_DOUBLE_EQ(layers.share_of_gpu_time(layers.nodes[4]), 30.0 / 180.0);
+  EXPECT_EQ(Layers{}.share_of_gpu_time(top), 0);  // an empty tree has no GPU time to share
   EXPECT_EQ(layers.nodes[4].main_loss(), Loss::kDataMovement);
 
   ASSERT_EQ(layers.types.size(), 3u);

@@ -214,7 +214,9 @@ struct Layers {
   std::vector<LayerFigures> nodes, types;
   double share_of_window(const LayerFigures& f) const { return window_s > 0 ? f.gpu_time_s / window_s : 0; }
   double gpu_time_s() const;  // Σ of the top-level nodes: wall − host-bound idle
-  bool has_ranges() const;    // some node is a module or annotation range, not only the catch-alls
+  // Its GPU time over the tree's (gpu_time_s()); 0 when the tree has none.
+  double share_of_gpu_time(const LayerFigures& f) const;
+  bool has_ranges() const;  // some node is a module or annotation range, not only the catch-alls
 };
 
 struct DeviceChoice {
@@ -325,6 +327,18 @@ struct Bill {
   double addressable = 0;  // spend × max(0, 1 − achieved / target)
 };
 
+// Every call of one collective over the job's ranks, by the source's name ("allreduce", "send",
+// ...): the report's collectives table (docs/outputs.md).
+struct CollectiveTotals {
+  std::string name;
+  bool p2p = false;  // some call was a send/recv
+  std::int64_t calls = 0;
+  std::int64_t ranks = 0;  // ranks that ran it
+  double time_s = 0;       // Σ of the kernels' durations
+  std::int64_t bytes = 0;  // Σ of the message bytes of the calls that report them; 0 when none does
+  double bytes_per_s = 0;  // those bytes over those calls' time; 0 when none reports bytes
+};
+
 // A pipeline stage: the shape inferred from send/recv beside the bubble the sweep measured.
 struct PipelineStageVerdict {
   PipelineStage shape;
@@ -350,7 +364,8 @@ struct JobVerdict {
   std::vector<Straggler> stragglers;
   std::vector<CollectiveFigures> collectives;  // the costliest matched collectives
   std::vector<PipelineStageVerdict> pipeline;
-  std::vector<std::string> job_problems;  // why the inputs may not be one job
+  std::vector<std::string> job_problems;            // why the inputs may not be one job
+  std::vector<CollectiveTotals> collective_totals;  // by name; set for one rank too
 
   double compute_kernel_s = 0, modeled_compute_s = 0;  // Σ over ranks
 
