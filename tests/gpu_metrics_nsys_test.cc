@@ -8,7 +8,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -44,8 +48,11 @@ void Exec(sqlite3* db, const std::string& sql) {
   ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
 }
 
-std::filesystem::path WriteExport(const std::filesystem::path& dir) {
-  std::filesystem::path path = dir / "gpu_metrics.sqlite";
+// An export of `kernels` (each "gemm" launched from inside an emit_nvtx "aten::mm" range with
+// shapes, so that a FLOP model prices it; none: device-tier samples only) and `samples` of GPU 4 (and of GPU
+// 5, biased, which must not show).
+void WriteExport(const std::filesystem::path& path, const std::vector<Kernel>& kernels,
+                 const std::vector<Sample>& samples) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   std::string sql = R"sql(
@@ -68,10 +75,19 @@ std::filesystem::path WriteExport(const std::filesystem::path& dir) {
       typeName TEXT NOT NULL, metricId INTEGER NOT NULL, metricName TEXT NOT NULL);
     CREATE TABLE GPU_METRICS (rawTimestamp INTEGER NOT NULL, timestamp INTEGER NOT NULL, typeId INTEGER NOT NULL,
       metricId INTEGER NOT NULL, value INTEGER NOT NULL);
+    CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER,
+      category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,
+      domainId INTEGER);
   )sql";
   constexpr std::int64_t kPid = 9;
   int correlation = 1;
-  for (const Kernel& k : kKernels) {
+  for (const Kernel& k : kernels) {
+    if (k.name == 1)
+      sql += fmt::format(
+          "INSERT INTO NVTX_EVENTS VALUES ({}, {}, 59, NULL, NULL, NULL, 'aten::mm, seq = {}, sizes = "
+          "[[4096, "
+          "4096], [4096, 4096]]', {}, NULL, NULL, 0);",
+          k.start - 21'000, k.start - 14'000, correlation, (kPid << 24) | 10);
     sql += fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ({}, {}, 0, {}, {}, 3, 0);",
                        k.start - 20'000, k.start - 15'000, (kPid << 24) | 10, correlation);
     sql += fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ({}, {}, 0, 1, 7, {}, {}, {});",
@@ -87,7 +103,7 @@ std::filesystem::path WriteExport(const std::filesystem::path& dir) {
         " ({0}, {1}, 'GPU', 3, 'DRAM Read Bandwidth [Throughput %]'),"
         " ({0}, {1}, 'GPU', 4, 'DRAM Write Bandwidth [Throughput %]');",
         type, kTypeBase);
-    for (const Sample& s : Samples()) {
+    for (const Sample& s : samples) {
       int bias = gpu == 5 ? 7 : 0;
       sql += fmt::format(
           "INSERT INTO GPU_METRICS VALUES ({0}, {0}, {1}, 0, 1980), ({0}, {0}, {1}, 1, {2}), ({0}, {0}, {1}, "
@@ -98,7 +114,6 @@ std::filesystem::path WriteExport(const std::filesystem::path& dir) {
   }
   Exec(db, sql);
   sqlite3_close(db);
-  return path;
 }
 
 // The means of the samples inside a kernel's calls, in percent, as the report rounds them.
@@ -118,7 +133,8 @@ std::string ExpectedActivity(int name) {
 
 TEST(GpuMetricsNsys, CounterTracksInPerfettoAndDeviceActivityInHtml) {
   auto dir = testing::TempDir("gpu_metrics_nsys");
-  auto sqlite = WriteExport(dir);
+  auto sqlite = dir / "gpu_metrics.sqlite";
+  WriteExport(sqlite, kKernels, Samples());
   auto run = testing::RunCommand(fmt::format("{} analyze {} --perfetto {} --html {} -q",
                                              testing::PlasmientBinary(), sqlite.string(),
                                              (dir / "trace.json").string(), (dir / "report.html").string()));
@@ -161,6 +177,84 @@ TEST(GpuMetricsNsys, CounterTracksInPerfettoAndDeviceActivityInHtml) {
     const std::string cell = fmt::format(">{}</td>", ExpectedActivity(name));  // (gcc 12: no -Wrestrict)
     EXPECT_NE(cells.find(cell), std::string::npos) << cells;
   }
+}
+
+// The value of the one `name` series of /metrics whose labels hold every text of `labels` and no
+// `window` label unless asked for; NaN when there is not exactly one.
+double SeriesValue(const std::string& metrics, const std::string& name, std::vector<std::string> labels) {
+  bool windowed =
+      std::any_of(labels.begin(), labels.end(), [](const auto& l) { return l.starts_with("window="); });
+  double value = std::nan("");
+  int found = 0;
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with(name + "{")) continue;
+    std::string label_text = line.substr(0, line.rfind('}'));
+    if (!windowed && label_text.find("window=") != std::string::npos) continue;
+    if (!std::all_of(labels.begin(), labels.end(),
+                     [&](const std::string& l) { return label_text.find(l) != std::string::npos; }))
+      continue;
+    value = std::stod(line.substr(line.rfind(' ') + 1));
+    ++found;
+  }
+  return found == 1 ? value : std::nan("");
+}
+
+// serve on an export with kernels and then one with device-tier samples only, both of one job (a
+// marker's job= label): the device gauges and the estimate come from GPU_METRICS as they come from
+// the agent's NVML samples (docs/fleet.md, "The agent's windows"). The expected means are
+// computed from the rows written.
+TEST(GpuMetricsNsys, ServeGivesTheDeviceGaugesAndTheEstimateFromExports) {
+  auto dir = testing::TempDir("gpu_metrics_serve");
+  WriteExport(dir / "measured.sqlite", kKernels, Samples());
+  std::vector<Sample> between;
+  for (int i = 1; i <= 8; ++i) between.push_back({i * 50'000, 40 + i, 2 * i, i, i});
+  WriteExport(dir / "between.sqlite", {}, between);
+  std::string script = fmt::format(
+      R"sh(set -u; cd {dir}; mkdir spool
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+{bin} serve --spool spool --listen 127.0.0.1:$port --poll-ms 50 > serve.log 2>&1 &
+pid=$!; trap 'kill $pid' EXIT
+for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:$port/healthz && break; sleep 0.1; done
+kill -0 $pid || {{ echo serve did not start; cat serve.log; exit 1; }}
+for f in measured between; do
+  echo job=train7 > spool/$f.sqlite.done; cp $f.sqlite spool/.$f.part; mv spool/.$f.part spool/$f.sqlite
+  for _ in $(seq 300); do [ -e spool/done/$f.sqlite ] && break; [ -n "$(ls spool/failed 2>/dev/null)" ] && break; sleep 0.1; done
+done
+cat spool/failed/*.error 2>/dev/null
+curl -s http://127.0.0.1:$port/metrics > metrics.txt)sh",
+      fmt::arg("dir", dir.string()), fmt::arg("bin", testing::PlasmientBinary()));
+  { std::ofstream(dir / "serve.sh") << script << "\n"; }
+  auto run = testing::RunCommand("bash " + (dir / "serve.sh").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  ASSERT_TRUE(std::filesystem::exists(dir / "spool/done/between.sqlite"))
+      << run.out << testing::ReadFile(dir / "serve.log");
+  std::string metrics = testing::ReadFile(dir / "metrics.txt");
+
+  // The measured export: means over its window W, from the first kernel's start to the last's end.
+  double sm = 0, tensor = 0, dram = 0;
+  int n = 0;
+  for (const Sample& s : Samples()) {
+    if (s.ts_ns < kKernels.front().start || s.ts_ns >= kKernels.back().end) continue;
+    sm += s.sm, tensor += s.tensor, dram += s.dram_read + s.dram_write, ++n;
+  }
+  ASSERT_GT(n, 0);
+  double tensor_measured = tensor / n / 100;
+  const std::vector<std::string> job = {"job=\"train7\""};
+  double achieved = SeriesValue(metrics, "plasmient_achieved_fraction_of_peak_ratio", job);
+  EXPECT_GT(achieved, 0) << metrics;  // the GEMMs are priced: a calibration worth checking
+
+  // The samples-only export: the gauges are its means over the whole file, and the estimate is
+  // its tensor activity times the measured export's achieved fraction per unit of tensor activity.
+  sm = tensor = dram = n = 0;
+  for (const Sample& s : between) sm += s.sm, tensor += s.tensor, dram += s.dram_read + s.dram_write, ++n;
+  EXPECT_NEAR(SeriesValue(metrics, "plasmient_tensor_active_ratio", job), tensor / n / 100, 1e-9) << metrics;
+  EXPECT_NEAR(SeriesValue(metrics, "plasmient_sm_active_ratio", job), sm / n / 100, 1e-9);
+  EXPECT_NEAR(SeriesValue(metrics, "plasmient_dram_active_ratio", job), dram / n / 100, 1e-9);
+  std::vector<std::string> estimated = {"job=\"train7\"", "window=\"between\"", "figure=\"estimated\""};
+  EXPECT_NEAR(SeriesValue(metrics, "plasmient_achieved_fraction_of_peak_ratio", estimated),
+              achieved * (tensor / n / 100) / tensor_measured, 1e-9)
+      << metrics;
 }
 
 }  // namespace

@@ -321,9 +321,9 @@ Result<verdict::JobVerdict> AnalyzeJobFiles(const std::vector<std::filesystem::p
                                             const ingest::OpenRules& rules) {
   auto job = AnalyzeInputs(files, options, {}, rules);
   if (!job) return job;
-  bool any_gpu = std::any_of(job->ranks.begin(), job->ranks.end(),
-                             [](const auto& r) { return r.no_gpu_reason.empty(); });
-  if (!any_gpu) {
+  bool recordable = std::any_of(job->ranks.begin(), job->ranks.end(),
+                                [](const auto& r) { return r.no_gpu_reason.empty() || r.device_tier.any(); });
+  if (!recordable) {
     return Fail("{}: {}", files.front().string(),
                 job->ranks.empty() ? "no input" : job->ranks.front().no_gpu_reason);
   }

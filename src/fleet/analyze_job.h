@@ -45,7 +45,8 @@ std::size_t CoresEach(std::size_t at_once, std::size_t cores = 0);
 // default (one per core, up to its cap).
 std::size_t ParseThreadsEach(const verdict::AnalyzeOptions& options, std::size_t inputs);
 
-// AnalyzeInputs, failing also when no rank has GPU activity (nothing to record).
+// AnalyzeInputs, failing also when no rank has GPU activity or device-tier samples (nothing to
+// record); ranks with device-tier samples only have no verdict but their RankVerdict::device_tier.
 Result<verdict::JobVerdict> AnalyzeJobFiles(const std::vector<std::filesystem::path>& files,
                                             const verdict::AnalyzeOptions& options,
                                             const ingest::OpenRules& rules = {});

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -75,13 +76,6 @@ void SetLimit(int resource, rlim_t value) {
 std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::AnalyzeOptions& options,
                         const ingest::OpenRules& rules, const JobContext& context) {
   try {
-    SampleKind kind = EntryKind(files, rules);
-    if (kind == SampleKind::kDeviceTier) {  // between windows: no kernels, no verdict, no rows
-      auto device = DeviceTierSamples(files, rules);
-      if (!device) return std::string(kError) + device.error().message;
-      std::string samples = SerializeSamples(*device);
-      return fmt::format("{}{}\n{}", kOk, samples.size(), samples);
-    }
     whatif::TableCollector tables(options.observer);
     verdict::AnalyzeOptions with_tables = options;
     with_tables.observer = &tables;
@@ -94,8 +88,16 @@ std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::Analy
       return fmt::format("{}{}{}", kError, job.error().message, hint);
     }
     std::vector<RankSample> ranks = SampleJob(*job);
-    if (kind == SampleKind::kWindow) {
-      if (auto s = AddWindowActivity(files, rules, ranks); !s) return std::string(kError) + s.error().message;
+    if (std::all_of(ranks.begin(), ranks.end(),
+                    [](const RankSample& s) { return s.kind == SampleKind::kDeviceTier; })) {
+      // Device-tier samples only (between an agent's windows): no verdict, no rows.
+      std::string samples = SerializeSamples(ranks);
+      return fmt::format("{}{}\n{}", kOk, samples.size(), samples);
+    }
+    if (KernelWindows(files, rules)) {
+      for (auto& s : ranks) {
+        if (s.kind == SampleKind::kTrace) s.kind = SampleKind::kWindow;
+      }
     }
     std::string samples = SerializeSamples(ranks, SampleTops(*job));
     std::string out = fmt::format("{}{}\n", kOk, samples.size());

@@ -80,10 +80,19 @@ std::string EscapeLabelValue(std::string_view value) {
 std::vector<RankSample> SampleJob(const verdict::JobVerdict& job) {
   std::vector<RankSample> out;
   for (const auto& rank : job.ranks) {
-    if (!rank.no_gpu_reason.empty()) continue;
+    bool measured = rank.no_gpu_reason.empty();
+    if (!measured && !rank.device_tier.any()) continue;
     RankSample& s = out.emplace_back();
     s.rank = rank.rank;
     s.gpu = rank.device.name;
+    s.sm_active = rank.device_tier.Mean(verdict::DeviceMetric::kSmActive);
+    s.tensor_active = rank.device_tier.Mean(verdict::DeviceMetric::kTensorActive);
+    s.dram_active = rank.device_tier.Mean(verdict::DeviceMetric::kDramActive);
+    if (!measured) {  // device-tier samples only: no verdict
+      s.kind = SampleKind::kDeviceTier;
+      continue;
+    }
+    s.window_start_ns = rank.run.start_ns;
     s.utilization = rank.run.utilization();
     s.achieved = rank.run.achieved();
     for (std::size_t i = 0; i < verdict::kLossCount; ++i)
@@ -252,7 +261,7 @@ void MetricsRegistry::RecordJob(const std::vector<RankSample>& samples, const Jo
     tops_[context.job_id] = {context.host, tops};
   }
   for (const auto& sample : samples) {
-    if (sample.kind != SampleKind::kTrace) RecordWindow(sample, context);
+    if (sample.kind != SampleKind::kTrace || sample.device_sampled()) RecordWindow(sample, context);
     if (sample.kind == SampleKind::kDeviceTier) continue;  // no verdict: only the device gauges
     RankSeries& s = series_[Key{context.job_id, sample.rank}];
     s.host = context.host;
@@ -279,10 +288,9 @@ double MetricsRegistry::WindowSeries::Rolling() const {
 
 double MetricsRegistry::WindowSeries::Calibration() const {
   double useful = 0, tensor = 0;
-  for (const auto& w : recent) {
-    if (w.tensor_active <= 0) continue;
-    useful += w.achieved * w.gpu_s;
-    tensor += w.tensor_active * w.gpu_s;
+  for (const auto& [useful_s, tensor_s] : calibration) {
+    useful += useful_s;
+    tensor += tensor_s;
   }
   return tensor > 0 ? useful / tensor : -1;
 }
@@ -294,13 +302,18 @@ void MetricsRegistry::RecordWindow(const RankSample& sample, const JobContext& c
   w.sm_active = sample.sm_active;
   w.tensor_active = sample.tensor_active;
   w.dram_active = sample.dram_active;
-  if (sample.kind == SampleKind::kWindow) {
-    w.recent.push_back({sample.achieved, sample.gpu_s, sample.tensor_active, sample.window_start_ns});
+  if (sample.kind != SampleKind::kDeviceTier) {  // measured: a kernel window or a whole trace
+    if (sample.tensor_active > 0) {
+      w.calibration.emplace_back(sample.achieved * sample.gpu_s, sample.tensor_active * sample.gpu_s);
+      if (w.calibration.size() > kRollingWindows) w.calibration.pop_front();
+    }
+    w.estimated = -1;  // a measured figure replaces the estimate
+    if (sample.kind != SampleKind::kWindow) return;
+    w.recent.push_back({sample.achieved, sample.gpu_s, sample.window_start_ns});
     if (w.recent.size() > kRollingWindows) w.recent.pop_front();
     w.lifetime_useful_s += sample.achieved * sample.gpu_s;
     w.lifetime_gpu_s += sample.gpu_s;
     ++w.windows;
-    w.estimated = -1;  // a measured window replaces the estimate
     return;
   }
   double k = w.Calibration();
@@ -438,13 +451,16 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
     }
   };
   device_gauge("plasmient_tensor_active_ratio",
-               "Device tier (NVML GPM): share of the latest agent file's span with the tensor pipes active.",
+               "Device tier (NVML GPM, or GPU_METRICS of an Nsight Systems export): share of the latest "
+               "analysis's window W, or samples file, with the tensor pipes active.",
                &WindowSeries::tensor_active);
   device_gauge("plasmient_sm_active_ratio",
-               "Device tier (NVML GPM): share of the latest agent file's span with SMs active.",
+               "Device tier (NVML GPM, or GPU_METRICS of an Nsight Systems export): share of the latest "
+               "analysis's window W, or samples file, with SMs active.",
                &WindowSeries::sm_active);
   device_gauge("plasmient_dram_active_ratio",
-               "Device tier (NVML GPM): share of the latest agent file's span with DRAM bandwidth used.",
+               "Device tier (NVML GPM, or GPU_METRICS of an Nsight Systems export): share of the latest "
+               "analysis's window W, or samples file, with DRAM bandwidth used.",
                &WindowSeries::dram_active);
   Header(out, "plasmient_kernel_windows_total", "counter", "Kernel windows of duty-cycled agents analyzed.");
   for (const auto& [k, w] : windowed_)

@@ -63,11 +63,15 @@ struct RankSample {
   std::uint64_t steps = 0;
   double steps_sum_s = 0;
   SampleKind kind = SampleKind::kTrace;
-  // The device tier's mean SM, tensor and DRAM activity (ratios) over the window W (a kernel
-  // window) or the whole file (device tier); -1 when not sampled.
+  // The device tier's mean SM, tensor and DRAM activity (ratios) over the analysis's window W, or
+  // over the whole file for device-tier samples only (RankVerdict::device_tier), whatever the
+  // trace's format; -1 when not sampled.
   double sm_active = -1, tensor_active = -1, dram_active = -1;
-  // A kernel window's start (its first GPU activity), Unix ns; 0 for other kinds.
+  // The start of the window W (its first GPU activity) on the trace's clock (Unix ns in the
+  // agent's files); 0 for device-tier samples.
   std::int64_t window_start_ns = 0;
+
+  bool device_sampled() const { return sm_active >= 0 || tensor_active >= 0 || dram_active >= 0; }
 };
 
 // Windowed jobs keep their last kRollingWindows kernel windows for the rolling verdict.
@@ -130,20 +134,25 @@ class MetricsRegistry {
     std::string host;
     JobTops tops;
   };
-  // A duty-cycled rank: its kernel windows (measured) and device tier (estimated between them).
+  // A rank with a device tier: a duty-cycled agent's kernel windows (measured) and device tier
+  // (estimated between them), or a trace with device-tier samples (an Nsight Systems export's
+  // GPU_METRICS), which calibrates the estimate too.
   struct WindowSeries {
     std::string host, gpu;
     struct Window {
-      double achieved, gpu_s, tensor_active;
+      double achieved, gpu_s;
       std::int64_t start_ns;
     };
     std::deque<Window> recent;  // the last kRollingWindows kernel windows, oldest first
+    // The last kRollingWindows measured analyses with tensor activity (windows and traces):
+    // their useful and tensor-active GPU-seconds.
+    std::deque<std::pair<double, double>> calibration;
     double lifetime_useful_s = 0, lifetime_gpu_s = 0;
     std::uint64_t windows = 0;
     double sm_active = -1, tensor_active = -1, dram_active = -1;  // the latest file's device tier
     double estimated = -1;  // achieved fraction from the device tier since the last window
     double Rolling() const;
-    // Achieved fraction per unit of tensor activity over the recent windows, or -1.
+    // Achieved fraction per unit of tensor activity over the recent measured analyses, or -1.
     double Calibration() const;
   };
   void RecordWindow(const RankSample& sample, const JobContext& context);

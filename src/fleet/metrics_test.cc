@@ -241,5 +241,48 @@ TEST(MetricsTest, WindowsGiveRollingLifetimeAndEstimatedFigures) {
   EXPECT_EQ(value(",window=\"between\",figure=\"estimated\""), -1) << "a new window replaces the estimate";
 }
 
+// A whole trace with device-tier samples (an Nsight Systems export's GPU_METRICS): its achieved
+// fraction stays the plain series, its device tier gives the gauges and calibrates the estimate
+// of a later samples-only file of the job's rank, as a kernel window would.
+TEST(MetricsTest, ATraceWithDeviceSamplesGivesTheGaugesAndCalibrates) {
+  MetricsRegistry m;
+  const std::string l = "host=\"node\\\"1\",gpu=\"H100\",job=\"j\",rank=\"2\"";
+  RankSample trace = Window(0.3, 2, 0.6);
+  trace.kind = SampleKind::kTrace;
+  m.RecordJob(std::vector{trace}, Ctx("j"));
+  std::string text = m.Render({});
+  EXPECT_TRUE(Has(text, "plasmient_achieved_fraction_of_peak_ratio{" + l + "} 0.3\n")) << text;
+  EXPECT_FALSE(Has(text, "window=\"rolling\"")) << "a trace is no kernel window";
+  EXPECT_TRUE(Has(text, "plasmient_tensor_active_ratio{" + l + "} 0.6\n"));
+  EXPECT_TRUE(Has(text, "plasmient_sm_active_ratio{" + l + "} 0.9\n"));
+  EXPECT_TRUE(Has(text, "plasmient_dram_active_ratio{" + l + "} 0.3\n"));
+  EXPECT_TRUE(Has(text, "plasmient_kernel_windows_total{" + l + "} 0\n"));
+  EXPECT_FALSE(Has(text, "figure=\"estimated\""));
+
+  RankSample between;
+  between.kind = SampleKind::kDeviceTier;
+  between.rank = 2;
+  between.tensor_active = 0.4;
+  m.RecordJob(std::vector{between}, Ctx("j"));
+  text = m.Render({});
+  const std::string estimated =
+      "plasmient_achieved_fraction_of_peak_ratio{" + l + ",window=\"between\",figure=\"estimated\"} ";
+  auto at = text.find(estimated);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NEAR(std::stod(text.substr(at + estimated.size())), 0.4 * 0.3 / 0.6, 1e-12);
+  EXPECT_TRUE(Has(text, "plasmient_tensor_active_ratio{" + l + "} 0.4\n"));
+  EXPECT_TRUE(Has(text, "plasmient_achieved_fraction_of_peak_ratio{" + l + "} 0.3\n"))
+      << "the measured figure stays";
+
+  // A trace without device samples touches neither.
+  RankSample plain = Window(0.1, 1, -1);
+  plain.kind = SampleKind::kTrace;
+  plain.sm_active = plain.dram_active = -1;
+  plain.rank = 5;
+  m.RecordJob(std::vector{plain}, Ctx("j"));
+  EXPECT_FALSE(Has(m.Render({}),
+                   "plasmient_tensor_active_ratio{host=\"node\\\"1\",gpu=\"H100\",job=\"j\",rank=\"5\"}"));
+}
+
 }  // namespace
 }  // namespace plasmient::fleet

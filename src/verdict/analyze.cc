@@ -19,6 +19,7 @@
 #include "roofline/roofline.h"
 #include "verdict/aggregate.h"
 #include "verdict/column.h"
+#include "verdict/device_activity.h"
 #include "verdict/evidence.h"
 #include "verdict/facts.h"
 #include "verdict/kernel_costs.h"
@@ -365,6 +366,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
     if (quality.Get(Dq::kCuptiRangeProfilerEvents) > 0) {
       v.no_gpu_reason += " (CUPTI range-profiler mode: counters, no kernel timeline)";
     }
+    v.device_tier = DeviceActivityOver(t, kNoTime, kNoTime);
     v.quality = quality;
     return v;
   }
@@ -449,6 +451,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   }
 
   AggregateKernels(t, f, bw, o.top_n * 4, v);
+  v.device_tier = DeviceActivityOver(t, v.run.start_ns, v.run.end_ns);
   v.layers = RollUpLayers(t, j, f, v.run.wall_s);
   v.capacity_flops = peak * v.run.wall_s;
   v.collectives = CollectiveInstances(t, j, f);

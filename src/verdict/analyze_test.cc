@@ -321,6 +321,37 @@ TEST(AnalyzeRank, NoGpuActivityIsSaidPlainly) {
   EXPECT_NE(v->no_gpu_reason.find("no GPU activity"), std::string::npos);
 }
 
+// The rank's device tier: the SM, tensor and DRAM samples inside its window W (first GPU activity
+// to last end), every device together; the whole trace's when it has no GPU activity.
+TEST(AnalyzeRank, DeviceTierOverTheWindowOrTheWholeTrace) {
+  Builder t;
+  t.Kernel("", "", "", "sm90_xmma_gemm", 1'000, 2'000);
+  auto sample = [&](TimeNs ts, std::int32_t device, std::string_view metric, double pct) {
+    t.b.AddSample({ts, device, metric, pct});
+  };
+  sample(500, 0, model::kTensorActiveMetric, 90);  // before W
+  sample(1'000, 0, model::kTensorActiveMetric, 20);
+  sample(1'500, 1, model::kTensorActiveMetric, 40);  // another device of the process
+  sample(1'500, 0, model::kSmActiveMetric, 70);
+  sample(1'500, 0, "nvml.sm_clock_mhz", 1980);       // not an activity
+  sample(2'000, 0, model::kTensorActiveMetric, 90);  // W's end: after it
+  model::Trace trace = std::move(t.b).Finish();
+  auto v = AnalyzeRank(trace, Options());
+  ASSERT_TRUE(v);
+  EXPECT_DOUBLE_EQ(v->device_tier.Mean(DeviceMetric::kTensorActive), 0.3);
+  EXPECT_DOUBLE_EQ(v->device_tier.Mean(DeviceMetric::kSmActive), 0.7);
+  EXPECT_EQ(v->device_tier.Mean(DeviceMetric::kDramActive), -1);
+
+  TraceBuilder samples_only;
+  samples_only.AddSample({100, 0, model::kTensorActiveMetric, 10});
+  samples_only.AddSample({900, 0, model::kTensorActiveMetric, 30});
+  model::Trace between = std::move(samples_only).Finish();
+  auto b = AnalyzeRank(between, Options());
+  ASSERT_TRUE(b);
+  EXPECT_FALSE(b->no_gpu_reason.empty());
+  EXPECT_DOUBLE_EQ(b->device_tier.Mean(DeviceMetric::kTensorActive), 0.2);
+}
+
 AnalyzeOptions TraceDeviceOptions() {  // the device as the trace says, or assumed
   AnalyzeOptions o;
   return o;

@@ -50,4 +50,17 @@ void DeviceActivityIndex::AddSpan(std::int32_t device, TimeNs from, TimeNs to, D
   }
 }
 
+DeviceActivity DeviceActivityOver(const model::Trace& t, TimeNs from, TimeNs to) {
+  const model::Samples& s = t.samples;
+  DeviceActivity out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (from != kNoTime && (s.ts_ns[i] < from || s.ts_ns[i] >= to)) continue;
+    auto metric = MetricOf(t.Str(s.metric[i]));
+    if (!metric) continue;
+    out.sum_pct[static_cast<std::size_t>(*metric)] += s.value[i];
+    ++out.samples[static_cast<std::size_t>(*metric)];
+  }
+  return out;
+}
+
 }  // namespace plasmient::verdict

@@ -30,4 +30,8 @@ class DeviceActivityIndex {
   std::map<std::pair<std::int32_t, DeviceMetric>, Series> series_;
 };
 
+// The device tier of a whole trace over [from, to) (every sample when `from` is kNoTime), all its
+// devices together: a rank's activity over its window W (RankVerdict::device_tier).
+DeviceActivity DeviceActivityOver(const model::Trace& t, TimeNs from, TimeNs to);
+
 }  // namespace plasmient::verdict

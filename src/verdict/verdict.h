@@ -289,6 +289,9 @@ struct RankVerdict {
   Evidence evidence;
   model::DataQuality quality;
   std::string no_gpu_reason;  // non-empty when the trace has no GPU activity
+  // The device tier's samples over the run's window W, or over the whole trace when it has no GPU
+  // activity (a device-tier-only file): what serve's device gauges and estimate read.
+  DeviceActivity device_tier;
   // Per loss, a representative instant of it on the rank's clock, kNoTime when it has none
   // (verdict/column.h, WorstInstant): where `plasmient explain --at worst` and the first fix's
   // pointer look.
