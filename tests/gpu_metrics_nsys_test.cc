@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -116,8 +117,8 @@ void WriteExport(const std::filesystem::path& path, const std::vector<Kernel>& k
   sqlite3_close(db);
 }
 
-// The means of the samples inside a kernel's calls, in percent, as the report rounds them.
-std::string ExpectedActivity(int name) {
+// The means of the SM, tensor and DRAM samples inside a kernel's calls, in percent.
+std::array<double, 3> ExpectedMeans(int name) {
   double sm = 0, tensor = 0, dram = 0;
   int n = 0;
   for (const Kernel& k : kKernels) {
@@ -128,7 +129,13 @@ std::string ExpectedActivity(int name) {
     }
   }
   EXPECT_GT(n, 0);
-  return fmt::format("SM {:.0f}% · tensor {:.0f}% · DRAM {:.0f}%", sm / n, tensor / n, dram / n);
+  return {sm / n, tensor / n, dram / n};
+}
+
+// The same, as the report rounds them.
+std::string ExpectedActivity(int name) {
+  auto [sm, tensor, dram] = ExpectedMeans(name);
+  return fmt::format("SM {:.0f}% · tensor {:.0f}% · DRAM {:.0f}%", sm, tensor, dram);
 }
 
 TEST(GpuMetricsNsys, CounterTracksInPerfettoAndDeviceActivityInHtml) {
@@ -177,6 +184,44 @@ TEST(GpuMetricsNsys, CounterTracksInPerfettoAndDeviceActivityInHtml) {
     const std::string cell = fmt::format(">{}</td>", ExpectedActivity(name));  // (gcc 12: no -Wrestrict)
     EXPECT_NE(cells.find(cell), std::string::npos) << cells;
   }
+}
+
+// The verdict JSON: each of the job's top kernels carries the means of its device's
+// samples inside its calls, as fractions; the same means the HTML shows rounded.
+TEST(GpuMetricsNsys, DeviceActivityOfEachKernelInTheJson) {
+  auto dir = testing::TempDir("gpu_metrics_json");
+  auto sqlite = dir / "gpu_metrics.sqlite";
+  WriteExport(sqlite, kKernels, Samples());
+  auto run = testing::RunCommand(fmt::format("{} analyze {} --json {} -q", testing::PlasmientBinary(),
+                                             sqlite.string(), (dir / "v.json").string()));
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.load((dir / "v.json").string()).get(doc), simdjson::SUCCESS);
+  int seen = 0;
+  for (simdjson::dom::element k : doc["top_kernels"].get_array()) {
+    std::string_view name;
+    ASSERT_EQ(k["name"].get(name), simdjson::SUCCESS);
+    int id = name == "gemm" ? 1 : name == "copy" ? 2 : 0;
+    if (id == 0) continue;
+    ++seen;
+    std::array<double, 3> want = ExpectedMeans(id);
+    const char* keys[] = {"sm_active", "tensor_active", "dram_active"};
+    for (std::size_t m = 0; m < 3; ++m) {
+      double got = -1;
+      ASSERT_EQ(k["device_activity"][keys[m]].get(got), simdjson::SUCCESS) << name << " " << keys[m];
+      EXPECT_NEAR(got, want[m] / 100, 1e-12) << name << " " << keys[m];
+    }
+  }
+  EXPECT_EQ(seen, 2);
+
+  // Without samples there is no device_activity key: such traces keep their JSON.
+  auto plain = dir / "plain.sqlite";
+  WriteExport(plain, kKernels, {});
+  run = testing::RunCommand(fmt::format("{} analyze {} --json {} -q", testing::PlasmientBinary(),
+                                        plain.string(), (dir / "plain.json").string()));
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_EQ(testing::ReadFile(dir / "plain.json").find("device_activity"), std::string::npos);
 }
 
 // The value of the one `name` series of /metrics whose labels hold every text of `labels` and no

@@ -34,6 +34,23 @@ void WriteDevice(JsonWriter& w, const verdict::DeviceChoice& d) {
   w.EndObject();
 }
 
+// Only where device-tier samples fell inside the calls: a trace without samples writes none.
+void WriteDeviceActivity(JsonWriter& w, const verdict::DeviceActivity& d) {
+  constexpr std::pair<verdict::DeviceMetric, std::string_view> kKeys[] = {
+      {verdict::DeviceMetric::kSmActive, "sm_active"},
+      {verdict::DeviceMetric::kTensorActive, "tensor_active"},
+      {verdict::DeviceMetric::kDramActive, "dram_active"}};
+  w.Key("device_activity").BeginObject();
+  for (auto [metric, key] : kKeys) {
+    if (double mean = d.Mean(metric); mean >= 0) {
+      w.Field(key, mean);
+    } else {
+      w.Key(key).Null();
+    }
+  }
+  w.EndObject();
+}
+
 void WriteAggregates(JsonWriter& w, std::string_view key, const std::vector<verdict::KernelAggregate>& v) {
   w.Key(key).BeginArray();
   for (const auto& k : v) {
@@ -53,6 +70,7 @@ void WriteAggregates(JsonWriter& w, std::string_view key, const std::vector<verd
       }
     }
     w.Field("bound", verdict::BoundName(k.bound));
+    if (k.device.any()) WriteDeviceActivity(w, k.device);
     w.EndObject();
   }
   w.EndArray();
