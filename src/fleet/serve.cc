@@ -22,7 +22,7 @@
 #include "fleet/http_guard.h"
 #include "fleet/record.h"
 #include "ingest/read_trace.h"
-#include "wire/file_format.h"
+#include "ingest/trace_kinds.h"
 
 namespace plasmient::fleet {
 namespace fs = std::filesystem;
@@ -499,8 +499,7 @@ std::shared_ptr<ServeDaemon::Task> ServeDaemon::Prepare(const SpoolEntry& entry)
     return nullptr;
   }
   if (!entry.is_folder && !IsTraceFileName(entry.name)) {
-    Fail(entry, fmt::format("{}: not a trace file (expected .json, .json.gz, .sqlite or {})", entry.name,
-                            wire::kFileSuffix));
+    Fail(entry, fmt::format("{}: not a trace file (expected {})", entry.name, ingest::TraceSuffixList()));
     return nullptr;
   }
   // Every component below the spool is opened without following a link (a job folder swapped for

@@ -23,8 +23,7 @@ bool IsTraceFileName(std::string_view name) { return !SuffixOf(name).empty(); }
 
 std::string TraceSuffixList() {
   std::string out;
-  constexpr std::string_view kInOrder[] = {".json", ".json.gz", ".sqlite", wire::kFileSuffix};
-  for (std::string_view s : kInOrder) {
+  for (std::string_view s : kTraceSuffixes) {
     out += (out.empty() ? "" : ", ") + std::string(s);
   }
   return out;

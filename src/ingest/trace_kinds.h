@@ -11,9 +11,10 @@
 
 namespace plasmient::ingest {
 
-// Trace file suffixes, longest first: Kineto JSON (plain, gzip), Nsight Systems SQLite, and the
-// agent's native files.
-inline constexpr std::string_view kTraceSuffixes[] = {".json.gz", ".json", ".sqlite", wire::kFileSuffix};
+// Trace file suffixes, in the order messages list them (none is the end of another, so the order
+// does not change which one a name matches): Kineto JSON (plain, gzip), Nsight Systems SQLite, and
+// the agent's native files.
+inline constexpr std::string_view kTraceSuffixes[] = {".json", ".json.gz", ".sqlite", wire::kFileSuffix};
 
 // "name.json.gz" and the rest: a trace by its name (more than a bare suffix).
 bool IsTraceFileName(std::string_view name);
