@@ -34,8 +34,8 @@ written=$(python3 -c "import json; print(json.load(open('$work/fed.json'))['file
 wait_analyzed "$spool" "$written" 300
 
 curl -s "http://127.0.0.1:$port/metrics" > "$work/metrics.txt"
-python3 - "$work/fed.json" "$work/metrics.txt" "$spool/done" "$t0" "$t1" "$(dirname "$(realpath "$0")")" <<'PY'
-import json, os, re, sys
+python3 - "$work/fed.json" "$work/metrics.txt" "$spool/done" "$t0" "$t1" "$(dirname "$(realpath "$0")")" "$bin" "$work" <<'PY'
+import json, os, re, subprocess, sys
 sys.path.insert(0, sys.argv[6])
 from prom_metrics import Checks, series as series_in
 fed = json.load(open(sys.argv[1]))
@@ -73,6 +73,17 @@ check("tensor_gauge", len(tensor) == 1 and abs(tensor[0] - between) <= 0.01,
 est = series("plasmient_achieved_fraction_of_peak_ratio", job="j42", rank="3", window="between", figure="estimated")
 want = fed_achieved * fed["tensor_pct_between"] / fed["tensor_pct_window"]
 check("estimated_between", len(est) == 1 and abs(est[0] - want) <= 0.005, f"{est} vs {want:.4f}")
+# Every kernel fed is in a window file, read back by analyze; the spool had room for every file.
+read = 0
+for name in sorted(os.listdir(sys.argv[3])):
+    if not name.endswith(".pltrace"):
+        continue
+    out = os.path.join(sys.argv[8], "window.json")
+    r = subprocess.run([sys.argv[7], "analyze", os.path.join(sys.argv[3], name), "--json", out], capture_output=True)
+    if r.returncode == 0:  # a samples file has no GPU activity to judge
+        read += sum(rank["kernels"] for rank in json.load(open(out))["per_rank"])
+check("kernels", fed["kernels"] > 0 and read == fed["kernels"], f"{read} kernels in the window files vs {fed['kernels']} fed")
+check("files_dropped", fed["files_dropped"] == 0, f"{fed['files_dropped']} files dropped with room in the spool")
 sys.exit(checks.exit_code())
 PY
 
