@@ -3,7 +3,8 @@
 # duty-cycled agent with faked CUPTI/NVML seams (live_driver) writes windows into it. Checks that
 # every file is analyzed (none in failed/), and /metrics: the job's measured achieved fraction
 # (rolling and lifetime) within 0.5 point of what the driver fed, the device-tier tensor gauge,
-# the estimate between windows, and the count of kernel windows.
+# the estimate between windows, and the count of kernel windows; every kernel fed read back from
+# the window files, no file dropped, and one row set per kernel window in the store.
 #   live_serve_test.sh PLASMIENT LIVE_DRIVER
 set -euo pipefail
 bin=$(realpath "$1")
@@ -84,6 +85,13 @@ for name in sorted(os.listdir(sys.argv[3])):
         read += sum(rank["kernels"] for rank in json.load(open(out))["per_rank"])
 check("kernels", fed["kernels"] > 0 and read == fed["kernels"], f"{read} kernels in the window files vs {fed['kernels']} fed")
 check("files_dropped", fed["files_dropped"] == 0, f"{fed['files_dropped']} files dropped with room in the spool")
+# The store holds one row set per kernel window (samples files between windows store nothing).
+import sqlite3
+db = sqlite3.connect(os.path.join(os.path.dirname(sys.argv[3]), ".plasmient", "store.sqlite"))
+jobs = db.execute("SELECT COUNT(*), COUNT(DISTINCT job_key) FROM jobs WHERE job_id = 'j42'").fetchone()
+ranks = db.execute("SELECT COUNT(*) FROM rank_verdicts WHERE job_id = 'j42' AND rank = 3").fetchone()[0]
+check("store_rows", jobs == (windows, windows) and ranks == windows,
+      f"jobs rows (all, distinct entries) {jobs}, rank rows {ranks}, vs {windows} window files")
 sys.exit(checks.exit_code())
 PY
 
