@@ -171,8 +171,8 @@ Result<model::Trace> Ingest(ChunkReader& reader, const std::string& name, bool g
     if (applier.min_ts_ns() != kNoTime && applier.min_ts_ns() >= kAbsoluteTimeNs) {
       quality.Add(model::Dq::kAmbiguousTimebase);
     } else if (!builder.ShiftTime(*facts.base_time_ns)) {
-      return Fail("{}: timestamps plus baseTimeNanoseconds {} leave the 64-bit nanosecond range", name,
-                  *facts.base_time_ns);
+      return Fail("{}: timestamps plus baseTimeNanoseconds {} leave the 64-bit nanosecond range at byte {}",
+                  name, *facts.base_time_ns, facts.base_time_offset);
     }
   }
   builder.info().events = framer->events() + framer->non_object_entries();

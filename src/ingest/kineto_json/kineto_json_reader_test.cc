@@ -250,6 +250,8 @@ TEST(KinetoJsonReaderTest, BaseTimeThatOverflowsTheClockIsAnError) {
     {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 8851138820233472, "dur": 1}]})j");
   EXPECT_NE(error.find("baseTimeNanoseconds"), std::string::npos) << error;
   EXPECT_NE(error.find("64-bit nanosecond range"), std::string::npos) << error;
+  // The byte offset is where the key's value begins: just after "baseTimeNanoseconds": .
+  EXPECT_NE(error.find("at byte 24"), std::string::npos) << error;
 }
 
 TEST(KinetoJsonReaderTest, EndBeyondTheClockIsAMalformedEvent) {

@@ -110,7 +110,10 @@ TopLevelFacts ApplyTopLevel(const std::vector<TopLevelValue>& values, model::Tra
       std::string_view token;
       std::int64_t base = 0;
       ok = doc.raw_json_token().get(token) == simdjson::SUCCESS && ParseNumberAsInteger(token, &base);
-      if (ok) facts.base_time_ns = base;
+      if (ok) {
+        facts.base_time_ns = base;
+        facts.base_time_offset = tv.offset;
+      }
     } else if (ok && (tv.key == "host_name" || tv.key == "hostname")) {
       std::string_view s;
       ok = doc.get_string().get(s) == simdjson::SUCCESS;

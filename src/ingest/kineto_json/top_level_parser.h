@@ -2,6 +2,7 @@
 // distributedInfo, baseTimeNanoseconds, ...), wherever they appeared in the file.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -13,6 +14,7 @@ namespace plasmient::ingest {
 
 struct TopLevelFacts {
   std::optional<TimeNs> base_time_ns;  // baseTimeNanoseconds
+  std::int64_t base_time_offset = 0;   // where its value sits in the uncompressed input
 };
 
 // Fills trace info and devices; values it cannot read are skipped (counted as malformed).
