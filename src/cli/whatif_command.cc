@@ -11,6 +11,7 @@
 #include "cli/analyze_command.h"
 #include "export/whatif_sink.h"
 #include "whatif/activity_table.h"
+#include "whatif/bill.h"
 #include "whatif/projection.h"
 
 namespace plasmient::cli {
@@ -49,7 +50,7 @@ int RunWhatIf(WhatIfArgs& a) {
     fmt::print(stderr, "plasmient: {}\n", projection.error().message);
     return 2;
   }
-  const exporting::WhatIfBillInputs bill = exporting::BillInputsOf(job);
+  const whatif::BillInputs bill = whatif::BillInputsOf(job);
   if (!a.json_path.empty() &&
       !WriteOutput(a.json_path, exporting::WhatIfToJson(*projection, bill), "JSON what-if"))
     return 1;

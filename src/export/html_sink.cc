@@ -259,7 +259,7 @@ std::string RenderHtml(const verdict::JobVerdict& job, const HtmlOptions& o) {
   out += "<section><h2>Roofline <small>top kernels; area ∝ GPU time, colour = loss</small></h2>" + roofline;
   out += "</section></div>\n<div style=\"height:18px\"></div>\n";
   FixesSection(out, job);
-  if (o.whatif != nullptr) out += WhatIfPanel(*o.whatif, BillInputsOf(job));
+  if (o.whatif != nullptr) out += WhatIfPanel(*o.whatif, whatif::BillInputsOf(job));
   out += VerticalSection(job, o.vertical);
   out += LayersSection(job.layers);
   AggregateTable(out, "kernels", "Top kernels", job.top_kernels);

@@ -35,9 +35,9 @@ struct PointText {
   std::array<double, verdict::kLossCount> bar_pct{};
 };
 
-PointText TextOf(const whatif::Projection& p, const WhatIfBillInputs& in) {
+PointText TextOf(const whatif::Projection& p, const whatif::BillInputs& in) {
   const verdict::Figures& f = p.projected.figures;
-  const WhatIfBill b = ProjectedBill(p, in);
+  const whatif::SideBill b = whatif::ProjectedBill(p, in);
   PointText t{.achieved = fmt::format("{:.2f}%", 100 * f.achieved()),
               .gain = Times(p.throughput_gain),
               .headroom = Times(p.projected.headroom),
@@ -54,7 +54,7 @@ PointText TextOf(const whatif::Projection& p, const WhatIfBillInputs& in) {
 // The settings as data: {"scales":[…],"toggles":[keys],"losses":[keys],"warnings":[texts],
 // "trust":[0|1],"points":[[[achieved, gain, headroom, $/GPU-hour, $/year], [loss texts],
 // [bar widths], [warning indices]], …]}.
-std::string PanelData(const whatif::Slider& s, const WhatIfBillInputs& bill) {
+std::string PanelData(const whatif::Slider& s, const whatif::BillInputs& bill) {
   std::vector<std::string> warnings;
   std::string out;
   JsonWriter w(out, /*pretty=*/false);
@@ -143,7 +143,7 @@ constexpr std::string_view kScript = R"js(
 
 }  // namespace
 
-std::string WhatIfPanel(const whatif::Slider& s, const WhatIfBillInputs& bill) {
+std::string WhatIfPanel(const whatif::Slider& s, const whatif::BillInputs& bill) {
   if (s.points.empty()) return "";
   // Without the script the panel shows the trace as it ran: the first point (1×, no toggle).
   const whatif::Projection& now = s.points.front();

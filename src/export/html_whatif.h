@@ -16,6 +16,6 @@
 namespace plasmient::exporting {
 
 // The panel's <section>; empty when the slider has no points (no GPU activity).
-std::string WhatIfPanel(const whatif::Slider& slider, const WhatIfBillInputs& bill);
+std::string WhatIfPanel(const whatif::Slider& slider, const whatif::BillInputs& bill);
 
 }  // namespace plasmient::exporting

@@ -10,17 +10,7 @@ namespace {
 
 using verdict::Loss;
 
-constexpr double kHoursPerYear = 8766;  // 365.25 days
-
-WhatIfBill BillOf(const whatif::Side& s, const WhatIfBillInputs& in, double cost_per_work) {
-  WhatIfBill b;
-  b.wasted_per_gpu_hour = in.price_per_gpu_hour * (1 - s.figures.achieved());
-  b.wasted_per_year = b.wasted_per_gpu_hour * kHoursPerYear * static_cast<double>(in.gpus);
-  b.cost_per_work = cost_per_work;
-  return b;
-}
-
-void WriteSide(JsonWriter& w, std::string_view key, const whatif::Side& s, const WhatIfBill& b) {
+void WriteSide(JsonWriter& w, std::string_view key, const whatif::Side& s, const whatif::SideBill& b) {
   w.Key(key).BeginObject();
   w.Field("achieved_fraction", s.figures.achieved());
   w.Key("losses").BeginObject();
@@ -64,21 +54,7 @@ std::string LeverText(const whatif::Levers& l) {
 
 }  // namespace
 
-WhatIfBillInputs BillInputsOf(const verdict::JobVerdict& job) {
-  return {.price_per_gpu_hour = job.device.price_per_gpu_hour,
-          .gpus = static_cast<std::int64_t>(job.ranks.size()),
-          .device = job.device.name};
-}
-
-WhatIfBill CurrentBill(const whatif::Projection& p, const WhatIfBillInputs& in) {
-  return BillOf(p.current, in, 1);
-}
-
-WhatIfBill ProjectedBill(const whatif::Projection& p, const WhatIfBillInputs& in) {
-  return BillOf(p.projected, in, p.throughput_gain > 0 ? 1 / p.throughput_gain : 0);
-}
-
-std::string WhatIfToJson(const whatif::Projection& p, const WhatIfBillInputs& in) {
+std::string WhatIfToJson(const whatif::Projection& p, const whatif::BillInputs& in) {
   std::string out;
   JsonWriter w(out);
   w.BeginObject().Field("schema", "plasmient.whatif/1");
@@ -96,8 +72,8 @@ std::string WhatIfToJson(const whatif::Projection& p, const WhatIfBillInputs& in
   }
   w.Field("cuda_graphs", p.levers.cuda_graphs).EndObject();
   w.Field("price_per_gpu_hour", in.price_per_gpu_hour).Field("gpus", in.gpus);
-  WriteSide(w, "current", p.current, CurrentBill(p, in));
-  WriteSide(w, "projected", p.projected, ProjectedBill(p, in));
+  WriteSide(w, "current", p.current, whatif::CurrentBill(p, in));
+  WriteSide(w, "projected", p.projected, whatif::ProjectedBill(p, in));
   w.Field("work_scale", p.work_scale).Field("throughput_gain", p.throughput_gain);
   w.Field("recoverable_gpu_s", p.recoverable_gpu_s);
   w.Key("bound_changes").BeginArray();
@@ -118,7 +94,7 @@ std::string WhatIfToJson(const whatif::Projection& p, const WhatIfBillInputs& in
   return out;
 }
 
-std::string RenderWhatIfTerminal(const whatif::Projection& p, const WhatIfBillInputs& in, bool color) {
+std::string RenderWhatIfTerminal(const whatif::Projection& p, const whatif::BillInputs& in, bool color) {
   const char* bold = color ? "\x1b[1m" : "";
   const char* reset = color ? "\x1b[0m" : "";
   std::string out =
@@ -143,8 +119,8 @@ std::string RenderWhatIfTerminal(const whatif::Projection& p, const WhatIfBillIn
       Percent(p.projected.memory_bound_share));
   row("work per step", "1×", Times(p.work_scale));
   row("work per second", "1×", Times(p.throughput_gain));
-  const WhatIfBill bc = CurrentBill(p, in);
-  const WhatIfBill bp = ProjectedBill(p, in);
+  const whatif::SideBill bc = whatif::CurrentBill(p, in);
+  const whatif::SideBill bp = whatif::ProjectedBill(p, in);
   row(fmt::format("wasted of each {} GPU-hour", Money(in.price_per_gpu_hour)), Money(bc.wasted_per_gpu_hour),
       Money(bp.wasted_per_gpu_hour));
   row(fmt::format("wasted per year, {} GPU{}", in.gpus, in.gpus == 1 ? "" : "s"), Money(bc.wasted_per_year),
