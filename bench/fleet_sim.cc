@@ -320,7 +320,8 @@ int Run(const SimOptions& o) {
         AddAnalysis(o, *job_of[static_cast<std::size_t>(gpu)], gpu, window, b);
       }
       auto inserting = std::chrono::steady_clock::now();
-      auto n = (*store)->Insert(b);
+      // Fresh rows, as an outbox's first send of them (a retry asks first which keys are there).
+      auto n = (*store)->Insert(b, ClickHouseStore::Sent::kNever);
       make_ns += std::chrono::nanoseconds(inserting - made).count();
       insert_ns += std::chrono::nanoseconds(std::chrono::steady_clock::now() - inserting).count();
       if (!n) {

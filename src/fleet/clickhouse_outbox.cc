@@ -76,6 +76,7 @@ Status ClickHouseOutbox::Open() {
   for (const auto& p : ListPending(dir_)) {
     bytes += static_cast<std::int64_t>(fs::file_size(p, ec));
     ++files;
+    maybe_sent_.insert(p.filename().string());
   }
   counters_.pending_bytes = bytes;
   counters_.pending_files = files;
@@ -159,6 +160,7 @@ Status ClickHouseOutbox::SendSome(std::size_t max_files) {
   Batch batch;
   std::vector<std::pair<fs::path, std::int64_t>> sent;
   std::int64_t jobs = 0;
+  auto sent_before = ClickHouseStore::Sent::kNever;
   for (const auto& p : files) {
     std::ifstream f(p, std::ios::binary);
     std::stringstream ss;
@@ -170,11 +172,12 @@ Status ClickHouseOutbox::SendSome(std::size_t max_files) {
       fs::rename(p, fs::path(p).replace_extension(".bad"), ec);
       continue;
     }
+    if (!maybe_sent_.insert(p.filename().string()).second) sent_before = ClickHouseStore::Sent::kMaybe;
     jobs += static_cast<std::int64_t>((*b)[TableId::kJobs].size());
     batch.Append(std::move(*b));
     sent.emplace_back(p, static_cast<std::int64_t>(text.size()));
   }
-  auto inserted = store_->Insert(batch);
+  auto inserted = store_->Insert(batch, sent_before);
   counters_.reachable = inserted.has_value();
   if (!inserted) {
     ++counters_.send_failures;
@@ -184,6 +187,7 @@ Status ClickHouseOutbox::SendSome(std::size_t max_files) {
   for (const auto& [p, bytes] : sent) {
     std::error_code ec;
     fs::remove(p, ec);
+    maybe_sent_.erase(p.filename().string());
     counters_.pending_bytes -= bytes;
     --counters_.pending_files;
   }

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "base/result.h"
@@ -47,6 +48,9 @@ class ClickHouseOutbox {
   std::int64_t max_bytes_;
   std::unique_ptr<ClickHouseStore> store_;
   bool schema_ready_ = false;
+  // Files that may have reached ClickHouse: a send of them failed, or a previous run left them
+  // (it may have died mid-send). Only these are checked for rows already there (Sent::kMaybe).
+  std::set<std::string> maybe_sent_;
   OutboxCounters counters_;
   std::mutex mu_;
   std::mutex send_mu_;

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "fleet/job_rows.h"
@@ -67,6 +69,29 @@ TEST(ClickHouseStoreTest, ParseHttpUrl) {
   EXPECT_FALSE(ParseHttpUrl("https://x"));
   EXPECT_FALSE(ParseHttpUrl("http://x:99999"));
   EXPECT_FALSE(ParseHttpUrl("http://:80"));
+}
+
+TEST(ClickHouseStoreTest, RowBinaryCells) {
+  std::string out;
+  AppendRowBinaryCell(out, Cell{std::int64_t{-2}});
+  EXPECT_EQ(out, std::string("\xfe\xff\xff\xff\xff\xff\xff\xff", 8));
+  out.clear();
+  AppendRowBinaryCell(out, Cell{1.5});  // 0x3FF8000000000000
+  EXPECT_EQ(out, std::string("\0\0\0\0\0\0\xf8\x3f", 8));
+  out.clear();
+  AppendRowBinaryCell(out, Cell{std::numeric_limits<double>::quiet_NaN()});  // stored as 0
+  EXPECT_EQ(out, std::string(8, '\0'));
+  out.clear();
+  AppendRowBinaryCell(out, Cell{std::string("a'\t\\")});  // bytes as they are, after their length
+  EXPECT_EQ(out, std::string("\x04"
+                             "a'\t\\"));
+  out.clear();
+  AppendRowBinaryCell(out, Cell{std::string(300, 'x')});  // 300 = 0b10'0101100: two length bytes
+  EXPECT_EQ(out.substr(0, 2), "\xac\x02");
+  EXPECT_EQ(out.size(), 302u);
+  out.clear();
+  AppendRowBinaryCell(out, Cell{std::string()});
+  EXPECT_EQ(out, std::string(1, '\0'));
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "fleet/clickhouse_store.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <set>
@@ -40,6 +42,27 @@ std::string_view ClickHouseType(ColumnType t) {
 constexpr std::string_view kRowIndexColumn = "row_index";
 
 }  // namespace
+
+void AppendRowBinaryCell(std::string& out, const Cell& cell) {
+  static_assert(std::endian::native == std::endian::little, "RowBinary numbers are little-endian");
+  auto fixed = [&out](auto v) {
+    char bytes[sizeof v];
+    std::memcpy(bytes, &v, sizeof v);
+    out.append(bytes, sizeof v);
+  };
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) {
+    fixed(*i);
+  } else if (const auto* d = std::get_if<double>(&cell)) {
+    fixed(StoredDouble(*d));
+  } else {
+    const auto& text = std::get<std::string>(cell);
+    for (std::size_t n = text.size();; n >>= 7) {  // the length, unsigned LEB128
+      out += static_cast<char>(n < 0x80 ? n : (n & 0x7f) | 0x80);
+      if (n < 0x80) break;
+    }
+    out += text;
+  }
+}
 
 std::string QuoteClickHouseString(std::string_view s) {
   std::string out = "'";
@@ -275,33 +298,40 @@ Result<std::size_t> ClickHouseStore::PruneRawRows(std::int64_t cutoff_ns) {
   return dropped;
 }
 
-Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
+// Removes from `keys` those the table already holds.
+Status ClickHouseStore::DropPresentKeys(TableId table, const std::vector<Row>& rows,
+                                        std::set<std::string>& keys) {
+  std::int64_t first_ns = std::numeric_limits<std::int64_t>::max(),
+               last_ns = std::numeric_limits<std::int64_t>::min();
+  for (const auto& r : rows) {
+    first_ns = std::min(first_ns, std::get<std::int64_t>(r[kAtNsColumn]));
+    last_ns = std::max(last_ns, std::get<std::int64_t>(r[kAtNsColumn]));
+  }
+  std::string in;
+  for (const auto& k : keys) {
+    if (!in.empty()) in += ',';
+    in += QuoteClickHouseString(k);
+  }
+  // A job_key's rows all carry its at_ns: the batch's time range leaves out every part (and day
+  // partition) that cannot hold them, so the check costs the same on a month of rows as on a day.
+  auto present = Query(
+      fmt::format("SELECT DISTINCT job_key FROM {} WHERE at_ns >= {} AND at_ns <= {} AND job_key IN ({})",
+                  QualifiedName(table), first_ns, last_ns, in));
+  if (!present) return std::unexpected(present.error());
+  for (const auto& row : present->rows) {
+    if (!row.empty()) keys.erase(row[0]);
+  }
+  return Ok();
+}
+
+Result<std::size_t> ClickHouseStore::Insert(const Batch& batch, Sent sent) {
   std::size_t inserted = 0;
   for (const auto& t : Tables()) {
     const auto& rows = batch[t.id];
     if (rows.empty()) continue;
     std::set<std::string> keys;
-    std::int64_t first_ns = std::numeric_limits<std::int64_t>::max(),
-                 last_ns = std::numeric_limits<std::int64_t>::min();
-    for (const auto& r : rows) {
-      keys.insert(std::get<std::string>(r[kJobKeyColumn]));
-      first_ns = std::min(first_ns, std::get<std::int64_t>(r[kAtNsColumn]));
-      last_ns = std::max(last_ns, std::get<std::int64_t>(r[kAtNsColumn]));
-    }
-    std::string in;
-    for (const auto& k : keys) {
-      if (!in.empty()) in += ',';
-      in += QuoteClickHouseString(k);
-    }
-    // A job_key's rows all carry its at_ns: the batch's time range leaves out every part (and day
-    // partition) that cannot hold them, so the check costs the same on a month of rows as on a day.
-    auto present = Query(
-        fmt::format("SELECT DISTINCT job_key FROM {} WHERE at_ns >= {} AND at_ns <= {} AND job_key IN ({})",
-                    QualifiedName(t.id), first_ns, last_ns, in));
-    if (!present) return std::unexpected(present.error());
-    for (const auto& row : present->rows) {
-      if (!row.empty()) keys.erase(row[0]);
-    }
+    for (const auto& r : rows) keys.insert(std::get<std::string>(r[kJobKeyColumn]));
+    if (sent == Sent::kMaybe) PLASMIENT_TRY(DropPresentKeys(t.id, rows, keys));
     std::string body;
     std::size_t n = 0;
     std::map<std::string, std::int64_t> next_index;  // per job_key
@@ -309,20 +339,15 @@ Result<std::size_t> ClickHouseStore::Insert(const Batch& batch) {
       const auto& key = std::get<std::string>(r[kJobKeyColumn]);
       std::int64_t index = next_index[key]++;
       if (!keys.contains(key)) continue;
-      for (std::size_t i = 0; i < r.size(); ++i) {
-        if (i) body += '\t';
-        AppendTsvCell(body, r[i]);
-      }
-      body += '\t';
-      AppendTsvCell(body, index);
-      body += '\n';
+      for (const auto& cell : r) AppendRowBinaryCell(body, cell);
+      AppendRowBinaryCell(body, index);
       ++n;
     }
     if (n == 0) continue;
     std::string columns;
     for (const auto& c : t.columns) columns += std::string(c.name) + ", ";
     std::string q = "INSERT INTO " + QualifiedName(t.id) + " (" + columns + std::string(kRowIndexColumn) +
-                    ") FORMAT TabSeparated";
+                    ") FORMAT RowBinary";
     // One INSERT is one block, so the rollups' views see all of a job's rows of the table at once
     // (clickhouse_rollups.cc, "analyses").
     std::string params = "query=" + UrlEncode(q) +

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct ClickHouseOptions {
   int raw_retention_days = 0;
 };
 
+// One cell in ClickHouse's RowBinary input format: Int64 and Float64 as 8 little-endian bytes,
+// a String as its length (unsigned LEB128) and its bytes. What Insert sends: no number is
+// formatted or parsed as text on either side, and no value is ever read as syntax.
+void AppendRowBinaryCell(std::string& out, const Cell& cell);
 // A string literal as ClickHouse reads it: quoted, with ' and \ escaped. ClickHouse 18.16 has no
 // query parameters; this is the one place a value enters its SQL text.
 std::string QuoteClickHouseString(std::string_view s);
@@ -57,8 +62,14 @@ class ClickHouseStore final : public QueryableStore {
   // time; tables made before raw tables were partitioned delete the rows instead (a mutation).
   // The rollups keep their rows. Returns the partitions dropped.
   Result<std::size_t> PruneRawRows(std::int64_t cutoff_ns);
+  // Whether a batch's rows may have reached ClickHouse before.
+  enum class Sent : std::uint8_t {
+    kMaybe,  // a retry, or rows of unknown history: each table is first asked which keys it holds
+    kNever,  // a first attempt: that question is skipped (its IN list of every key was most of the
+             // cost of an insert: docs/fleet.md, "At fleet scale")
+  };
   // Inserts the rows whose job_key the table does not hold yet. Returns rows inserted.
-  Result<std::size_t> Insert(const Batch& batch);
+  Result<std::size_t> Insert(const Batch& batch, Sent sent = Sent::kMaybe);
 
   // What a query reads: "plasmient.jobs FINAL".
   std::string TableName(TableId id) const override;
@@ -74,6 +85,7 @@ class ClickHouseStore final : public QueryableStore {
   std::string LocalName(TableId id) const;
   std::string RollupLocalName(RollupId id) const;
   Status EnsureRollups(bool local_only);
+  Status DropPresentKeys(TableId table, const std::vector<Row>& rows, std::set<std::string>& keys);
   std::string QualifiedName(TableId id) const;  // "plasmient.jobs": what is created and inserted into
   // Fails when one of `tables` lacks row_index (made by an older Plasmient, MergeTree).
   Status CheckRowIdentity(const std::vector<std::string>& tables);

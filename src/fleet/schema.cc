@@ -151,15 +151,16 @@ void Batch::Append(Batch&& other) {
   }
 }
 
+double StoredDouble(double v) { return std::isfinite(v) ? v : 0.0; }
+
 void AppendTsvCell(std::string& out, const Cell& cell) {
   if (const auto* i = std::get_if<std::int64_t>(&cell)) {
     char buf[24];
     auto r = std::to_chars(buf, buf + sizeof buf, *i);
     out.append(buf, r.ptr);
   } else if (const auto* d = std::get_if<double>(&cell)) {
-    double v = std::isfinite(*d) ? *d : 0.0;  // ClickHouse 18.16 reads nan/inf only in some forms
     char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    auto r = std::to_chars(buf, buf + sizeof buf, StoredDouble(*d));
     out.append(buf, r.ptr);
   } else {
     for (char c : std::get<std::string>(cell)) {

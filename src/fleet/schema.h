@@ -63,6 +63,9 @@ struct Batch {
   void Append(Batch&& other);
 };
 
+// A Float64 as the stores keep it: NaN and infinities become 0 (ClickHouse 18.16 reads them
+// as text only in some forms, and a sum over them says nothing).
+double StoredDouble(double v);
 // ClickHouse's TabSeparated text for one cell (escapes \t, \n, \\); also the outbox format.
 void AppendTsvCell(std::string& out, const Cell& cell);
 // Parses one TabSeparated line back into cells of the table's types.
