@@ -85,7 +85,8 @@ class ClickHouseStore final : public QueryableStore {
   std::string LocalName(TableId id) const;
   std::string RollupLocalName(RollupId id) const;
   Status EnsureRollups(bool local_only);
-  Status DropPresentKeys(TableId table, const std::vector<Row>& rows, std::set<std::string>& keys);
+  Status DropPresentKeys(TableId table, const std::vector<Row>& rows,
+                         std::set<std::string, std::less<>>& keys);
   std::string QualifiedName(TableId id) const;  // "plasmient.jobs": what is created and inserted into
   // Fails when one of `tables` lacks row_index (made by an older Plasmient, MergeTree).
   Status CheckRowIdentity(const std::vector<std::string>& tables);
