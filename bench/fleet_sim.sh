@@ -11,7 +11,11 @@
 #        the CI slice (CTest fleet_rollups): --gpus 32 --jobs 4 --hours 30 --window-s 3600
 # When the rows span more than one day, the days before the last are pruned
 # (`fleet --prune-older-than`) on each shard: the raw rows go, the rollups' answers stay.
-# Prints ingest rows/s, each query's latency (best of 3), disk bytes per table, and the checks.
+# Prints ingest rows/s, the CPU seconds the client and the servers spent on it, each query's
+# latency (best of 3), disk bytes per table, and the checks.
+# FLEET_SIM_CEILING=1 then times the servers alone (docs/fleet.md, "At fleet scale"): each shard
+# inserts its raw rows again into the same tables, views and all, first INSERT … SELECT (no
+# client, no HTTP, no parsing), then the rows read out as RowBinary and posted back over HTTP.
 # KEEP_FLEET_TMP=1 keeps the servers' folder. Exit 77 (skipped) when clickhouse-server is absent.
 set -euo pipefail
 
@@ -90,7 +94,21 @@ say "ClickHouse $(ch "$url_a" 'SELECT version()') ×2: $url_a (Distributed table
 "$bin" fleet --clickhouse "$url_a" --clickhouse-cluster fleet_sim --init-schema 2>/dev/null || fail "schema on shard 1"
 
 # --- ingest --------------------------------------------------------------------------------
-"$sim" --url "$url_a" --cluster fleet_sim "$@" | tee "$work/sim.txt" || fail "fleet_sim"
+server_pids=("${pids[@]}")
+cpu_s() {  # cpu_s PID...: user + system CPU seconds of those processes, all threads
+  local total=0 p f
+  for p in "$@"; do
+    read -ra f <"/proc/$p/stat"
+    total=$((total + f[13] + f[14]))  # utime, stime (after a command name without spaces)
+  done
+  python3 -c "print(f'{$total / $(getconf CLK_TCK):.2f}')"
+}
+servers_before=$(cpu_s "${server_pids[@]}")
+/usr/bin/time -f '%U %S' -o "$work/sim.cpu" "$sim" --url "$url_a" --cluster fleet_sim "$@" | tee "$work/sim.txt" \
+  || fail "fleet_sim"
+servers_after=$(cpu_s "${server_pids[@]}")
+read -r sim_user sim_sys <"$work/sim.cpu"
+say "CPU seconds: fleet_sim $sim_user user + $sim_sys system; the two servers $(python3 -c "print(f'{$servers_after - $servers_before:.2f}')")"
 rows_a=$(ch "$url_a" "SELECT sum(rows) FROM system.parts WHERE active AND database = 'plasmient' AND table LIKE '%\_local' AND table NOT LIKE '%\_by\_hour\_local'")
 rows_b=$(ch "$url_b" "SELECT sum(rows) FROM system.parts WHERE active AND database = 'plasmient' AND table LIKE '%\_local' AND table NOT LIKE '%\_by\_hour\_local'")
 say "raw rows on the shards: $rows_a + $rows_b"
@@ -221,5 +239,37 @@ def same(p, q):
 sys.exit(0 if len(a) == len(b) > 1 and all(len(x) == len(y) and all(map(same, x, y)) for x, y in zip(a, b)) else 1)
 PY
   say "pruned raw rows before $last_day on both shards: ${left%%$'\t'*} jobs rows left; fleet --top jobs unchanged (rollups)"
+fi
+# --- the servers alone: the same rows inserted again, views and all ------------------------------
+if [[ ${FLEET_SIM_CEILING:-0} == 1 ]]; then
+  raw_tables=$(ch "$url_a" "SELECT name FROM system.tables WHERE database = 'plasmient' AND name LIKE '%\_local' AND name NOT LIKE '%\_by\_hour\_local' ORDER BY name")
+  for s in a b; do
+    url_var=url_$s
+    url=${!url_var} pid=${server_pids[$([[ $s == a ]] && echo 0 || echo 1)]}
+    rows=$(ch "$url" "SELECT sum(rows) FROM system.parts WHERE active AND database = 'plasmient' AND table LIKE '%\_local' AND table NOT LIKE '%\_by\_hour\_local'")
+    for t in $raw_tables; do  # read out before the first insert doubles them
+      curl -sS --fail-with-body "$url/" --data-binary "SELECT * FROM plasmient.$t FORMAT RowBinary" -o "$work/$t.rowbinary" \
+        || fail "read $t on $url"
+    done
+    bytes=$(cat "$work"/*.rowbinary | wc -c)
+    cpu0=$(cpu_s "$pid") t0=$(date +%s.%N)
+    for t in $raw_tables; do ch "$url" "INSERT INTO plasmient.$t SELECT * FROM plasmient.$t" >/dev/null; done
+    t1=$(date +%s.%N) cpu1=$(cpu_s "$pid")
+    cpu2=$(cpu_s "$pid") t2=$(date +%s.%N)
+    for t in $raw_tables; do
+      curl -sS --fail-with-body "$url/?query=$(python3 -c "import urllib.parse, sys; print(urllib.parse.quote(sys.argv[1]))" "INSERT INTO plasmient.$t FORMAT RowBinary")" \
+        --data-binary "@$work/$t.rowbinary" >/dev/null || fail "RowBinary insert of $t on $url"
+    done
+    t3=$(date +%s.%N) cpu3=$(cpu_s "$pid")
+    rm -f "$work"/*.rowbinary
+    python3 - "$s" "$rows" "$bytes" "$t0" "$t1" "$t2" "$t3" "$cpu0" "$cpu1" "$cpu2" "$cpu3" <<'PY'
+import sys
+shard, rows, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+t0, t1, t2, t3, c0, c1, c2, c3 = map(float, sys.argv[4:12])
+print(f"server {shard} alone, {rows} rows ({size / rows:.1f} RowBinary bytes/row): "
+      f"INSERT … SELECT {rows / (t1 - t0):,.0f} rows/s ({c1 - c0:.2f} CPU s), "
+      f"RowBinary over HTTP {rows / (t3 - t2):,.0f} rows/s ({c3 - c2:.2f} CPU s)")
+PY
+  done
 fi
 say "PASS"
