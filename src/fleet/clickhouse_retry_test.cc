@@ -139,7 +139,8 @@ class FakeClickHouse {
   void Answer(const httplib::Request& req, httplib::Response& res) {
     std::lock_guard lock(mu_);
     const std::string sql = req.has_param("query") ? req.get_param_value("query") : req.body;
-    if (sql.starts_with("INSERT INTO ") && sql.ends_with("FORMAT RowBinary")) return Insert(sql, req.body, res);
+    if (sql.starts_with("INSERT INTO ") && sql.ends_with("FORMAT RowBinary"))
+      return Insert(sql, req.body, res);
     if (sql.starts_with("SELECT DISTINCT job_key FROM ")) {
       ++key_checks_;
       const TableSpec* t = TableAfter(sql, " FROM ");
@@ -174,7 +175,8 @@ class FakeClickHouse {
     RowBinaryReader in(body);
     while (!in.done()) {
       StoredRow r;
-      if (!in.ReadRow(*t, r.cells, r.row_index)) return Refuse(res, "Code: 33. Cannot read all data (RowBinary)");
+      if (!in.ReadRow(*t, r.cells, r.row_index))
+        return Refuse(res, "Code: 33. Cannot read all data (RowBinary)");
       rows.push_back(std::move(r));
     }
     auto& stored = tables_[std::string(t->name)];
