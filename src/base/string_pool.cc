@@ -64,7 +64,9 @@ StringId StringPool::Intern(std::string_view text) {
   if (auto it = index_.find(text); it != index_.end()) return StringId{it->second};
   if (block_used_ + text.size() > block_size_) {
     block_size_ = std::max(kBlockBytes, text.size());
-    blocks_.push_back(std::make_unique<char[]>(block_size_));
+    // Not zeroed: a trace's strings fill a few KB of a block, and zeroing it all faulted in a
+    // whole block of fresh pages per trace (a job reads a StringPool per rank).
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(block_size_));
     block_used_ = 0;
   }
   char* dst = blocks_.back().get() + block_used_;
