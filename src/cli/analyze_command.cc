@@ -251,6 +251,22 @@ int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, co
   return 0;
 }
 
+// --json: the verdict written to FILE (or stdout, "-") a piece at a time as it is made: a
+// 1,024-rank job's tens of MB are never held whole.
+bool WriteJsonVerdict(const std::string& path, const verdict::JobVerdict& job) {
+  const bool to_stdout = path == "-";
+  std::FILE* f = to_stdout ? stdout : std::fopen(path.c_str(), "wb");
+  bool ok = f != nullptr;
+  if (ok) {
+    exporting::WriteVerdictJson(job, [&](std::string_view piece) {
+      ok = ok && std::fwrite(piece.data(), 1, piece.size(), f) == piece.size();
+    });
+    ok = (to_stdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
+  }
+  if (!ok) fmt::print(stderr, "plasmient: {}: cannot write the JSON verdict\n", path);
+  return ok;
+}
+
 }  // namespace
 
 int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
@@ -289,19 +305,7 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
       rc != 0)
     return rc;
 
-  if (!args.output.json_path.empty()) {
-    std::string json = exporting::VerdictToJson(job);
-    if (args.output.json_path == "-") {
-      std::fwrite(json.data(), 1, json.size(), stdout);
-    } else {
-      std::ofstream f(args.output.json_path, std::ios::binary);
-      f << json;
-      if (!f) {
-        fmt::print(stderr, "plasmient: {}: cannot write the JSON verdict\n", args.output.json_path);
-        return 1;
-      }
-    }
-  }
+  if (!args.output.json_path.empty() && !WriteJsonVerdict(args.output.json_path, job)) return 1;
   bool json_on_stdout = args.output.json_path == "-";
   if (!args.output.quiet && !json_on_stdout) {
     exporting::TerminalOptions to;

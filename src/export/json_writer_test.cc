@@ -4,6 +4,9 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
 
 namespace plasmient::exporting {
 namespace {
@@ -25,6 +28,63 @@ TEST(JsonWriter, EscapesAndNestsIntoValidJson) {
   EXPECT_EQ(name, "void at::native::kernel<\"q\"\\n>\n\x01");
   EXPECT_TRUE(doc["nan"].is_null());
   EXPECT_EQ(doc["list"].get_array().size(), 4u);
+}
+
+// JSON's escapes one byte at a time, written plainly: what AppendEscaped's eight-byte steps must
+// give for every string.
+std::string EscapedByteByByte(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+TEST(JsonWriter, EveryByteAtEveryPlaceOfAWordIsEscapedAsOneAtATime) {
+  for (std::size_t size : {1, 7, 8, 9, 16, 17, 25}) {
+    for (std::size_t at = 0; at < size; ++at) {
+      for (int b = 0; b < 256; ++b) {
+        std::string s(size, 'a');
+        s[at] = static_cast<char>(b);
+        if (at + 1 < size) s[at + 1] = static_cast<char>(0xff - b);  // UTF-8 bytes and borrows beside it
+        std::string out;
+        JsonWriter::AppendEscaped(out, s);
+        ASSERT_EQ(out, EscapedByteByByte(s)) << "size " << size << ", byte " << b << " at " << at;
+      }
+    }
+  }
+  std::string out;
+  JsonWriter::AppendEscaped(out, "");
+  EXPECT_EQ(out, "\"\"");
+}
+
+TEST(JsonWriter, NumbersAreTheirShortestText) {
+  for (double v : {0.0, -0.0, 0.1, 1.0 / 3, 1e21, 1e-7, 123456789.0, std::numeric_limits<double>::max(),
+                   -std::numeric_limits<double>::max(), std::numeric_limits<double>::denorm_min(),
+                   std::numeric_limits<double>::min()}) {
+    std::string out;
+    JsonWriter(out).Number(v);
+    EXPECT_EQ(out, fmt::format("{}", v));
+  }
+  for (std::int64_t v : {std::int64_t{0}, std::int64_t{-1}, std::numeric_limits<std::int64_t>::max(),
+                         std::numeric_limits<std::int64_t>::min()}) {
+    std::string out;
+    JsonWriter(out).Int(v);
+    EXPECT_EQ(out, fmt::format("{}", v));
+  }
 }
 
 }  // namespace

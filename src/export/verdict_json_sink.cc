@@ -203,8 +203,16 @@ void WriteCluster(JsonWriter& w, const verdict::JobVerdict& job) {
 
 }  // namespace
 
-std::string VerdictToJson(const verdict::JobVerdict& job) {
+void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(std::string_view)>& write) {
   std::string out;
+  // Between ranks, what is written so far goes out once it passes this size: the writer keeps
+  // nothing that points into `out`, so emptying it is safe at any point.
+  constexpr std::size_t kPieceBytes = 1u << 20;
+  auto hand_over = [&](std::size_t at_least) {
+    if (out.size() < at_least) return;
+    write(out);
+    out.clear();
+  };
   JsonWriter w(out);
   w.BeginObject();
   w.Field("schema", kVerdictSchema);
@@ -250,7 +258,10 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
   w.Field("compute_kernel_s", job.compute_kernel_s).Field("modeled_compute_s", job.modeled_compute_s);
 
   w.Key("per_rank").BeginArray();
-  for (const auto& r : job.ranks) WriteRank(w, r);
+  for (const auto& r : job.ranks) {
+    WriteRank(w, r);
+    hand_over(kPieceBytes);
+  }
   w.EndArray();
 
   w.Key("per_step").BeginArray();
@@ -260,6 +271,7 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
       WriteFigures(w, s.figures);
       w.EndObject();
     }
+    hand_over(kPieceBytes);
   }
   w.EndArray();
 
@@ -299,7 +311,13 @@ std::string VerdictToJson(const verdict::JobVerdict& job) {
   WriteQuality(w, job.quality, true);
   w.EndObject();
   out.push_back('\n');
-  return out;
+  hand_over(0);
+}
+
+std::string VerdictToJson(const verdict::JobVerdict& job) {
+  std::string json;
+  WriteVerdictJson(job, [&json](std::string_view piece) { json += piece; });
+  return json;
 }
 
 }  // namespace plasmient::exporting

@@ -1,7 +1,9 @@
 // The verdict as JSON, schema plasmient.verdict/1 (docs/json-schema.md).
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "verdict/verdict.h"
 
@@ -9,6 +11,9 @@ namespace plasmient::exporting {
 
 inline constexpr std::string_view kVerdictSchema = "plasmient.verdict/1";
 
+// The verdict's JSON handed to `write` a piece at a time (about 1 MiB each; a 1,024-rank job
+// writes tens of MB), in order: the pieces joined are VerdictToJson's text.
+void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(std::string_view)>& write);
 std::string VerdictToJson(const verdict::JobVerdict& job);
 
 }  // namespace plasmient::exporting
