@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "base/time_units.h"
 #include "fleet/bill.h"
 #include "fleet/clickhouse_store.h"
 #include "fleet/cluster_query.h"
@@ -273,8 +274,8 @@ int RunDcgmEstimate(const FleetArgs& a, const CLI::App& app) {
   fleet::DcgmReadOptions read;
   read.source = a.prometheus;
   read.match = a.match;
-  read.window.start_s = *window.since_ns / 1'000'000'000;
-  read.window.end_s = window.until_ns ? *window.until_ns / 1'000'000'000
+  read.window.start_s = *window.since_ns / kNsPerS;
+  read.window.end_s = window.until_ns ? *window.until_ns / kNsPerS
                                       : std::chrono::duration_cast<std::chrono::seconds>(
                                             std::chrono::system_clock::now().time_since_epoch())
                                             .count();

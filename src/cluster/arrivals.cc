@@ -15,7 +15,7 @@ std::vector<CollectiveArrivals> RankArrivals(const verdict::JobVerdict& job, std
   for (const auto& r : job.ranks) {
     if (!r.no_gpu_reason.empty()) continue;
     input.push_back({r.rank, r.collectives, r.run.start_ns, r.run.end_ns});
-    offset.push_back(static_cast<TimeNs>(std::llround(r.clock_offset_s * 1e9)));
+    offset.push_back(SecondsToNearestNs(r.clock_offset_s));
     aligned.push_back(r.clock_aligned);
   }
   std::vector<std::size_t> order(input.size());

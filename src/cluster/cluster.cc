@@ -87,8 +87,6 @@ struct WaitTally {
   std::vector<std::set<std::int64_t>> steps;
 };
 
-double Seconds(double ns) { return ns * 1e-9; }
-
 // Arrival = kernel start on the reference clock; wait = clip(last arrival − start, 0, duration).
 CollectiveFigures Settle(std::span<const RankCollectives* const> ranks, const Match& m,
                          const std::vector<std::optional<TimeNs>>& offset, ClusterResult& out, WaitTally& t) {
@@ -111,7 +109,7 @@ CollectiveFigures Settle(std::span<const RankCollectives* const> ranks, const Ma
   }
   f.last_rank = ranks[m.members[last_i].rank_index]->rank;
   f.first_arrival_ns = *std::min_element(arrival.begin(), arrival.end());
-  f.arrival_spread_s = Seconds(static_cast<double>(last - f.first_arrival_ns));
+  f.arrival_spread_s = NsToSeconds(last - f.first_arrival_ns);
   std::vector<TimeNs> transfer;
   double caused = 0;
   for (std::size_t i = 0; i < m.members.size(); ++i) {
@@ -122,17 +120,17 @@ CollectiveFigures Settle(std::span<const RankCollectives* const> ranks, const Ma
     transfer.push_back(dur - wait);
     auto& rf = out.ranks[mm.rank_index];
     if (m.p2p) {
-      rf.p2p_wait_s += Seconds(static_cast<double>(wait));
-      rf.p2p_transfer_s += Seconds(static_cast<double>(dur - wait));
+      rf.p2p_wait_s += NsToSeconds(wait);
+      rf.p2p_transfer_s += NsToSeconds(dur - wait);
     } else {
-      rf.wait_on_peers_s += Seconds(static_cast<double>(wait));
-      rf.transfer_s += Seconds(static_cast<double>(dur - wait));
-      caused += Seconds(static_cast<double>(wait));
+      rf.wait_on_peers_s += NsToSeconds(wait);
+      rf.transfer_s += NsToSeconds(dur - wait);
+      caused += NsToSeconds(wait);
       ++t.collectives[mm.rank_index];
       if (it.step >= 0) t.steps[mm.rank_index].insert(it.step);
     }
   }
-  f.transfer_s = Seconds(Median(transfer));
+  f.transfer_s = NsToSeconds(Median(transfer));
   if (m.p2p || caused <= 0) return f;
   std::int32_t late = m.members[last_i].rank_index;
   t.caused_s[late] += caused;
@@ -143,7 +141,7 @@ CollectiveFigures Settle(std::span<const RankCollectives* const> ranks, const Ma
   for (std::size_t i = 0; i < arrival.size(); ++i) {
     if (i != last_i) others.push_back(arrival[i]);
   }
-  t.late_by_s[late] += Seconds(static_cast<double>(last) - Median(others));
+  t.late_by_s[late] += NsToSeconds(static_cast<double>(last) - Median(others));
   if (f.step >= 0) {
     auto& v = t.step_caused[f.step];
     v.resize(ranks.size());
@@ -210,8 +208,7 @@ void ReportAlignment(std::span<const RankCollectives* const> ranks,
       out.problems.push_back(
           fmt::format("rank {}'s clock would be {:.6g} s off rank {}'s, longer than either trace ({:.6g} s): "
                       "its collectives are not the same ones (not one job?)",
-                      rf.rank, Seconds(static_cast<double>(*offset[r])), out.reference_rank,
-                      Seconds(static_cast<double>(span))));
+                      rf.rank, NsToSeconds(*offset[r]), out.reference_rank, NsToSeconds(span)));
       offset[r].reset();
     }
     rf.clock_aligned = offset[r].has_value();
@@ -237,8 +234,7 @@ ClusterResult AnalyzeCluster(std::span<const RankCollectives> input, const Clust
   out.reference_rank = ranks.front()->rank;
   for (const auto* r : ranks) {
     out.ranks.push_back({.rank = r->rank});
-    out.capacity_s +=
-        Seconds(static_cast<double>(std::max<TimeNs>(0, r->window_end_ns - r->window_start_ns)));
+    out.capacity_s += NsToSeconds(std::max<TimeNs>(0, r->window_end_ns - r->window_start_ns));
   }
   MatchSet set = MatchCollectives(ranks);
   out.problems.insert(out.problems.end(), set.problems.begin(), set.problems.end());

@@ -111,7 +111,7 @@ void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
   bool first = true;
   for (RankVerdict* r : sources) {
     if (!r->clock_aligned) continue;
-    auto offset_ns = static_cast<TimeNs>(std::llround(r->clock_offset_s * 1e9));
+    auto offset_ns = SecondsToNearestNs(r->clock_offset_s);
     TimeNs start = r->run.start_ns - offset_ns, end = r->run.end_ns - offset_ns;
     job.job.start_ns = first ? start : std::min(job.job.start_ns, start);
     job.job.end_ns = first ? end : std::max(job.job.end_ns, end);

@@ -34,7 +34,7 @@ void AppendMicros(std::string& out, TimeNs ns) {
 
 TimeNs OffsetNs(const std::unordered_map<std::int64_t, double>& offsets, std::int64_t pid) {
   auto it = offsets.find(pid);
-  return it == offsets.end() ? 0 : static_cast<TimeNs>(std::llround(it->second * 1e9));
+  return it == offsets.end() ? 0 : SecondsToNearestNs(it->second);
 }
 
 std::set<std::int64_t> WorstSteps(std::vector<std::pair<double, std::int64_t>> achieved_by_step,

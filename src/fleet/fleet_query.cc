@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "base/text.h"
+#include "base/time_units.h"
 #include "fleet/clickhouse_rollups.h"
 
 namespace plasmient::fleet {
@@ -26,21 +27,21 @@ std::string Where(const FleetQuery& q) {
 
 Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns) {
   // Times are Int64 ns since 1970: from 1970 to 2262 (the last whole second that fits).
-  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1'000'000'000;
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / kNsPerS;
   auto out_of_range = [&] {
     return Fail("{}: out of range (Unix seconds 0 to {}: 1970 to 2262)", text, kMaxSeconds);
   };
   if (auto v = ParseInt(text)) {
     if (*v < 0 || *v > kMaxSeconds) return out_of_range();
-    return *v * 1'000'000'000;
+    return *v * kNsPerS;
   }
   if (text.size() >= 2) {
     char unit = text.back();
     std::int64_t per = unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
     auto v = ParseInt(text.substr(0, text.size() - 1));
     if (per && v && *v >= 0) {
-      if (*v > now_ns / 1'000'000'000 / per) return out_of_range();  // before 1970
-      return now_ns - *v * per * 1'000'000'000;
+      if (*v > now_ns / kNsPerS / per) return out_of_range();  // before 1970
+      return now_ns - *v * per * kNsPerS;
     }
   }
   std::tm tm{};
@@ -54,7 +55,7 @@ Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns) {
   }
   std::int64_t seconds = static_cast<std::int64_t>(timegm(&tm));
   if (seconds < 0 || seconds > kMaxSeconds) return out_of_range();
-  return seconds * 1'000'000'000;
+  return seconds * kNsPerS;
 }
 
 namespace {
@@ -233,7 +234,7 @@ std::string FormatTable(const QueryResult& r) {
       bool is_at = i < r.columns.size() && r.columns[i] == "at_ns";
       auto iv = ParseInt(c);
       if (is_at && iv) {
-        std::time_t t = static_cast<std::time_t>(*iv / 1'000'000'000);
+        std::time_t t = static_cast<std::time_t>(*iv / kNsPerS);
         std::tm tm{};
         gmtime_r(&t, &tm);
         char buf[32];

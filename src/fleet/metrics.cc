@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/time_units.h"
+
 namespace plasmient::fleet {
 namespace {
 
@@ -433,7 +435,7 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
       out += fmt::format(
           "plasmient_achieved_fraction_of_peak_ratio{{{},window=\"kernel\",window_start=\"{}.{:03}\","
           "figure=\"measured\"}} ",
-          window_labels(k, w), r->start_ns / 1'000'000'000, r->start_ns / 1'000'000 % 1000);
+          window_labels(k, w), r->start_ns / kNsPerS, r->start_ns / kNsPerMs % 1000);
       Value(out, r->achieved);
       out += '\n';
     }

@@ -17,6 +17,7 @@
 #include <httplib.h>
 
 #include "base/text.h"
+#include "base/time_units.h"
 #include "fleet/analyze_job.h"
 #include "fleet/cluster_query.h"
 #include "fleet/http_guard.h"
@@ -248,7 +249,7 @@ void ServeDaemon::ClusterLoop() {
     }
     std::vector<std::string> errors;
     // Jobs with rows in the last day: the watch's first round after a restart reads no further back.
-    std::int64_t since_ns = NowNs() - std::int64_t{86400} * 1'000'000'000;
+    std::int64_t since_ns = NowNs() - std::int64_t{86400} * kNsPerS;
     auto round = store ? WatchStoredClusters(*store, options_.analyze, since_ns, seen, metrics_, &errors)
                        : Result<std::int64_t>(plasmient::Fail("{}: the store cannot be opened", db_path_));
     if (!round) errors.push_back(round.error().message);
@@ -334,7 +335,7 @@ std::string ServeDaemon::Unhealthy() const {
       if (!why.empty()) return "unhealthy: " + why;
     }
   }
-  double idle_s = static_cast<double>(SteadyNs() - last_progress_ns_.load()) / 1e9;
+  double idle_s = NsToSeconds(SteadyNs() - last_progress_ns_.load());
   if (idle_s <= options_.limits.timeout_s + kHealthSlackS) return {};
   return fmt::format("unhealthy: no progress for {:.0f} s (the analysis time limit is {} s)", idle_s,
                      options_.limits.timeout_s);

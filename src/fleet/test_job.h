@@ -1,6 +1,7 @@
 // A small two-rank job verdict with known figures, for the fleet tests.
 #pragma once
 
+#include "base/time_units.h"
 #include "verdict/verdict.h"
 
 namespace plasmient::fleet::testing {
@@ -13,7 +14,7 @@ inline verdict::RankVerdict MakeRank(std::int64_t rank, double wall_s, double us
   r.device.name = "NVIDIA H100 SXM 80GB";
   r.device.price_per_gpu_hour = 4.0;
   r.run.wall_s = wall_s;
-  r.run.end_ns = static_cast<TimeNs>(wall_s * 1e9);
+  r.run.end_ns = static_cast<TimeNs>(SecondsToNs(wall_s));
   r.run.useful_s = useful_s;
   r.run.kernel_union_s = wall_s * 0.75;
   r.run.loss_s[static_cast<std::size_t>(verdict::Loss::kExposedCommunication)] = wall_s - useful_s;
@@ -39,7 +40,7 @@ inline verdict::RankVerdict MakeRank(std::int64_t rank, double wall_s, double us
     c.name = "allreduce";
     c.kind = join::CollectiveKind::kAllReduce;
     c.start_ns = 1000;
-    c.end_ns = 1000 + static_cast<TimeNs>(comm_dur_s * 1e9);
+    c.end_ns = 1000 + static_cast<TimeNs>(SecondsToNs(comm_dur_s));
     r.collectives.push_back(c);
   }
   return r;

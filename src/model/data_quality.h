@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/time_units.h"
+
 namespace plasmient::model {
 
 enum class Severity : std::uint8_t { kInfo, kWarning, kError };
@@ -135,7 +137,7 @@ class DataQuality {
   // One occurrence at `byte_offset` of the input; the smallest offset seen is kept.
   void AddAt(Dq id, std::int64_t byte_offset);
   std::int64_t Get(Dq id) const { return counts_[static_cast<std::size_t>(id)]; }
-  double GpuSeconds(Dq id) const { return static_cast<double>(gpu_ns_[static_cast<std::size_t>(id)]) * 1e-9; }
+  double GpuSeconds(Dq id) const { return NsToSeconds(gpu_ns_[static_cast<std::size_t>(id)]); }
   // The first occurrence's byte offset in this file's input; -1 when unknown.
   std::int64_t FirstOffset(Dq id) const { return first_offset_[static_cast<std::size_t>(id)]; }
   void Merge(const DataQuality& other);

@@ -217,7 +217,7 @@ Status WriteJob(const SynthConfig& input, const std::string& out_dir, Progress* 
     report.clock_offset_ns = info.clock_offset_ns;
     report.dominant_dtype = DominantDtype(activities);
     report.device = {PeakFlops(gpu, report.dominant_dtype), gpu.mem_bytes_per_s};
-    report.collective_wait_s = resolver.own_wait_ns()[static_cast<std::size_t>(r)] * 1e-9;
+    report.collective_wait_s = NsToSeconds(resolver.own_wait_ns()[static_cast<std::size_t>(r)]);
     const RankTruth rank_truth = ComputeRankTruth(activities, report.device);
     report.truth = &rank_truth;
     report.activities = &activities;
@@ -239,7 +239,7 @@ Status WriteJob(const SynthConfig& input, const std::string& out_dir, Progress* 
   std::vector<StragglerReport> stragglers;
   for (int r = 0; r < config.ranks; ++r) {
     const double caused = resolver.caused_wait_ns()[static_cast<std::size_t>(r)];
-    if (caused > 0) stragglers.push_back({r, caused * 1e-9});
+    if (caused > 0) stragglers.push_back({r, NsToSeconds(caused)});
   }
   std::sort(stragglers.begin(), stragglers.end(), [](const StragglerReport& a, const StragglerReport& b) {
     return a.caused_wait_s != b.caused_wait_s ? a.caused_wait_s > b.caused_wait_s : a.rank < b.rank;

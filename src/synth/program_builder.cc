@@ -80,7 +80,7 @@ TimeNs ProgramBuilder::KernelNs(double flops, double bytes, double compute_eff) 
   const double compute_s = flops / (gpu_.bf16_flops_per_s * compute_eff);
   const double memory_s = bytes / (gpu_.mem_bytes_per_s * memory_eff);
   const double seconds = std::max(compute_s, memory_s) * slowdown_ + 2.0e-6;
-  return static_cast<TimeNs>(std::ceil(seconds * 1e9));
+  return static_cast<TimeNs>(std::ceil(SecondsToNs(seconds)));
 }
 
 // 2·M·N·K FLOPs; bytes of A[M,K], B[K,N], the output [M,N] and a bias of bias_elems.
@@ -187,7 +187,7 @@ Item& ProgramBuilder::Copy(OpKind kind, std::int64_t bytes) {
   Item& item = Push(kind);
   item.d[0] = bytes;
   const double bytes_per_s = kind == OpKind::kMemsetZero ? gpu_.mem_bytes_per_s * 0.7 : 22e9;
-  item.gpu_ns = static_cast<TimeNs>(std::ceil(static_cast<double>(bytes) / bytes_per_s * 1e9)) + 1'500;
+  item.gpu_ns = static_cast<TimeNs>(std::ceil(SecondsToNs(static_cast<double>(bytes) / bytes_per_s))) + 1'500;
   return item;
 }
 
@@ -288,18 +288,18 @@ TimeNs AllReduceNs(std::int64_t bytes, int world) {
   if (world <= 1) return 8'000;
   const double bus_bytes_per_s = world <= 8 ? 170e9 : 42e9;
   const double algo = 2.0 * (world - 1) / world * static_cast<double>(bytes) / bus_bytes_per_s;
-  return static_cast<TimeNs>(algo * 1e9) + 12'000 + 1'500 * static_cast<TimeNs>(std::log2(world));
+  return static_cast<TimeNs>(SecondsToNs(algo)) + 12'000 + 1'500 * static_cast<TimeNs>(std::log2(world));
 }
 
 TimeNs AllToAllNs(std::int64_t bytes, int world) {
   if (world <= 1) return 6'000;
   const double bus_bytes_per_s = world <= 8 ? 150e9 : 38e9;
   const double algo = static_cast<double>(world - 1) / world * static_cast<double>(bytes) / bus_bytes_per_s;
-  return static_cast<TimeNs>(algo * 1e9) + 10'000;
+  return static_cast<TimeNs>(SecondsToNs(algo)) + 10'000;
 }
 
 TimeNs P2pNs(std::int64_t bytes) {
-  return static_cast<TimeNs>(static_cast<double>(bytes) / 160e9 * 1e9) + 8'000;
+  return static_cast<TimeNs>(SecondsToNs(static_cast<double>(bytes) / 160e9)) + 8'000;
 }
 
 namespace {

@@ -141,7 +141,7 @@ WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs star
   for (std::uint32_t i = 0; i < activities.size(); ++i) {
     const TruthActivity& a = activities[i];
     if (a.cls != ActivityClass::kCompute && per_kernel != nullptr)
-      (*per_kernel)[i].share_s = share_ns[i] * 1e-9;
+      (*per_kernel)[i].share_s = NsToSeconds(share_ns[i]);
     if (a.cls != ActivityClass::kCompute || share_ns[i] <= 0) continue;
     const TimeNs s = std::max(a.start_ns, start_ns);
     const TimeNs e = std::min(a.end_ns, end_ns);
@@ -164,23 +164,23 @@ WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs star
         break;
     }
     if (per_kernel != nullptr) {
-      (*per_kernel)[i] = {share_ns[i] * 1e-9, useful * 1e-9, category};
+      (*per_kernel)[i] = {NsToSeconds(share_ns[i]), NsToSeconds(useful), category};
     }
   }
-  w.useful_s = useful_ns * 1e-9;
+  w.useful_s = NsToSeconds(useful_ns);
   // Slice sums were kept in ns; convert once.
-  w.losses.compute_inefficiency *= 1e-9;
-  w.losses.memory_bound *= 1e-9;
-  w.losses.unmodeled_kernels *= 1e-9;
-  w.losses.exposed_communication *= 1e-9;
-  w.losses.pipeline_bubble *= 1e-9;
-  w.losses.host_bound_idle *= 1e-9;
-  w.losses.data_movement *= 1e-9;
-  w.kernel_union_s *= 1e-9;
-  w.gpu_busy_s *= 1e-9;
-  w.compute_s *= 1e-9;
-  w.communication_s *= 1e-9;
-  w.communication_overlapped_s *= 1e-9;
+  w.losses.compute_inefficiency = NsToSeconds(w.losses.compute_inefficiency);
+  w.losses.memory_bound = NsToSeconds(w.losses.memory_bound);
+  w.losses.unmodeled_kernels = NsToSeconds(w.losses.unmodeled_kernels);
+  w.losses.exposed_communication = NsToSeconds(w.losses.exposed_communication);
+  w.losses.pipeline_bubble = NsToSeconds(w.losses.pipeline_bubble);
+  w.losses.host_bound_idle = NsToSeconds(w.losses.host_bound_idle);
+  w.losses.data_movement = NsToSeconds(w.losses.data_movement);
+  w.kernel_union_s = NsToSeconds(w.kernel_union_s);
+  w.gpu_busy_s = NsToSeconds(w.gpu_busy_s);
+  w.compute_s = NsToSeconds(w.compute_s);
+  w.communication_s = NsToSeconds(w.communication_s);
+  w.communication_overlapped_s = NsToSeconds(w.communication_overlapped_s);
   return w;
 }
 

@@ -66,7 +66,7 @@ void AggregateKernels(const model::Trace& t, const ActivityFacts& f, double memo
   for (std::size_t k = 0; k < f.size(); ++k) {
     if (!f.kept[k]) continue;
     double dur_s = NsToSeconds(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
-    double share_s = f.share_ns[k] * 1e-9, useful_s = f.useful_ns[k] * 1e-9;  // double ns
+    double share_s = NsToSeconds(f.share_ns[k]), useful_s = NsToSeconds(f.useful_ns[k]);
     double peak = f.peak_flops_per_s[k];
     DeviceActivity device;
     if (!device_tier.empty())

@@ -35,7 +35,6 @@ using join::ActivityClass;
 using model::Dq;
 using model::Trace;
 
-constexpr double kNsToS = 1e-9;  // for sums and shares of durations (double ns)
 constexpr std::string_view kDefaultDeviceKey = "h100_sxm";
 
 // Resolves a slice end against `count` steps, Python style; nullopt = open.
@@ -385,7 +384,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
     if (f.cls[k] != ActivityClass::kCompute || f.flops[k] <= 0 || peak <= 0) continue;
     // Work in a dtype with a faster pipe than P's (fp8, fp4 beside bf16) is judged by that pipe;
     // a slower dtype's stays judged by P (docs/verdict.md, "Compute").
-    double ideal_ns = f.flops[k] / std::max(peak, f.peak_flops_per_s[k]) * 1e9;
+    double ideal_ns = SecondsToNs(f.flops[k] / std::max(peak, f.peak_flops_per_s[k]));
     double dur_ns = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
     if (ideal_ns > dur_ns * 1.0001) quality.Add(Dq::kFlopsAbovePeak);
     f.useful_ns[k] = std::min(ideal_ns, share);
@@ -401,10 +400,10 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
     }
   }
   v.run = FiguresOf(run, f);
-  v.gpu_busy_s = run.busy_union_ns * kNsToS;
-  v.compute_s = run.compute_union_ns * kNsToS;
-  v.communication_s = run.communication_union_ns * kNsToS;
-  v.communication_overlapped_s = run.communication_overlapped_ns * kNsToS;
+  v.gpu_busy_s = NsToSeconds(run.busy_union_ns);
+  v.compute_s = NsToSeconds(run.compute_union_ns);
+  v.communication_s = NsToSeconds(run.communication_union_ns);
+  v.communication_overlapped_s = NsToSeconds(run.communication_overlapped_ns);
 
   // Each step sweeps only the activities that can overlap its window: sorted by start, with a
   // running maximum of ends, both ends of that range are binary searches (O(S·N) otherwise).

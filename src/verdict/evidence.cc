@@ -57,6 +57,11 @@ void CountSyncsBeforeIdle(const ActivityFacts& f, Evidence& e) {
   }
 }
 
+// ns→s by division, not NsToSeconds' multiplication by 1e-9: these figures (lost seconds of
+// GEMM shapes and glue kernels, exposed communication by collective) were always divided, and the
+// verdict JSON keeps their last bit.
+double DividedSeconds(double ns) { return ns / static_cast<double>(kNsPerS); }
+
 // A GEMM kernel whose shape wastes the tensor cores, and how: N or K off the 16-byte tile of its
 // dtype (8 bf16/fp16 elements, 16 fp8, 4 fp32), or a dimension too small to fill a tile.
 std::optional<GemmShapeLoss> PoorGemm(const ActivityFacts& f, std::size_t k) {
@@ -71,7 +76,7 @@ std::optional<GemmShapeLoss> PoorGemm(const ActivityFacts& f, std::size_t k) {
                        .dtype = std::string(roofline::DtypeName(f.dtype[k])),
                        .unaligned = unaligned,
                        .kernels = 1,
-                       .lost_s = f.lost_ns(k) / static_cast<double>(kNsPerS)};
+                       .lost_s = DividedSeconds(f.lost_ns(k))};
 }
 
 // Merges (name, seconds) pairs by name, largest first, at most `keep`.
@@ -150,7 +155,7 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
   std::unordered_map<std::uint32_t, double> glue_by_name;
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
     if (!f.kept[k]) continue;
-    const double lost_s = f.lost_ns(k) / static_cast<double>(kNsPerS);
+    const double lost_s = DividedSeconds(f.lost_ns(k));
     if (t.gpu.kind[k] == model::GpuKind::kMemcpy) {
       e.pageable_copies += t.Str(t.gpu.name[k]).find("Pageable") != std::string_view::npos;
     } else if (f.cls[k] == join::ActivityClass::kCollective) {
@@ -159,7 +164,7 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
       const std::string_view collective =
           j.collective[k] >= 0 ? t.Str(t.collectives.name[j.collective[k]]) : kernel;
       const auto family = static_cast<std::size_t>(FamilyOf(join::ParseCollectiveKind(collective, kernel)));
-      e.exposed_comm_s[family] += f.share_ns[k] / static_cast<double>(kNsPerS);
+      e.exposed_comm_s[family] += DividedSeconds(f.share_ns[k]);
     } else if (f.cls[k] == join::ActivityClass::kCompute) {
       const TimeNs dur_ns = t.gpu.end_ns[k] - t.gpu.start_ns[k];
       ++e.compute_kernels;

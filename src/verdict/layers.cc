@@ -10,8 +10,6 @@
 namespace plasmient::verdict {
 namespace {
 
-constexpr double kNsToS = 1e-9;
-
 void KeepTop(std::vector<std::pair<std::string, double>>& kernels) {
   std::stable_sort(kernels.begin(), kernels.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -142,7 +140,7 @@ Layers RollUpLayers(const model::Trace& t, const join::Joined& j, const Activity
   for (std::size_t i = 0; i < tree.activity.size(); ++i) {
     std::int32_t leaf = tree.activity[i];
     if (leaf < 0) continue;
-    const double share = in.share_ns[i] * kNsToS, useful = in.useful_ns[i] * kNsToS;
+    const double share = NsToSeconds(in.share_ns[i]), useful = NsToSeconds(in.useful_ns[i]);
     const double flops = std::max(0.0, in.flops[i]);
     const auto loss = static_cast<std::size_t>(in.loss[i]);
     const std::uint32_t name = t.gpu.name[i].value;

@@ -122,20 +122,19 @@ SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start
 
 Figures ChargeSweep(const SweepResult& s, std::span<const Loss> loss,
                     const std::function<double(std::int32_t k, double share_ns)>& useful_ns) {
-  constexpr double kNsToS = 1e-9;
   Figures f;
   f.start_ns = s.start_ns;
   f.end_ns = s.end_ns;
-  f.wall_s = static_cast<double>(s.end_ns - s.start_ns) * kNsToS;
-  f.kernel_union_s = s.kernel_union_ns * kNsToS;
-  auto add = [&f](Loss l, double ns) { f.loss_s[static_cast<std::size_t>(l)] += ns * kNsToS; };
+  f.wall_s = NsToSeconds(s.end_ns - s.start_ns);
+  f.kernel_union_s = NsToSeconds(s.kernel_union_ns);
+  auto add = [&f](Loss l, double ns) { f.loss_s[static_cast<std::size_t>(l)] += NsToSeconds(ns); };
   for (auto [k, share] : s.shares) {
     const Loss l = loss[static_cast<std::size_t>(k)];
     if (l == Loss::kExposedCommunication || l == Loss::kPipelineBubble || l == Loss::kDataMovement) {
       continue;  // those come from the sweep's own categories below
     }
     const double useful = useful_ns(k, share);
-    f.useful_s += useful * kNsToS;
+    f.useful_s += NsToSeconds(useful);
     add(l, share - useful);
   }
   add(Loss::kExposedCommunication, s.exposed_communication_ns);

@@ -18,8 +18,6 @@ using join::ActivityClass;
 using verdict::Figures;
 using verdict::Loss;
 
-constexpr double kNsToS = 1e-9;
-
 // A kernel's fixed cost (launch, ramp, tail) is read as the shortest modeled compute kernel of
 // the rank, at most this: longer minimums are work, not overhead.
 constexpr TimeNs kMaxKernelFloorNs = 5'000;
@@ -49,8 +47,8 @@ struct Roof {
 Roof RoofOf(double flops, double bytes, double peak, double bandwidth) {
   const double f = std::max(flops, 0.0);
   const roofline::RooflinePoint p = roofline::Evaluate(f, bytes, 1.0, peak, bandwidth);
-  if (f > 0 && p.ceiling_flops_per_s > 0) return {f / p.ceiling_flops_per_s * 1e9, p.memory_bound};
-  if (bytes > 0 && bandwidth > 0) return {bytes / bandwidth * 1e9, true};
+  if (f > 0 && p.ceiling_flops_per_s > 0) return {SecondsToNs(f / p.ceiling_flops_per_s), p.memory_bound};
+  if (bytes > 0 && bandwidth > 0) return {SecondsToNs(bytes / bandwidth), true};
   return {};
 }
 
@@ -192,7 +190,7 @@ double HideCommunication(const RankTable& t, std::span<const ReplayedActivity> a
     const double hideable = std::max(0.0, st.exposed_ns - st.last_exposed_ns);
     hidden_ns += std::min(hideable, std::max(0.0, st.compute_ns - st.overlapped_ns));
   }
-  return hidden_ns * kNsToS;
+  return NsToSeconds(hidden_ns);
 }
 
 void Hide(Figures& f, Loss loss, double seconds) {
@@ -277,7 +275,7 @@ Result<RankResult> ProjectRank(const RankTable& t, const verdict::JobVerdict& jo
   // As the verdict charges its run window: a compute kernel is useful up to FLOPs / P.
   out.projected = verdict::ChargeSweep(sweep, loss, [&](std::int32_t k, double share) {
     const double f = flops[static_cast<std::size_t>(k)];
-    return f > 0 && t.peak_flops_per_s > 0 ? std::min(f / t.peak_flops_per_s * 1e9, share) : 0;
+    return f > 0 && t.peak_flops_per_s > 0 ? std::min(SecondsToNs(f / t.peak_flops_per_s), share) : 0;
   });
 
   if (l.overlap_comm) {
@@ -451,7 +449,7 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
       c.from = roof.memory ? "compute" : "memory";
       c.to = roof.memory ? "memory" : "compute";
       ++c.calls;
-      c.projected_s += static_cast<double>(r->dur_ns[row]) * kNsToS;
+      c.projected_s += NsToSeconds(r->dur_ns[row]);
     }
     Warn(t, *r, l, p.warnings);
   }

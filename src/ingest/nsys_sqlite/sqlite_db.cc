@@ -5,6 +5,8 @@
 #include <chrono>
 #include <utility>
 
+#include "base/time_units.h"
+
 namespace plasmient::ingest::nsys {
 namespace {
 
@@ -122,7 +124,7 @@ Result<Db> Db::Open(const std::string& path, const DbLimits& limits) {
   }
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
   db.deadline_ns_ =
-      std::make_unique<std::int64_t>(SteadyNowNs() + std::int64_t{limits.max_seconds} * 1'000'000'000);
+      std::make_unique<std::int64_t>(SteadyNowNs() + std::int64_t{limits.max_seconds} * kNsPerS);
   sqlite3_progress_handler(raw, kProgressOps, &PastDeadline, db.deadline_ns_.get());
   // The first read of the schema is where encrypted, locked and damaged files show.
   auto probe = db.Prepare("SELECT count(*) FROM sqlite_master", "the schema");
