@@ -205,8 +205,8 @@ void WriteCluster(JsonWriter& w, const verdict::JobVerdict& job) {
 
 void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(std::string_view)>& write) {
   std::string out;
-  // Between ranks, what is written so far goes out once it passes this size: the writer keeps
-  // nothing that points into `out`, so emptying it is safe at any point.
+  // Between inputs and between ranks, what is written so far goes out once it passes this size:
+  // the writer keeps nothing that points into `out`, so emptying it is safe at any point.
   constexpr std::size_t kPieceBytes = 1u << 20;
   auto hand_over = [&](std::size_t at_least) {
     if (out.size() < at_least) return;
@@ -220,6 +220,7 @@ void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(s
   for (const auto& r : job.ranks) {
     w.BeginObject().Field("path", r.path).Field("format", r.format).Field("rank", r.rank);
     w.Field("events", r.events).Field("bytes", r.input_bytes).EndObject();
+    hand_over(kPieceBytes);
   }
   w.EndArray();
   WriteDevice(w, job.device);

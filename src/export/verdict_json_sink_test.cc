@@ -36,6 +36,34 @@ verdict::JobVerdict ClusterJob() {
   return job;
 }
 
+// A job's JSON comes out a piece at a time, between ranks, never much more than 1 MiB at once;
+// the pieces joined are the whole text.
+TEST(VerdictJsonSink, AManyRankJobIsHandedOverInPieces) {
+  verdict::JobVerdict job;
+  for (int r = 0; r < 4000; ++r) {
+    verdict::RankVerdict v;
+    v.rank = r;
+    v.path = std::string(600, 'p') + "/rank-" + std::to_string(r) + ".json\"";  // escaped: 601+ bytes
+    v.steps.resize(2);
+    job.ranks.push_back(std::move(v));
+  }
+  std::vector<std::size_t> sizes;
+  std::string joined;
+  WriteVerdictJson(job, [&](std::string_view piece) {
+    sizes.push_back(piece.size());
+    joined += piece;
+  });
+  EXPECT_EQ(joined, VerdictToJson(job));
+  ASSERT_GT(joined.size(), 4u << 20);
+  EXPECT_GE(sizes.size(), 4u);
+  for (std::size_t size : sizes) EXPECT_LT(size, (1u << 20) + (64u << 10));  // one rank past 1 MiB at most
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(joined).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(doc["per_rank"].get_array().size(), 4000u);
+  EXPECT_EQ(doc["per_step"].get_array().size(), 8000u);
+}
+
 TEST(VerdictJsonSink, WritesTheClusterFigures) {
   std::string out = VerdictToJson(ClusterJob());
   simdjson::dom::parser parser;
