@@ -104,7 +104,8 @@ cpu_s() {  # cpu_s PID...: user + system CPU seconds of those processes, all thr
   python3 -c "print(f'{$total / $(getconf CLK_TCK):.2f}')"
 }
 servers_before=$(cpu_s "${server_pids[@]}")
-/usr/bin/time -f '%U %S' -o "$work/sim.cpu" "$sim" --url "$url_a" --cluster fleet_sim "$@" | tee "$work/sim.txt" \
+TIMEFORMAT='%U %S'  # bash's own `time`: the user and system CPU seconds of fleet_sim (and tee)
+{ time "$sim" --url "$url_a" --cluster fleet_sim "$@" 2>&3 | tee "$work/sim.txt"; } 3>&2 2>"$work/sim.cpu" \
   || fail "fleet_sim"
 servers_after=$(cpu_s "${server_pids[@]}")
 read -r sim_user sim_sys <"$work/sim.cpu"
