@@ -10,7 +10,7 @@
 #include "collect/agent/record_sink.h"
 #include "collect/agent/trace_writer.h"
 #include "collect/cupti/activity_converter.h"
-#include "collect/cupti/fake_activity_buffer.h"
+#include "collect/testing/fake_activity_buffer.h"
 
 namespace plasmient::collect {
 namespace {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a stage uses a stage to its right: by a link of one of its CMake targets (the build's
-# own target graph, read through CMake's file API) or by an #include in one of its files.
+# own target graph, read through CMake's file API) or by an #include in one of its files; and when a
+# file under src/ that is not a test includes a test helper (a header in a `testing/` folder).
 #   scripts/check-boundaries.sh [BUILD]   BUILD: a configured build folder (default: build)
 # The stages, left to right, and the two that stand beside them (README, "Layout"):
 #   base → model → wire → ingest → roofline → join → verdict → cluster → whatif → export → fleet → cli
@@ -89,6 +90,8 @@ for target in targets.values():
 
 # Includes: every file of a stage, by the folder of each quoted include.
 include = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/')
+# Helpers only tests use live in a `testing/` folder; nothing else under src/ may include them.
+testing_include = re.compile(r'^\s*#\s*include\s*"[^"]*/testing/')
 checked_files = 0
 for root, _, files in os.walk(src):
     for name in files:
@@ -99,14 +102,17 @@ for root, _, files in os.walk(src):
         if stage is None:
             continue
         checked_files += 1
+        test_file = is_test(name) or "/testing/" in path
         with open(path, encoding="utf-8", errors="replace") as f:
             for number, line in enumerate(f, 1):
                 m = include.match(line)
                 if m:
-                    check(stage, m.group(1), is_test(name), f"{path}:{number} includes {m.group(1)}/")
+                    check(stage, m.group(1), test_file, f"{path}:{number} includes {m.group(1)}/")
+                if testing_include.match(line) and not test_file:
+                    problems.append(f"{path}:{number}: a test helper (testing/) included outside tests")
 
 if problems:
-    print("check-boundaries: a stage uses a stage to its right:", file=sys.stderr)
+    print("check-boundaries: a stage uses a stage to its right, or a test helper outside tests:", file=sys.stderr)
     for p in problems:
         print("  " + p, file=sys.stderr)
     sys.exit(1)

@@ -11,7 +11,7 @@
 
 #include "cluster/cluster_match.h"
 #include "ingest/native/native_reader.h"
-#include "ingest/native/native_test_file.h"
+#include "ingest/testing/native_test_file.h"
 #include "verdict/analyze.h"
 
 namespace plasmient::cluster {

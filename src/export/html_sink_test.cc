@@ -4,7 +4,7 @@
 
 #include "export/diff_sink.h"
 #include "export/html_charts.h"
-#include "export/test_traces.h"
+#include "export/testing/test_traces.h"
 
 namespace plasmient::exporting {
 namespace {

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "cluster/cluster_verdict.h"
-#include "export/test_traces.h"
+#include "export/testing/test_traces.h"
 #include "verdict/column.h"
 #include "verdict/facts.h"
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "export/test_traces.h"
+#include "export/testing/test_traces.h"
 
 namespace plasmient::exporting {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "fleet/clickhouse_outbox.h"
 #include "fleet/job_rows.h"
-#include "fleet/test_job.h"
+#include "fleet/testing/test_job.h"
 
 namespace plasmient::fleet {
 namespace {

@@ -10,7 +10,7 @@
 #include "fleet/job_rows.h"
 #include "fleet/levers.h"
 #include "fleet/sqlite_store.h"
-#include "fleet/test_job.h"
+#include "fleet/testing/test_job.h"
 
 namespace plasmient::fleet {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/cluster_verdict.h"
-#include "fleet/test_job.h"
+#include "fleet/testing/test_job.h"
 
 namespace plasmient::fleet {
 namespace {

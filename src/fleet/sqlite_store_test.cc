@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "fleet/job_rows.h"
-#include "fleet/test_job.h"
+#include "fleet/testing/test_job.h"
 
 namespace plasmient::fleet {
 namespace {

@@ -10,12 +10,12 @@
 
 #include <gtest/gtest.h>
 
-#include "ingest/kineto_json/kineto_json_test_util.h"
 #include "ingest/native/native_reader.h"
-#include "ingest/native/native_test_file.h"
 #include "ingest/nsys_sqlite/nsys_sqlite_reader.h"
-#include "ingest/nsys_sqlite/nsys_test_db.h"
 #include "ingest/read_trace.h"
+#include "ingest/testing/kineto_json_test_util.h"
+#include "ingest/testing/native_test_file.h"
+#include "ingest/testing/nsys_test_db.h"
 #include "tests/hostile/limited_child.h"
 
 namespace plasmient {

@@ -1,5 +1,5 @@
 // A traced process without a GPU, for the live tests: the duty-cycled agent with its CUPTI and
-// NVML seams faked (collect/agent/fake_seams.h) runs for a while and writes its windows into a
+// NVML seams faked (collect/testing/fake_seams.h) runs for a while and writes its windows into a
 // spool, then prints what it fed as one JSON line.
 //   live_driver SPOOL JOB RANK PERIOD_S WINDOW_S SECONDS
 #include <unistd.h>
@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "collect/agent/agent.h"
-#include "collect/agent/fake_seams.h"
 #include "collect/nvml/nvml_sampler.h"
+#include "collect/testing/fake_seams.h"
 
 int main(int argc, char** argv) {
   using namespace plasmient::collect;

@@ -24,8 +24,8 @@
 
 #include "collect/agent/agent.h"
 #include "collect/agent/clock.h"
-#include "collect/agent/fake_seams.h"
 #include "collect/nvml/nvml_sampler.h"
+#include "collect/testing/fake_seams.h"
 #include "ingest/native/native_reader.h"
 #include "wire/chunk_codec.h"
 

@@ -17,8 +17,8 @@
 
 #include <gtest/gtest.h>
 
-#include "collect/agent/test_child.h"
 #include "collect/agent/trace_writer.h"
+#include "collect/testing/test_child.h"
 #include "wire/chunk_codec.h"
 
 namespace plasmient::collect {

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "collect/agent/test_child.h"
+#include "collect/testing/test_child.h"
 #include "ingest/native/native_reader.h"
 
 extern "C" void plasmient_agent_shutdown();

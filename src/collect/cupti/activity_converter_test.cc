@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "collect/agent/trace_writer.h"
-#include "collect/cupti/fake_activity_buffer.h"
+#include "collect/testing/fake_activity_buffer.h"
 #include "ingest/native/native_reader.h"
 
 namespace plasmient::collect {

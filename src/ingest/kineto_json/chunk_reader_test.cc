@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ingest/kineto_json/kineto_json_test_util.h"
+#include "ingest/testing/kineto_json_test_util.h"
 
 namespace plasmient::ingest {
 namespace {

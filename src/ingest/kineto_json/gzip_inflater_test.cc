@@ -6,7 +6,7 @@
 
 #include "ingest/kineto_json/chunk_reader.h"
 #include "ingest/kineto_json/kineto_json_reader.h"
-#include "ingest/kineto_json/kineto_json_test_util.h"
+#include "ingest/testing/kineto_json_test_util.h"
 
 namespace plasmient::ingest {
 namespace {

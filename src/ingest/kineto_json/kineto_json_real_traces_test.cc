@@ -8,7 +8,7 @@
 #include <simdjson.h>
 
 #include "ingest/kineto_json/kineto_json_reader.h"
-#include "ingest/kineto_json/kineto_json_test_util.h"
+#include "ingest/testing/kineto_json_test_util.h"
 
 namespace plasmient::ingest {
 namespace {

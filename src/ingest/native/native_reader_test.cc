@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ingest/native/native_test_file.h"
+#include "ingest/testing/native_test_file.h"
 #include "wire/chunk_codec.h"
 #include "wire/crc32c.h"
 

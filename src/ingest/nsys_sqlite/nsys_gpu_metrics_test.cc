@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "ingest/nsys_sqlite/nsys_sqlite_reader.h"
-#include "ingest/nsys_sqlite/nsys_test_db.h"
+#include "ingest/testing/nsys_test_db.h"
 
 namespace plasmient::ingest::nsys {
 namespace {

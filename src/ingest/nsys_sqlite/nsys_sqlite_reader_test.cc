@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <map>
 
-#include "ingest/nsys_sqlite/nsys_test_db.h"
+#include "ingest/testing/nsys_test_db.h"
 
 namespace plasmient::ingest::nsys {
 namespace {

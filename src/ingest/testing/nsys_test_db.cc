@@ -1,4 +1,4 @@
-#include "ingest/nsys_sqlite/nsys_test_db.h"
+#include "ingest/testing/nsys_test_db.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

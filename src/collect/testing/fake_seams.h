@@ -19,8 +19,8 @@
 #include "collect/agent/agent.h"
 #include "collect/agent/clock.h"
 #include "collect/cupti/activity_converter.h"
-#include "collect/cupti/fake_activity_buffer.h"
 #include "collect/nvml/nvml_api.h"
+#include "collect/testing/fake_activity_buffer.h"
 
 namespace plasmient::collect::fake {
 
