@@ -92,6 +92,9 @@ class JobReader {
         hooks_(hooks),
         rules_(rules),
         parse_threads_(ParseThreadsEach(options, files.size())),
+        rank_threads_(
+            CoresEach(std::clamp<std::size_t>(options.workers, 1, std::max<std::size_t>(1, files.size())),
+                      options.cores)),
         outcomes_(files.size()) {}
 
   std::vector<Outcome> Run(std::size_t workers) {
@@ -152,6 +155,7 @@ class JobReader {
     if (!analyze) return;
     InOrderObserver observer(*this, commit);
     verdict::AnalyzeOptions options = options_;
+    options.rank_threads = rank_threads_;
     if (options_.observer != nullptr) options.observer = &observer;
     auto v = verdict::AnalyzeRank(**trace, options);
     if (!v) {
@@ -254,6 +258,7 @@ class JobReader {
   const JobReadHooks& hooks_;
   const ingest::OpenRules& rules_;
   const std::size_t parse_threads_;
+  const std::size_t rank_threads_;
   std::vector<Outcome> outcomes_;
   std::atomic<std::size_t> next_{0};
   std::atomic<std::size_t> first_failure_{SIZE_MAX};

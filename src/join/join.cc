@@ -1,9 +1,11 @@
 #include "join/join.h"
 
 #include "base/name_memo.h"
+#include "base/parallel.h"
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -66,16 +68,19 @@ ActivityClass ClassOfRole(CommRole role) {
 // Correlation ids are unique per process; GPU rows know their process only in some formats.
 class LaunchIndex {
  public:
-  explicit LaunchIndex(const Trace& t) {
+  LaunchIndex(const Trace& t, std::size_t threads) {
     entries_.reserve(t.api.size());
     for (std::size_t i = 0; i < t.api.size(); ++i) {
       if (t.api.correlation[i] != kNoId) {
         entries_.push_back({t.api.correlation[i], t.api.pid[i], static_cast<std::int32_t>(i)});
       }
     }
-    std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-      return std::tie(a.correlation, a.pid, a.row) < std::tie(b.correlation, b.pid, b.row);
-    });
+    SortTotalOrder(
+        entries_.begin(), entries_.end(),
+        [](const Entry& a, const Entry& b) {
+          return std::tie(a.correlation, a.pid, a.row) < std::tie(b.correlation, b.pid, b.row);
+        },
+        threads);
   }
 
   std::int32_t Find(std::int64_t correlation, std::int64_t pid) const {
@@ -111,7 +116,8 @@ struct LaunchContext {
   std::vector<std::int32_t> op, annotation, layer, innermost;
 };
 
-void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, LaunchContext& launch) {
+void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, LaunchContext& launch,
+                std::size_t threads) {
   const auto& cpu = t.cpu;
   const auto& api = t.api;
   j.op_parent.assign(cpu.size(), -1);
@@ -140,19 +146,28 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
     items.push_back({thread_of(cpu.pid[i], cpu.tid[i]), false, static_cast<std::int32_t>(i), cpu.start_ns[i],
                      cpu.end_ns[i]});
   }
+  const std::size_t ranges = items.size();
   for (std::size_t i = 0; i < api.size(); ++i) {
     if (!is_launch[i]) continue;  // only calls that launched GPU activity need their op
     items.push_back({thread_of(api.pid[i], api.tid[i]), true, static_cast<std::int32_t>(i), api.start_ns[i],
                      api.end_ns[i]});
   }
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+  auto before = [](const Item& a, const Item& b) {
     // Longer ranges first at equal start so parents precede children; launches after ranges.
     if (a.thread != b.thread) return a.thread < b.thread;
     if (a.start != b.start) return a.start < b.start;
     if (a.end != b.end) return a.end > b.end;
     if (a.is_launch != b.is_launch) return b.is_launch;
     return a.row < b.row;
-  });
+  };
+  // Ranges and launches are sorted apart, at once, then merged: each is often in order already
+  // (tracers write them as they end or start), and the order is total, so the result is the
+  // one sorting them together gives.
+  const auto launches = items.begin() + static_cast<std::ptrdiff_t>(ranges);
+  const std::function<void()> sorts[] = {[&] { SortTotalOrder(items.begin(), launches, before, 1); },
+                                         [&] { SortTotalOrder(launches, items.end(), before, 1); }};
+  RunConcurrently(threads, sorts);
+  std::inplace_merge(items.begin(), launches, items.end(), before);
 
   std::vector<std::int32_t> stack;
   std::uint32_t cur_thread = 0;
@@ -276,7 +291,7 @@ CommRange InnermostCommRange(const Trace& t, const Joined& j, std::int32_t range
 // to start before the backward op (sequence numbers restart per thread; the latest ran last).
 class ForwardLayers {
  public:
-  ForwardLayers(const Trace& t, const Joined& j) : t_(t) {
+  ForwardLayers(const Trace& t, const Joined& j, std::size_t threads) : t_(t) {
     const auto& cpu = t.cpu;
     for (std::size_t r = 0; r < cpu.size(); ++r) {
       if (cpu.kind[r] == CpuOpKind::kOp && cpu.sequence[r] != kNoId &&
@@ -284,9 +299,12 @@ class ForwardLayers {
         forward_.push_back({cpu.sequence[r], cpu.start_ns[r], static_cast<std::int32_t>(r)});
       }
     }
-    std::sort(forward_.begin(), forward_.end(), [](const Entry& a, const Entry& b) {
-      return std::tie(a.sequence, a.start_ns, a.row) < std::tie(b.sequence, b.start_ns, b.row);
-    });
+    SortTotalOrder(
+        forward_.begin(), forward_.end(),
+        [](const Entry& a, const Entry& b) {
+          return std::tie(a.sequence, a.start_ns, a.row) < std::tie(b.sequence, b.start_ns, b.row);
+        },
+        threads);
   }
 
   bool IsBackwardOp(std::size_t r) const {
@@ -329,11 +347,12 @@ class ForwardLayers {
 
 // Every activity's layer: the range around its launch, else (backward kernels) the range around
 // its forward op, else the backward branch.
-void AssignLayers(const Trace& t, Joined& j, const std::vector<std::int32_t>& launch_layer) {
+void AssignLayers(const Trace& t, Joined& j, const std::vector<std::int32_t>& launch_layer,
+                  std::size_t threads) {
   const std::size_t n = t.gpu.size();
   j.layer.assign(n, -1);
   j.layer_source.assign(n, LayerSource::kNone);
-  ForwardLayers forward(t, j);
+  ForwardLayers forward(t, j, threads);
   NameMemo is_backward_name(t.strings, IsBackwardOpName);
   for (std::size_t i = 0; i < n; ++i) {
     if (j.launch[i] >= 0 && launch_layer[j.launch[i]] >= 0) {
@@ -404,7 +423,7 @@ std::string_view ClassName(ActivityClass c) {
   return "unknown";
 }
 
-Joined Join(const Trace& t, model::DataQuality& quality) {
+Joined Join(const Trace& t, model::DataQuality& quality, std::size_t threads) {
   Joined j;
   const std::size_t n = t.gpu.size();
   j.launch.assign(n, -1);
@@ -415,7 +434,7 @@ Joined Join(const Trace& t, model::DataQuality& quality) {
   j.collective.assign(n, -1);
   j.op_collective.assign(t.cpu.size(), -1);
 
-  LaunchIndex launches(t);
+  LaunchIndex launches(t, threads);
   quality.Add(Dq::kDuplicateCorrelation, launches.CountDuplicates());
 
   for (std::size_t i = 0; i < n; ++i) {
@@ -426,7 +445,7 @@ Joined Join(const Trace& t, model::DataQuality& quality) {
     if (l >= 0) is_launch[l] = 1;
   }
   LaunchContext launch;
-  NestCpuOps(t, j, is_launch, launch);
+  NestCpuOps(t, j, is_launch, launch, threads);
   CollectSteps(t, j);
 
   for (std::size_t c = 0; c < t.collectives.size(); ++c) {
@@ -469,7 +488,7 @@ Joined Join(const Trace& t, model::DataQuality& quality) {
     if (j.launch[i] >= 0 && j.op[i] < 0) ++launch_no_op;
   }
   quality.Add(Dq::kLaunchNoOp, launch_no_op);
-  AssignLayers(t, j, launch.layer);
+  AssignLayers(t, j, launch.layer, threads);
   if (j.steps.empty() && n > 0) quality.Add(Dq::kNoProfilerSteps);
   return j;
 }

@@ -58,8 +58,9 @@ struct Joined {
   bool external_id_equals_correlation = false;
 };
 
-// Joins the trace, which stays as ingest left it; counts what does not join in `quality`.
-Joined Join(const model::Trace& trace, model::DataQuality& quality);
+// Joins the trace, which stays as ingest left it; counts what does not join in `quality`. Its
+// sorts run on up to `threads` threads; the result is the same for any count.
+Joined Join(const model::Trace& trace, model::DataQuality& quality, std::size_t threads = 1);
 
 // Launch time of GPU activity i: its launch's start, or kNoTime without a launch.
 TimeNs LaunchTime(const model::Trace& trace, const Joined& joined, std::size_t i);

@@ -4,12 +4,14 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "base/parallel.h"
 #include "base/text.h"
 #include "join/join.h"
 #include "roofline/device_table.h"
@@ -300,6 +302,31 @@ std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::
   return out;
 }
 
+// Each step's figures. A step sweeps only the activities that can overlap its window: sorted by
+// start (in place), with a running maximum of ends, both ends of that range are binary searches
+// (O(S·N) otherwise).
+std::vector<StepFigures> StepsOf(const Trace& t, const join::Joined& j, const ActivityFacts& f,
+                                 std::vector<SweepActivity>& acts) {
+  std::sort(acts.begin(), acts.end(),
+            [](const SweepActivity& a, const SweepActivity& b) { return a.start_ns < b.start_ns; });
+  std::vector<TimeNs> max_end(acts.size());
+  for (std::size_t i = 0; i < acts.size(); ++i) {
+    max_end[i] = std::max(acts[i].end_ns, i > 0 ? max_end[i - 1] : kNoTime);
+  }
+  std::vector<StepFigures> steps;
+  for (const auto& [s, window] : StepWindows(t, j, f.kept)) {
+    auto first = std::upper_bound(max_end.begin(), max_end.end(), window.first) - max_end.begin();
+    auto last = std::lower_bound(acts.begin(), acts.end(), window.second,
+                                 [](const SweepActivity& a, TimeNs ts) { return a.start_ns < ts; }) -
+                acts.begin();
+    std::span<const SweepActivity> overlapping(acts.data() + first,
+                                               std::max<std::ptrdiff_t>(0, last - first));
+    SweepResult sw = Sweep(overlapping, window.first, window.second);
+    steps.push_back({j.steps[s].number, FiguresOf(sw, f)});
+  }
+  return steps;
+}
+
 }  // namespace
 
 Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
@@ -314,7 +341,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
 
   // The trace stays as ingest left it; the rank's data quality starts from the reader's counters.
   model::DataQuality quality = t.quality;
-  join::Joined j = join::Join(t, quality);
+  join::Joined j = join::Join(t, quality, o.rank_threads);
   std::vector<char> kept = SelectActivities(t, j, o, quality);
   ExcludeStrayActivities(t, kept, quality);
   KernelCosts costs = PriceKernels(t, j, kept, quality);
@@ -405,24 +432,31 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   v.communication_s = NsToSeconds(run.communication_union_ns);
   v.communication_overlapped_s = NsToSeconds(run.communication_overlapped_ns);
 
-  // Each step sweeps only the activities that can overlap its window: sorted by start, with a
-  // running maximum of ends, both ends of that range are binary searches (O(S·N) otherwise).
-  std::sort(acts.begin(), acts.end(),
-            [](const SweepActivity& a, const SweepActivity& b) { return a.start_ns < b.start_ns; });
-  std::vector<TimeNs> max_end(acts.size());
-  for (std::size_t i = 0; i < acts.size(); ++i) {
-    max_end[i] = std::max(acts[i].end_ns, i > 0 ? max_end[i - 1] : kNoTime);
-  }
-  for (const auto& [s, window] : StepWindows(t, j, f.kept)) {
-    auto first = std::upper_bound(max_end.begin(), max_end.end(), window.first) - max_end.begin();
-    auto last = std::lower_bound(acts.begin(), acts.end(), window.second,
-                                 [](const SweepActivity& a, TimeNs ts) { return a.start_ns < ts; }) -
-                acts.begin();
-    std::span<const SweepActivity> overlapping(acts.data() + first,
-                                               std::max<std::ptrdiff_t>(0, last - first));
-    SweepResult sw = Sweep(overlapping, window.first, window.second);
-    v.steps.push_back({j.steps[s].number, FiguresOf(sw, f)});
-  }
+  // The roll-ups read the facts table and write each its own part of the verdict: they run at
+  // once on the rank's threads, the costliest first.
+  RangeLedger ranges;
+  const std::function<void()> rollups[] = {
+      [&] { v.worst_instant_ns = WorstInstants(t, f, v.run); },
+      [&] { v.steps = StepsOf(t, j, f, acts); },
+      [&] {
+        AggregateKernels(t, f, bw, o.top_n * 4, v);
+        v.device_tier = DeviceActivityOver(t, v.run.start_ns, v.run.end_ns);
+      },
+      [&] {
+        v.evidence = CollectEvidence(t, j, f);
+        v.evidence.fp32_tensor_peak_flops_per_s =
+            roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
+      },
+      [&] { v.layers = RollUpLayers(t, j, f, v.run.wall_s); },
+      [&] {
+        v.collectives = CollectiveInstances(t, j, f);
+        v.op_times = CollectOpTimes(t, f);
+      },
+      [&] {
+        if (o.observer) ranges = RollUpRanges(t, j, f);
+      },
+  };
+  RunConcurrently(o.rank_threads, rollups);
 
   // FLOPs: hardware (HFU) and model (MFU).
   double forward_heavy = 0, backward_heavy = 0;
@@ -449,21 +483,9 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
     v.model_flops_source = "not derived: backward FLOPs are only partly modeled; pass --model-flops-per-step";
   }
 
-  AggregateKernels(t, f, bw, o.top_n * 4, v);
-  v.device_tier = DeviceActivityOver(t, v.run.start_ns, v.run.end_ns);
-  v.layers = RollUpLayers(t, j, f, v.run.wall_s);
   v.capacity_flops = peak * v.run.wall_s;
-  v.collectives = CollectiveInstances(t, j, f);
-  v.op_times = CollectOpTimes(t, f);
-  v.evidence = CollectEvidence(t, j, f);
-  v.evidence.fp32_tensor_peak_flops_per_s =
-      roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
-  v.worst_instant_ns = WorstInstants(t, f, v.run);
   v.quality = quality;
-  if (o.observer) {
-    const RangeLedger ranges = RollUpRanges(t, j, f);
-    o.observer->OnRank({t, j, f, v, ranges});
-  }
+  if (o.observer) o.observer->OnRank({t, j, f, v, ranges});
   return v;
 }
 

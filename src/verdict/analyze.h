@@ -57,6 +57,9 @@ struct AnalyzeOptions {
   // Cores the analysis may use (0: the machine's), shared among the ranks read at once
   // (fleet::CoresEach); serve gives each of its workers its share of the node.
   std::size_t cores = 0;
+  // Threads one rank's analysis may use: its share of the cores (fleet::AnalyzeInputs sets it).
+  // The figures do not depend on it.
+  std::size_t rank_threads = 1;
 };
 
 // Joins, models and sweeps one rank; the trace is read, never written (its data quality and what
