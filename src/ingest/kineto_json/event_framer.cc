@@ -188,11 +188,12 @@ std::size_t ScanBlocks(const char* p, std::size_t i, std::size_t n, EventFramer:
 #endif
 #endif
 
-std::size_t ScanNested(const char* p, std::size_t i, std::size_t n, EventFramer::Nest& st) {
+std::size_t ScanNested(const char* p, std::size_t i, std::size_t n, EventFramer::Nest& st, FramerScan scan) {
+  if (scan == FramerScan::kTokens) return ScanTokens(p, i, n, st);
 #if defined(__SSE2__)
 #if defined(__x86_64__)
   static const bool avx2 = __builtin_cpu_supports("avx2") != 0;
-  if (avx2) return ScanBlocksAvx2(p, i, n, st);
+  if (avx2 && scan == FramerScan::kWidest) return ScanBlocksAvx2(p, i, n, st);
 #endif
   return ScanBlocks<Sse2Blocks>(p, i, n, st);
 #else
@@ -362,7 +363,7 @@ Status EventFramer::Step(const char* p, std::size_t n, std::size_t& i) {
       return Ok();
     }
     case State::kEvent: {
-      std::size_t j = ScanNested(p, i, n, nest_);
+      std::size_t j = ScanNested(p, i, n, nest_, scan_);
       if (j == kNotFound) {
         i = n;
         return Ok();
@@ -376,7 +377,7 @@ Status EventFramer::Step(const char* p, std::size_t n, std::size_t& i) {
     case State::kScalar: {
       std::size_t j;
       if (state_ == State::kValue) {
-        j = ScanNested(p, i, n, nest_);
+        j = ScanNested(p, i, n, nest_, scan_);
         if (j == kNotFound) {
           i = n;
           return Ok();

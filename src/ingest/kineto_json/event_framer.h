@@ -27,6 +27,11 @@ struct TopLevelValue {
   std::int64_t offset;  // byte offset of the value in the uncompressed input
 };
 
+// How nested values are scanned: 64 bytes a step with the widest vector unit the processor has
+// (AVX2, else SSE2), with SSE2 alone, or one token at a time. Every scan frames the same events
+// and fails at the same byte; tests force each to check so (event_framer_test.cc).
+enum class FramerScan : std::uint8_t { kWidest, kSse2, kTokens };
+
 class EventFramer {
  public:
   // Receives a full batch; should leave `batch` empty or swap in a spare one. Returns false to
@@ -37,6 +42,10 @@ class EventFramer {
   // unfinished one is buffered across chunks, and that buffer must stay bounded.
   EventFramer(std::string name, std::size_t batch_bytes, BatchSink sink,
               std::size_t max_event_bytes = kMaxEventBytes);
+
+  // Scans with `scan` from the next chunk on (the default is kWidest). Where the build has no
+  // SSE2 (not x86-64), kSse2 scans one token at a time.
+  void ForceScan(FramerScan scan) { scan_ = scan; }
 
   // Frames the next chunk of the uncompressed input.
   Status Feed(std::string_view chunk);
@@ -90,6 +99,7 @@ class EventFramer {
   std::size_t start_ = 0;          // where the current event/value began in this chunk
   std::int64_t event_offset_ = 0;  // where the current event began in the input
   Nest nest_;
+  FramerScan scan_ = FramerScan::kWidest;
   std::string carry_;  // the beginning of an event/value that began in an earlier chunk
   std::string key_;    // the current top-level key (raw)
   bool key_escape_ = false;

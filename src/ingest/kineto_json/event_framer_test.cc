@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -17,7 +19,8 @@ struct Framed {
 };
 
 // Frames `text` fed in chunks of `chunk` bytes, with tiny batches so batching is exercised.
-Framed Frame(std::string_view text, std::size_t chunk, std::size_t batch_bytes = 16) {
+Framed Frame(std::string_view text, std::size_t chunk, std::size_t batch_bytes = 16,
+             FramerScan scan = FramerScan::kWidest) {
   Framed out;
   EventFramer framer("test.json", batch_bytes, [&](EventBatch& batch) {
     EXPECT_EQ(batch.json.front(), '[');
@@ -27,6 +30,7 @@ Framed Frame(std::string_view text, std::size_t chunk, std::size_t batch_bytes =
     batch.Clear();
     return true;
   });
+  framer.ForceScan(scan);
   for (std::size_t pos = 0; pos < text.size(); pos += chunk) {
     if (auto s = framer.Feed(text.substr(pos, chunk)); !s) {
       out.error = s.error().message;
@@ -141,6 +145,83 @@ TEST(EventFramerTest, ErrorOffsetPointsAtTheProblem) {
   std::string_view cut = R"j({"traceEvents": [{"ph": "X"})j";
   f = Frame(cut, 4);
   EXPECT_NE(f.error.find("at byte " + std::to_string(cut.size())), std::string::npos) << f.error;
+}
+
+// Events with long strings (so that whole 64-byte blocks are scanned), brackets inside strings,
+// escaped quotes and backslashes at varied offsets, nested args, and non-ASCII bytes.
+std::string GeneratedTrace(std::mt19937& rng, int events) {
+  const std::string_view pieces[] = {"{", "}", "[", "]", "\\\"", "\\\\", "\\n", ",", ":", "\xc3\xa9", " "};
+  auto random_string = [&](std::size_t longest) {
+    std::string out;
+    const std::size_t length = rng() % longest;
+    for (std::size_t k = 0; k < length; ++k) {
+      out += rng() % 4 == 0 ? pieces[rng() % std::size(pieces)]
+                            : std::string_view("abcdefgh").substr(rng() % 8, 1);
+    }
+    return out;
+  };
+  std::string text = R"j({"schemaVersion": 1, "deviceProperties": [{"name": "G{P}U"}], "traceEvents": [)j";
+  for (int e = 0; e < events; ++e) {
+    if (e > 0) text += ", ";
+    text += R"j({"ph": "X", "name": ")j" + random_string(200) + R"j(", "args": {"a": [[1, ")j" +
+            random_string(100) + R"j("], {"b": {"c": "}"}}]}})j";
+    if (rng() % 5 == 0) text += ", 7";
+  }
+  text += R"j(], "traceName": "t\"n", "ignored": {"deep": [1, "]"]}})j";
+  return text;
+}
+
+void ExpectSameFraming(std::string_view text, const std::string& what) {
+  for (std::size_t chunk :
+       {std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{1000}, text.size()}) {
+    const Framed widest = Frame(text, chunk, 4096, FramerScan::kWidest);
+    for (FramerScan scan : {FramerScan::kSse2, FramerScan::kTokens}) {
+      const Framed f = Frame(text, chunk, 4096, scan);
+      const std::string where =
+          what + ", chunk " + std::to_string(chunk) + ", scan " + std::to_string(static_cast<int>(scan));
+      ASSERT_EQ(f.error, widest.error) << where;
+      ASSERT_EQ(f.events, widest.events) << where;
+      ASSERT_EQ(f.non_objects, widest.non_objects) << where;
+      ASSERT_EQ(f.flows, widest.flows) << where;
+      ASSERT_EQ(f.top.size(), widest.top.size()) << where;
+      for (std::size_t k = 0; k < f.top.size(); ++k) {
+        EXPECT_EQ(f.top[k].key, widest.top[k].key) << where;
+        EXPECT_EQ(f.top[k].text, widest.top[k].text) << where;
+        EXPECT_EQ(f.top[k].offset, widest.top[k].offset) << where;
+      }
+    }
+  }
+}
+
+// The widest scan (AVX2 where the processor has it), SSE2 alone and one token at a time frame
+// every input alike: whole, cut short anywhere, and with structural bytes written over it.
+TEST(EventFramerTest, EveryScanFramesTheSameInputsAlike) {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2") == 0) {
+    std::printf("note: this processor has no AVX2: the widest scan is SSE2's\n");
+  }
+#endif
+  std::mt19937 rng(15);
+  const std::string whole = GeneratedTrace(rng, 60);
+  {
+    const Framed f = Frame(whole, whole.size(), 4096, FramerScan::kTokens);
+    ASSERT_EQ(f.error, "");
+    ASSERT_EQ(f.events.size(), 60u);  // the generator's events, each framed whole
+    ASSERT_EQ(f.top.size(), 3u);
+  }
+  ExpectSameFraming(kTrace, "the inline trace");
+  ExpectSameFraming(whole, "the generated trace");
+  for (std::size_t cut = 0; cut < whole.size(); cut += 1 + rng() % 97) {
+    ExpectSameFraming(std::string_view(whole).substr(0, cut), "cut at " + std::to_string(cut));
+  }
+  const char structural[] = {'{', '}', '[', ']', '"', '\\', ',', '\0'};
+  for (int variant = 0; variant < 150; ++variant) {
+    std::string garbled = whole;
+    for (int k = 0; k < 1 + variant % 5; ++k) {
+      garbled[rng() % garbled.size()] = structural[rng() % std::size(structural)];
+    }
+    ExpectSameFraming(garbled, "garbled variant " + std::to_string(variant));
+  }
 }
 
 }  // namespace
