@@ -1,6 +1,7 @@
 // One rank analyzed on several threads (AnalyzeOptions::rank_threads: the join's sorts, the
 // roll-ups after the sweep) gives exactly what one thread gives: the JSON verdict and what the
-// observer sees, on a generated trace of thousands of activities and on every real trace (skipped, saying so, where ../shared/traces is absent).
+// observer sees, on a generated trace of thousands of activities and on every real trace (skipped, saying so,
+// where ../shared/traces is absent).
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -302,29 +302,48 @@ std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::
   return out;
 }
 
-// Each step's figures. A step sweeps only the activities that can overlap its window: sorted by
-// start (in place), with a running maximum of ends, both ends of that range are binary searches
-// (O(S·N) otherwise).
-std::vector<StepFigures> StepsOf(const Trace& t, const join::Joined& j, const ActivityFacts& f,
-                                 std::vector<SweepActivity>& acts) {
+// The sweeps of a rank: over its window and over each step's. They need only which activities
+// are kept and their class, so they run beside the pricing.
+struct Sweeps {
+  std::vector<SweepActivity> acts;                               // every kept activity
+  TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = kNoTime;  // the window
+  std::int64_t kernels = 0;                                      // kept kernels
+  SweepResult run;                                               // over the window
+  std::vector<std::pair<std::int64_t, SweepResult>> steps;       // step number, over its window
+  bool empty() const { return acts.empty() || hi <= lo; }
+};
+
+Sweeps SweepKept(const Trace& t, const join::Joined& j, const std::vector<char>& kept) {
+  Sweeps out;
+  auto& acts = out.acts;
+  acts.reserve(t.gpu.size());
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    if (!kept[i]) continue;
+    acts.push_back({t.gpu.start_ns[i], t.gpu.end_ns[i], j.cls[i], static_cast<std::int32_t>(i)});
+    out.lo = std::min(out.lo, t.gpu.start_ns[i]);
+    out.hi = std::max(out.hi, t.gpu.end_ns[i]);
+    out.kernels += t.gpu.kind[i] == model::GpuKind::kKernel;
+  }
+  if (out.empty()) return out;
+  out.run = Sweep(acts, out.lo, out.hi);
+  // Each step sweeps only the activities that can overlap its window: sorted by start, with a
+  // running maximum of ends, both ends of that range are binary searches (O(S·N) otherwise).
   std::sort(acts.begin(), acts.end(),
             [](const SweepActivity& a, const SweepActivity& b) { return a.start_ns < b.start_ns; });
   std::vector<TimeNs> max_end(acts.size());
   for (std::size_t i = 0; i < acts.size(); ++i) {
     max_end[i] = std::max(acts[i].end_ns, i > 0 ? max_end[i - 1] : kNoTime);
   }
-  std::vector<StepFigures> steps;
-  for (const auto& [s, window] : StepWindows(t, j, f.kept)) {
+  for (const auto& [s, window] : StepWindows(t, j, kept)) {
     auto first = std::upper_bound(max_end.begin(), max_end.end(), window.first) - max_end.begin();
     auto last = std::lower_bound(acts.begin(), acts.end(), window.second,
                                  [](const SweepActivity& a, TimeNs ts) { return a.start_ns < ts; }) -
                 acts.begin();
     std::span<const SweepActivity> overlapping(acts.data() + first,
                                                std::max<std::ptrdiff_t>(0, last - first));
-    SweepResult sw = Sweep(overlapping, window.first, window.second);
-    steps.push_back({j.steps[s].number, FiguresOf(sw, f)});
+    out.steps.emplace_back(j.steps[s].number, Sweep(overlapping, window.first, window.second));
   }
-  return steps;
+  return out;
 }
 
 }  // namespace
@@ -344,9 +363,17 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   join::Joined j = join::Join(t, quality, o.rank_threads);
   std::vector<char> kept = SelectActivities(t, j, o, quality);
   ExcludeStrayActivities(t, kept, quality);
-  KernelCosts costs = PriceKernels(t, j, kept, quality);
-
-  auto spec = ChooseDevice(t, o, v.device, quality);
+  KernelCosts costs;
+  Result<const roofline::DeviceSpec*> spec = nullptr;
+  Sweeps sweeps;
+  const std::function<void()> priced_and_swept[] = {
+      [&] {
+        costs = PriceKernels(t, j, kept, quality);
+        spec = ChooseDevice(t, o, v.device, quality);
+      },
+      [&] { sweeps = SweepKept(t, j, kept); },
+  };
+  RunConcurrently(o.rank_threads, priced_and_swept);
   if (!spec) return std::unexpected(spec.error());
   roofline::Dtype dtype = DominantDtype(t, costs, kept);
   roofline::MathMode math = roofline::ChooseMathMode(o.fp32_math, false, "");
@@ -370,19 +397,10 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
       },
       bw, f);
 
-  // The sweep input: every kept activity.
-  std::vector<SweepActivity> acts;
-  acts.reserve(t.gpu.size());
-  TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = kNoTime;
-  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (!f.kept[i]) continue;
-    acts.push_back({t.gpu.start_ns[i], t.gpu.end_ns[i], f.cls[i], static_cast<std::int32_t>(i)});
-    lo = std::min(lo, t.gpu.start_ns[i]);
-    hi = std::max(hi, t.gpu.end_ns[i]);
-    v.kernels += t.gpu.kind[i] == model::GpuKind::kKernel;
-  }
+  const std::vector<SweepActivity>& acts = sweeps.acts;
+  v.kernels = sweeps.kernels;
   v.kept_activities = static_cast<std::int64_t>(acts.size());
-  if (acts.empty() || hi <= lo) {
+  if (sweeps.empty()) {
     v.no_gpu_reason = t.gpu.size() == 0 ? "the trace has no GPU activity (no kernels, memcpy or memset): "
                                           "it was taken on CPU only, or in a mode that records no timeline"
                       : !acts.empty()   ? "no GPU activity: every kernel, memcpy and memset has zero duration"
@@ -397,7 +415,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
     return v;
   }
 
-  SweepResult run = Sweep(acts, lo, hi);
+  SweepResult& run = sweeps.run;
   f.idle_gaps = std::move(run.idle_gaps);
   f.share_ns.assign(t.gpu.size(), 0);
   f.useful_ns.assign(t.gpu.size(), 0);
@@ -437,7 +455,6 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   RangeLedger ranges;
   const std::function<void()> rollups[] = {
       [&] { v.worst_instant_ns = WorstInstants(t, f, v.run); },
-      [&] { v.steps = StepsOf(t, j, f, acts); },
       [&] {
         AggregateKernels(t, f, bw, o.top_n * 4, v);
         v.device_tier = DeviceActivityOver(t, v.run.start_ns, v.run.end_ns);
@@ -457,6 +474,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
       },
   };
   RunConcurrently(o.rank_threads, rollups);
+  for (const auto& [number, sweep] : sweeps.steps) v.steps.push_back({number, FiguresOf(sweep, f)});
 
   // FLOPs: hardware (HFU) and model (MFU).
   double forward_heavy = 0, backward_heavy = 0;
