@@ -181,7 +181,7 @@ std::vector<VerticalLane> KernelLanes(const RankDetail& d, TimeNs a, TimeNs b) {
                                           Percent(f.roofline_fraction[i]), Percent(f.achieved_fraction[i]))
                             : std::string("unmodeled"),
                     verdict::LossLabel(f.loss[i]));
-    if (f.op[i] >= 0) tip += " · op " + PrintableText(d.trace.Str(d.trace.cpu.name[f.op[i]]));
+    if (f.op[i].has_value()) tip += " · op " + PrintableText(d.trace.Str(d.trace.cpu.name[f.op[i].index()]));
     lane.bars.push_back(
         {g.start_ns[i], g.end_ns[i], KernelBaseName(name), tip, modeled ? f.roofline_fraction[i] : -1, 0});
     busy[key] += std::min(g.end_ns[i], b) - std::max(g.start_ns[i], a);

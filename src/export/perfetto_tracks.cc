@@ -77,7 +77,7 @@ class TrackWriter {
     return Track(kTidKernelsBase + idx, 4000 + idx, fmt::format("kernels · stream {}{}", key.second, suffix));
   }
 
-  std::int64_t HostTrack(std::int32_t row, bool ops) {
+  std::int64_t HostTrack(std::size_t row, bool ops) {
     auto key = std::pair{t_.cpu.pid[row], t_.cpu.tid[row]};
     auto [it, fresh] = hosts_.try_emplace(key, static_cast<int>(hosts_.size()));
     int idx = it->second;
@@ -121,13 +121,13 @@ class TrackWriter {
   // The step whose GPU window holds ts (windows tile the run), or kNoStep.
   std::int64_t StepAt(TimeNs ts) const { return verdict::StepAt(d_.verdict, ts); }
 
-  std::string AnnotationPath(std::int32_t row) {
-    if (row < 0) return "";
+  std::string AnnotationPath(model::CpuOpRowId row) {
+    if (!row.has_value()) return "";
     auto cached = paths_.find(row);
     if (cached != paths_.end()) return cached->second;
     std::vector<std::string_view> names;
-    for (std::int32_t r = row; r >= 0 && names.size() < 64; r = j_.op_parent[r]) {
-      if (t_.cpu.kind[r] != model::CpuOpKind::kOp) names.push_back(t_.Str(t_.cpu.name[r]));
+    for (model::CpuOpRowId r = row; r.has_value() && names.size() < 64; r = j_.op_parent[r.index()]) {
+      if (t_.cpu.kind[r.index()] != model::CpuOpKind::kOp) names.push_back(t_.Str(t_.cpu.name[r.index()]));
     }
     std::string path;
     for (auto it = names.rbegin(); it != names.rend(); ++it)
@@ -146,12 +146,12 @@ class TrackWriter {
   std::map<std::int64_t, bool> named_;
   std::map<std::pair<std::int32_t, std::int32_t>, int> streams_;
   std::map<std::pair<std::int64_t, std::int64_t>, int> hosts_;
-  std::map<std::int32_t, std::string> paths_;
+  std::map<model::CpuOpRowId, std::string> paths_;
 };
 
 // The layer range an activity's time rolls up into (docs/layers.md), as its path of range names.
 void ModuleArg(TrackWriter& tw, std::size_t i, JsonWriter& w) {
-  std::string path = tw.AnnotationPath(tw.j_.layer[i] >= 0 ? tw.j_.layer[i] : tw.j_.annotation[i]);
+  std::string path = tw.AnnotationPath(tw.j_.layer[i].has_value() ? tw.j_.layer[i] : tw.j_.annotation[i]);
   if (!path.empty()) w.Field("module", path);
 }
 
@@ -165,7 +165,7 @@ void LossArgs(JsonWriter& w, FractionOf&& fraction_of) {
 }
 
 // A module or annotation range: its path and the figures of this call's GPU work (layers.h).
-void RangeArgs(TrackWriter& tw, std::int32_t row, JsonWriter& w) {
+void RangeArgs(TrackWriter& tw, model::CpuOpRowId row, JsonWriter& w) {
   w.Field("path", tw.AnnotationPath(row));
   auto it = tw.d_.ranges.find(row);
   if (it == tw.d_.ranges.end()) return;
@@ -201,7 +201,7 @@ void KernelArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
   FieldOrNull(w, "arithmetic_intensity", f.arithmetic_intensity[i]);
   w.Field("achieved_pct", Pct(f.achieved_fraction[i])).Field("roofline_pct", Pct(f.roofline_fraction[i]));
   w.Field("share_ns", f.share_ns[i]).Field("useful_ns", f.useful_ns[i]).Field("lost_ns", f.lost_ns(i));
-  if (f.op[i] >= 0) w.Field("op", t.Str(t.cpu.name[f.op[i]]));
+  if (f.op[i].has_value()) w.Field("op", t.Str(t.cpu.name[f.op[i].index()]));
   ModuleArg(tw, i, w);
 }
 
@@ -214,8 +214,8 @@ void CollectiveArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
   w.Field("exposed_wait_ns", f.share_ns[i]);
   w.Field("loss", verdict::LossKey(f.loss[i]));
   ModuleArg(tw, i, w);
-  std::int32_t r = tw.j_.collective[i];
-  if (r < 0) return;
+  if (!tw.j_.collective[i].has_value()) return;
+  const std::size_t r = tw.j_.collective[i].index();
   std::int64_t bytes = c.bytes[r];
   w.Field("collective", t.Str(c.name[r])).Field("group", t.Str(c.pg_name[r]));
   w.Field("peers", t.Str(c.pg_ranks[r])).Field("group_size", c.group_size[r]).Field("seq", c.seq[r]);
@@ -275,15 +275,18 @@ RankTracks::RankTracks(const verdict::RankDetail& d, std::int64_t pid, TrackOpti
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
     if (!f.kept[i]) continue;
     std::int64_t step = f.step_number[i];
-    for (std::int32_t start : {j.op[i], j.annotation[i], j.layer[i]}) {
-      for (std::int32_t r = start; r >= 0 && op_step_[r] == kNone; r = j.op_parent[r]) op_step_[r] = step;
+    for (model::CpuOpRowId start : {j.op[i], j.annotation[i], j.layer[i]}) {
+      for (model::CpuOpRowId r = start; r.has_value() && op_step_[r.index()] == kNone;
+           r = j.op_parent[r.index()]) {
+        op_step_[r.index()] = step;
+      }
     }
   }
   // ProfilerStep ranges are joined by time, not nested: each step that launched a kept activity.
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (!f.kept[i] || j.step[i] < 0) continue;
-    const join::Step& s = j.steps[static_cast<std::size_t>(j.step[i])];
-    if (s.cpu_row >= 0) op_step_[s.cpu_row] = s.number;
+    if (!f.kept[i] || !j.step[i].has_value()) continue;
+    const join::Step& s = j.steps[j.step[i].index()];
+    if (s.cpu_row.has_value()) op_step_[s.cpu_row.index()] = s.number;
   }
 }
 
@@ -316,15 +319,14 @@ void RankTracks::Build(const EmitFn& emit) {
 
   for (std::size_t r = 0; r < op_step_.size(); ++r) {
     if (op_step_[r] == kNone) continue;
-    auto row = static_cast<std::int32_t>(r);
     bool is_op = t.cpu.kind[r] == model::CpuOpKind::kOp;
-    std::int64_t tid = tw.HostTrack(row, is_op);
+    std::int64_t tid = tw.HostTrack(r, is_op);
     tw.Slice(op_step_[r], tid, t.cpu.start_ns[r], t.cpu.end_ns[r], t.Str(t.cpu.name[r]),
              is_op ? "op" : "model", [&](JsonWriter& w) {
                if (!t.cpu.input_dims[r].empty()) w.Field("input_dims", t.Str(t.cpu.input_dims[r]));
                if (!t.cpu.input_types[r].empty()) w.Field("input_types", t.Str(t.cpu.input_types[r]));
                if (t.cpu.external_id[r] != model::kNoId) w.Field("external_id", t.cpu.external_id[r]);
-               if (join::IsLayerRange(t.cpu.kind[r])) RangeArgs(tw, row, w);
+               if (join::IsLayerRange(t.cpu.kind[r])) RangeArgs(tw, model::CpuOpRowId(r), w);
              });
   }
 
@@ -337,10 +339,10 @@ void RankTracks::Build(const EmitFn& emit) {
     std::string_view name = t.Str(t.gpu.name[i]);
     tw.Slice(step, tid, t.gpu.start_ns[i], t.gpu.end_ns[i], name, comm ? "collective" : "kernel",
              [&](JsonWriter& w) { comm ? CollectiveArgs(tw, i, w) : KernelArgs(tw, i, w); });
-    std::int32_t op = f.op[i];
-    if (op < 0) continue;
+    if (!f.op[i].has_value()) continue;
+    const std::size_t op = f.op[i].index();
     std::int64_t id = (pid_ << 32) + static_cast<std::int64_t>(i);
-    TimeNs launch = f.launch[i] >= 0 ? t.api.start_ns[f.launch[i]] : t.cpu.start_ns[op];
+    TimeNs launch = f.launch[i].has_value() ? t.api.start_ns[f.launch[i].index()] : t.cpu.start_ns[op];
     tw.Flow(step, id, 's', tw.HostTrack(op, true), launch);
     tw.Flow(step, id, 'f', tid, t.gpu.start_ns[i]);
   }

@@ -16,6 +16,7 @@ namespace plasmient::join {
 namespace {
 
 using model::CpuOpKind;
+using model::CpuOpRowId;
 using model::Dq;
 using model::GpuKind;
 using model::kNoId;
@@ -83,13 +84,13 @@ class LaunchIndex {
         threads);
   }
 
-  std::int32_t Find(std::int64_t correlation, std::int64_t pid) const {
+  model::ApiRowId Find(std::int64_t correlation, std::int64_t pid) const {
     auto it = std::lower_bound(entries_.begin(), entries_.end(), correlation,
                                [](const Entry& e, std::int64_t c) { return e.correlation < c; });
     for (; it != entries_.end() && it->correlation == correlation; ++it) {
-      if (pid == kNoId || it->pid == pid) return it->row;
+      if (pid == kNoId || it->pid == pid) return model::ApiRowId(it->row);
     }
-    return -1;
+    return {};
   }
 
   std::int64_t CountDuplicates() const {
@@ -112,19 +113,19 @@ class LaunchIndex {
 // every range's parent, then answers "innermost enclosing op, annotation, layer and range of any
 // kind" for each launch.
 struct LaunchContext {
-  // per ApiCalls row: innermost enclosing row, or -1
-  std::vector<std::int32_t> op, annotation, layer, innermost;
+  // per ApiCalls row: innermost enclosing row, or none
+  std::vector<CpuOpRowId> op, annotation, layer, innermost;
 };
 
 void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, LaunchContext& launch,
                 std::size_t threads) {
   const auto& cpu = t.cpu;
   const auto& api = t.api;
-  j.op_parent.assign(cpu.size(), -1);
-  launch.op.assign(api.size(), -1);
-  launch.annotation.assign(api.size(), -1);
-  launch.layer.assign(api.size(), -1);
-  launch.innermost.assign(api.size(), -1);
+  j.op_parent.assign(cpu.size(), {});
+  launch.op.assign(api.size(), {});
+  launch.annotation.assign(api.size(), {});
+  launch.layer.assign(api.size(), {});
+  launch.innermost.assign(api.size(), {});
 
   // Items: CPU ranges (is_launch=false) and API calls (is_launch=true), per thread by time.
   // Threads get dense indices so the sort compares one small integer, not (pid, tid).
@@ -169,7 +170,7 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
   RunConcurrently(threads, sorts);
   std::inplace_merge(items.begin(), launches, items.end(), before);
 
-  std::vector<std::int32_t> stack;
+  std::vector<CpuOpRowId> stack;
   std::uint32_t cur_thread = 0;
   bool first = true;
   for (const Item& it : items) {
@@ -178,24 +179,24 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
       cur_thread = it.thread;
       first = false;
     }
-    while (!stack.empty() && cpu.end_ns[stack.back()] <= it.start) stack.pop_back();
+    while (!stack.empty() && cpu.end_ns[stack.back().index()] <= it.start) stack.pop_back();
     if (it.is_launch) {
       if (!stack.empty()) launch.innermost[it.row] = stack.back();
-      std::int32_t &op = launch.op[it.row], &annotation = launch.annotation[it.row];
-      std::int32_t& layer = launch.layer[it.row];
+      CpuOpRowId &op = launch.op[it.row], &annotation = launch.annotation[it.row];
+      CpuOpRowId& layer = launch.layer[it.row];
       for (auto s = stack.rbegin(); s != stack.rend(); ++s) {
-        CpuOpKind kind = cpu.kind[*s];
-        if (kind == CpuOpKind::kOp && op < 0) op = *s;
-        if (kind == CpuOpKind::kAnnotation && annotation < 0) annotation = *s;
-        if (IsLayerRange(kind) && layer < 0) layer = *s;
-        if (op >= 0 && annotation >= 0 && layer >= 0) break;
+        CpuOpKind kind = cpu.kind[s->index()];
+        if (kind == CpuOpKind::kOp && !op.has_value()) op = *s;
+        if (kind == CpuOpKind::kAnnotation && !annotation.has_value()) annotation = *s;
+        if (IsLayerRange(kind) && !layer.has_value()) layer = *s;
+        if (op.has_value() && annotation.has_value() && layer.has_value()) break;
       }
       continue;
     }
     // A range that starts inside the top but outlives it is not nested: treat as a sibling.
-    while (!stack.empty() && cpu.end_ns[stack.back()] < it.end) stack.pop_back();
-    j.op_parent[it.row] = stack.empty() ? -1 : stack.back();
-    stack.push_back(it.row);
+    while (!stack.empty() && cpu.end_ns[stack.back().index()] < it.end) stack.pop_back();
+    j.op_parent[it.row] = stack.empty() ? CpuOpRowId() : stack.back();
+    stack.push_back(CpuOpRowId(it.row));
   }
 }
 
@@ -218,7 +219,7 @@ void MarkQueuedBeforeProfiling(const Trace& t, Joined& j, model::DataQuality& qu
   std::int64_t queued = 0, no_launch = 0;
   TimeNs queued_ns = 0;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (j.launch[i] >= 0) continue;
+    if (j.launch[i].has_value()) continue;
     std::int64_t c = t.gpu.correlation[i];
     // Both limits stay at their maximum when the trace recorded no such call or event: then
     // nothing can be said, and nothing is set aside.
@@ -236,30 +237,30 @@ void MarkQueuedBeforeProfiling(const Trace& t, Joined& j, model::DataQuality& qu
 void CollectSteps(const Trace& t, Joined& j) {
   for (std::size_t i = 0; i < t.cpu.size(); ++i) {
     if (t.cpu.kind[i] != CpuOpKind::kStep) continue;
-    j.steps.push_back(
-        {t.cpu.step[i], static_cast<std::int32_t>(i), t.cpu.pid[i], t.cpu.start_ns[i], t.cpu.end_ns[i]});
+    j.steps.push_back({t.cpu.step[i], CpuOpRowId(i), t.cpu.pid[i], t.cpu.start_ns[i], t.cpu.end_ns[i]});
   }
   std::sort(j.steps.begin(), j.steps.end(),
             [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
 }
 
-std::int32_t StepAt(const Joined& j, std::int64_t pid, TimeNs ts) {
+StepRowId StepAt(const Joined& j, std::int64_t pid, TimeNs ts) {
   // Steps are few; the last one starting at or before ts that still contains it.
   auto it = std::upper_bound(j.steps.begin(), j.steps.end(), ts,
                              [](TimeNs v, const Step& s) { return v < s.start_ns; });
   while (it != j.steps.begin()) {
     --it;
     if (ts < it->end_ns && (it->pid == pid || pid == kNoId)) {
-      return static_cast<std::int32_t>(it - j.steps.begin());
+      return StepRowId(it - j.steps.begin());
     }
     if (it->end_ns <= ts) break;
   }
-  return -1;
+  return {};
 }
 
 // Whether a Collectives row carries arguments (sizes, group, sequence), not only a name a
 // reader read off the kernel's name.
-bool CarriesArguments(const model::Collectives& c, std::int32_t row) {
+bool CarriesArguments(const model::Collectives& c, model::CollectiveRowId id) {
+  const std::size_t row = id.index();
   return c.in_nelems[row] >= 0 || c.out_nelems[row] >= 0 || c.group_size[row] >= 0 || c.seq[row] != kNoId ||
          c.bytes[row] >= 0 || !c.pg_name[row].empty() || !c.dtype[row].empty() || !c.pg_ranks[row].empty();
 }
@@ -268,19 +269,19 @@ bool CarriesArguments(const model::Collectives& c, std::int32_t row) {
 // arguments (record_param_comms, nccl:* with args), then the range's own name. Ranges that only
 // group communications (ncclGroupEnd, a coalescing block) are passed over.
 struct CommRange {
-  std::int32_t collective = -1;  // Collectives row of the deciding range, or -1
+  model::CollectiveRowId collective;  // Collectives row of the deciding range, or none
   CommRole role = CommRole::kNone;
 };
 
-CommRange InnermostCommRange(const Trace& t, const Joined& j, std::int32_t range) {
+CommRange InnermostCommRange(const Trace& t, const Joined& j, CpuOpRowId range) {
   CommRange found;
-  for (int depth = 0; range >= 0 && depth < 64; ++depth, range = j.op_parent[range]) {
-    if (std::int32_t c = j.op_collective[range]; c >= 0) {
-      if (found.collective < 0) found.collective = c;
-      found.role = RoleOfCollectiveName(t.Str(t.collectives.name[c]));
+  for (int depth = 0; range.has_value() && depth < 64; ++depth, range = j.op_parent[range.index()]) {
+    if (model::CollectiveRowId c = j.op_collective[range.index()]; c.has_value()) {
+      if (!found.collective.has_value()) found.collective = c;
+      found.role = RoleOfCollectiveName(t.Str(t.collectives.name[c.index()]));
       if (found.role != CommRole::kNone) return found;
     }
-    found.role = RoleOfRangeName(t.Str(t.cpu.name[range]));
+    found.role = RoleOfRangeName(t.Str(t.cpu.name[range.index()]));
     if (found.role != CommRole::kNone) return found;
   }
   return found;
@@ -295,8 +296,8 @@ class ForwardLayers {
     const auto& cpu = t.cpu;
     for (std::size_t r = 0; r < cpu.size(); ++r) {
       if (cpu.kind[r] == CpuOpKind::kOp && cpu.sequence[r] != kNoId &&
-          BackwardOpOf(j, static_cast<std::int32_t>(r)) < 0) {
-        forward_.push_back({cpu.sequence[r], cpu.start_ns[r], static_cast<std::int32_t>(r)});
+          !BackwardOpOf(j, CpuOpRowId(r)).has_value()) {
+        forward_.push_back({cpu.sequence[r], cpu.start_ns[r], CpuOpRowId(r)});
       }
     }
     SortTotalOrder(
@@ -311,35 +312,35 @@ class ForwardLayers {
     return t_.cpu.forward_thread[r] != kNoId && t_.cpu.forward_thread[r] > 0 && t_.cpu.sequence[r] != kNoId;
   }
 
-  // The backward op enclosing `op` (itself included), or -1.
-  std::int32_t BackwardOpOf(const Joined& j, std::int32_t op) const {
-    for (int depth = 0; op >= 0 && depth < 64; ++depth, op = j.op_parent[op]) {
-      if (IsBackwardOp(static_cast<std::size_t>(op))) return op;
+  // The backward op enclosing `op` (itself included), or none.
+  CpuOpRowId BackwardOpOf(const Joined& j, CpuOpRowId op) const {
+    for (int depth = 0; op.has_value() && depth < 64; ++depth, op = j.op_parent[op.index()]) {
+      if (IsBackwardOp(op.index())) return op;
     }
-    return -1;
+    return {};
   }
 
-  // The layer range around the forward op of backward op `bwd`, or -1.
-  std::int32_t LayerOf(const Joined& j, std::int32_t bwd) const {
-    std::int64_t seq = t_.cpu.sequence[bwd];
-    TimeNs start = t_.cpu.start_ns[bwd];
+  // The layer range around the forward op of backward op `bwd`, or none.
+  CpuOpRowId LayerOf(const Joined& j, CpuOpRowId bwd) const {
+    std::int64_t seq = t_.cpu.sequence[bwd.index()];
+    TimeNs start = t_.cpu.start_ns[bwd.index()];
     auto it = std::upper_bound(forward_.begin(), forward_.end(), std::pair{seq, start},
                                [](const std::pair<std::int64_t, TimeNs>& v, const Entry& e) {
                                  return std::tie(v.first, v.second) < std::tie(e.sequence, e.start_ns);
                                });
-    if (it == forward_.begin() || (it - 1)->sequence != seq) return -1;
-    std::int32_t r = (it - 1)->row;
-    for (int depth = 0; r >= 0 && depth < 64; ++depth, r = j.op_parent[r]) {
-      if (IsLayerRange(t_.cpu.kind[r])) return r;
+    if (it == forward_.begin() || (it - 1)->sequence != seq) return {};
+    CpuOpRowId r = (it - 1)->row;
+    for (int depth = 0; r.has_value() && depth < 64; ++depth, r = j.op_parent[r.index()]) {
+      if (IsLayerRange(t_.cpu.kind[r.index()])) return r;
     }
-    return -1;
+    return {};
   }
 
  private:
   struct Entry {
     std::int64_t sequence;
     TimeNs start_ns;
-    std::int32_t row;
+    CpuOpRowId row;
   };
   const Trace& t_;
   std::vector<Entry> forward_;
@@ -347,31 +348,31 @@ class ForwardLayers {
 
 // Every activity's layer: the range around its launch, else (backward kernels) the range around
 // its forward op, else the backward branch.
-void AssignLayers(const Trace& t, Joined& j, const std::vector<std::int32_t>& launch_layer,
+void AssignLayers(const Trace& t, Joined& j, const std::vector<CpuOpRowId>& launch_layer,
                   std::size_t threads) {
   const std::size_t n = t.gpu.size();
-  j.layer.assign(n, -1);
+  j.layer.assign(n, {});
   j.layer_source.assign(n, LayerSource::kNone);
   ForwardLayers forward(t, j, threads);
   NameMemo is_backward_name(t.strings, IsBackwardOpName);
   for (std::size_t i = 0; i < n; ++i) {
-    if (j.launch[i] >= 0 && launch_layer[j.launch[i]] >= 0) {
-      j.layer[i] = launch_layer[j.launch[i]];
+    if (j.launch[i].has_value() && launch_layer[j.launch[i].index()].has_value()) {
+      j.layer[i] = launch_layer[j.launch[i].index()];
       j.layer_source[i] = LayerSource::kLaunch;
       continue;
     }
     bool backward = false;
-    if (std::int32_t bwd = forward.BackwardOpOf(j, j.op[i]); bwd >= 0) {
+    if (CpuOpRowId bwd = forward.BackwardOpOf(j, j.op[i]); bwd.has_value()) {
       backward = true;
       j.layer[i] = forward.LayerOf(j, bwd);
     } else {
-      for (std::int32_t r = j.op[i], depth = 0; r >= 0 && depth < 64 && !backward;
-           r = j.op_parent[r], ++depth) {
-        backward = is_backward_name(t.cpu.name[r]);
+      CpuOpRowId r = j.op[i];
+      for (int depth = 0; r.has_value() && depth < 64 && !backward; r = j.op_parent[r.index()], ++depth) {
+        backward = is_backward_name(t.cpu.name[r.index()]);
       }
     }
     if (!backward) continue;
-    j.layer_source[i] = j.layer[i] >= 0 ? LayerSource::kForward : LayerSource::kBackward;
+    j.layer_source[i] = j.layer[i].has_value() ? LayerSource::kForward : LayerSource::kBackward;
   }
 }
 
@@ -386,19 +387,19 @@ bool IsCommKernelName(std::string_view name) {
 // launched inside c10d::allreduce_ is still compute. A name alone never makes a pipeline
 // send/recv: NCCL runs all-to-all as grouped send/recv in kernels named ncclDevKernel_SendRecv.
 template <typename CommName>
-ActivityClass ClassifyKernel(const Trace& t, Joined& j, std::size_t i, std::int32_t innermost,
+ActivityClass ClassifyKernel(const Trace& t, Joined& j, std::size_t i, CpuOpRowId innermost,
                              CommName& is_comm_name) {
-  const std::int32_t own = j.collective[i];
-  const bool own_args = own >= 0 && CarriesArguments(t.collectives, own);
+  const model::CollectiveRowId own = j.collective[i];
+  const bool own_args = own.has_value() && CarriesArguments(t.collectives, own);
   if (own_args) {
-    CommRole role = RoleOfCollectiveName(t.Str(t.collectives.name[own]));
+    CommRole role = RoleOfCollectiveName(t.Str(t.collectives.name[own.index()]));
     if (role != CommRole::kNone) return ClassOfRole(role);
-  } else if (own < 0 && !is_comm_name(t.gpu.name[i])) {
+  } else if (!own.has_value() && !is_comm_name(t.gpu.name[i])) {
     return ActivityClass::kCompute;
   }
   // A row the reader made from the kernel's name alone ("sendrecv") says less than the range.
   CommRange range = InnermostCommRange(t, j, innermost);
-  if (!own_args && range.collective >= 0) j.collective[i] = range.collective;
+  if (!own_args && range.collective.has_value()) j.collective[i] = range.collective;
   return range.role == CommRole::kP2P ? ActivityClass::kP2P : ActivityClass::kCollective;
 }
 
@@ -426,13 +427,13 @@ std::string_view ClassName(ActivityClass c) {
 Joined Join(const Trace& t, model::DataQuality& quality, std::size_t threads) {
   Joined j;
   const std::size_t n = t.gpu.size();
-  j.launch.assign(n, -1);
-  j.op.assign(n, -1);
-  j.annotation.assign(n, -1);
-  j.step.assign(n, -1);
+  j.launch.assign(n, {});
+  j.op.assign(n, {});
+  j.annotation.assign(n, {});
+  j.step.assign(n, {});
   j.cls.assign(n, ActivityClass::kCompute);
-  j.collective.assign(n, -1);
-  j.op_collective.assign(t.cpu.size(), -1);
+  j.collective.assign(n, {});
+  j.op_collective.assign(t.cpu.size(), {});
 
   LaunchIndex launches(t, threads);
   quality.Add(Dq::kDuplicateCorrelation, launches.CountDuplicates());
@@ -441,8 +442,8 @@ Joined Join(const Trace& t, model::DataQuality& quality, std::size_t threads) {
     if (t.gpu.correlation[i] != kNoId) j.launch[i] = launches.Find(t.gpu.correlation[i], t.gpu.pid[i]);
   }
   std::vector<char> is_launch(t.api.size(), 0);
-  for (std::int32_t l : j.launch) {
-    if (l >= 0) is_launch[l] = 1;
+  for (model::ApiRowId l : j.launch) {
+    if (l.has_value()) is_launch[l.index()] = 1;
   }
   LaunchContext launch;
   NestCpuOps(t, j, is_launch, launch, threads);
@@ -450,10 +451,10 @@ Joined Join(const Trace& t, model::DataQuality& quality, std::size_t threads) {
 
   for (std::size_t c = 0; c < t.collectives.size(); ++c) {
     if (auto g = t.collectives.gpu[c]; g >= 0 && static_cast<std::size_t>(g) < n) {
-      j.collective[g] = static_cast<std::int32_t>(c);
+      j.collective[g] = model::CollectiveRowId(c);
     }
     if (auto o = t.collectives.cpu_op[c]; o >= 0 && static_cast<std::size_t>(o) < t.cpu.size()) {
-      j.op_collective[o] = static_cast<std::int32_t>(c);
+      j.op_collective[o] = model::CollectiveRowId(c);
     }
   }
 
@@ -464,8 +465,9 @@ Joined Join(const Trace& t, model::DataQuality& quality, std::size_t threads) {
       ++ext_present;
       ext_equals_corr += t.gpu.external_id[i] == t.gpu.correlation[i];
     }
-    std::int32_t l = j.launch[i];
-    if (l >= 0) {
+    const model::ApiRowId launched_by = j.launch[i];
+    if (launched_by.has_value()) {
+      const std::size_t l = launched_by.index();
       j.op[i] = launch.op[l];
       j.annotation[i] = launch.annotation[l];
       j.step[i] = StepAt(j, t.api.pid[l], t.api.start_ns[l]);
@@ -475,7 +477,9 @@ Joined Join(const Trace& t, model::DataQuality& quality, std::size_t threads) {
       j.cls[i] = ActivityClass::kMemory;
       continue;
     }
-    j.cls[i] = ClassifyKernel(t, j, i, l >= 0 ? launch.innermost[l] : -1, is_comm_name);
+    j.cls[i] = ClassifyKernel(t, j, i,
+                              launched_by.has_value() ? launch.innermost[launched_by.index()] : CpuOpRowId(),
+                              is_comm_name);
   }
   MarkQueuedBeforeProfiling(t, j, quality);
   quality.Add(Dq::kGpuBeforeLaunch, before_launch);
@@ -485,7 +489,7 @@ Joined Join(const Trace& t, model::DataQuality& quality, std::size_t threads) {
   }
   std::int64_t launch_no_op = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (j.launch[i] >= 0 && j.op[i] < 0) ++launch_no_op;
+    if (j.launch[i].has_value() && !j.op[i].has_value()) ++launch_no_op;
   }
   quality.Add(Dq::kLaunchNoOp, launch_no_op);
   AssignLayers(t, j, launch.layer, threads);
@@ -494,7 +498,7 @@ Joined Join(const Trace& t, model::DataQuality& quality, std::size_t threads) {
 }
 
 TimeNs LaunchTime(const Trace& t, const Joined& j, std::size_t i) {
-  return j.launch[i] < 0 ? kNoTime : t.api.start_ns[j.launch[i]];
+  return j.launch[i].has_value() ? t.api.start_ns[j.launch[i].index()] : kNoTime;
 }
 
 bool IsHostSync(std::string_view api) {

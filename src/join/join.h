@@ -20,7 +20,7 @@ bool IsBackwardOpName(std::string_view name);
 
 struct Step {
   std::int64_t number = -1;   // N of ProfilerStep#N
-  std::int32_t cpu_row = -1;  // row in CpuOps
+  model::CpuOpRowId cpu_row;  // its ProfilerStep range
   std::int64_t pid = 0;
   TimeNs start_ns = 0, end_ns = 0;  // CPU range of the step
 };
@@ -39,21 +39,24 @@ enum class LayerSource : std::uint8_t {
 };
 
 // One entry per GpuActivities row, plus the CPU-op tree.
+// An entry of Joined::steps (steps by start), not a ProfilerStep number.
+using StepRowId = RowId<struct StepsTag>;
+
 struct Joined {
-  std::vector<std::int32_t> launch;      // ApiCalls row, or -1
-  std::vector<std::int32_t> op;          // innermost enclosing CpuOps row of kind kOp, or -1
-  std::vector<std::int32_t> annotation;  // innermost enclosing kAnnotation row, or -1
-  std::vector<std::int32_t> step;        // index into steps (by launch time), or -1
+  std::vector<model::ApiRowId> launch;        // its launch, or none
+  std::vector<model::CpuOpRowId> op;          // innermost enclosing CpuOps row of kind kOp, or none
+  std::vector<model::CpuOpRowId> annotation;  // innermost enclosing kAnnotation row, or none
+  std::vector<StepRowId> step;                // its entry of steps (by launch time), or none
   std::vector<ActivityClass> cls;
-  std::vector<std::int32_t> collective;  // Collectives row describing this activity, or -1
-  std::vector<std::int32_t> layer;       // its layer range (CpuOps row of kind kModule/kAnnotation), or -1
+  std::vector<model::CollectiveRowId> collective;  // Collectives row describing this activity, or none
+  std::vector<model::CpuOpRowId> layer;  // its layer range (CpuOps row of kind kModule/kAnnotation), or none
   std::vector<LayerSource> layer_source;
   // No launch in the trace, launched before profiling began (docs/verdict.md, "The window").
   std::vector<char> queued_before_profiling;
 
-  std::vector<std::int32_t> op_parent;      // per CpuOps row: enclosing CpuOps row on its thread, or -1
-  std::vector<std::int32_t> op_collective;  // per CpuOps row: Collectives row, or -1
-  std::vector<Step> steps;                  // ProfilerSteps sorted by start
+  std::vector<model::CpuOpRowId> op_parent;           // per CpuOps row: enclosing row on its thread, or none
+  std::vector<model::CollectiveRowId> op_collective;  // per CpuOps row: its Collectives row, or none
+  std::vector<Step> steps;                            // ProfilerSteps sorted by start
 
   bool external_id_equals_correlation = false;
 };

@@ -60,22 +60,22 @@ TEST_P(JoinBothExternalIdStyles, LaunchOpAnnotationAndStepByContainment) {
   model::Trace t = std::move(TwoThreadTrace(GetParam())).Finish();
   Joined j = Join(t, t.quality);
   ASSERT_EQ(j.launch.size(), 3u);
-  EXPECT_EQ(j.launch[0], 0);
-  EXPECT_EQ(t.Str(t.cpu.name[j.op[0]]), "aten::addmm");  // innermost, not linear
+  EXPECT_EQ(j.launch[0], model::ApiRowId(0));
+  EXPECT_EQ(t.Str(t.cpu.name[j.op[0].index()]), "aten::addmm");  // innermost, not linear
   // A range named "nn.Module: X" is module X (TraceBuilder), the kernel's layer.
-  EXPECT_EQ(j.annotation[0], -1);
-  EXPECT_EQ(t.cpu.kind[j.layer[0]], CpuOpKind::kModule);
-  EXPECT_EQ(t.Str(t.cpu.name[j.layer[0]]), "Linear_0");
+  EXPECT_FALSE(j.annotation[0].has_value());
+  EXPECT_EQ(t.cpu.kind[j.layer[0].index()], CpuOpKind::kModule);
+  EXPECT_EQ(t.Str(t.cpu.name[j.layer[0].index()]), "Linear_0");
   EXPECT_EQ(j.layer_source[0], LayerSource::kLaunch);
   EXPECT_EQ(j.layer_source[1], LayerSource::kNone);
-  EXPECT_EQ(t.Str(t.cpu.name[j.op_parent[j.op[0]]]), "aten::linear");
-  EXPECT_EQ(t.Str(t.cpu.name[j.op[1]]), "aten::mul");  // its own thread's op
+  EXPECT_EQ(t.Str(t.cpu.name[j.op_parent[j.op[0].index()].index()]), "aten::linear");
+  EXPECT_EQ(t.Str(t.cpu.name[j.op[1].index()]), "aten::mul");  // its own thread's op
   ASSERT_EQ(j.steps.size(), 1u);
   EXPECT_EQ(j.steps[0].number, 7);
-  EXPECT_EQ(j.step[0], 0);
-  EXPECT_EQ(j.step[1], 0);  // launched on thread 2 inside the step's time range
-  EXPECT_EQ(j.launch[2], -1);
-  EXPECT_EQ(j.step[2], -1);
+  EXPECT_EQ(j.step[0], StepRowId(0));
+  EXPECT_EQ(j.step[1], StepRowId(0));  // launched on thread 2 inside the step's time range
+  EXPECT_FALSE(j.launch[2].has_value());
+  EXPECT_FALSE(j.step[2].has_value());
   EXPECT_EQ(t.quality.Get(model::Dq::kKernelNoLaunch), 1);
   EXPECT_EQ(j.external_id_equals_correlation, GetParam());
 }
@@ -160,7 +160,7 @@ TEST(Join, LayerOfLaunchThenOfTheForwardOpThenTheBackwardBranch) {
   model::Trace t = ModuleTrace();
   Joined j = Join(t, t.quality);
   auto name = [&](std::size_t i) {
-    return j.layer[i] < 0 ? std::string_view("-") : t.Str(t.cpu.name[j.layer[i]]);
+    return j.layer[i].has_value() ? t.Str(t.cpu.name[j.layer[i].index()]) : std::string_view("-");
   };
   EXPECT_EQ(name(0), "Linear_0");
   EXPECT_EQ(j.layer_source[0], LayerSource::kLaunch);
@@ -265,8 +265,8 @@ TEST(Join, AllToAllInSendRecvKernelsIsACollective) {
                                 {"nccl:all_to_all", kRange}},
                                "all_to_all", t);
   EXPECT_EQ(j.cls[0], ActivityClass::kCollective);
-  ASSERT_GE(j.collective[0], 0);
-  EXPECT_EQ(t.Str(t.collectives.name[j.collective[0]]), "all_to_all");
+  ASSERT_TRUE(j.collective[0].has_value());
+  EXPECT_EQ(t.Str(t.collectives.name[j.collective[0].index()]), "all_to_all");
   // Without the nccl:* range, the c10d op names it; without that, the model's own annotation.
   j = JoinSendRecvUnder({{"c10d::allreduce_", kOp}, {"record_param_comms", kOp}}, "", t);
   EXPECT_EQ(j.cls[0], ActivityClass::kCollective);
@@ -322,7 +322,7 @@ TEST(Join, CorrelationIsPerProcessWhenTheGpuRowKnowsItsProcess) {
   b.AddGpu({.start_ns = 10, .end_ns = 20, .pid = 2, .name = "k", .correlation = 42});
   model::Trace t = std::move(b).Finish();
   Joined j = Join(t, t.quality);
-  EXPECT_EQ(j.launch[0], 1);
+  EXPECT_EQ(j.launch[0], model::ApiRowId(1));
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 namespace plasmient::join {
 namespace {
 
+using model::CpuOpRowId;
+
 constexpr int kMaxDepth = 64;
 
 class TreeBuilder {
@@ -14,16 +16,18 @@ class TreeBuilder {
   TreeBuilder(const model::Trace& t, const Joined& j, LayerTree& tree)
       : t_(t), j_(j), tree_(tree), row_node_(t.cpu.size(), -1) {}
 
-  // The node of layer range `row`, made with its ancestors on first use.
-  std::int32_t NodeOfRange(std::int32_t row) {
+  // The node of layer range `range`, made with its ancestors on first use.
+  std::int32_t NodeOfRange(CpuOpRowId range) {
+    const std::size_t row = range.index();
     std::int32_t& known = row_node_[row];
     if (known >= 0) return known;
     std::int32_t parent = -1;
-    std::int32_t up = j_.op_parent[row];
-    for (int depth = 0; up >= 0 && depth < kMaxDepth && !IsLayerRange(t_.cpu.kind[up]); ++depth) {
-      up = j_.op_parent[up];
+    CpuOpRowId up = j_.op_parent[row];
+    for (int depth = 0; up.has_value() && depth < kMaxDepth && !IsLayerRange(t_.cpu.kind[up.index()]);
+         ++depth) {
+      up = j_.op_parent[up.index()];
     }
-    if (up >= 0 && IsLayerRange(t_.cpu.kind[up])) parent = NodeOfRange(up);
+    if (up.has_value() && IsLayerRange(t_.cpu.kind[up.index()])) parent = NodeOfRange(up);
     std::string_view name = t_.Str(t_.cpu.name[row]);
     std::string_view type = t_.cpu.kind[row] == model::CpuOpKind::kModule ? ModuleType(name) : name;
     known = Node(parent, name, type);
@@ -31,33 +35,36 @@ class TreeBuilder {
     return known;
   }
 
-  // The node of op `row`'s Module Hierarchy (row -1: none), below layer range `range`'s node
-  // when range >= 0; -1 when the string is not well formed. The ops carrying it are the leaf's
+  // The node of op `op`'s Module Hierarchy (none: none), below layer range `range`'s node
+  // when there is one; -1 when the string is not well formed. The ops carrying it are the leaf's
   // calls: the string marks ops, not module calls.
-  std::int32_t NodeOfHierarchy(std::int32_t row, std::int32_t range) {
-    if (row < 0) return -1;
+  std::int32_t NodeOfHierarchy(CpuOpRowId op, CpuOpRowId range) {
+    if (!op.has_value()) return -1;
+    const std::size_t row = op.index();
     std::int32_t& known = row_node_[row];
     if (known >= 0) return known;
     if (!model::ParseModuleHierarchy(t_.Str(t_.cpu.module_hierarchy[row]), &frames_)) return -1;
-    std::int32_t node = range >= 0 ? NodeOfRange(range) : -1;
+    std::int32_t node = range.has_value() ? NodeOfRange(range) : -1;
     for (const model::ModuleFrame& f : frames_) node = Node(node, f.instance, f.type);
     ++tree_.nodes[node].calls;
     known = node;
     return known;
   }
 
-  // The innermost op enclosing `op` (itself included) that carries a Module Hierarchy, or -1.
-  std::int32_t HierarchyOp(std::int32_t op) const {
-    for (int depth = 0; op >= 0 && depth < kMaxDepth; op = j_.op_parent[op], ++depth) {
-      if (t_.cpu.kind[op] == model::CpuOpKind::kOp && !t_.cpu.module_hierarchy[op].empty()) return op;
+  // The innermost op enclosing `op` (itself included) that carries a Module Hierarchy, or none.
+  CpuOpRowId HierarchyOp(CpuOpRowId op) const {
+    for (int depth = 0; op.has_value() && depth < kMaxDepth; op = j_.op_parent[op.index()], ++depth) {
+      const std::size_t r = op.index();
+      if (t_.cpu.kind[r] == model::CpuOpKind::kOp && !t_.cpu.module_hierarchy[r].empty()) return op;
     }
-    return -1;
+    return {};
   }
 
-  // Whether layer range `row` is a module range or inside one.
-  bool UnderModule(std::int32_t row) const {
-    for (int depth = 0; row >= 0 && depth < kMaxDepth; row = j_.op_parent[row], ++depth) {
-      if (t_.cpu.kind[row] == model::CpuOpKind::kModule) return true;
+  // Whether layer range `range` is a module range or inside one.
+  bool UnderModule(CpuOpRowId range) const {
+    for (int depth = 0; range.has_value() && depth < kMaxDepth;
+         range = j_.op_parent[range.index()], ++depth) {
+      if (t_.cpu.kind[range.index()] == model::CpuOpKind::kModule) return true;
     }
     return false;
   }
@@ -103,16 +110,16 @@ LayerTree BuildLayerTree(const model::Trace& t, const Joined& j, const std::vect
   std::int32_t no_module = -1, backward = -1;
   for (std::size_t i = 0; i < n; ++i) {
     if (!kept[i]) continue;
-    const std::int32_t range = j.layer[i];
+    const CpuOpRowId range = j.layer[i];
     // A Module Hierarchy string places a launch no nn.Module range encloses.
     std::int32_t node = -1;
     if ((j.layer_source[i] == LayerSource::kLaunch || j.layer_source[i] == LayerSource::kNone) &&
-        !(range >= 0 && builder.UnderModule(range))) {
+        !(range.has_value() && builder.UnderModule(range))) {
       node = builder.NodeOfHierarchy(builder.HierarchyOp(j.op[i]), range);
     }
     if (node >= 0) {
       tree.activity[i] = node;
-    } else if (range >= 0) {
+    } else if (range.has_value()) {
       tree.activity[i] = builder.NodeOfRange(range);
     } else if (j.layer_source[i] == LayerSource::kBackward) {
       if (backward < 0) backward = builder.Node(-1, kBackwardNode, kBackwardNode);

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/row_id.h"
 #include "base/string_pool.h"
 #include "base/time_units.h"
 #include "model/data_quality.h"
@@ -14,6 +15,12 @@
 namespace plasmient::model {
 
 inline constexpr std::int64_t kNoId = -1;
+
+// A row of one of this trace's tables (base/row_id.h); the ids above are the source's own.
+using GpuRowId = RowId<struct GpuActivitiesTag>;
+using ApiRowId = RowId<struct ApiCallsTag>;
+using CpuOpRowId = RowId<struct CpuOpsTag>;
+using CollectiveRowId = RowId<struct CollectivesTag>;
 
 enum class GpuKind : std::uint8_t { kKernel, kMemcpy, kMemset };
 

@@ -79,8 +79,9 @@ void AggregateKernels(const model::Trace& t, const ActivityFacts& f, double memo
     Accumulate(a, true, dur_s, share_s, f.flops[k], f.bytes[k], useful_s, f.loss[k], peak,
                memory_bandwidth_bytes_per_s);
     a.agg.device.Merge(device);
-    std::int32_t op = f.cost_op[k] >= 0 ? f.cost_op[k] : f.op[k];
-    if (op < 0) continue;
+    const model::CpuOpRowId by = f.cost_op[k].has_value() ? f.cost_op[k] : f.op[k];
+    if (!by.has_value()) continue;
+    const std::size_t op = by.index();
     a.op_votes[t.cpu.name[op].value]++;
     Acc& o = by_op[t.cpu.name[op].value];
     if (!std::exchange(o.seen, true)) {

@@ -166,8 +166,8 @@ std::vector<std::pair<std::int32_t, std::pair<TimeNs, TimeNs>>> StepWindows(cons
   std::vector<TimeNs> first(j.steps.size(), std::numeric_limits<TimeNs>::max());
   std::vector<TimeNs> last_end(j.steps.size(), kNoTime);
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    std::int32_t s = j.step[i];
-    if (!kept[i] || s < 0) continue;
+    if (!kept[i] || !j.step[i].has_value()) continue;
+    const std::size_t s = j.step[i].index();
     first[s] = std::min(first[s], t.gpu.start_ns[i]);
     last_end[s] = std::max(last_end[s], t.gpu.end_ns[i]);
   }
@@ -202,7 +202,7 @@ ActivityFacts FactsOf(const Trace& t, const join::Joined& j, std::vector<char> k
   f.layer = j.layer;
   f.step_number.assign(n, -1);
   for (std::size_t i = 0; i < n; ++i) {
-    if (j.step[i] >= 0) f.step_number[i] = j.steps[static_cast<std::size_t>(j.step[i])].number;
+    if (j.step[i].has_value()) f.step_number[i] = j.steps[j.step[i].index()].number;
   }
   f.cost_op = std::move(costs.cost_op);
   f.dtype = std::move(costs.dtype);
@@ -245,7 +245,8 @@ void PlaceOnRoofline(const Trace& t, const join::Joined& j, PeakFor peak_for, do
     if (f.cls[i] == ActivityClass::kMemory)
       moved = t.gpu.bytes[i] > 0 ? static_cast<double>(t.gpu.bytes[i]) : -1;
     if (f.cls[i] == ActivityClass::kCollective || f.cls[i] == ActivityClass::kP2P) {
-      moved = j.collective[i] >= 0 ? static_cast<double>(t.collectives.bytes[j.collective[i]]) : -1;
+      const model::CollectiveRowId c = j.collective[i];
+      moved = c.has_value() ? static_cast<double>(t.collectives.bytes[c.index()]) : -1;
     }
     if (moved >= 0 && dur_s > 0) f.bytes_per_s[i] = moved / dur_s;
   }
@@ -273,7 +274,8 @@ std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::
     ci.step = f.step_number[i];
     ci.p2p = f.cls[i] == ActivityClass::kP2P;
     ci.kernel = std::string(t.Str(t.gpu.name[i]));
-    if (std::int32_t r = j.collective[i]; r >= 0) {
+    if (const model::CollectiveRowId row = j.collective[i]; row.has_value()) {
+      const std::size_t r = row.index();
       ci.name = AsciiLower(t.Str(c.name[r]));
       ci.group = std::string(t.Str(c.pg_name[r]));
       // A group's member list can be kilobytes: it travels once per group and rank, not once

@@ -30,7 +30,7 @@ struct RankDetail {
   const join::Joined& joined;
   const ActivityFacts& facts;
   const RankVerdict& verdict;
-  const std::unordered_map<std::int32_t, RangeFigures>& ranges;  // per layer range call (layers.h)
+  const std::unordered_map<model::CpuOpRowId, RangeFigures>& ranges;  // per layer range call (layers.h)
 };
 
 class RankObserver {

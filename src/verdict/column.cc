@@ -51,17 +51,17 @@ ColumnActivity ActivityRow(const RankDetail& d, const join::LayerTree& tree, std
   a.roofline_fraction = f.roofline_fraction[i];
   a.bound = f.bound[i];
   a.loss = f.loss[i];
-  if (f.op[i] >= 0) a.op = std::string(t.Str(t.cpu.name[f.op[i]]));
+  if (f.op[i].has_value()) a.op = std::string(t.Str(t.cpu.name[f.op[i].index()]));
   std::int32_t node = i < tree.activity.size() ? tree.activity[i] : -1;
   if (node >= 0 && !IsCatchAllLayer(tree.nodes[node].path)) a.layer = tree.nodes[node].path;
   a.step = f.step_number[i];
-  if (f.launch[i] >= 0) {
-    a.launch = std::string(t.Str(t.api.name[f.launch[i]]));
-    a.launch_ns = t.api.start_ns[f.launch[i]];
+  if (f.launch[i].has_value()) {
+    a.launch = std::string(t.Str(t.api.name[f.launch[i].index()]));
+    a.launch_ns = t.api.start_ns[f.launch[i].index()];
   }
-  if (std::int32_t c = d.joined.collective[i]; c >= 0) {
-    a.collective = std::string(t.Str(t.collectives.name[c]));
-    a.collective_bytes = t.collectives.bytes[c];
+  if (const model::CollectiveRowId c = d.joined.collective[i]; c.has_value()) {
+    a.collective = std::string(t.Str(t.collectives.name[c.index()]));
+    a.collective_bytes = t.collectives.bytes[c.index()];
   }
   return a;
 }

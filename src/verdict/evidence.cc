@@ -110,8 +110,8 @@ void CountMemoryBound(const model::Trace& t, const ActivityFacts& f, std::size_t
     e.memory_bound_gemm_s += lost_s;
   } else if (!f.heavy_op[k]) {
     e.memory_bound_glue_s += lost_s;
-    const std::int32_t op = f.cost_op[k] >= 0 ? f.cost_op[k] : f.op[k];
-    glue_by_name[op >= 0 ? t.cpu.name[op].value : t.gpu.name[k].value] += lost_s;
+    const model::CpuOpRowId op = f.cost_op[k].has_value() ? f.cost_op[k] : f.op[k];
+    glue_by_name[op.has_value() ? t.cpu.name[op.index()].value : t.gpu.name[k].value] += lost_s;
   }
 }
 
@@ -162,7 +162,7 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
       // Its exposed time: the sweep charged it only for slices where no compute kernel ran.
       const std::string_view kernel = t.Str(t.gpu.name[k]);
       const std::string_view collective =
-          j.collective[k] >= 0 ? t.Str(t.collectives.name[j.collective[k]]) : kernel;
+          j.collective[k].has_value() ? t.Str(t.collectives.name[j.collective[k].index()]) : kernel;
       const auto family = static_cast<std::size_t>(FamilyOf(join::ParseCollectiveKind(collective, kernel)));
       e.exposed_comm_s[family] += DividedSeconds(f.share_ns[k]);
     } else if (f.cls[k] == join::ActivityClass::kCompute) {
@@ -180,9 +180,9 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
         e.poor_gemm_lost_s += poor->lost_s;
         MergeShapes(shapes, {*poor}, std::numeric_limits<std::size_t>::max());
       }
-      const std::int32_t op = f.cost_op[k];
-      if (op >= 0 && f.loss[k] == Loss::kMemoryBound &&
-          IsScoreSoftmax(t.Str(t.cpu.name[op]), t.Str(t.cpu.input_dims[op])))
+      const model::CpuOpRowId op = f.cost_op[k];
+      if (op.has_value() && f.loss[k] == Loss::kMemoryBound &&
+          IsScoreSoftmax(t.Str(t.cpu.name[op.index()]), t.Str(t.cpu.input_dims[op.index()])))
         e.score_softmax_s += lost_s;
     }
   }

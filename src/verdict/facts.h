@@ -24,13 +24,13 @@ struct ActivityFacts {
   // From the join.
   std::vector<char> kept;                 // inside the window (docs/verdict.md, "The window")
   std::vector<join::ActivityClass> cls;   // compute, collective, P2P, memory
-  std::vector<std::int32_t> launch;       // ApiCalls row of its launch, or -1
-  std::vector<std::int32_t> op;           // innermost CpuOps row of kind kOp that launched it, or -1
-  std::vector<std::int32_t> layer;        // its layer range (CpuOps row, docs/layers.md), or -1
+  std::vector<model::ApiRowId> launch;    // ApiCalls row of its launch, or none
+  std::vector<model::CpuOpRowId> op;      // innermost CpuOps row of kind kOp that launched it, or none
+  std::vector<model::CpuOpRowId> layer;   // its layer range (CpuOps row, docs/layers.md), or none
   std::vector<std::int64_t> step_number;  // N of the ProfilerStep#N that launched it, or -1
 
   // Pricing (docs/verdict.md: an op's cost goes to its heavy kernels, split by duration).
-  std::vector<std::int32_t> cost_op;  // CpuOps row whose model priced it, or -1
+  std::vector<model::CpuOpRowId> cost_op;  // CpuOps row whose model priced it, or none
   std::vector<roofline::Dtype> dtype;
   std::vector<double> flops;                          // -1 when no FLOP model reached it
   std::vector<double> bytes;                          // -1 when no byte model reached it

@@ -14,6 +14,7 @@
 namespace plasmient::verdict {
 namespace {
 
+using model::CpuOpRowId;
 using model::Dq;
 
 struct OpPrice {
@@ -31,7 +32,8 @@ class OpPricer {
         prices_(t.cpu.size()),
         is_backward_name_(t.strings, join::IsBackwardOpName) {}
 
-  const OpPrice& Get(std::int32_t row) {
+  const OpPrice& Get(CpuOpRowId op) {
+    const std::size_t row = op.index();
     OpPrice& p = prices_[row];
     if (p.done) return p;
     p.done = true;
@@ -44,24 +46,24 @@ class OpPricer {
     if (p.cost.conv_assumed_geometry) quality_.Add(Dq::kConvAssumedGeometry);
     if (p.cost.conv_output_from_trace) quality_.Add(Dq::kConvOutputFromTrace);
     p.backward = p.cost.backward;
-    for (std::int32_t a = row; a >= 0 && !p.backward; a = j_.op_parent[a]) {
-      p.backward = is_backward_name_(cpu.name[a]);
+    for (CpuOpRowId a = op; a.has_value() && !p.backward; a = j_.op_parent[a.index()]) {
+      p.backward = is_backward_name_(cpu.name[a.index()]);
     }
     return p;
   }
 
   // The innermost op on the kernel's chain that has a usable model.
-  std::int32_t CostOp(std::int32_t op) {
-    for (int depth = 0; op >= 0 && depth < 64; ++depth, op = j_.op_parent[op]) {
+  CpuOpRowId CostOp(CpuOpRowId op) {
+    for (int depth = 0; op.has_value() && depth < 64; ++depth, op = j_.op_parent[op.index()]) {
       const OpPrice& p = Get(op);
       if (p.cost.flops >= 0 || p.cost.bytes >= 0) return op;
     }
-    return -1;
+    return {};
   }
 
  private:
   // Ops repeat with the same name and shapes every step: each distinct one is priced once.
-  roofline::OpCost Estimate(std::int32_t row) {
+  roofline::OpCost Estimate(std::size_t row) {
     const auto& cpu = t_.cpu;
     std::array<std::uint32_t, 4> key = {cpu.name[row].value, cpu.input_dims[row].value,
                                         cpu.input_types[row].value, cpu.concrete_inputs[row].value};
@@ -75,7 +77,7 @@ class OpPricer {
 
   // A convolution without stride/padding: its output shape from the trace, else the estimate
   // as it was (stride 1 assumed).
-  roofline::OpCost EstimateWithConvOutput(std::int32_t row, const roofline::OpCost& assumed) {
+  roofline::OpCost EstimateWithConvOutput(std::size_t row, const roofline::OpCost& assumed) {
     const auto& cpu = t_.cpu;
     std::vector<std::int64_t> output = BackwardGradOutput(row);
     if (output.empty()) output = ConsumerInput(row);
@@ -87,7 +89,7 @@ class OpPricer {
 
   // Training: the backward op of the same convolution (same input and weight shapes) carries
   // grad_output, the forward output's shape.
-  std::vector<std::int64_t> BackwardGradOutput(std::int32_t row) {
+  std::vector<std::int64_t> BackwardGradOutput(std::size_t row) {
     if (!grad_outputs_built_) BuildGradOutputs();
     roofline::OpDims dims;
     if (!dims.Parse(t_.Str(t_.cpu.input_dims[row]))) return {};
@@ -130,16 +132,16 @@ class OpPricer {
 
   // Inference: the next op on the thread after the convolution (and the ops wrapping it)
   // whose first input is [N, C_out, ...]: batch norm, activation, add, pooling.
-  std::vector<std::int64_t> ConsumerInput(std::int32_t row) {
+  std::vector<std::int64_t> ConsumerInput(std::size_t row) {
     const auto& cpu = t_.cpu;
     roofline::OpDims dims;
     if (!dims.Parse(t_.Str(cpu.input_dims[row]))) return {};
     auto x = dims.Shape(0), w = dims.Shape(1);
     if (x.size() < 3 || w.size() != x.size()) return {};
     TimeNs end = cpu.end_ns[row];
-    for (std::int32_t a = j_.op_parent[row]; a >= 0; a = j_.op_parent[a]) {
-      if (t_.Str(cpu.name[a]).find("conv") == std::string_view::npos) break;
-      end = cpu.end_ns[a];
+    for (CpuOpRowId a = j_.op_parent[row]; a.has_value(); a = j_.op_parent[a.index()]) {
+      if (t_.Str(cpu.name[a.index()]).find("conv") == std::string_view::npos) break;
+      end = cpu.end_ns[a.index()];
     }
     if (thread_order_.empty()) BuildThreadOrder();
     const std::int32_t pos = position_[row];
@@ -197,7 +199,7 @@ void PriceByTwin(const model::Trace& t, const std::vector<std::int32_t>& orphans
   if (orphans.empty()) return;
   std::unordered_map<std::uint32_t, std::vector<std::pair<TimeNs, std::int32_t>>> priced;  // by duration
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
-    if (c.cost_op[k] >= 0 && (c.flops[k] >= 0 || c.bytes[k] >= 0)) {
+    if (c.cost_op[k].has_value() && (c.flops[k] >= 0 || c.bytes[k] >= 0)) {
       priced[t.gpu.name[k].value].push_back(
           {t.gpu.end_ns[k] - t.gpu.start_ns[k], static_cast<std::int32_t>(k)});
     }
@@ -232,7 +234,7 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
   c.flops.assign(n, -1);
   c.bytes.assign(n, -1);
   c.dtype.assign(n, roofline::Dtype::kUnknown);
-  c.cost_op.assign(n, -1);
+  c.cost_op.assign(n, {});
   c.backward.assign(n, 0);
   c.heavy_op.assign(n, 0);
   c.attention.assign(n, 0);
@@ -247,16 +249,16 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
     std::vector<std::int32_t> kernels;
     double heavy_ns = 0, all_ns = 0;
   };
-  std::unordered_map<std::int32_t, Group> groups;
+  std::unordered_map<CpuOpRowId, Group> groups;
   std::vector<std::int32_t> without_op;  // kept compute kernels no launch ties to an op
   for (std::size_t i = 0; i < n; ++i) {
     if (!kept[i] || j.cls[i] != join::ActivityClass::kCompute) continue;
-    if (j.op[i] < 0) {
+    if (!j.op[i].has_value()) {
       without_op.push_back(static_cast<std::int32_t>(i));
       continue;
     }
-    std::int32_t op = pricer.CostOp(j.op[i]);
-    if (op < 0) {
+    CpuOpRowId op = pricer.CostOp(j.op[i]);
+    if (!op.has_value()) {
       c.backward[i] = pricer.Get(j.op[i]).backward;
       continue;
     }
@@ -269,9 +271,9 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
   // An op whose kernels are partly launched by priced child ops (cudnn_convolution_backward
   // and its _input half, matmul and its bmm) already has those children's work counted: its
   // own kernels get the rest, never the whole op again.
-  std::unordered_map<std::int32_t, std::pair<double, double>> by_children;  // flops, bytes
+  std::unordered_map<CpuOpRowId, std::pair<double, double>> by_children;  // flops, bytes
   for (const auto& [op, g] : groups) {
-    for (std::int32_t a = j.op_parent[op]; a >= 0; a = j.op_parent[a]) {
+    for (CpuOpRowId a = j.op_parent[op.index()]; a.has_value(); a = j.op_parent[a.index()]) {
       if (!groups.contains(a)) continue;
       const roofline::OpCost& child = pricer.Get(op).cost;
       by_children[a].first += std::max(0.0, child.flops);

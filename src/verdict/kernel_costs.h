@@ -16,10 +16,10 @@ struct KernelCosts {
   std::vector<double> flops;  // -1 when no FLOP model reached the kernel
   std::vector<double> bytes;  // -1 when no byte model reached the kernel
   std::vector<roofline::Dtype> dtype;
-  std::vector<std::int32_t> cost_op;  // CpuOps row whose model priced the kernel, or -1
-  std::vector<char> backward;         // launched under autograd's backward pass
-  std::vector<char> heavy_op;         // priced by a GEMM/conv/attention model
-  std::vector<char> attention;        // priced by an attention model (OpCost::attention)
+  std::vector<model::CpuOpRowId> cost_op;  // CpuOps row whose model priced the kernel, or none
+  std::vector<char> backward;              // launched under autograd's backward pass
+  std::vector<char> heavy_op;              // priced by a GEMM/conv/attention model
+  std::vector<char> attention;             // priced by an attention model (OpCost::attention)
   // Of its bytes, the share that does not grow with the batch: the pricing op's
   // OpCost::weight_bytes over its bytes; 0 when it has none or no byte model.
   std::vector<double> weight_share;

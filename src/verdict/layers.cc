@@ -174,11 +174,12 @@ RangeLedger RollUpRanges(const model::Trace& t, const join::Joined& j, const Act
   constexpr int kMaxDepth = 64;  // as deep as the tree goes (join/layer_tree.cc)
   RangeLedger out;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (!in.kept[i] || j.layer[i] < 0) continue;
+    if (!in.kept[i] || !j.layer[i].has_value()) continue;
     const auto loss = static_cast<std::size_t>(in.loss[i]);
     int depth = 0;
-    for (std::int32_t r = j.layer[i]; r >= 0 && depth < kMaxDepth; r = j.op_parent[r], ++depth) {
-      if (!join::IsLayerRange(t.cpu.kind[r])) continue;
+    for (model::CpuOpRowId r = j.layer[i]; r.has_value() && depth < kMaxDepth;
+         r = j.op_parent[r.index()], ++depth) {
+      if (!join::IsLayerRange(t.cpu.kind[r.index()])) continue;
       RangeFigures& f = out[r];
       f.gpu_time_ns += in.share_ns[i];
       f.useful_ns += in.useful_ns[i];

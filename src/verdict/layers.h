@@ -36,7 +36,7 @@ struct RangeFigures {
     return gpu_time_ns > 0 ? loss_ns[static_cast<std::size_t>(loss)] / gpu_time_ns : 0;
   }
 };
-using RangeLedger = std::unordered_map<std::int32_t, RangeFigures>;  // by CpuOps row
+using RangeLedger = std::unordered_map<model::CpuOpRowId, RangeFigures>;  // by layer range (CpuOps row)
 
 RangeLedger RollUpRanges(const model::Trace& trace, const join::Joined& joined, const ActivityFacts& facts);
 

@@ -8,7 +8,7 @@ namespace plasmient::verdict {
 namespace {
 
 struct OpAcc {
-  std::int32_t op = -1;  // a CpuOps row with this key, or -1
+  model::CpuOpRowId op;  // a CpuOps row with this key, or none
   std::map<std::int64_t, double> step_s;
   std::unordered_map<std::uint32_t, double> kernel_s;  // by kernel name
   double total_s = 0;
@@ -28,9 +28,9 @@ std::vector<OpStepTimes> CollectOpTimes(const model::Trace& t, const ActivityFac
   std::map<std::uint32_t, OpAcc> by_kernel;
   for (std::size_t k = 0; k < f.size(); ++k) {
     if (!f.kept[k] || f.cls[k] != join::ActivityClass::kCompute) continue;
-    const std::int32_t op = f.op[k];
-    OpAcc& a =
-        op >= 0 ? by_key[{t.cpu.name[op].value, t.cpu.input_dims[op].value}] : by_kernel[t.gpu.name[k].value];
+    const model::CpuOpRowId op = f.op[k];
+    OpAcc& a = op.has_value() ? by_key[{t.cpu.name[op.index()].value, t.cpu.input_dims[op.index()].value}]
+                              : by_kernel[t.gpu.name[k].value];
     const double dur_s = NsToSeconds(std::max<TimeNs>(0, t.gpu.end_ns[k] - t.gpu.start_ns[k]));
     a.op = op;
     a.step_s[f.step_number[k]] += dur_s;
@@ -48,9 +48,9 @@ std::vector<OpStepTimes> CollectOpTimes(const model::Trace& t, const ActivityFac
   for (std::size_t i = 0; i < kept; ++i) {
     const OpAcc& a = *all[i];
     OpStepTimes o;
-    if (a.op >= 0) {
-      o.op = std::string(t.Str(t.cpu.name[a.op]));
-      o.shapes = std::string(t.Str(t.cpu.input_dims[a.op]));
+    if (a.op.has_value()) {
+      o.op = std::string(t.Str(t.cpu.name[a.op.index()]));
+      o.shapes = std::string(t.Str(t.cpu.input_dims[a.op.index()]));
     }
     const auto top = std::max_element(a.kernel_s.begin(), a.kernel_s.end(), [](const auto& x, const auto& y) {
       return x.second != y.second ? x.second < y.second : x.first > y.first;

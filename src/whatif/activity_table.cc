@@ -27,16 +27,17 @@ class OpBatches {
  public:
   explicit OpBatches(const model::Trace& t) : t_(t) {}
 
-  std::int64_t Of(std::int32_t row, bool attention) {
-    if (row < 0) return -1;
-    auto [it, inserted] = memo_.try_emplace(row, -1);
+  std::int64_t Of(model::CpuOpRowId op, bool attention) {
+    if (!op.has_value()) return -1;
+    auto [it, inserted] = memo_.try_emplace(op, -1);
+    const std::size_t row = op.index();
     if (inserted) it->second = BatchOf(t_.Str(t_.cpu.name[row]), t_.Str(t_.cpu.input_dims[row]), attention);
     return it->second;
   }
 
  private:
   const model::Trace& t_;
-  std::unordered_map<std::int32_t, std::int64_t> memo_;
+  std::unordered_map<model::CpuOpRowId, std::int64_t> memo_;
 };
 
 }  // namespace

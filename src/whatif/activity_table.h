@@ -24,7 +24,7 @@ struct ActivityRow {
   bool heavy = false;             // priced by a GEMM, convolution or attention model
   bool attention = false;         // priced by an attention model: its bytes are the KV cache in decode
   bool backward = false;          // launched under autograd's backward pass
-  std::int32_t step = -1;         // index of the rank's ProfilerStep that launched it, or -1
+  join::StepRowId step;           // the rank's ProfilerStep that launched it (join's steps), or none
   std::int32_t name = -1;         // index into RankTable::names
   // The batch its pricing op's inputs show: an attention query [B, H, L, D] or a linear's
   // x [B, S, K]; -1 when they show none (a 2-D GEMM cannot tell the batch from the tokens).

@@ -169,7 +169,7 @@ double HideCommunication(const RankTable& t, std::span<const ReplayedActivity> a
     double exposed_ns = 0, last_exposed_ns = 0, compute_ns = 0, overlapped_ns = 0;
     TimeNs last_start = kNoTime;
   };
-  std::map<std::int32_t, Step> steps;
+  std::map<join::StepRowId, Step> steps;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     const ActivityRow& r = t.rows[i];
     Step& st = steps[r.step];

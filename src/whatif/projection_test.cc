@@ -28,7 +28,7 @@ RankTable DecodeRank() {
     r.weight_bytes = weight;
     r.peak_flops_per_s = kPeak;
     r.heavy = heavy;
-    r.step = 0;
+    r.step = join::StepRowId(0);
     r.name = name;
     r.loss = flops / bytes < 1000 ? verdict::Loss::kMemoryBound : verdict::Loss::kComputeInefficiency;
     t.rows.push_back(r);

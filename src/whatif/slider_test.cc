@@ -24,7 +24,7 @@ RankTable GemmRank() {
     r.weight_bytes = w;
     r.peak_flops_per_s = t.peak_flops_per_s;
     r.heavy = true;
-    r.step = 0;
+    r.step = join::StepRowId(0);
     r.name = 0;
     r.loss = verdict::Loss::kMemoryBound;
     t.rows.push_back(r);
