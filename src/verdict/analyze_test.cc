@@ -6,6 +6,7 @@
 #include "roofline/device_table.h"
 #include "roofline/op_cost.h"
 #include "verdict/facts.h"
+#include "verdict/testing/launch_builder.h"
 
 namespace plasmient::verdict {
 namespace {
@@ -25,36 +26,8 @@ AnalyzeOptions Options() {
   return o;
 }
 
-// Adds op -> launch -> kernel, each op on thread 1, returns nothing; times in ns.
-struct Builder {
-  TraceBuilder b;
-  std::int64_t corr = 1;
-  void Kernel(std::string_view op, std::string_view dims, std::string_view types, std::string_view kernel,
-              TimeNs start, TimeNs end, GpuKind kind = GpuKind::kKernel, std::int32_t stream = 7) {
-    TimeNs host = start / 10;  // launches happen before their kernels
-    if (!op.empty()) {
-      b.AddCpuOp({.start_ns = host,
-                  .end_ns = host + 5,
-                  .pid = 1,
-                  .tid = 1,
-                  .name = op,
-                  .input_dims = dims,
-                  .input_types = types});
-    }
-    b.AddApi({.start_ns = host + 1,
-              .end_ns = host + 2,
-              .pid = 1,
-              .tid = 1,
-              .name = "cudaLaunchKernel",
-              .correlation = corr});
-    b.AddGpu({.start_ns = start,
-              .end_ns = end,
-              .stream = stream,
-              .name = kernel,
-              .kind = kind,
-              .correlation = corr});
-    ++corr;
-  }
+// Op -> launch -> kernel rows (verdict/testing/launch_builder.h), and ProfilerStep ranges.
+struct Builder : testing::LaunchBuilder {
   // ProfilerStep#number over the launches of the 1 ms of GPU time from base.
   void Step(std::int64_t number, TimeNs base) {
     b.AddCpuOp({.start_ns = base / 10,

@@ -5,6 +5,7 @@
 
 #include "model/trace_builder.h"
 #include "verdict/analyze.h"
+#include "verdict/testing/launch_builder.h"
 
 namespace plasmient::exporting::testing_traces {
 
@@ -19,32 +20,7 @@ inline verdict::AnalyzeOptions Options() {
   return o;
 }
 
-struct Builder {
-  model::TraceBuilder b;
-  std::int64_t corr = 1;
-  // op -> launch -> kernel on host thread 1; launches happen at a tenth of the kernel's time.
-  std::int32_t Kernel(std::string_view op, std::string_view dims, std::string_view types,
-                      std::string_view kernel, TimeNs start, TimeNs end, std::int32_t stream = 7) {
-    TimeNs host = start / 10;
-    if (!op.empty()) {
-      b.AddCpuOp({.start_ns = host,
-                  .end_ns = host + 5,
-                  .pid = 1,
-                  .tid = 1,
-                  .name = op,
-                  .input_dims = dims,
-                  .input_types = types});
-    }
-    b.AddApi({.start_ns = host + 1,
-              .end_ns = host + 2,
-              .pid = 1,
-              .tid = 1,
-              .name = "cudaLaunchKernel",
-              .correlation = corr});
-    return b.AddGpu(
-        {.start_ns = start, .end_ns = end, .stream = stream, .name = kernel, .correlation = corr++});
-  }
-};
+using Builder = verdict::testing::LaunchBuilder;
 
 // Three 1 ms steps of GEMM (0–400 µs), an all-reduce half under it (200–600 µs, 64 MiB over
 // ranks [0, 1]) and an elementwise add (600–700 µs). Step 1 is followed by `stall_ns` of idle
@@ -70,8 +46,8 @@ inline model::Trace ThreeStepRank(std::int64_t rank, TimeNs stall_ns = 600'000, 
                   .kind = model::CpuOpKind::kAnnotation});
     t.Kernel("aten::mm", "[[1024,1024],[1024,1024]]", R"(["c10::BFloat16","c10::BFloat16"])",
              "sm90_xmma_gemm_bf16bf16_bf16f32", base, base + gemm_ns);
-    std::int32_t ar =
-        t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", base + 200'000, base + 600'000, 9);
+    std::int32_t ar = t.Kernel("", "", "", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", base + 200'000,
+                               base + 600'000, model::GpuKind::kKernel, 9);
     t.b.AddCollective({.gpu = ar,
                        .name = "allreduce",
                        .dtype = "BFloat16",
