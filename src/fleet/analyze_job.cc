@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/parallel.h"
 #include "cluster/cluster_verdict.h"
 #include "ingest/read_trace.h"
 #include "ingest/trace_kinds.h"
@@ -98,18 +100,12 @@ class JobReader {
         outcomes_(files.size()) {}
 
   std::vector<Outcome> Run(std::size_t workers) {
-    workers = std::clamp<std::size_t>(workers, 1, files_.size());
-    {
-      std::vector<std::jthread> threads;
-      // The caller's thread is a worker too. A worker that cannot start (out of memory, or of
-      // address space for its stack) leaves the inputs to the others: the outcome is the same.
-      try {
-        threads.reserve(workers - 1);
-        for (std::size_t w = 1; w < workers; ++w) threads.emplace_back([this] { Work(); });
-      } catch (const std::exception&) {
-      }
-      Work();
-    }
+    // One task per input, taken in input order (the turns rely on it); the caller's thread is a
+    // worker too, and a worker that cannot start leaves the inputs to the others.
+    std::vector<std::function<void()>> tasks;
+    tasks.reserve(files_.size());
+    for (std::size_t i = 0; i < files_.size(); ++i) tasks.emplace_back([this, i] { Work(i); });
+    RunConcurrently(workers, tasks);
     return std::move(outcomes_);
   }
 
@@ -129,17 +125,15 @@ class JobReader {
     Turn& commit_;
   };
 
-  void Work() {
-    for (std::size_t i = next_.fetch_add(1); i < files_.size(); i = next_.fetch_add(1)) {
-      Turn admission(admit_, i), commit(commit_, i);
-      try {
-        Process(i, admission, commit);
-      } catch (...) {
-        Failed(i, std::current_exception());
-      }
-      admission.Pass();
-      Commit(i, commit);
+  void Work(std::size_t i) {
+    Turn admission(admit_, i), commit(commit_, i);
+    try {
+      Process(i, admission, commit);
+    } catch (...) {
+      Failed(i, std::current_exception());
     }
+    admission.Pass();
+    Commit(i, commit);
   }
 
   void Process(std::size_t i, Turn& admission, Turn& commit) {
@@ -260,7 +254,6 @@ class JobReader {
   const std::size_t parse_threads_;
   const std::size_t rank_threads_;
   std::vector<Outcome> outcomes_;
-  std::atomic<std::size_t> next_{0};
   std::atomic<std::size_t> first_failure_{SIZE_MAX};
   Turnstile admit_, commit_;
   verdict::InputSet seen_;  // on the admission turn only
