@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "cli/fleet_commands.h"
+#include "cli/heap_pages.h"
 #include "cli/progress.h"
 #include "cli/step_slice.h"
 #include "export/html_sink.h"
@@ -179,12 +180,12 @@ int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOpt
   if (verbose) {
     hooks.read = PrintRead;
     std::size_t threads = fleet::ParseThreadsEach(options, inputs.size());
-    fmt::print(stderr, "plasmient: {} input{}, {} at once (--jobs), each parsed on {}; gzip through {}\n",
+    fmt::print(stderr, "plasmient: {} input{}, {} at once (--jobs), each parsed on {}; gzip through {}; {}\n",
                inputs.size(), inputs.size() == 1 ? "" : "s", std::min(options.workers, inputs.size()),
                threads == 0   ? std::string("one thread per core")
                : threads == 1 ? std::string("1 thread")
                               : fmt::format("{} threads", threads),
-               ingest::GzipEngineName(ingest::DefaultGzipEngine()));
+               ingest::GzipEngineName(ingest::DefaultGzipEngine()), HeapPagesNote());
   }
   auto analyzed = fleet::AnalyzeInputs(std::vector<fs::path>(inputs.begin(), inputs.end()), options, hooks);
   if (!analyzed) {

@@ -1,6 +1,7 @@
 // plasmient: the one main(). Subcommands parse their flags here and call their stage.
 #include <cstdio>
 #include <new>
+#include <string_view>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -8,16 +9,23 @@
 
 #include "cli/analyze_command.h"
 #include "cli/commands.h"
+#include "cli/heap_pages.h"
 
 namespace {
 
 constexpr const char* kAbout =
     "Plasmient: the share of your GPUs' peak that did useful work, where the rest went, and what to change.";
 
+// The commands that read whole traces into memory.
+bool ReadsTraces(std::string_view command) {
+  return command == "analyze" || command == "explain" || command == "whatif" || command == "diff";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace plasmient::cli;
+  if (argc > 1 && ReadsTraces(argv[1])) UseHugePagesForTheHeap(argc, argv);
   CLI::App app(kAbout, "plasmient");
   app.require_subcommand(1);
   app.set_version_flag("--version", "plasmient " PLASMIENT_VERSION);
