@@ -6,6 +6,8 @@
 #      (default 2: about 440 KB a rank, 450 MB for 1,024 ranks), their ranks on every core (--jobs,
 #      default the core count), beside the single-trace figure above.
 # Usage: bench/analyze_e2e.sh [BUILD_DIR] [MB] [RANKS] [STEPS]. Needs /usr/bin/time (Debian: time).
+# RUNS=N (default 3) times each command N times and prints the minimum, median and maximum of each
+# figure (MB/s from the wall times): the spread from run to run is part of the result.
 # On a shared machine wall time is noise; the CPU seconds per MB are the steadier figure.
 set -euo pipefail
 build=${1:-build}
@@ -16,14 +18,26 @@ plasmient=$build/plasmient
 work=$(mktemp -d "${TMPDIR:-/tmp}/plasmient-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# Prints "label: wall s, MB/s, CPU s, peak RSS MB" for one measured command over `bytes` of input.
+runs=${RUNS:-3}
+
+# Prints "label: wall s, MB/s, CPU s, peak RSS MB", each as min / median / max of `runs` runs of
+# one command over `bytes` of input.
 measure() {
   local label=$1 bytes=$2
   shift 2
-  /usr/bin/time -f '%e %M %U %S' -o "$work/time" "$@" >/dev/null
-  read -r wall rss_kb user sys <"$work/time"
-  awk -v l="$label" -v b="$bytes" -v w="$wall" -v r="$rss_kb" -v c="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
-    'BEGIN { printf "%-38s %7.2f s  %6.0f MB/s  CPU %6.2f s (%5.0f MB per CPU-s)  peak RSS %6.0f MB  (input %.0f MB)\n", l, w, b / 1e6 / w, c, b / 1e6 / c, r / 1024, b / 1e6 }'
+  : >"$work/times"
+  for ((i = 0; i < runs; i++)); do
+    /usr/bin/time -f '%e %M %U %S' -o "$work/time" "$@" >/dev/null
+    cat "$work/time" >>"$work/times"
+  done
+  awk -v l="$label" -v b="$bytes" '
+    function sorted(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+    { w[NR] = $1; r[NR] = $2 / 1024; c[NR] = $3 + $4 }
+    END {
+      n = NR; m = int((n + 1) / 2); sorted(w, n); sorted(r, n); sorted(c, n)
+      printf "%-38s wall %.2f / %.2f / %.2f s  %4.0f / %4.0f / %4.0f MB/s  CPU %.2f / %.2f / %.2f s  peak RSS %.0f / %.0f / %.0f MB  (input %.0f MB, %d runs: min / median / max)\n", \
+        l, w[1], w[m], w[n], b / 1e6 / w[n], b / 1e6 / w[m], b / 1e6 / w[1], c[1], c[m], c[n], r[1], r[m], r[n], b / 1e6, n
+    }' "$work/times"
 }
 
 echo "plasmient analyze, end to end ($(nproc) cores)"
