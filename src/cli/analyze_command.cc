@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -14,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "base/output_file.h"
 #include "cli/fleet_commands.h"
 #include "cli/heap_pages.h"
 #include "cli/progress.h"
@@ -210,10 +210,10 @@ bool WriteOutput(const std::string& path, const std::string& text, std::string_v
     std::fwrite(text.data(), 1, text.size(), stdout);
     return true;
   }
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  if (f) return true;
-  fmt::print(stderr, "plasmient: {}: cannot write the {}\n", path, what);
+  auto f = OutputFile::Open(path);
+  Status written = f ? (f->Write(text), f->Commit()) : Status(std::unexpected(f.error()));
+  if (written) return true;
+  fmt::print(stderr, "plasmient: {} (the {})\n", written.error().message, what);
   return false;
 }
 
@@ -241,11 +241,10 @@ int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, co
     }
   }
   if (!out.html_path.empty()) {
-    std::ofstream f(out.html_path, std::ios::binary);
     const whatif::Slider slider = whatif::ProjectSlider(tables, job);
-    f << exporting::RenderHtml(job, {.title = title, .whatif = &slider, .vertical = vertical});
-    if (!f) {
-      fmt::print(stderr, "plasmient: {}: cannot write the HTML report\n", out.html_path);
+    if (!WriteOutput(out.html_path,
+                     exporting::RenderHtml(job, {.title = title, .whatif = &slider, .vertical = vertical}),
+                     "HTML report")) {
       return 1;
     }
   }
@@ -255,17 +254,24 @@ int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, co
 // --json: the verdict written to FILE (or stdout, "-") a piece at a time as it is made: a
 // 1,024-rank job's tens of MB are never held whole.
 bool WriteJsonVerdict(const std::string& path, const verdict::JobVerdict& job) {
-  const bool to_stdout = path == "-";
-  std::FILE* f = to_stdout ? stdout : std::fopen(path.c_str(), "wb");
-  bool ok = f != nullptr;
-  if (ok) {
+  if (path == "-") {
+    bool ok = true;
     exporting::WriteVerdictJson(job, [&](std::string_view piece) {
-      ok = ok && std::fwrite(piece.data(), 1, piece.size(), f) == piece.size();
+      ok = ok && std::fwrite(piece.data(), 1, piece.size(), stdout) == piece.size();
     });
-    ok = (to_stdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
+    if (std::fflush(stdout) == 0 && ok) return true;
+    fmt::print(stderr, "plasmient: -: cannot write the JSON verdict\n");
+    return false;
   }
-  if (!ok) fmt::print(stderr, "plasmient: {}: cannot write the JSON verdict\n", path);
-  return ok;
+  auto f = OutputFile::Open(path);
+  Status written = f ? Status() : Status(std::unexpected(f.error()));
+  if (f) {
+    exporting::WriteVerdictJson(job, [&](std::string_view piece) { f->Write(piece); });
+    written = f->Commit();
+  }
+  if (written) return true;
+  fmt::print(stderr, "plasmient: {} (the JSON verdict)\n", written.error().message);
+  return false;
 }
 
 }  // namespace

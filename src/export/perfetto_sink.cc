@@ -51,9 +51,10 @@ std::set<std::int64_t> WorstSteps(std::vector<std::pair<double, std::int64_t>> a
 Result<std::unique_ptr<PerfettoSink>> PerfettoSink::Create(PerfettoOptions options) {
   std::unique_ptr<PerfettoSink> sink(new PerfettoSink(std::move(options)));
   const std::string& path = sink->options_.path;
-  sink->out_ = std::fopen(path.c_str(), "wb");
-  if (sink->out_ == nullptr)
-    return Fail("{}: cannot write the Perfetto trace: {}", path, std::strerror(errno));
+  auto out = OutputFile::Open(path);
+  if (!out) return Fail("{} (the Perfetto trace)", out.error().message);
+  sink->out_file_.emplace(std::move(*out));
+  sink->out_ = sink->out_file_->get();
   if (!sink->options_.clock_offset_s) {
     sink->spool_path_ = path + ".spool";
     sink->spool_ = std::fopen(sink->spool_path_.c_str(), "wb+");
@@ -69,7 +70,6 @@ Result<std::unique_ptr<PerfettoSink>> PerfettoSink::Create(PerfettoOptions optio
 PerfettoSink::PerfettoSink(PerfettoOptions options) : options_(std::move(options)) {}
 
 PerfettoSink::~PerfettoSink() {
-  if (out_ != nullptr) std::fclose(out_);
   if (spool_ != nullptr) {
     std::fclose(spool_);
     std::remove(spool_path_.c_str());
@@ -179,9 +179,11 @@ Result<PerfettoStats> PerfettoSink::Finish(const std::unordered_map<std::int64_t
   }
   out_buffer_ += "\n],\"otherData\":{\"producer\":\"plasmient\"}}\n";
   Flush(out_, out_buffer_);
-  bool closed = std::fclose(out_) == 0;
   out_ = nullptr;
-  if (write_failed_ || !closed)
+  // A failed write to the spool leaves out_ short too: not put at the path.
+  Status committed = write_failed_ ? Status() : out_file_->Commit();
+  out_file_.reset();
+  if (write_failed_ || !committed)
     return Fail("{}: writing the Perfetto trace failed (disk full?)", options_.path);
   return stats_;
 }

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/output_file.h"
 #include "base/result.h"
 #include "export/perfetto_tracks.h"
 #include "verdict/analyze.h"
@@ -69,7 +70,8 @@ class PerfettoSink final : public verdict::RankObserver {
 
   PerfettoOptions options_;
   std::string spool_path_;
-  std::FILE* out_ = nullptr;
+  std::optional<OutputFile> out_file_;  // put at the path only once the trace is whole
+  std::FILE* out_ = nullptr;            // out_file_'s
   std::FILE* spool_ = nullptr;
   std::string out_buffer_, spool_buffer_;
   bool first_event_ = true;
