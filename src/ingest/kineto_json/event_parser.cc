@@ -72,12 +72,20 @@ struct EventParser::Impl {
 namespace {
 
 // The text of a key as written (escapes left in place); `text_end` bounds the JSON it is in.
-std::string_view KeyOf(od::field& field, const char* text_end) {
-  const char* start = field.key().raw();
+std::string_view KeyOf(const char* start, const char* text_end) {
   auto n = static_cast<std::size_t>(text_end - start);
   std::size_t i = FindStringEnd(start, 0, n);
   while (i < n && start[i] == '\\') i = FindStringEnd(start, i + 2, n);
   return std::string_view(start, i);
+}
+
+// Whether the key starting at `key` (just past its opening quote) is `name` as written: its
+// bytes, then the closing quote. Keys are matched this way, not by finding their end first, as
+// most of an event's keys are a few bytes and known. Reading past a shorter key is safe: the
+// text carries simdjson's padding.
+template <std::size_t N>
+bool KeyIs(const char* key, const char (&name)[N]) {
+  return std::memcmp(key, name, N - 1) == 0 && key[N - 1] == '"';
 }
 
 bool ReadString(od::value& v, std::string_view* out) { return v.get_string().get(*out) == simdjson::SUCCESS; }
@@ -151,92 +159,102 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
     // By reference, not copied out: copies of simdjson's field and value stall on store
     // forwarding, and they were most of this loop's time in profiles.
     od::field&& field = std::move(field_result).value_unsafe();
-    std::string_view key = KeyOf(field, impl.text_end);
+    const char* key = field.key().raw();
     od::value& v = field.value();
     bool used = true;
-    switch (key.size()) {
-      case 3:
-        if (key == "seq" || key == "Seq")
+    switch (key[0]) {
+      case 's':
+        if (KeyIs(key, "seq"))
           ReadInt(v, &ev.seq);
-        else
-          used = false;
-        break;
-      case 5:
-        if (key == "bytes")
-          ReadInt(v, &ev.bytes);
-        else if (key == "dtype")
-          ReadString(v, &ev.dtype);
-        else
-          used = false;
-        break;
-      case 6:
-        if (key == "device")
-          ReadInt(v, &ev.device);
-        else if (key == "stream")
+        else if (KeyIs(key, "stream"))
           ReadInt(v, &ev.stream);
         else
           used = false;
         break;
-      case 10:
-        if (key == "Input Dims" || key == "Input dims")
+      case 'S':
+        if (KeyIs(key, "Seq"))
+          ReadInt(v, &ev.seq);
+        else if (KeyIs(key, "Sequence number"))
+          ReadInt(v, &ev.sequence);
+        else
+          used = false;
+        break;
+      case 'b':
+        if (KeyIs(key, "bytes"))
+          ReadInt(v, &ev.bytes);
+        else
+          used = false;
+        break;
+      case 'd':
+        if (KeyIs(key, "dtype"))
+          ReadString(v, &ev.dtype);
+        else if (KeyIs(key, "device"))
+          ReadInt(v, &ev.device);
+        else
+          used = false;
+        break;
+      case 'I':
+        if (KeyIs(key, "Input Dims") || KeyIs(key, "Input dims"))
           ReadRaw(v, &impl.dims_text, *impl.rows, &ev.input_dims);
-        else if (key == "Input type")
+        else if (KeyIs(key, "Input type"))
           ReadRaw(v, &impl.types_text, *impl.rows, &ev.input_types);
-        else if (key == "Group size")
+        else if (KeyIs(key, "In msg nelems"))
+          ReadInt(v, &ev.in_nelems);
+        else
+          used = false;
+        break;
+      case 'G':
+        if (KeyIs(key, "Group size"))
           ReadInt(v, &ev.group_size);
         else
           used = false;
         break;
-      case 11:
-        if (key == "correlation")
+      case 'c':
+        if (KeyIs(key, "correlation"))
           ReadInt(v, &ev.correlation);
-        else if (key == "External id" || key == "external id")
+        else
+          used = false;
+        break;
+      case 'E':
+      case 'e':
+        if (KeyIs(key, "External id") || KeyIs(key, "external id"))
           ReadInt(v, &ev.external_id);
         else
           used = false;
         break;
-      case 13:
-        if (key == "In msg nelems")
-          ReadInt(v, &ev.in_nelems);
-        else if (key == "Fwd thread id")
+      case 'F':
+        if (KeyIs(key, "Fwd thread id"))
           ReadInt(v, &ev.forward_thread);
         else
           used = false;
         break;
-      case 14:
-        if (key == "Out msg nelems")
+      case 'O':
+        if (KeyIs(key, "Out msg nelems"))
           ReadInt(v, &ev.out_nelems);
         else
           used = false;
         break;
-      case 15:
-        if (key == "Concrete Inputs") {
+      case 'C':
+        if (KeyIs(key, "Concrete Inputs"))
           ReadRaw(v, &impl.concrete_text, *impl.rows, &ev.concrete_inputs);
-        } else if (key == "Collective name") {
+        else if (KeyIs(key, "Collective name"))
           ev.has_collective = ReadString(v, &ev.coll_name);
-        } else if (key == "Sequence number") {
-          ReadInt(v, &ev.sequence);
-        } else {
+        else
           used = false;
-        }
         break;
-      case 16:
-        if (key == "Process Group ID" && ev.pg_name.empty())
+      case 'P':
+        if (KeyIs(key, "Process Group ID") && ev.pg_name.empty())
           ReadRaw(v, &impl.pg_text, *impl.rows, &ev.pg_name);
-        else if (key == "Module Hierarchy")
-          ReadString(v, &ev.module_hierarchy);
-        else
-          used = false;
-        break;
-      case 18:
-        if (key == "Process Group Name")
+        else if (KeyIs(key, "Process Group Name"))
           ReadString(v, &ev.pg_name);
+        else if (KeyIs(key, "Process Group Ranks"))
+          ReadRaw(v, &impl.ranks_text, *impl.rows, &ev.pg_ranks);
         else
           used = false;
         break;
-      case 19:
-        if (key == "Process Group Ranks")
-          ReadRaw(v, &impl.ranks_text, *impl.rows, &ev.pg_ranks);
+      case 'M':
+        if (KeyIs(key, "Module Hierarchy"))
+          ReadString(v, &ev.module_hierarchy);
         else
           used = false;
         break;
@@ -245,7 +263,8 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
     }
     if (!used && (ev.ph == 'C' || ev.ph == 0)) {
       double value;
-      if (v.get_double().get(value) == simdjson::SUCCESS) impl.counters.emplace_back(key, value);
+      if (v.get_double().get(value) == simdjson::SUCCESS)
+        impl.counters.emplace_back(KeyOf(key, impl.text_end), value);
     }
   }
   return simdjson::SUCCESS;
@@ -257,31 +276,48 @@ simdjson::error_code ReadEvent(od::object& obj, EventParser::Impl& impl, EventFi
     // By reference, not copied out: copies of simdjson's field and value stall on store
     // forwarding, and they were most of this loop's time in profiles.
     od::field&& field = std::move(field_result).value_unsafe();
-    std::string_view key = KeyOf(field, impl.text_end);
+    const char* key = field.key().raw();
     od::value& v = field.value();
-    if (key == "ph") {
-      std::string_view ph;
-      if (auto e = v.get_string().get(ph)) return e;
-      ev.ph = ph.size() == 1 ? ph[0] : '?';
-    } else if (key == "cat") {
-      ReadString(v, &ev.cat);
-    } else if (key == "name") {
-      ReadString(v, &ev.name);
-    } else if (key == "pid") {
-      ReadId(v, &ev.pid);
-    } else if (key == "tid") {
-      ReadId(v, &ev.tid);
-    } else if (key == "ts") {
-      ev.ts_text = v.raw_json_token();
-      ev.has_ts = true;
-    } else if (key == "dur") {
-      ev.dur_text = v.raw_json_token();
-      ev.has_dur = true;
-    } else if (key == "args") {
-      od::object args;
-      if (v.get_object().get(args) == simdjson::SUCCESS) {
-        if (auto e = ReadArgs(args, impl, ev)) return e;
-      }
+    switch (key[0]) {
+      case 'p':
+        if (KeyIs(key, "ph")) {
+          std::string_view ph;
+          if (auto e = v.get_string().get(ph)) return e;
+          ev.ph = ph.size() == 1 ? ph[0] : '?';
+        } else if (KeyIs(key, "pid")) {
+          ReadId(v, &ev.pid);
+        }
+        break;
+      case 'c':
+        if (KeyIs(key, "cat")) ReadString(v, &ev.cat);
+        break;
+      case 'n':
+        if (KeyIs(key, "name")) ReadString(v, &ev.name);
+        break;
+      case 't':
+        if (KeyIs(key, "tid")) {
+          ReadId(v, &ev.tid);
+        } else if (KeyIs(key, "ts")) {
+          ev.ts_text = v.raw_json_token();
+          ev.has_ts = true;
+        }
+        break;
+      case 'd':
+        if (KeyIs(key, "dur")) {
+          ev.dur_text = v.raw_json_token();
+          ev.has_dur = true;
+        }
+        break;
+      case 'a':
+        if (KeyIs(key, "args")) {
+          od::object args;
+          if (v.get_object().get(args) == simdjson::SUCCESS) {
+            if (auto e = ReadArgs(args, impl, ev)) return e;
+          }
+        }
+        break;
+      default:
+        break;
     }
   }
   return simdjson::SUCCESS;
