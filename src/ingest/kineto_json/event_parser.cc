@@ -96,8 +96,8 @@ bool ReadInt(od::value& v, std::int64_t* out) {
   if (v.type().get(type) != simdjson::SUCCESS) return false;
   if (type == od::json_type::number) {
     std::string_view token;
-    token = v.raw_json_token();
-    return ParseNumberAsInteger(token, out);
+    token = v.raw_json_token();  // in the batch's padded text or the padded one-event copy
+    return ParseShortDigitsPadded(token, out) || ParseNumberAsInteger(token, out);
   }
   if (type == od::json_type::string) {
     std::string_view s;

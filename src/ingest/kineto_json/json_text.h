@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "ingest/kineto_json/time_text.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -31,6 +33,19 @@ inline std::size_t FindStringEnd(const char* p, std::size_t i, std::size_t n) {
 // `raw` without whitespace outside strings; returns `raw` itself when it has none, else a view
 // of *scratch.
 std::string_view MinifyJson(std::string_view raw, std::string* scratch);
+
+// A token of 1 to 8 plain digits as an integer, in one 8-byte load: only for text with 8
+// readable bytes from the token's start (simdjson's padded buffers). False for anything else.
+inline bool ParseShortDigitsPadded(std::string_view token, std::int64_t* out) {
+  const std::size_t n = token.size();
+  if (n == 0 || n > 8) return false;
+  // The digits shifted to the top bytes, '0's in below them: leading zeros change nothing.
+  const std::uint64_t zeros = n == 8 ? 0 : 0x3030303030303030ULL >> (8 * n);
+  std::uint64_t value;
+  if (!ParseEightDigits((LoadEight(token.data()) << (8 * (8 - n))) | zeros, &value)) return false;
+  *out = static_cast<std::int64_t>(value);
+  return true;
+}
 
 // A JSON number token as an integer: exact for integers (and "12.0"), truncated for other
 // fractions, false when out of range or not a number.

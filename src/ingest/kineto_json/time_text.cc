@@ -1,7 +1,6 @@
 #include "ingest/kineto_json/time_text.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 namespace plasmient::ingest {
@@ -15,22 +14,6 @@ std::string_view TrimRight(std::string_view s) {
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// The value of the 8 characters at p when all are digits (SWAR: 8 at once, as simdjson does;
-// timestamps have 13 to 16 whole digits and took a few instructions a digit).
-bool ParseEightDigits(const char* p, std::uint64_t* value) {
-  std::uint64_t v;
-  std::memcpy(&v, p, 8);
-  if (((v & 0xF0F0F0F0F0F0F0F0) | (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) >> 4)) !=
-      0x3333333333333333)
-    return false;
-  v -= 0x3030303030303030;
-  v = v * 10 + (v >> 8);  // pairs of digits, little-endian: the first character is the low byte
-  *value = (((v & 0x000000FF000000FF) * (100 + (1000000ULL << 32))) +
-            (((v >> 16) & 0x000000FF000000FF) * (1 + (10000ULL << 32)))) >>
-           32;
-  return true;
-}
 
 // Drops trailing whitespace and a leading '-'; true when the '-' was there.
 bool TrimAndTakeSign(std::string_view& text) {
@@ -47,7 +30,7 @@ bool ParsePlainMicros(std::string_view text, std::int64_t* ns) {
   constexpr std::size_t kMaxWholeDigits = 15;  // 10^15 us = 10^18 ns, within int64
   std::size_t i = 0, n = text.size();
   std::int64_t whole = 0;
-  if (std::uint64_t eight; n >= 8 && ParseEightDigits(text.data(), &eight)) {
+  if (std::uint64_t eight; n >= 8 && ParseEightDigits(LoadEight(text.data()), &eight)) {
     whole = static_cast<std::int64_t>(eight);
     i = 8;
   }

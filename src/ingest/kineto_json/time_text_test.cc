@@ -142,6 +142,28 @@ TEST(TimeTextTest, MinifyKeepsStringsAsWritten) {
             "[11111111,22222222,33333333,44444444]");
 }
 
+TEST(TimeTextTest, ShortDigitsFromPaddedTextAreExactAndStopAtNonDigits) {
+  const std::string padded = "9081726354,\"x\":[1, 2]}]                ";  // bytes after every token
+  for (std::size_t n = 1; n <= 10; ++n) {
+    std::int64_t v = -1, expected = -1;
+    std::string_view token = std::string_view(padded).substr(0, n);
+    ASSERT_TRUE(ParseInteger(token, &expected));
+    EXPECT_EQ(ParseShortDigitsPadded(token, &v), n <= 8) << token;
+    if (n <= 8) {
+      EXPECT_EQ(v, expected) << token;
+    }
+  }
+  std::int64_t v = -1;
+  EXPECT_FALSE(ParseShortDigitsPadded(std::string_view(padded).substr(0, 0), &v));
+  for (std::string_view bad : {"12,4", "-5", "1.5", "1e3", "7 ", "0x10", "12:3", "/9"}) {
+    std::string text = std::string(bad) + "        ";
+    EXPECT_FALSE(ParseShortDigitsPadded(std::string_view(text).substr(0, bad.size()), &v)) << bad;
+  }
+  std::string zeros = "00000042        ";
+  EXPECT_TRUE(ParseShortDigitsPadded(std::string_view(zeros).substr(0, 8), &v));
+  EXPECT_EQ(v, 42);
+}
+
 // The byte-at-a-time minifier this file's SIMD one replaced: the same text for any input.
 std::string MinifyReference(std::string_view raw) {
   auto space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
