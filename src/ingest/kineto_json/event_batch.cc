@@ -14,6 +14,13 @@ void EventBatch::Seal() {
 
 bool EventBatch::Index() {
   if (!parser) parser = std::make_unique<simdjson::ondemand::parser>();
+  // Batches vary by up to an event around the target size, and simdjson sizes its buffers to
+  // exactly the text: each slot's parser would reallocate (and fault in anew) several times
+  // over a file. An eighth more lets the sizes settle; if it cannot be had, iterate() asks for
+  // exactly the text and reports what fails.
+  if (parser->capacity() < json.size()) {
+    [[maybe_unused]] const simdjson::error_code headroom = parser->allocate(json.size() + json.size() / 8);
+  }
   const simdjson::error_code e =
       IterateOrThrow(*parser, simdjson::padded_string_view(json.data(), json.size(), json.capacity()), doc);
   indexed = e == simdjson::SUCCESS;
