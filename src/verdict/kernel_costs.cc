@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -18,7 +19,6 @@ using model::CpuOpRowId;
 using model::Dq;
 
 struct OpPrice {
-  bool done = false;
   roofline::OpCost cost;
   bool backward = false;
 };
@@ -29,14 +29,16 @@ class OpPricer {
       : t_(t),
         quality_(quality),
         j_(j),
-        prices_(t.cpu.size()),
+        slot_(t.cpu.size(), -1),
         is_backward_name_(t.strings, join::IsBackwardOpName) {}
 
+  // The reference stays valid for the pricer's life.
   const OpPrice& Get(CpuOpRowId op) {
     const std::size_t row = op.index();
-    OpPrice& p = prices_[row];
-    if (p.done) return p;
-    p.done = true;
+    std::int32_t& slot = slot_[row];
+    if (slot >= 0) return prices_[static_cast<std::size_t>(slot)];
+    slot = static_cast<std::int32_t>(prices_.size());
+    OpPrice& p = prices_.emplace_back();
     const auto& cpu = t_.cpu;
     p.cost = Estimate(row);
     if (p.cost.conv_assumed_geometry) p.cost = EstimateWithConvOutput(row, p.cost);
@@ -184,7 +186,9 @@ class OpPricer {
   const model::Trace& t_;
   model::DataQuality& quality_;
   const join::Joined& j_;
-  std::vector<OpPrice> prices_;
+  // Few ops launch kernels: prices are kept densely, by first use, not one per op row.
+  std::vector<std::int32_t> slot_;  // per op row: its entry of prices_, or -1
+  std::deque<OpPrice> prices_;      // a deque: Get's references stay valid as it grows
   NameMemo<bool (*)(std::string_view)> is_backward_name_;
   std::unordered_map<std::array<std::uint32_t, 4>, roofline::OpCost, KeyHash> estimates_;
   bool grad_outputs_built_ = false;
@@ -244,13 +248,20 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
 
   OpPricer pricer(t, j, quality);
   NameMemo is_heavy(t.strings, [](std::string_view name) { return roofline::IsHeavyKernelName(name); });
-  // Group the kept compute kernels by the op that prices them.
+  // Group the kept compute kernels by the op that prices them. Groups are numbered by first
+  // kernel and looked up by op row: flat arrays, where a hash map per kernel cost more than
+  // the pricing itself.
   struct Group {
-    std::vector<std::int32_t> kernels;
+    CpuOpRowId op;
+    std::int32_t kernels = 0;
     double heavy_ns = 0, all_ns = 0;
+    bool has_priced_children = false;
+    double children_flops = 0, children_bytes = 0;  // of the priced child ops, counted there
   };
-  std::unordered_map<CpuOpRowId, Group> groups;
-  std::vector<std::int32_t> without_op;  // kept compute kernels no launch ties to an op
+  std::vector<Group> groups;
+  std::vector<std::int32_t> group_of(t.cpu.size(), -1);  // per op row: its group, or -1
+  std::vector<char> heavy(n, 0);                         // a grouped kernel's name is a heavy kernel's
+  std::vector<std::int32_t> without_op;                  // kept compute kernels no launch ties to an op
   for (std::size_t i = 0; i < n; ++i) {
     if (!kept[i] || j.cls[i] != join::ActivityClass::kCompute) continue;
     if (!j.op[i].has_value()) {
@@ -262,54 +273,62 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
       c.backward[i] = pricer.Get(j.op[i]).backward;
       continue;
     }
-    Group& g = groups[op];
-    g.kernels.push_back(static_cast<std::int32_t>(i));
+    std::int32_t& g = group_of[op.index()];
+    if (g < 0) {
+      g = static_cast<std::int32_t>(groups.size());
+      groups.push_back({.op = op});
+    }
+    Group& group = groups[static_cast<std::size_t>(g)];
+    c.cost_op[i] = op;
+    ++group.kernels;
     double dur = static_cast<double>(t.gpu.end_ns[i] - t.gpu.start_ns[i]);
-    g.all_ns += dur;
-    if (is_heavy(t.gpu.name[i])) g.heavy_ns += dur;
+    group.all_ns += dur;
+    heavy[i] = is_heavy(t.gpu.name[i]);
+    if (heavy[i]) group.heavy_ns += dur;
   }
   // An op whose kernels are partly launched by priced child ops (cudnn_convolution_backward
   // and its _input half, matmul and its bmm) already has those children's work counted: its
   // own kernels get the rest, never the whole op again.
-  std::unordered_map<CpuOpRowId, std::pair<double, double>> by_children;  // flops, bytes
-  for (const auto& [op, g] : groups) {
-    for (CpuOpRowId a = j.op_parent[op.index()]; a.has_value(); a = j.op_parent[a.index()]) {
-      if (!groups.contains(a)) continue;
-      const roofline::OpCost& child = pricer.Get(op).cost;
-      by_children[a].first += std::max(0.0, child.flops);
-      by_children[a].second += std::max(0.0, child.bytes);
+  for (const Group& g : groups) {
+    for (CpuOpRowId a = j.op_parent[g.op.index()]; a.has_value(); a = j.op_parent[a.index()]) {
+      const std::int32_t parent = group_of[a.index()];
+      if (parent < 0) continue;
+      const roofline::OpCost& child = pricer.Get(g.op).cost;
+      Group& to = groups[static_cast<std::size_t>(parent)];
+      to.has_priced_children = true;
+      to.children_flops += std::max(0.0, child.flops);
+      to.children_bytes += std::max(0.0, child.bytes);
       break;
     }
   }
-  for (auto& [op, g] : groups) {
+  for (std::size_t k = 0; k < n; ++k) {
+    const CpuOpRowId op = c.cost_op[k];
+    if (!op.has_value()) continue;
+    const Group& g = groups[static_cast<std::size_t>(group_of[op.index()])];
     const OpPrice& p = pricer.Get(op);
-    const auto children = by_children.find(op);
-    const double own_flops = children == by_children.end() || p.cost.flops < 0
+    const double own_flops = !g.has_priced_children || p.cost.flops < 0
                                  ? p.cost.flops
-                                 : std::max(0.0, p.cost.flops - children->second.first);
-    const double own_bytes = children == by_children.end() || p.cost.bytes < 0
+                                 : std::max(0.0, p.cost.flops - g.children_flops);
+    const double own_bytes = !g.has_priced_children || p.cost.bytes < 0
                                  ? p.cost.bytes
-                                 : std::max(0.0, p.cost.bytes - children->second.second);
+                                 : std::max(0.0, p.cost.bytes - g.children_bytes);
     bool by_heavy = g.heavy_ns > 0;
     double total = by_heavy ? g.heavy_ns : g.all_ns;
-    for (std::int32_t k : g.kernels) {
-      c.cost_op[k] = op;
-      c.dtype[k] = p.cost.dtype;
-      c.backward[k] = p.backward;
-      c.heavy_op[k] = p.cost.heavy;
-      c.attention[k] = p.cost.attention();
-      if (p.cost.bytes > 0) c.weight_share[k] = std::clamp(p.cost.weight_bytes / p.cost.bytes, 0.0, 1.0);
-      c.gemm_mnk[k] = p.cost.gemm_mnk;
-      if (p.cost.bytes > 0) c.op_ai[k] = std::max(0.0, p.cost.flops) / p.cost.bytes;
-      double dur = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
-      bool receives = !by_heavy || is_heavy(t.gpu.name[k]);
-      // Kernels of a priced op that receive no share carry zero cost, not "unmodeled": the
-      // op's model covered its work, and their time is that op's overhead.
-      double w = total > 0 ? dur / total : 1.0 / static_cast<double>(g.kernels.size());
-      if (!receives) w = 0;
-      c.flops[k] = own_flops >= 0 ? own_flops * w : (own_bytes >= 0 ? 0 : -1);
-      c.bytes[k] = own_bytes >= 0 ? own_bytes * w : -1;
-    }
+    c.dtype[k] = p.cost.dtype;
+    c.backward[k] = p.backward;
+    c.heavy_op[k] = p.cost.heavy;
+    c.attention[k] = p.cost.attention();
+    if (p.cost.bytes > 0) c.weight_share[k] = std::clamp(p.cost.weight_bytes / p.cost.bytes, 0.0, 1.0);
+    c.gemm_mnk[k] = p.cost.gemm_mnk;
+    if (p.cost.bytes > 0) c.op_ai[k] = std::max(0.0, p.cost.flops) / p.cost.bytes;
+    double dur = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
+    bool receives = !by_heavy || heavy[k];
+    // Kernels of a priced op that receive no share carry zero cost, not "unmodeled": the
+    // op's model covered its work, and their time is that op's overhead.
+    double w = total > 0 ? dur / total : 1.0 / static_cast<double>(g.kernels);
+    if (!receives) w = 0;
+    c.flops[k] = own_flops >= 0 ? own_flops * w : (own_bytes >= 0 ? 0 : -1);
+    c.bytes[k] = own_bytes >= 0 ? own_bytes * w : -1;
   }
   PriceByTwin(t, without_op, c);
   return c;
