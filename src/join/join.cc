@@ -84,10 +84,11 @@ class LaunchIndex {
         threads);
   }
 
-  model::ApiRowId Find(std::int64_t correlation, std::int64_t pid) const {
-    auto it = std::lower_bound(entries_.begin(), entries_.end(), correlation,
-                               [](const Entry& e, std::int64_t c) { return e.correlation < c; });
-    for (; it != entries_.end() && it->correlation == correlation; ++it) {
+  // `near`: where the previous search ended, updated to where this one does.
+  model::ApiRowId Find(std::int64_t correlation, std::int64_t pid, std::size_t& near) const {
+    near = LowerBoundNear(correlation, near);
+    for (auto it = entries_.begin() + static_cast<std::ptrdiff_t>(near);
+         it != entries_.end() && it->correlation == correlation; ++it) {
       if (pid == kNoId || it->pid == pid) return model::ApiRowId(it->row);
     }
     return {};
@@ -106,6 +107,41 @@ class LaunchIndex {
     std::int64_t correlation, pid;
     std::int32_t row;
   };
+
+  // The first entry not below `correlation`. GPU activities come mostly in launch order, so the
+  // answer is usually at or just past `hint`: the search widens from there (a plain binary
+  // search over millions of entries misses the cache at every step).
+  std::size_t LowerBoundNear(std::int64_t correlation, std::size_t hint) const {
+    const std::size_t n = entries_.size();
+    hint = std::min(hint, n);
+    std::size_t lo = 0, hi = n;  // entries before lo are below it, those from hi on are not
+    if (hint < n && entries_[hint].correlation < correlation) {
+      lo = hint + 1;
+      for (std::size_t step = 1;; step *= 2) {
+        if (hint + step >= n) break;
+        if (entries_[hint + step].correlation >= correlation) {
+          hi = hint + step;
+          break;
+        }
+        lo = hint + step + 1;
+      }
+    } else {
+      hi = hint;
+      for (std::size_t step = 1;; step *= 2) {
+        if (step > hint) break;
+        if (entries_[hint - step].correlation < correlation) {
+          lo = hint - step + 1;
+          break;
+        }
+        hi = hint - step;
+      }
+    }
+    auto it = std::lower_bound(entries_.begin() + static_cast<std::ptrdiff_t>(lo),
+                               entries_.begin() + static_cast<std::ptrdiff_t>(hi), correlation,
+                               [](const Entry& e, std::int64_t c) { return e.correlation < c; });
+    return static_cast<std::size_t>(it - entries_.begin());
+  }
+
   std::vector<Entry> entries_;
 };
 
@@ -136,9 +172,16 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
     TimeNs start, end;
   };
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> thread_index;
+  // Rows of one thread come in runs: the last thread's index is kept at hand.
+  std::pair<std::int64_t, std::int64_t> last_key{kNoId, kNoId};
+  std::uint32_t last_index = 0;
   auto thread_of = [&](std::int64_t pid, std::int64_t tid) {
-    return thread_index.try_emplace({pid, tid}, static_cast<std::uint32_t>(thread_index.size()))
-        .first->second;
+    if (thread_index.empty() || last_key != std::pair{pid, tid}) {
+      last_key = {pid, tid};
+      last_index =
+          thread_index.try_emplace(last_key, static_cast<std::uint32_t>(thread_index.size())).first->second;
+    }
+    return last_index;
   };
   std::vector<Item> items;
   items.reserve(cpu.size() + api.size());
@@ -403,6 +446,54 @@ ActivityClass ClassifyKernel(const Trace& t, Joined& j, std::size_t i, CpuOpRowI
   return range.role == CommRole::kP2P ? ActivityClass::kP2P : ActivityClass::kCollective;
 }
 
+// Each activity's step and class, and what the join counts as it goes (after NestCpuOps).
+void StepsAndClasses(const Trace& t, const LaunchContext& launch, Joined& j, model::DataQuality& quality) {
+  const std::size_t n = t.gpu.size();
+  CollectSteps(t, j);
+
+  for (std::size_t c = 0; c < t.collectives.size(); ++c) {
+    if (auto g = t.collectives.gpu[c]; g >= 0 && static_cast<std::size_t>(g) < n) {
+      j.collective[g] = model::CollectiveRowId(c);
+    }
+    if (auto o = t.collectives.cpu_op[c]; o >= 0 && static_cast<std::size_t>(o) < t.cpu.size()) {
+      j.op_collective[o] = model::CollectiveRowId(c);
+    }
+  }
+
+  NameMemo is_comm_name(t.strings, IsCommKernelName);
+  std::int64_t before_launch = 0, ext_equals_corr = 0, ext_present = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (t.gpu.external_id[i] != kNoId) {
+      ++ext_present;
+      ext_equals_corr += t.gpu.external_id[i] == t.gpu.correlation[i];
+    }
+    const model::ApiRowId launched_by = j.launch[i];
+    if (launched_by.has_value()) {
+      const std::size_t l = launched_by.index();
+      j.step[i] = StepAt(j, t.api.pid[l], t.api.start_ns[l]);
+      before_launch += t.gpu.start_ns[i] < t.api.start_ns[l];
+    }
+    if (t.gpu.kind[i] != GpuKind::kKernel) {
+      j.cls[i] = ActivityClass::kMemory;
+      continue;
+    }
+    j.cls[i] = ClassifyKernel(t, j, i,
+                              launched_by.has_value() ? launch.innermost[launched_by.index()] : CpuOpRowId(),
+                              is_comm_name);
+  }
+  MarkQueuedBeforeProfiling(t, j, quality);
+  quality.Add(Dq::kGpuBeforeLaunch, before_launch);
+  if (ext_present > 0 && ext_equals_corr == ext_present) {
+    j.external_id_equals_correlation = true;
+    quality.Add(Dq::kExternalIdEqualsCorrelation, ext_present);
+  }
+  std::int64_t launch_no_op = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (j.launch[i].has_value() && !j.op[i].has_value()) ++launch_no_op;
+  }
+  quality.Add(Dq::kLaunchNoOp, launch_no_op);
+}
+
 }  // namespace
 
 bool IsBackwardOpName(std::string_view name) {
@@ -438,8 +529,9 @@ Joined Join(const Trace& t, model::DataQuality& quality, std::size_t threads) {
   LaunchIndex launches(t, threads);
   quality.Add(Dq::kDuplicateCorrelation, launches.CountDuplicates());
 
+  std::size_t near = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (t.gpu.correlation[i] != kNoId) j.launch[i] = launches.Find(t.gpu.correlation[i], t.gpu.pid[i]);
+    if (t.gpu.correlation[i] != kNoId) j.launch[i] = launches.Find(t.gpu.correlation[i], t.gpu.pid[i], near);
   }
   std::vector<char> is_launch(t.api.size(), 0);
   for (model::ApiRowId l : j.launch) {
@@ -447,52 +539,17 @@ Joined Join(const Trace& t, model::DataQuality& quality, std::size_t threads) {
   }
   LaunchContext launch;
   NestCpuOps(t, j, is_launch, launch, threads);
-  CollectSteps(t, j);
-
-  for (std::size_t c = 0; c < t.collectives.size(); ++c) {
-    if (auto g = t.collectives.gpu[c]; g >= 0 && static_cast<std::size_t>(g) < n) {
-      j.collective[g] = model::CollectiveRowId(c);
-    }
-    if (auto o = t.collectives.cpu_op[c]; o >= 0 && static_cast<std::size_t>(o) < t.cpu.size()) {
-      j.op_collective[o] = model::CollectiveRowId(c);
-    }
-  }
-
-  NameMemo is_comm_name(t.strings, IsCommKernelName);
-  std::int64_t before_launch = 0, ext_equals_corr = 0, ext_present = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (t.gpu.external_id[i] != kNoId) {
-      ++ext_present;
-      ext_equals_corr += t.gpu.external_id[i] == t.gpu.correlation[i];
+    if (const model::ApiRowId l = j.launch[i]; l.has_value()) {
+      j.op[i] = launch.op[l.index()];
+      j.annotation[i] = launch.annotation[l.index()];
     }
-    const model::ApiRowId launched_by = j.launch[i];
-    if (launched_by.has_value()) {
-      const std::size_t l = launched_by.index();
-      j.op[i] = launch.op[l];
-      j.annotation[i] = launch.annotation[l];
-      j.step[i] = StepAt(j, t.api.pid[l], t.api.start_ns[l]);
-      before_launch += t.gpu.start_ns[i] < t.api.start_ns[l];
-    }
-    if (t.gpu.kind[i] != GpuKind::kKernel) {
-      j.cls[i] = ActivityClass::kMemory;
-      continue;
-    }
-    j.cls[i] = ClassifyKernel(t, j, i,
-                              launched_by.has_value() ? launch.innermost[launched_by.index()] : CpuOpRowId(),
-                              is_comm_name);
   }
-  MarkQueuedBeforeProfiling(t, j, quality);
-  quality.Add(Dq::kGpuBeforeLaunch, before_launch);
-  if (ext_present > 0 && ext_equals_corr == ext_present) {
-    j.external_id_equals_correlation = true;
-    quality.Add(Dq::kExternalIdEqualsCorrelation, ext_present);
-  }
-  std::int64_t launch_no_op = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (j.launch[i].has_value() && !j.op[i].has_value()) ++launch_no_op;
-  }
-  quality.Add(Dq::kLaunchNoOp, launch_no_op);
-  AssignLayers(t, j, launch.layer, threads);
+  // The layers need only the CPU-op tree and each activity's op: they are assigned beside the
+  // steps and the classes, which write the rest of the join and its data quality.
+  const std::function<void()> rest[] = {[&] { StepsAndClasses(t, launch, j, quality); },
+                                        [&] { AssignLayers(t, j, launch.layer, 1); }};
+  RunConcurrently(threads, rest);
   if (j.steps.empty() && n > 0) quality.Add(Dq::kNoProfilerSteps);
   return j;
 }
