@@ -456,7 +456,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   // once on the rank's threads, the costliest first.
   RangeLedger ranges;
   const std::function<void()> rollups[] = {
-      [&] { v.worst_instant_ns = WorstInstants(t, f, v.run); },
+      [&] { v.worst_instant_ns = WorstInstants(t, f, run); },
       [&] {
         AggregateKernels(t, f, bw, o.top_n * 4, v);
         v.device_tier = DeviceActivityOver(t, v.run.start_ns, v.run.end_ns);

@@ -66,43 +66,6 @@ ColumnActivity ActivityRow(const RankDetail& d, const join::LayerTree& tree, std
   return a;
 }
 
-// Contiguous stretches of the window that the sweep's rule gives to one deciding class (or idle).
-struct Stretch {
-  TimeNs start_ns, end_ns;
-  std::optional<ActivityClass> deciding;
-};
-
-std::vector<Stretch> Stretches(const model::Trace& t, const ActivityFacts& f, const Figures& run) {
-  const auto& g = t.gpu;
-  std::vector<std::pair<TimeNs, int>> edges;  // (time, class + 1 for a start, −(class + 1) for an end)
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    if (!f.kept[i] || g.end_ns[i] <= g.start_ns[i]) continue;
-    int c = static_cast<int>(f.cls[i]) + 1;
-    edges.emplace_back(g.start_ns[i], c);
-    edges.emplace_back(g.end_ns[i], -c);
-  }
-  std::sort(edges.begin(), edges.end());
-  std::vector<Stretch> out;
-  std::array<int, kActivityClasses> counts{};
-  TimeNs prev = run.start_ns;
-  auto close = [&](TimeNs until) {
-    if (until <= prev) return;
-    auto decided = DecidingClass(counts);
-    if (!out.empty() && out.back().deciding == decided && out.back().end_ns == prev) {
-      out.back().end_ns = until;
-    } else {
-      out.push_back({prev, until, decided});
-    }
-    prev = until;
-  };
-  for (auto [ts, c] : edges) {
-    close(std::clamp(ts, run.start_ns, run.end_ns));
-    counts[static_cast<std::size_t>(std::abs(c) - 1)] += c > 0 ? 1 : -1;
-  }
-  close(run.end_ns);
-  return out;
-}
-
 bool IsComputeLoss(Loss l) {
   return l == Loss::kComputeInefficiency || l == Loss::kMemoryBound || l == Loss::kUnmodeledKernels;
 }
@@ -118,7 +81,7 @@ std::int64_t StepAt(const RankVerdict& v, TimeNs ts) {
 }
 
 std::array<TimeNs, kLossCount> WorstInstants(const model::Trace& t, const ActivityFacts& f,
-                                             const Figures& run) {
+                                             const SweepResult& run) {
   std::array<TimeNs, kLossCount> out = FilledWith<kLossCount>(kNoTime);
   const auto& g = t.gpu;
   std::array<std::optional<std::size_t>, kLossCount> kernel;  // most lost time, by loss
@@ -127,18 +90,17 @@ std::array<TimeNs, kLossCount> WorstInstants(const model::Trace& t, const Activi
     auto& best = kernel[static_cast<std::size_t>(f.loss[i])];
     if (!best || f.lost_ns(i) > f.lost_ns(*best)) best = i;
   }
-  std::array<std::optional<Stretch>, kLossCount> longest;
-  for (const auto& s : Stretches(t, f, run)) {
-    if (s.deciding == ActivityClass::kCompute) continue;
-    auto& best =
-        longest[static_cast<std::size_t>(s.deciding ? LossOfSlice(*s.deciding) : Loss::kHostBoundIdle)];
-    if (!best || s.end_ns - s.start_ns > best->end_ns - best->start_ns) best = s;
+  std::array<std::optional<std::pair<TimeNs, TimeNs>>, kLossCount> longest;
+  for (std::size_t c = 0; c < run.longest_stretch.size(); ++c) {
+    if (c == static_cast<std::size_t>(ActivityClass::kCompute)) continue;
+    const Loss l = c == kIdleStretch ? Loss::kHostBoundIdle : LossOfSlice(static_cast<ActivityClass>(c));
+    longest[static_cast<std::size_t>(l)] = run.longest_stretch[c];
   }
   for (std::size_t l = 0; l < kLossCount; ++l) {
     if (IsComputeLoss(static_cast<Loss>(l))) {
       if (auto k = kernel[l]) out[l] = g.start_ns[*k] + (g.end_ns[*k] - g.start_ns[*k]) / 2;
     } else if (auto s = longest[l]) {
-      out[l] = s->start_ns + (s->end_ns - s->start_ns) / 2;
+      out[l] = s->first + (s->second - s->first) / 2;
     }
   }
   return out;

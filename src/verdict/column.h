@@ -14,6 +14,7 @@
 #include "join/join.h"
 #include "join/layer_tree.h"
 #include "verdict/analyze.h"
+#include "verdict/sweep.h"
 #include "verdict/timeline.h"
 #include "verdict/verdict.h"
 
@@ -87,10 +88,11 @@ struct InstantSpec {
 std::int64_t StepAt(const RankVerdict& verdict, TimeNs t);
 
 // The rank's representative instant of `loss`: for a compute loss, the middle of the kernel that
-// lost most time to it; otherwise the middle of the longest stretch the sweep charges to it.
-// kNoTime when the rank has none of that loss. AnalyzeRank keeps them in the verdict.
+// lost most time to it; otherwise the middle of the longest stretch the sweep of the window
+// (`run`) charges to it. kNoTime when the rank has none of that loss. AnalyzeRank keeps them in
+// the verdict.
 std::array<TimeNs, kLossCount> WorstInstants(const model::Trace& trace, const ActivityFacts& facts,
-                                             const Figures& run);
+                                             const SweepResult& run);
 
 // The first fix's instant (docs/explain.md): on the rank with the most of its loss.
 struct FixInstant {

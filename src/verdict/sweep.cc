@@ -64,15 +64,30 @@ SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start
   std::array<int, kActivityClasses> counts{};
   double g[4] = {0, 0, 0, 0};
   TimeNs prev = window_start;
+  // The stretch of slices the same class (or idle) decided, up to prev.
+  std::size_t stretch_class = kIdleStretch;
+  TimeNs stretch_start = kNoTime;
+  auto close_stretch = [&] {
+    auto& longest = r.longest_stretch[stretch_class];
+    if (stretch_start == kNoTime) return;
+    if (!longest || prev - stretch_start > longest->second - longest->first) longest = {stretch_start, prev};
+  };
   for (std::size_t e = 0; e <= edges.size(); ++e) {
     TimeNs t = e < edges.size() ? edges[e].t : window_end;
     if (t > prev) {
+      const std::optional<ActivityClass> slice_class = DecidingClass(counts);
+      const std::size_t k = slice_class ? static_cast<std::size_t>(*slice_class) : kIdleStretch;
+      if (stretch_start == kNoTime || k != stretch_class) {
+        close_stretch();
+        stretch_class = k;
+        stretch_start = prev;
+      }
       double d = static_cast<double>(t - prev);
       int compute = counts[static_cast<int>(ActivityClass::kCompute)];
       int coll = counts[static_cast<int>(ActivityClass::kCollective)];
       int p2p = counts[static_cast<int>(ActivityClass::kP2P)];
       int mem = counts[static_cast<int>(ActivityClass::kMemory)];
-      if (auto decided = DecidingClass(counts)) {
+      if (auto decided = slice_class) {
         int c = static_cast<int>(*decided);
         g[c] += d / counts[c];
         switch (*decided) {
@@ -117,6 +132,7 @@ SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start
       r.shares.emplace_back(it.id, g[cls] - g_start[edge.item]);
     }
   }
+  close_stretch();
   return r;
 }
 

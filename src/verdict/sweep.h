@@ -2,6 +2,7 @@
 // exactly one category (docs/verdict.md, "The sweep"). Concurrent compute kernels split a slice.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <span>
@@ -12,6 +13,9 @@
 #include "verdict/verdict.h"
 
 namespace plasmient::verdict {
+
+inline constexpr std::size_t kActivityClasses = 4;             // join::ActivityClass values
+inline constexpr std::size_t kIdleStretch = kActivityClasses;  // SweepResult::longest_stretch's idle entry
 
 struct SweepActivity {
   TimeNs start_ns = 0, end_ns = 0;
@@ -36,9 +40,10 @@ struct SweepResult {
   // slices with the compute kernels resident beside it; a communication or memory activity is
   // charged only for slices its class decided (its exposed time), split the same way.
   std::vector<std::pair<std::int32_t, double>> shares;
+  // Per deciding class (by ActivityClass value, idle last): the longest stretch of consecutive
+  // slices it decided, [start, end); the earliest of equal ones; none when it decided no slice.
+  std::array<std::optional<std::pair<TimeNs, TimeNs>>, kActivityClasses + 1> longest_stretch;
 };
-
-inline constexpr std::size_t kActivityClasses = 4;  // join::ActivityClass values
 
 // The class that decides an elementary slice, given how many activities of each class are
 // resident (by ActivityClass value): compute over collective over P2P over memory; nullopt when
