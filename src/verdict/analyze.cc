@@ -1,6 +1,7 @@
 #include "verdict/analyze.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "base/name_memo.h"
 #include "base/parallel.h"
 #include "base/text.h"
 #include "join/join.h"
@@ -84,17 +86,17 @@ std::string StepsThatExist(const join::Joined& j) {
 // FLOP model (the device's headline tensor pipe then stands in). Integer work (index
 // arithmetic, embedding offsets) never sets the headline peak while floating-point work exists.
 roofline::Dtype DominantDtype(const Trace& t, const KernelCosts& c, const std::vector<char>& kept) {
-  std::unordered_map<int, double> by_dtype;
+  std::array<double, 256> by_dtype{};  // by Dtype value; a tie goes to the lower value
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (kept[i] && c.flops[i] > 0) by_dtype[static_cast<int>(c.dtype[i])] += c.flops[i];
+    if (kept[i] && c.flops[i] > 0) by_dtype[static_cast<std::uint8_t>(c.dtype[i])] += c.flops[i];
   }
   roofline::Dtype best = roofline::Dtype::kUnknown;
   double best_flops = 0;
-  for (auto [d, f] : by_dtype) {
+  for (std::size_t d = 0; d < by_dtype.size(); ++d) {
     const auto dtype = static_cast<roofline::Dtype>(d);
-    if (f > best_flops && roofline::IsFloatingPoint(dtype)) {
+    if (by_dtype[d] > best_flops && roofline::IsFloatingPoint(dtype)) {
       best = dtype;
-      best_flops = f;
+      best_flops = by_dtype[d];
     }
   }
   return best;
@@ -191,11 +193,10 @@ Loss LossOfActivity(ActivityClass cls, double flops, double bytes, bool op_below
   return Loss::kComputeInefficiency;
 }
 
-// The facts table's columns that come from the join and the pricing; the costs' columns move in.
-ActivityFacts FactsOf(const Trace& t, const join::Joined& j, std::vector<char> kept, KernelCosts& costs) {
-  ActivityFacts f;
+// The facts table's columns that come from the join and the trace alone: they need no pricing,
+// so they are filled beside it.
+void JoinFacts(const Trace& t, const join::Joined& j, ActivityFacts& f) {
   const std::size_t n = t.gpu.size();
-  f.kept = std::move(kept);
   f.cls = j.cls;
   f.launch = j.launch;
   f.op = j.op;
@@ -204,6 +205,16 @@ ActivityFacts FactsOf(const Trace& t, const join::Joined& j, std::vector<char> k
   for (std::size_t i = 0; i < n; ++i) {
     if (j.step[i].has_value()) f.step_number[i] = j.steps[j.step[i].index()].number;
   }
+  NameMemo is_host_sync(t.strings, join::IsHostSync);
+  for (std::size_t a = 0; a < t.api.size(); ++a) {
+    if (is_host_sync(t.api.name[a])) f.host_syncs.emplace_back(t.api.start_ns[a], t.api.end_ns[a]);
+  }
+  std::sort(f.host_syncs.begin(), f.host_syncs.end());
+}
+
+// The pricing's columns move in.
+void CostFacts(std::vector<char> kept, KernelCosts& costs, ActivityFacts& f) {
+  f.kept = std::move(kept);
   f.cost_op = std::move(costs.cost_op);
   f.dtype = std::move(costs.dtype);
   f.flops = std::move(costs.flops);
@@ -213,25 +224,19 @@ ActivityFacts FactsOf(const Trace& t, const join::Joined& j, std::vector<char> k
   f.weight_share = std::move(costs.weight_share);
   f.backward = std::move(costs.backward);
   f.gemm_mnk = std::move(costs.gemm_mnk);
-  for (std::size_t a = 0; a < t.api.size(); ++a) {
-    if (join::IsHostSync(t.Str(t.api.name[a]))) f.host_syncs.emplace_back(t.api.start_ns[a], t.api.end_ns[a]);
-  }
-  std::sort(f.host_syncs.begin(), f.host_syncs.end());
-  return f;
 }
 
-// Each kept activity's point on the roofline, judged by the peak of its dtype, and the bytes it
-// moved per second.
+// [begin, end) of part p of n rows split in `parts`.
+std::pair<std::size_t, std::size_t> PartOf(std::size_t n, std::size_t p, std::size_t parts) {
+  return {n * p / parts, n * (p + 1) / parts};
+}
+
+// Each kept activity of rows [begin, end)'s point on the roofline, judged by the peak of its
+// dtype, and the bytes it moved per second. The columns are sized already.
 template <typename PeakFor>
-void PlaceOnRoofline(const Trace& t, const join::Joined& j, PeakFor peak_for, double bw, ActivityFacts& f) {
-  const std::size_t n = f.size();
-  f.peak_flops_per_s.assign(n, 0);
-  f.arithmetic_intensity.assign(n, -1);
-  f.ceiling_flops_per_s.assign(n, 0);
-  f.achieved_fraction.assign(n, 0);
-  f.roofline_fraction.assign(n, 0);
-  f.bytes_per_s.assign(n, -1);
-  for (std::size_t i = 0; i < n; ++i) {
+void PlaceOnRoofline(const Trace& t, const join::Joined& j, PeakFor peak_for, double bw, std::size_t begin,
+                     std::size_t end, ActivityFacts& f) {
+  for (std::size_t i = begin; i < end; ++i) {
     if (!f.kept[i]) continue;
     const double dur_s = NsToSeconds(t.gpu.end_ns[i] - t.gpu.start_ns[i]);
     const double peak = peak_for(f.dtype[i]);
@@ -315,7 +320,8 @@ struct Sweeps {
   bool empty() const { return acts.empty() || hi <= lo; }
 };
 
-Sweeps SweepKept(const Trace& t, const join::Joined& j, const std::vector<char>& kept) {
+// The kept activities and their window; the sweeps come after, beside the pricing.
+Sweeps KeptActivities(const Trace& t, const std::vector<char>& kept, const join::Joined& j) {
   Sweeps out;
   auto& acts = out.acts;
   acts.reserve(t.gpu.size());
@@ -326,8 +332,13 @@ Sweeps SweepKept(const Trace& t, const join::Joined& j, const std::vector<char>&
     out.hi = std::max(out.hi, t.gpu.end_ns[i]);
     out.kernels += t.gpu.kind[i] == model::GpuKind::kKernel;
   }
-  if (out.empty()) return out;
-  out.run = Sweep(acts, out.lo, out.hi);
+  return out;
+}
+
+std::vector<std::pair<std::int64_t, SweepResult>> SweepSteps(const Trace& t, const join::Joined& j,
+                                                             const std::vector<char>& kept,
+                                                             std::vector<SweepActivity> acts) {
+  std::vector<std::pair<std::int64_t, SweepResult>> out;
   // Each step sweeps only the activities that can overlap its window: sorted by start, with a
   // running maximum of ends, both ends of that range are binary searches (O(S·N) otherwise).
   std::sort(acts.begin(), acts.end(),
@@ -343,7 +354,7 @@ Sweeps SweepKept(const Trace& t, const join::Joined& j, const std::vector<char>&
                 acts.begin();
     std::span<const SweepActivity> overlapping(acts.data() + first,
                                                std::max<std::ptrdiff_t>(0, last - first));
-    out.steps.emplace_back(j.steps[s].number, Sweep(overlapping, window.first, window.second));
+    out.emplace_back(j.steps[s].number, Sweep(overlapping, window.first, window.second));
   }
   return out;
 }
@@ -365,15 +376,24 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   join::Joined j = join::Join(t, quality, o.rank_threads);
   std::vector<char> kept = SelectActivities(t, j, o, quality);
   ExcludeStrayActivities(t, kept, quality);
+  // Pricing, the sweeps and the facts that need no pricing read only the join and which
+  // activities are kept: they run at once, the costliest first.
   KernelCosts costs;
   Result<const roofline::DeviceSpec*> spec = nullptr;
-  Sweeps sweeps;
+  Sweeps sweeps = KeptActivities(t, kept, j);
+  ActivityFacts f;
   const std::function<void()> priced_and_swept[] = {
       [&] {
         costs = PriceKernels(t, j, kept, quality);
         spec = ChooseDevice(t, o, v.device, quality);
       },
-      [&] { sweeps = SweepKept(t, j, kept); },
+      [&] {
+        if (!sweeps.empty()) sweeps.run = Sweep(sweeps.acts, sweeps.lo, sweeps.hi);
+      },
+      [&] {
+        if (!sweeps.empty()) sweeps.steps = SweepSteps(t, j, kept, sweeps.acts);
+      },
+      [&] { JoinFacts(t, j, f); },
   };
   RunConcurrently(o.rank_threads, priced_and_swept);
   if (!spec) return std::unexpected(spec.error());
@@ -390,14 +410,31 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   if (o.memory_bandwidth_bytes_per_s) v.device.source += ", --peak-bandwidth-gbps";
   const double peak = v.device.peak_flops_per_s;
   const double bw = v.device.memory_bandwidth_bytes_per_s;
-  ActivityFacts f = FactsOf(t, j, std::move(kept), costs);
-  PlaceOnRoofline(
-      t, j,
-      [&](roofline::Dtype d) {
-        if (o.peak_flops_per_s) return *o.peak_flops_per_s;
-        return roofline::PeakFlops(**spec, d == roofline::Dtype::kUnknown ? dtype : d, math);
-      },
-      bw, f);
+  CostFacts(std::move(kept), costs, f);
+
+  // The per-activity loops below write only their own rows: they split in contiguous parts.
+  const std::size_t n = t.gpu.size();
+  constexpr std::size_t kRowsPerPart = 1 << 14;  // below this, a thread costs more than it saves
+  const std::size_t parts =
+      std::clamp<std::size_t>(n / kRowsPerPart, 1, std::max<std::size_t>(o.rank_threads, 1));
+  std::vector<std::function<void()>> tasks;
+  f.peak_flops_per_s.assign(n, 0);
+  f.arithmetic_intensity.assign(n, -1);
+  f.ceiling_flops_per_s.assign(n, 0);
+  f.achieved_fraction.assign(n, 0);
+  f.roofline_fraction.assign(n, 0);
+  f.bytes_per_s.assign(n, -1);
+  const auto peak_for = [&](roofline::Dtype d) {
+    if (o.peak_flops_per_s) return *o.peak_flops_per_s;
+    return roofline::PeakFlops(**spec, d == roofline::Dtype::kUnknown ? dtype : d, math);
+  };
+  for (std::size_t p = 0; p < parts; ++p) {
+    tasks.push_back([&, p] {
+      const auto [begin, end] = PartOf(n, p, parts);
+      PlaceOnRoofline(t, j, peak_for, bw, begin, end, f);
+    });
+  }
+  RunConcurrently(o.rank_threads, tasks);
 
   const std::vector<SweepActivity>& acts = sweeps.acts;
   v.kernels = sweeps.kernels;
@@ -419,23 +456,34 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
 
   SweepResult& run = sweeps.run;
   f.idle_gaps = std::move(run.idle_gaps);
-  f.share_ns.assign(t.gpu.size(), 0);
-  f.useful_ns.assign(t.gpu.size(), 0);
-  f.loss.assign(t.gpu.size(), Loss::kHostBoundIdle);
-  f.bound.assign(t.gpu.size(), Bound::kCompute);
-  for (auto [k, share] : run.shares) {
-    f.share_ns[k] = share;
-    f.loss[k] =
-        LossOfActivity(f.cls[k], f.flops[k], f.bytes[k], roofline::BelowRidge(costs.op_ai[k], peak, bw));
-    f.bound[k] = BoundOfLoss(f.loss[k]);
-    if (f.cls[k] != ActivityClass::kCompute || f.flops[k] <= 0 || peak <= 0) continue;
-    // Work in a dtype with a faster pipe than P's (fp8, fp4 beside bf16) is judged by that pipe;
-    // a slower dtype's stays judged by P (docs/verdict.md, "Compute").
-    double ideal_ns = SecondsToNs(f.flops[k] / std::max(peak, f.peak_flops_per_s[k]));
-    double dur_ns = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
-    if (ideal_ns > dur_ns * 1.0001) quality.Add(Dq::kFlopsAbovePeak);
-    f.useful_ns[k] = std::min(ideal_ns, share);
+  f.share_ns.assign(n, 0);
+  f.useful_ns.assign(n, 0);
+  f.loss.assign(n, Loss::kHostBoundIdle);
+  f.bound.assign(n, Bound::kCompute);
+  // Each activity has one share: parts of the list write distinct rows.
+  std::vector<std::int64_t> above_peak(parts, 0);
+  tasks.clear();
+  for (std::size_t p = 0; p < parts; ++p) {
+    tasks.push_back([&, p] {
+      const auto [begin, end] = PartOf(run.shares.size(), p, parts);
+      for (std::size_t s = begin; s < end; ++s) {
+        const auto [k, share] = run.shares[s];
+        f.share_ns[k] = share;
+        f.loss[k] =
+            LossOfActivity(f.cls[k], f.flops[k], f.bytes[k], roofline::BelowRidge(costs.op_ai[k], peak, bw));
+        f.bound[k] = BoundOfLoss(f.loss[k]);
+        if (f.cls[k] != ActivityClass::kCompute || f.flops[k] <= 0 || peak <= 0) continue;
+        // Work in a dtype with a faster pipe than P's (fp8, fp4 beside bf16) is judged by that pipe;
+        // a slower dtype's stays judged by P (docs/verdict.md, "Compute").
+        double ideal_ns = SecondsToNs(f.flops[k] / std::max(peak, f.peak_flops_per_s[k]));
+        double dur_ns = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
+        if (ideal_ns > dur_ns * 1.0001) ++above_peak[p];
+        f.useful_ns[k] = std::min(ideal_ns, share);
+      }
+    });
   }
+  RunConcurrently(o.rank_threads, tasks);
+  for (std::int64_t count : above_peak) quality.Add(Dq::kFlopsAbovePeak, count);
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
     if (!f.kept[k] || f.cls[k] != ActivityClass::kCompute) continue;
     const double dur_s = NsToSeconds(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
@@ -456,21 +504,21 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   // once on the rank's threads, the costliest first.
   RangeLedger ranges;
   const std::function<void()> rollups[] = {
-      [&] { v.worst_instant_ns = WorstInstants(t, f, run); },
       [&] {
         AggregateKernels(t, f, bw, o.top_n * 4, v);
         v.device_tier = DeviceActivityOver(t, v.run.start_ns, v.run.end_ns);
       },
       [&] {
+        v.collectives = CollectiveInstances(t, j, f);
+        v.op_times = CollectOpTimes(t, f);
+      },
+      [&] { v.layers = RollUpLayers(t, j, f, v.run.wall_s); },
+      [&] {
         v.evidence = CollectEvidence(t, j, f);
         v.evidence.fp32_tensor_peak_flops_per_s =
             roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
       },
-      [&] { v.layers = RollUpLayers(t, j, f, v.run.wall_s); },
-      [&] {
-        v.collectives = CollectiveInstances(t, j, f);
-        v.op_times = CollectOpTimes(t, f);
-      },
+      [&] { v.worst_instant_ns = WorstInstants(t, f, run); },
       [&] {
         if (o.observer) ranges = RollUpRanges(t, j, f);
       },
