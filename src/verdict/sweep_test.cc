@@ -81,5 +81,24 @@ TEST(Sweep, ClipsToTheWindow) {
   EXPECT_TRUE(Sweep(a, 10, 10).shares.empty());
 }
 
+TEST(Sweep, LongestStretchPerDecidingClassIsTheEarliestOfEqualOnesAcrossAdjacentActivities) {
+  // Collective 0..10 then 10..30 back to back: one stretch of 30, not two. Compute 40..50 breaks
+  // it; collective 50..60 is shorter. Memory 60..70 and 80..90 tie at 10: the earlier is kept.
+  // Idle: 30..40 and 70..80 (10 each, the earlier), never 90..100 which is 10 too.
+  std::vector<SweepActivity> a = {
+      {0, 10, ActivityClass::kCollective, 0}, {10, 30, ActivityClass::kCollective, 1},
+      {40, 50, ActivityClass::kCompute, 2},   {50, 60, ActivityClass::kCollective, 3},
+      {60, 70, ActivityClass::kMemory, 4},    {80, 90, ActivityClass::kMemory, 5},
+  };
+  SweepResult r = Sweep(a, 0, 100);
+  using Stretch = std::optional<std::pair<TimeNs, TimeNs>>;
+  auto longest = [&r](std::size_t c) { return r.longest_stretch[c]; };
+  EXPECT_EQ(longest(static_cast<std::size_t>(ActivityClass::kCollective)), Stretch({0, 30}));
+  EXPECT_EQ(longest(static_cast<std::size_t>(ActivityClass::kCompute)), Stretch({40, 50}));
+  EXPECT_EQ(longest(static_cast<std::size_t>(ActivityClass::kMemory)), Stretch({60, 70}));
+  EXPECT_EQ(longest(static_cast<std::size_t>(ActivityClass::kP2P)), std::nullopt);
+  EXPECT_EQ(longest(kIdleStretch), Stretch({30, 40}));
+}
+
 }  // namespace
 }  // namespace plasmient::verdict
