@@ -86,17 +86,22 @@ std::string StepsThatExist(const join::Joined& j) {
 // FLOP model (the device's headline tensor pipe then stands in). Integer work (index
 // arithmetic, embedding offsets) never sets the headline peak while floating-point work exists.
 roofline::Dtype DominantDtype(const Trace& t, const KernelCosts& c, const std::vector<char>& kept) {
-  std::array<double, 256> by_dtype{};  // by Dtype value; a tie goes to the lower value
+  std::array<double, 256> by_dtype{};       // by Dtype value
+  std::vector<roofline::Dtype> first_seen;  // in the order of their first kernel
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
-    if (kept[i] && c.flops[i] > 0) by_dtype[static_cast<std::uint8_t>(c.dtype[i])] += c.flops[i];
+    if (!kept[i] || c.flops[i] <= 0) continue;
+    double& sum = by_dtype[static_cast<std::uint8_t>(c.dtype[i])];
+    if (sum == 0) first_seen.push_back(c.dtype[i]);
+    sum += c.flops[i];
   }
+  // A tie goes to the dtype whose first kernel came last, the order verdicts have always used.
   roofline::Dtype best = roofline::Dtype::kUnknown;
   double best_flops = 0;
-  for (std::size_t d = 0; d < by_dtype.size(); ++d) {
-    const auto dtype = static_cast<roofline::Dtype>(d);
-    if (by_dtype[d] > best_flops && roofline::IsFloatingPoint(dtype)) {
-      best = dtype;
-      best_flops = by_dtype[d];
+  for (auto d = first_seen.rbegin(); d != first_seen.rend(); ++d) {
+    const double flops = by_dtype[static_cast<std::uint8_t>(*d)];
+    if (flops > best_flops && roofline::IsFloatingPoint(*d)) {
+      best = *d;
+      best_flops = flops;
     }
   }
   return best;
