@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -23,6 +24,11 @@
 
 namespace plasmient::fleet {
 namespace {
+
+// Inputs smaller than this on disk (a rank of a large job: hundreds of KB) are read on the
+// thread that analyzes them: starting a framing and a parsing thread costs more than they save
+// on a few MB of JSON, and the job's ranks already keep the cores busy.
+constexpr std::uintmax_t kThreadedReadFromBytes = 1u << 20;
 
 // Turns in input order: Wait(i) returns once every input before i has called Pass.
 class Turnstile {
@@ -164,6 +170,9 @@ class JobReader {
     ingest::IngestOptions ro;
     ro.open = rules_;
     ro.parse_threads = parse_threads_;
+    std::error_code size_error;
+    std::uintmax_t bytes = std::filesystem::file_size(files_[i], size_error);
+    ro.threaded = size_error || bytes >= kThreadedReadFromBytes;  // no size: as a large file
     if (hooks_.begin) {
       std::lock_guard lock(hooks_mutex_);
       auto progress = hooks_.begin(path, i, files_.size());
