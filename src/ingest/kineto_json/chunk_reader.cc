@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "ingest/kineto_json/inflate_ahead_reader.h"
+
 namespace plasmient::ingest {
 
 bool LooksLikeGzip(std::string_view first_bytes) {
@@ -103,14 +105,21 @@ GzipChunkReader::GzipChunkReader(std::unique_ptr<ChunkReader> compressed, std::s
                                  std::size_t chunk_bytes, std::int64_t max_out_bytes, GzipEngine engine)
     : compressed_(std::move(compressed)),
       name_(std::move(name)),
-      out_(std::max<std::size_t>(chunk_bytes, 1)),
+      chunk_bytes_(std::max<std::size_t>(chunk_bytes, 1)),
       inflater_(MakeInflater(engine)),
       max_out_(max_out_bytes) {}
 
 Result<std::string_view> GzipChunkReader::Next() {
+  out_.resize(chunk_bytes_);
+  auto filled = Fill(out_);
+  if (!filled) return std::unexpected(filled.error());
+  return std::string_view(out_.data(), *filled);
+}
+
+Result<std::size_t> GzipChunkReader::Fill(std::span<char> out) {
   if (!inflater_) return Fail("{}: cannot start gzip decoder at byte 0", name_);
   std::size_t filled = 0;
-  while (filled < out_.size()) {
+  while (filled < out.size()) {
     if (pending_.empty() && !input_done_) {
       auto chunk = compressed_->Next();
       if (!chunk) return std::unexpected(chunk.error());
@@ -127,7 +136,7 @@ Result<std::string_view> GzipChunkReader::Next() {
       inflater_->Reset();
       member_done_ = false;
     }
-    InflateStep step = inflater_->Inflate(pending_, std::span(out_).subspan(filled));
+    InflateStep step = inflater_->Inflate(pending_, out.subspan(filled));
     pending_.remove_prefix(step.consumed);
     in_offset_ += static_cast<std::int64_t>(step.consumed);
     filled += step.produced;
@@ -153,43 +162,57 @@ Result<std::string_view> GzipChunkReader::Next() {
         "{}: inflates to more than {} MiB, the cap for this input ({}x its size, at least {} MiB) at byte {}",
         name_, max_out_ >> 20, kDecodedBytesFactor, kMinDecodedBytesCap >> 20, in_offset_);
   }
-  return std::string_view(out_.data(), filled);
+  return filled;
 }
 
 // ---- factories ----
 
+namespace {
+
+std::unique_ptr<ChunkReader> Inflating(std::unique_ptr<ChunkReader> compressed, const std::string& name,
+                                       std::size_t chunk_bytes, std::int64_t cap, bool inflate_ahead) {
+  auto gzip = std::make_unique<GzipChunkReader>(std::move(compressed), name,
+                                                chunk_bytes == 0 ? kDefaultGzipChunkBytes : chunk_bytes, cap);
+  if (!inflate_ahead) return gzip;
+  return std::make_unique<InflateAheadReader>(std::move(gzip));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ChunkReader>> OpenChunkReader(const std::string& path, std::size_t chunk_bytes,
                                                      bool* is_gzip, const OpenRules& rules,
-                                                     std::int64_t max_decoded_bytes) {
+                                                     std::int64_t max_decoded_bytes, bool inflate_ahead) {
   auto file = InputFile::Open(path, rules);
   if (!file) return std::unexpected(file.error());
   char magic[2] = {0, 0};
   ssize_t n = ::pread(file->fd(), magic, sizeof magic, 0);
   *is_gzip = n == 2 && LooksLikeGzip(std::string_view(magic, 2));
   std::int64_t size = file->size();
+  std::size_t plain_chunk_bytes = chunk_bytes == 0 ? kDefaultChunkBytes : chunk_bytes;
   if (!*is_gzip) {
-    if (auto mapped = MappedChunkReader::Map(file->fd(), path, size, chunk_bytes)) {
+    if (auto mapped = MappedChunkReader::Map(file->fd(), path, size, plain_chunk_bytes)) {
       file->Release();  // the mapped reader closes it
       return std::unique_ptr<ChunkReader>(std::move(mapped));
     }
   }
   auto reader = std::make_unique<FileChunkReader>(
-      file->Release(), path, size, *is_gzip ? std::min<std::size_t>(chunk_bytes, 1u << 20) : chunk_bytes);
+      file->Release(), path, size,
+      *is_gzip ? std::min<std::size_t>(plain_chunk_bytes, 1u << 20) : plain_chunk_bytes);
   if (!*is_gzip) return std::unique_ptr<ChunkReader>(std::move(reader));
   std::int64_t cap = max_decoded_bytes > 0 ? max_decoded_bytes : DecodedBytesCap(size);
-  return std::unique_ptr<ChunkReader>(
-      std::make_unique<GzipChunkReader>(std::move(reader), path, chunk_bytes, cap));
+  return Inflating(std::move(reader), path, chunk_bytes, cap, inflate_ahead);
 }
 
 std::unique_ptr<ChunkReader> MemoryChunkReaderFor(std::string_view bytes, const std::string& name,
                                                   std::size_t chunk_bytes, bool* is_gzip,
-                                                  std::int64_t max_decoded_bytes) {
+                                                  std::int64_t max_decoded_bytes, bool inflate_ahead) {
   *is_gzip = LooksLikeGzip(bytes.substr(0, 2));
-  auto memory = std::make_unique<MemoryChunkReader>(bytes, chunk_bytes);
+  auto memory =
+      std::make_unique<MemoryChunkReader>(bytes, chunk_bytes == 0 ? kDefaultChunkBytes : chunk_bytes);
   if (!*is_gzip) return memory;
   std::int64_t cap =
       max_decoded_bytes > 0 ? max_decoded_bytes : DecodedBytesCap(static_cast<std::int64_t>(bytes.size()));
-  return std::make_unique<GzipChunkReader>(std::move(memory), name, chunk_bytes, cap);
+  return Inflating(std::move(memory), name, chunk_bytes, cap, inflate_ahead);
 }
 
 }  // namespace plasmient::ingest

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,7 +15,11 @@
 
 namespace plasmient::ingest {
 
+// Chunk sizes where the caller leaves them to the reader (0): plain input in large windows; gzip
+// inflated into smaller chunks, so that the decoder (its CRC pass included) and then the framer
+// touch output still in cache (BM_InflateGzip: ~13% less CPU inflating at 1 MiB than at 8 MiB).
 inline constexpr std::size_t kDefaultChunkBytes = 8u << 20;
+inline constexpr std::size_t kDefaultGzipChunkBytes = 1u << 20;
 
 // True when the bytes start with the gzip magic (1f 8b).
 bool LooksLikeGzip(std::string_view first_bytes);
@@ -100,13 +105,19 @@ class GzipChunkReader final : public ChunkReader {
   GzipChunkReader(std::unique_ptr<ChunkReader> compressed, std::string name, std::size_t chunk_bytes,
                   std::int64_t max_out_bytes, GzipEngine engine = DefaultGzipEngine());
   Result<std::string_view> Next() override;
+  // Inflates the next bytes into `out`, filling it unless the input ends: 0 at the end. Next() is
+  // Fill into a buffer of its own; a caller with buffers of its own keeps several chunks at once.
+  Result<std::size_t> Fill(std::span<char> out);
   std::int64_t raw_bytes_done() const override { return compressed_->raw_bytes_done(); }
   std::int64_t raw_bytes_total() const override { return compressed_->raw_bytes_total(); }
+  std::size_t chunk_bytes() const { return chunk_bytes_; }
+  const std::string& name() const { return name_; }
 
  private:
   std::unique_ptr<ChunkReader> compressed_;
   std::string name_;
-  std::vector<char> out_;
+  std::size_t chunk_bytes_;
+  std::vector<char> out_;  // Next()'s buffer, sized at its first call
   std::unique_ptr<Inflater> inflater_;
   std::string_view pending_;  // compressed bytes not yet taken by the inflater
   std::string carry_;         // read-ahead bytes handed back at a member's end, then pending_
@@ -119,13 +130,18 @@ class GzipChunkReader final : public ChunkReader {
 
 // Opens a file, plain or gzip as its first bytes say (never its name). `*is_gzip` is set. A plain
 // file is mapped (MappedChunkReader), or read with read(2) where it cannot be.
-// `max_decoded_bytes` bounds what gzip may inflate to; 0: DecodedBytesCap(the file's size).
+// `chunk_bytes`: the size of the chunks handed out; 0: kDefaultChunkBytes, kDefaultGzipChunkBytes
+// for gzip. `max_decoded_bytes` bounds what gzip may inflate to; 0: DecodedBytesCap(the file's size).
+// `inflate_ahead`: gzip is inflated on a thread of its own (InflateAheadReader), for a consumer
+// with other work to overlap it with.
 Result<std::unique_ptr<ChunkReader>> OpenChunkReader(const std::string& path, std::size_t chunk_bytes,
                                                      bool* is_gzip, const OpenRules& rules = {},
-                                                     std::int64_t max_decoded_bytes = 0);
+                                                     std::int64_t max_decoded_bytes = 0,
+                                                     bool inflate_ahead = false);
 // The same over a caller-owned buffer.
 std::unique_ptr<ChunkReader> MemoryChunkReaderFor(std::string_view bytes, const std::string& name,
                                                   std::size_t chunk_bytes, bool* is_gzip,
-                                                  std::int64_t max_decoded_bytes = 0);
+                                                  std::int64_t max_decoded_bytes = 0,
+                                                  bool inflate_ahead = false);
 
 }  // namespace plasmient::ingest

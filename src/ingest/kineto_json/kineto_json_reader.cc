@@ -185,8 +185,8 @@ Result<model::Trace> Ingest(ChunkReader& reader, const std::string& name, bool g
 
 Result<model::Trace> ReadKinetoJson(const std::string& path, const IngestOptions& options) {
   bool gzip = false;
-  auto reader = OpenChunkReader(path, options.chunk_bytes == 0 ? kDefaultChunkBytes : options.chunk_bytes,
-                                &gzip, options.open, options.max_decoded_bytes);
+  auto reader = OpenChunkReader(path, options.chunk_bytes, &gzip, options.open, options.max_decoded_bytes,
+                                options.threaded);
   if (!reader) return std::unexpected(reader.error());
   return Ingest(**reader, path, gzip, options);
 }
@@ -194,9 +194,8 @@ Result<model::Trace> ReadKinetoJson(const std::string& path, const IngestOptions
 Result<model::Trace> ReadKinetoJsonBuffer(std::string_view bytes, const std::string& name,
                                           const IngestOptions& options) {
   bool gzip = false;
-  auto reader =
-      MemoryChunkReaderFor(bytes, name, options.chunk_bytes == 0 ? kDefaultChunkBytes : options.chunk_bytes,
-                           &gzip, options.max_decoded_bytes);
+  auto reader = MemoryChunkReaderFor(bytes, name, options.chunk_bytes, &gzip, options.max_decoded_bytes,
+                                     options.threaded);
   return Ingest(*reader, name, gzip, options);
 }
 

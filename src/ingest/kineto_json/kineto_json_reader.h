@@ -4,9 +4,10 @@
 // Pipeline: ChunkReader (a mapped file, or gzip inflated -> chunks) -> EventFramer (events of
 // traceEvents, other top-level values, in batches) -> bounded ParsePipeline -> EventParser
 // (simdjson stage 1 and On-Demand walk of a batch, into rows) -> RowApplier ->
-// model::TraceBuilder. Reading, inflating and framing run on one thread; batches are parsed on
-// `parse_threads` more, each batch whole on one; the caller's thread applies the rows in input
-// order, so the trace is the one a single thread reads, row for row and string for string.
+// model::TraceBuilder. Reading and framing run on one thread, gzip inflating a few chunks ahead on
+// another; batches are parsed on `parse_threads` more, each batch whole on one; the caller's
+// thread applies the rows in input order, so the trace is the one a single thread reads, row for
+// row and string for string.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,7 @@ namespace plasmient::ingest {
 struct IngestOptions {
   // Called on the caller's thread every few MB with raw (file) bytes; may be empty.
   std::function<void(std::int64_t bytes_done, std::int64_t bytes_total)> progress;
-  std::size_t chunk_bytes = 0;         // read/inflate size; 0 = 8 MiB. Tests use tiny sizes.
+  std::size_t chunk_bytes = 0;         // read/inflate size; 0 = 8 MiB, 1 MiB gzip. Tests use tiny sizes.
   std::size_t batch_bytes = 0;         // framed JSON per parser batch; 0 = 1 MiB
   bool threaded = true;                // frame and parse on other threads (false: all on the caller's)
   std::size_t parse_threads = 0;       // threads parsing batches when threaded; 0 = one per core

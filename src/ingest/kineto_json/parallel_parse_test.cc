@@ -136,10 +136,12 @@ TEST(ParallelParseTest, AnyNumberOfThreadsGivesTheOneThreadTrace) {
       ExpectSameTrace(*serial, *parallel);
     }
   }
-  // And gzip, inflated on the framing thread.
-  auto gz = Read(testing::Gzip(text), 2, 1000);
-  ASSERT_TRUE(gz.has_value()) << gz.error().message;
-  ExpectSameTrace(*serial, *gz);
+  // And gzip, inflated on a thread of its own, in chunks of any size.
+  for (std::size_t chunk_bytes : {0u, 1u, 4096u}) {
+    auto gz = Read(testing::Gzip(text), 2, 1000, chunk_bytes);
+    ASSERT_TRUE(gz.has_value()) << gz.error().message;
+    ExpectSameTrace(*serial, *gz);
+  }
 }
 
 // A file cut short or garbled anywhere fails with the one-thread error: the same words, the same
@@ -163,6 +165,41 @@ TEST(ParallelParseTest, BrokenInputGivesTheOneThreadError) {
         EXPECT_EQ(parallel.error().message, serial.error().message);
         EXPECT_EQ(parallel.error().message.find('\n'), std::string::npos);
         EXPECT_NE(parallel.error().message.find(" at byte "), std::string::npos) << parallel.error().message;
+      } else {
+        ExpectSameTrace(*serial, *parallel);
+      }
+    }
+  }
+}
+
+// The same for gzip cut short or garbled, or holding a broken trace: the error of inflating and
+// framing on one thread, though inflating runs ahead on another.
+TEST(ParallelParseTest, BrokenGzipGivesTheOneThreadError) {
+  std::string text = MixedTrace(200, 4);
+  std::mt19937 rng(5);
+  for (int i = 0; i < 60; ++i) {
+    std::string broken;
+    std::size_t at = 0;
+    if (i % 3 == 0) {
+      broken = text;
+      at = rng() % text.size();
+      broken.resize(at);  // a whole gzip of a trace cut short
+      broken = testing::Gzip(broken);
+    } else {
+      broken = testing::Gzip(text);
+      at = rng() % broken.size();
+      if (i % 3 == 1) {
+        broken.resize(at);
+      } else {
+        broken[at] = static_cast<char>(broken[at] ^ (1 + rng() % 255));
+      }
+    }
+    auto serial = Read(broken, 0, 500, 700);
+    for (std::size_t threads : {1u, 2u}) {
+      auto parallel = Read(broken, threads, 500, 700);
+      ASSERT_EQ(serial.has_value(), parallel.has_value()) << "at " << at;
+      if (!serial) {
+        EXPECT_EQ(parallel.error().message, serial.error().message);
       } else {
         ExpectSameTrace(*serial, *parallel);
       }
