@@ -181,6 +181,14 @@ bool HaveGzipEngine(GzipEngine engine) {
 #endif
 }
 
+std::vector<GzipEngine> BuiltGzipEngines() {
+  std::vector<GzipEngine> out;
+  for (GzipEngine e : {GzipEngine::kZlib, GzipEngine::kIsal}) {
+    if (HaveGzipEngine(e)) out.push_back(e);
+  }
+  return out;
+}
+
 std::string_view GzipEngineName(GzipEngine engine) {
 #ifdef PLASMIENT_HAVE_ISAL
   static const std::string isal =

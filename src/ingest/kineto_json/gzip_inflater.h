@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace plasmient::ingest {
 
@@ -15,6 +16,8 @@ enum class GzipEngine { kZlib, kIsal };
 // The engine gzip input goes through: kIsal when built with ISA-L, else kZlib.
 GzipEngine DefaultGzipEngine();
 bool HaveGzipEngine(GzipEngine engine);
+// The engines this build has, zlib first.
+std::vector<GzipEngine> BuiltGzipEngines();
 // "ISA-L igzip" or "zlib", with its version.
 std::string_view GzipEngineName(GzipEngine engine);
 
