@@ -1,5 +1,6 @@
 #include "ingest/kineto_json/event_framer.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 
@@ -16,6 +17,7 @@ namespace plasmient::ingest {
 namespace {
 
 constexpr std::size_t kNotFound = static_cast<std::size_t>(-1);
+constexpr std::size_t kMaxReservedBatchBytes = 16 << 20;
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -214,7 +216,11 @@ EventFramer::EventFramer(std::string name, std::size_t batch_bytes, BatchSink si
     : name_(std::move(name)),
       batch_bytes_(batch_bytes == 0 ? 1 : batch_bytes),
       max_event_bytes_(max_event_bytes),
-      sink_(std::move(sink)) {}
+      sink_(std::move(sink)) {
+  // A batch is about batch_bytes long: grown by doubling it would be copied a dozen times over,
+  // once per input where nothing is recycled (a job's small ranks read on one thread).
+  batch_.json.reserve(std::min(batch_bytes_, kMaxReservedBatchBytes) + kBatchPadding);
+}
 
 std::unexpected<Error> EventFramer::Problem(std::string_view what, std::size_t i) const {
   return Fail("{}: {} at byte {}", name_, what, base_ + static_cast<std::int64_t>(i));
