@@ -1,5 +1,6 @@
 #include "base/parallel.h"
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <new>
@@ -34,6 +35,22 @@ void RunConcurrently(std::size_t threads, std::span<const std::function<void()>>
   for (const std::exception_ptr& e : failed) {
     if (e) std::rethrow_exception(e);
   }
+}
+
+std::size_t PartsFor(std::size_t n, std::size_t threads, std::size_t min_rows) {
+  return std::clamp<std::size_t>(n / std::max<std::size_t>(min_rows, 1), 1,
+                                 std::max<std::size_t>(threads, 1));
+}
+
+void RunOverParts(std::size_t threads, std::size_t n, std::size_t parts,
+                  const std::function<void(std::size_t part, std::size_t begin, std::size_t end)>& body) {
+  parts = std::max<std::size_t>(parts, 1);
+  std::vector<std::function<void()>> tasks;
+  tasks.reserve(parts);
+  for (std::size_t p = 0; p < parts; ++p) {
+    tasks.emplace_back([&body, n, p, parts] { body(p, n * p / parts, n * (p + 1) / parts); });
+  }
+  RunConcurrently(threads, tasks);
 }
 
 }  // namespace plasmient

@@ -17,6 +17,16 @@ namespace plasmient {
 // in task order. A thread that cannot start leaves its tasks to the others.
 void RunConcurrently(std::size_t threads, std::span<const std::function<void()>> tasks);
 
+// How many contiguous parts rows [0, n) split into for `threads`: one per thread, but none of
+// fewer than `min_rows` rows (a thread costs more than such a part saves), and at least one.
+std::size_t PartsFor(std::size_t n, std::size_t threads, std::size_t min_rows);
+
+// Runs body(part, begin, end) over rows [0, n) split in `parts` contiguous ranges, on at most
+// `threads` threads (RunConcurrently). Each part owns its rows, so a body that writes only those
+// (and its part's own counters) gives the same result for any thread count.
+void RunOverParts(std::size_t threads, std::size_t n, std::size_t parts,
+                  const std::function<void(std::size_t part, std::size_t begin, std::size_t end)>& body);
+
 // Sorts [first, last) by `less`, splitting it in two halves sorted at once and merged when
 // `threads` > 1. `less` must be a strict total order (no two elements equivalent): the result is
 // then the one std::sort gives, whatever the thread count. An input already sorted is only read.

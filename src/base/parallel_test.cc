@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -11,6 +12,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <vector>
 
 namespace plasmient {
 namespace {
@@ -92,6 +94,32 @@ TEST(SortTotalOrderTest, GivesStdSortsOrderOnAnyThreadCount) {
       SortTotalOrder(got.begin(), got.end(), less, threads);  // sorted already: unchanged
       EXPECT_EQ(got, expected) << n << " rows, " << threads << " threads, sorted input";
     }
+  }
+}
+
+}  // namespace
+}  // namespace plasmient
+
+namespace plasmient {
+namespace {
+
+TEST(RunOverParts, EveryRowOnceInContiguousPartsForAnyThreadCount) {
+  EXPECT_EQ(PartsFor(100, 4, 30), 3U);  // no part under 30 rows
+  EXPECT_EQ(PartsFor(100, 2, 30), 2U);  // no more parts than threads
+  EXPECT_EQ(PartsFor(10, 4, 30), 1U);   // at least one
+  EXPECT_EQ(PartsFor(10, 0, 0), 1U);
+  for (std::size_t threads : {1U, 2U, 5U}) {
+    std::vector<int> seen(1001, 0);
+    std::vector<std::pair<std::size_t, std::size_t>> ranges(3);
+    RunOverParts(threads, seen.size(), 3, [&](std::size_t part, std::size_t begin, std::size_t end) {
+      ranges[part] = {begin, end};
+      for (std::size_t i = begin; i < end; ++i) ++seen[i];
+    });
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 1001) << threads << " threads";
+    EXPECT_EQ(ranges[0].first, 0U);
+    EXPECT_EQ(ranges[0].second, ranges[1].first);
+    EXPECT_EQ(ranges[1].second, ranges[2].first);
+    EXPECT_EQ(ranges[2].second, 1001U);
   }
 }
 

@@ -231,11 +231,6 @@ void CostFacts(std::vector<char> kept, KernelCosts& costs, ActivityFacts& f) {
   f.gemm_mnk = std::move(costs.gemm_mnk);
 }
 
-// [begin, end) of part p of n rows split in `parts`.
-std::pair<std::size_t, std::size_t> PartOf(std::size_t n, std::size_t p, std::size_t parts) {
-  return {n * p / parts, n * (p + 1) / parts};
-}
-
 // Each kept activity of rows [begin, end)'s point on the roofline, judged by the peak of its
 // dtype, and the bytes it moved per second. The columns are sized already.
 template <typename PeakFor>
@@ -420,9 +415,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   // The per-activity loops below write only their own rows: they split in contiguous parts.
   const std::size_t n = t.gpu.size();
   constexpr std::size_t kRowsPerPart = 1 << 14;  // below this, a thread costs more than it saves
-  const std::size_t parts =
-      std::clamp<std::size_t>(n / kRowsPerPart, 1, std::max<std::size_t>(o.rank_threads, 1));
-  std::vector<std::function<void()>> tasks;
+  const std::size_t parts = PartsFor(n, o.rank_threads, kRowsPerPart);
   f.peak_flops_per_s.assign(n, 0);
   f.arithmetic_intensity.assign(n, -1);
   f.ceiling_flops_per_s.assign(n, 0);
@@ -433,13 +426,9 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
     if (o.peak_flops_per_s) return *o.peak_flops_per_s;
     return roofline::PeakFlops(**spec, d == roofline::Dtype::kUnknown ? dtype : d, math);
   };
-  for (std::size_t p = 0; p < parts; ++p) {
-    tasks.push_back([&, p] {
-      const auto [begin, end] = PartOf(n, p, parts);
-      PlaceOnRoofline(t, j, peak_for, bw, begin, end, f);
-    });
-  }
-  RunConcurrently(o.rank_threads, tasks);
+  RunOverParts(o.rank_threads, n, parts, [&](std::size_t, std::size_t begin, std::size_t end) {
+    PlaceOnRoofline(t, j, peak_for, bw, begin, end, f);
+  });
 
   const std::vector<SweepActivity>& acts = sweeps.acts;
   v.kernels = sweeps.kernels;
@@ -467,27 +456,23 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   f.bound.assign(n, Bound::kCompute);
   // Each activity has one share: parts of the list write distinct rows.
   std::vector<std::int64_t> above_peak(parts, 0);
-  tasks.clear();
-  for (std::size_t p = 0; p < parts; ++p) {
-    tasks.push_back([&, p] {
-      const auto [begin, end] = PartOf(run.shares.size(), p, parts);
-      for (std::size_t s = begin; s < end; ++s) {
-        const auto [k, share] = run.shares[s];
-        f.share_ns[k] = share;
-        f.loss[k] =
-            LossOfActivity(f.cls[k], f.flops[k], f.bytes[k], roofline::BelowRidge(costs.op_ai[k], peak, bw));
-        f.bound[k] = BoundOfLoss(f.loss[k]);
-        if (f.cls[k] != ActivityClass::kCompute || f.flops[k] <= 0 || peak <= 0) continue;
-        // Work in a dtype with a faster pipe than P's (fp8, fp4 beside bf16) is judged by that pipe;
-        // a slower dtype's stays judged by P (docs/verdict.md, "Compute").
-        double ideal_ns = SecondsToNs(f.flops[k] / std::max(peak, f.peak_flops_per_s[k]));
-        double dur_ns = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
-        if (ideal_ns > dur_ns * 1.0001) ++above_peak[p];
-        f.useful_ns[k] = std::min(ideal_ns, share);
-      }
-    });
-  }
-  RunConcurrently(o.rank_threads, tasks);
+  RunOverParts(o.rank_threads, run.shares.size(), parts,
+               [&](std::size_t p, std::size_t begin, std::size_t end) {
+                 for (std::size_t s = begin; s < end; ++s) {
+                   const auto [k, share] = run.shares[s];
+                   f.share_ns[k] = share;
+                   f.loss[k] = LossOfActivity(f.cls[k], f.flops[k], f.bytes[k],
+                                              roofline::BelowRidge(costs.op_ai[k], peak, bw));
+                   f.bound[k] = BoundOfLoss(f.loss[k]);
+                   if (f.cls[k] != ActivityClass::kCompute || f.flops[k] <= 0 || peak <= 0) continue;
+                   // Work in a dtype with a faster pipe than P's (fp8, fp4 beside bf16) is judged by that
+                   // pipe; a slower dtype's stays judged by P (docs/verdict.md, "Compute").
+                   double ideal_ns = SecondsToNs(f.flops[k] / std::max(peak, f.peak_flops_per_s[k]));
+                   double dur_ns = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
+                   if (ideal_ns > dur_ns * 1.0001) ++above_peak[p];
+                   f.useful_ns[k] = std::min(ideal_ns, share);
+                 }
+               });
   for (std::int64_t count : above_peak) quality.Add(Dq::kFlopsAbovePeak, count);
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
     if (!f.kept[k] || f.cls[k] != ActivityClass::kCompute) continue;
