@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "base/keep_until_exit.h"
 #include "base/output_file.h"
 #include "cli/fleet_commands.h"
 #include "cli/heap_pages.h"
@@ -303,6 +304,11 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
   // The store's lever rows and the report's what-if panel project from the per-activity tables.
   if (RecordAsked(args.output.record) || !args.output.html_path.empty()) options.observer = &tables;
   verdict::JobVerdict job;
+  // The process ends soon after this returns: the verdicts are kept, not freed one block at a time.
+  struct KeepJob {
+    verdict::JobVerdict& job;
+    ~KeepJob() { KeepUntilExit(std::move(job)); }
+  } keep{job};
   if (int rc = AnalyzeJob(*inputs, options, args.output.quiet, job, args.output.verbose); rc != 0) return rc;
   if (int rc = RecordIfAsked(args.output.record, job, args.inputs, *inputs, tables.tables()); rc != 0)
     return rc;

@@ -84,6 +84,15 @@ void JsonWriter::BeforeValue() {
   Newline();
 }
 
+JsonWriter JsonWriter::Element(std::string& out) {
+  JsonWriter element(out, pretty_);
+  element.stack_ = stack_;
+  element.after_key_ = after_key_;
+  after_key_ = false;
+  if (!stack_.empty()) stack_.back().empty = false;
+  return element;
+}
+
 JsonWriter& JsonWriter::BeginObject() {
   BeforeValue();
   out_.push_back('{');

@@ -31,6 +31,12 @@ class JsonWriter {
   JsonWriter& Field(std::string_view key, int value) { return Key(key).Int(value); }
   JsonWriter& Field(std::string_view key, bool value) { return Key(key).Bool(value); }
 
+  // A writer for the next element of the array or object this one is in (after its key, for an
+  // object), writing into `out` the bytes this writer would have written there: separator,
+  // line break and indentation. Elements made this way on several threads, appended in order,
+  // read as one document. Exactly one value must then be written through it.
+  JsonWriter Element(std::string& out);
+
   static void AppendEscaped(std::string& out, std::string_view s);
 
  private:

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -28,6 +30,39 @@ TEST(JsonWriter, EscapesAndNestsIntoValidJson) {
   EXPECT_EQ(name, "void at::native::kernel<\"q\"\\n>\n\x01");
   EXPECT_TRUE(doc["nan"].is_null());
   EXPECT_EQ(doc["list"].get_array().size(), 4u);
+}
+
+// Elements written through Element() into their own buffers, appended in order, are the bytes
+// one writer gives: first and later elements of arrays, and values after keys.
+TEST(JsonWriter, ElementsWrittenApartJoinAsOneDocument) {
+  const auto element = [](JsonWriter& w, int i) {
+    w.BeginObject().Field("i", i).Key("list").BeginArray().Int(i).String("x").EndArray().EndObject();
+  };
+  for (bool pretty : {true, false}) {
+    std::string whole;
+    JsonWriter one(whole, pretty);
+    one.BeginObject().Key("a").BeginArray();
+    for (int i = 0; i < 3; ++i) element(one, i);
+    one.EndArray().Key("b");
+    element(one, 9);
+    one.EndObject();
+
+    std::string joined;
+    JsonWriter w(joined, pretty);
+    w.BeginObject().Key("a").BeginArray();
+    std::string parts[3];
+    std::vector<JsonWriter> writers;
+    for (auto& part : parts) writers.push_back(w.Element(part));
+    for (int i = 2; i >= 0; --i) element(writers[static_cast<std::size_t>(i)], i);  // any order
+    for (const auto& part : parts) joined += part;
+    w.EndArray().Key("b");
+    std::string after_key;
+    JsonWriter b = w.Element(after_key);
+    element(b, 9);
+    joined += after_key;
+    w.EndObject();
+    EXPECT_EQ(joined, whole) << pretty;
+  }
 }
 
 // JSON's escapes one byte at a time, written plainly: what AppendEscaped's eight-byte steps must

@@ -64,6 +64,37 @@ TEST(VerdictJsonSink, AManyRankJobIsHandedOverInPieces) {
   EXPECT_EQ(doc["per_step"].get_array().size(), 8000u);
 }
 
+// The per-rank objects are formatted on several threads, a batch at a time: the text is the
+// one a single thread writes, across batches and with ranks of different shapes.
+TEST(VerdictJsonSink, TheTextIsTheSameOnAnyNumberOfThreads) {
+  verdict::JobVerdict job;
+  for (int r = 0; r < 70; ++r) {
+    verdict::RankVerdict v;
+    v.rank = r;
+    v.path = "rank-" + std::to_string(r) + (r % 7 == 0 ? "\t\"odd\".json" : ".json");
+    v.gpu_busy_s = 0.1 * r;
+    if (r % 3 == 0) v.no_gpu_reason = "no kernels";
+    v.steps.resize(r % 4);
+    job.ranks.push_back(std::move(v));
+  }
+  std::string one;
+  WriteVerdictJson(
+      job, [&](std::string_view piece) { one += piece; }, 1);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(one).get(doc), simdjson::SUCCESS);
+  ASSERT_EQ(doc["per_rank"].get_array().size(), 70u);
+  std::string_view path;
+  ASSERT_EQ(doc["per_rank"].at(63)["path"].get(path), simdjson::SUCCESS);
+  EXPECT_EQ(path, "rank-63\t\"odd\".json");
+  for (std::size_t threads : {2u, 3u, 5u, 64u}) {
+    std::string many;
+    WriteVerdictJson(
+        job, [&](std::string_view piece) { many += piece; }, threads);
+    EXPECT_EQ(many, one) << threads << " threads";
+  }
+}
+
 TEST(VerdictJsonSink, WritesTheClusterFigures) {
   std::string out = VerdictToJson(ClusterJob());
   simdjson::dom::parser parser;
