@@ -72,6 +72,10 @@ TEST_F(ParallelJobTest, SetAsideInputsAreWarnedInInputOrder) {
   ASSERT_NE(one.run.out.find("rank-2b.pt.trace.json: skipped: the same trace as"), std::string::npos)
       << one.run.out;
   ASSERT_NE(one.run.out.find("rank-5a.json: skipped: not a trace"), std::string::npos) << one.run.out;
+  // A repeat is analyzed before it is known to be one, but never reaches the observer: the
+  // Perfetto trace is the job's without the extras.
+  Outputs plain = Analyze((dir_ / "job").string(), 1, dir_);
+  EXPECT_TRUE(one.perfetto == plain.perfetto) << "the repeat or the set-aside input reached the trace";
   for (int jobs : {2, 4, 9}) {
     Outputs many = Analyze(job.string(), jobs, dir_);
     EXPECT_EQ(many.run.exit_code, 0);

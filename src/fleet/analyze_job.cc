@@ -30,51 +30,36 @@ namespace {
 // on a few MB of JSON, and the job's ranks already keep the cores busy.
 constexpr std::uintmax_t kThreadedReadFromBytes = 1u << 20;
 
-// Turns in input order: Wait(i) returns once every input before i has called Pass.
-class Turnstile {
+// Inputs committed in input order without anyone waiting for a turn: each input reports when it
+// is done (Finish), and the done inputs at the front are committed then, one at a time and in
+// order, by the thread whose report completed them. A worker that finishes early moves on to
+// its next input instead of waiting for a slower one before it.
+class InOrder {
  public:
-  void Wait(std::size_t i) {
-    std::unique_lock lock(mutex_);
-    turn_.wait(lock, [&] { return next_ == i; });
-  }
-  void Pass(std::size_t i) {
+  explicit InOrder(std::size_t n) : done_(n, 0) {}
+
+  // Input i is done: commits it and every done input after it that was waiting on it.
+  void Finish(std::size_t i, const std::function<void(std::size_t)>& commit) {
     {
       std::lock_guard lock(mutex_);
-      next_ = i + 1;
+      done_[i] = 1;
+      while (next_ < done_.size() && done_[next_] != 0) commit(next_++);
     }
-    turn_.notify_all();
+    committed_.notify_all();
+  }
+
+  // Runs `then` once every input before i is committed, one at a time with the commits.
+  void AfterEarlier(std::size_t i, const std::function<void()>& then) {
+    std::unique_lock lock(mutex_);
+    committed_.wait(lock, [&] { return next_ >= i; });
+    then();
   }
 
  private:
   std::mutex mutex_;
-  std::condition_variable turn_;
-  std::size_t next_ = 0;
-};
-
-// One input's turn at a turnstile: Hold waits for it, Pass (at the latest when it goes out of
-// scope, even on an exception) lets the next input in.
-class Turn {
- public:
-  Turn(Turnstile& turnstile, std::size_t i) : turnstile_(turnstile), i_(i) {}
-  Turn(const Turn&) = delete;
-  Turn& operator=(const Turn&) = delete;
-  ~Turn() { Pass(); }
-  void Hold() {
-    if (held_) return;
-    turnstile_.Wait(i_);
-    held_ = true;
-  }
-  void Pass() {
-    if (passed_) return;
-    Hold();
-    turnstile_.Pass(i_);
-    passed_ = true;
-  }
-
- private:
-  Turnstile& turnstile_;
-  std::size_t i_;
-  bool held_ = false, passed_ = false;
+  std::condition_variable committed_;
+  std::vector<char> done_;
+  std::size_t next_ = 0;  // inputs before it are committed
 };
 
 // What became of one input.
@@ -84,13 +69,17 @@ struct Outcome {
   std::string warning;
   Error error;
   std::exception_ptr exception;  // e.g. bad_alloc, rethrown on the caller's thread
+  // A trace that was read: the capture it is, and whether it was checked against the earlier ones.
+  std::optional<verdict::InputSet::Key> capture;
+  bool admitted = false;
 };
 
 // Reads and analyzes the inputs on `workers` threads, each input on one thread from read to
 // verdict, so at most `workers` traces are in memory. Whatever depends on the order of the inputs
-// runs in that order, whatever the timing: which input repeats which (the admission turn), and
-// what the caller sees (the commit turn): warnings, the observer's ranks, the first failure.
-// The outcome is the one reading them one by one gives.
+// is decided as the inputs are committed, in input order, whatever the timing: which input
+// repeats which, the warnings, the observer's ranks, the first failure. A repeat is analyzed
+// before it is known to be one, and its verdict dropped: copies are rare, waiting on every input
+// before would cost every job. The outcome is the one reading them one by one gives.
 class JobReader {
  public:
   JobReader(const std::vector<std::filesystem::path>& files, const verdict::AnalyzeOptions& options,
@@ -103,11 +92,12 @@ class JobReader {
         rank_threads_(
             CoresEach(std::clamp<std::size_t>(options.workers, 1, std::max<std::size_t>(1, files.size())),
                       options.cores)),
-        outcomes_(files.size()) {}
+        outcomes_(files.size()),
+        order_(files.size()) {}
 
   std::vector<Outcome> Run(std::size_t workers) {
-    // One task per input, taken in input order (the turns rely on it); the caller's thread is a
-    // worker too, and a worker that cannot start leaves the inputs to the others.
+    // One task per input, taken in input order; the caller's thread is a worker too, and a worker
+    // that cannot start leaves the inputs to the others.
     std::vector<std::function<void()>> tasks;
     tasks.reserve(files_.size());
     for (std::size_t i = 0; i < files_.size(); ++i) tasks.emplace_back([this, i] { Work(i); });
@@ -116,50 +106,61 @@ class JobReader {
   }
 
  private:
-  // Holds the input's commit turn around the observer: ranks reach it in input order, and none
-  // after a failure.
+  // Passes a rank to the observer once every input before it is committed (ranks reach it in
+  // input order), unless it repeats an earlier input or an earlier input failed.
   class InOrderObserver final : public verdict::RankObserver {
    public:
-    InOrderObserver(JobReader& job, Turn& commit) : job_(job), commit_(commit) {}
+    InOrderObserver(JobReader& job, std::size_t i) : job_(job), i_(i) {}
     void OnRank(const verdict::RankDetail& detail) override {
-      commit_.Hold();
-      if (!job_.stopped_) job_.options_.observer->OnRank(detail);
+      job_.order_.AfterEarlier(i_, [&] {
+        if (job_.stopped_) return;
+        job_.Admit(i_);
+        if (job_.outcomes_[i_].kind != Outcome::Kind::kRepeat) job_.options_.observer->OnRank(detail);
+      });
     }
 
    private:
     JobReader& job_;
-    Turn& commit_;
+    std::size_t i_;
   };
 
   void Work(std::size_t i) {
-    Turn admission(admit_, i), commit(commit_, i);
     try {
-      Process(i, admission, commit);
+      Process(i);
     } catch (...) {
       Failed(i, std::current_exception());
     }
-    admission.Pass();
-    Commit(i, commit);
+    order_.Finish(i, [this](std::size_t k) { Commit(k); });
   }
 
-  void Process(std::size_t i, Turn& admission, Turn& commit) {
+  void Process(std::size_t i) {
     Outcome& out = outcomes_[i];
+    if (first_failure_.load() < i) return;  // past a failure nothing is needed
     std::string path = files_[i].string();
-    std::optional<Result<model::Trace>> trace;
-    if (first_failure_.load() > i) trace = Read(path, i);  // past a failure nothing is needed
-    admission.Hold();
-    bool analyze = trace.has_value() && Admit(i, path, *trace, out);
-    if (analyze && (*trace)->info.rank < 0 && files_.size() > 1)
-      (*trace)->info.rank = static_cast<std::int64_t>(i);
-    admission.Pass();
-    if (!analyze) return;
-    InOrderObserver observer(*this, commit);
+    Result<model::Trace> trace = Read(path, i);
+    if (!trace) {
+      // A file that is no trace at all (a config.json in the job's folder) is set aside while
+      // other inputs remain; a damaged trace is an error.
+      if (files_.size() > 1 && ingest::IsNotATrace(trace.error())) {
+        out.kind = Outcome::Kind::kNotATrace;
+        out.warning = fmt::format("{}: skipped: not a trace", path);
+        out.error = trace.error();
+      } else {
+        Fail(i, out, trace.error());
+      }
+      return;
+    }
+    out.capture = verdict::InputSet::KeyOf(*trace);  // before the rank is guessed from the position
+    if (trace->info.rank < 0 && files_.size() > 1) trace->info.rank = static_cast<std::int64_t>(i);
+    InOrderObserver observer(*this, i);
     verdict::AnalyzeOptions options = options_;
     options.rank_threads = rank_threads_;
     if (options_.observer != nullptr) options.observer = &observer;
-    auto v = verdict::AnalyzeRank(**trace, options);
+    auto v = verdict::AnalyzeRank(*trace, options);
+    if (out.kind == Outcome::Kind::kRepeat) return;  // the observer found it out
     if (!v) {
-      Fail(i, out, v.error());
+      out.kind = Outcome::Kind::kFailed;  // a failure once it is known not to be a repeat
+      out.error = v.error();
       return;
     }
     out.kind = Outcome::Kind::kRank;
@@ -192,26 +193,17 @@ class JobReader {
     return trace;
   }
 
-  // On the admission turn: false when the input is set aside or failed.
-  bool Admit(std::size_t i, const std::string& path, const Result<model::Trace>& trace, Outcome& out) {
-    // A file that is no trace at all (a config.json in the job's folder) is set aside while
-    // other inputs remain; a damaged trace is an error.
-    if (!trace && files_.size() > 1 && ingest::IsNotATrace(trace.error())) {
-      out.kind = Outcome::Kind::kNotATrace;
-      out.warning = fmt::format("{}: skipped: not a trace", path);
-      out.error = trace.error();
-      return false;
+  // In input order (committing, or the observer's turn): whether a trace that was read repeats
+  // an earlier input; a repeat's verdict or failure is dropped.
+  void Admit(std::size_t i) {
+    Outcome& out = outcomes_[i];
+    if (!out.capture || out.admitted) return;
+    out.admitted = true;
+    if (std::string earlier = seen_.Repeats(*out.capture, files_[i].string()); !earlier.empty()) {
+      out = Outcome{.kind = Outcome::Kind::kRepeat,
+                    .warning = fmt::format("{}: skipped: the same trace as {}", files_[i].string(), earlier),
+                    .admitted = true};
     }
-    if (!trace) {
-      Fail(i, out, trace.error());
-      return false;
-    }
-    if (std::string earlier = seen_.Repeats(*trace); !earlier.empty()) {
-      out.kind = Outcome::Kind::kRepeat;
-      out.warning = fmt::format("{}: skipped: the same trace as {}", path, earlier);
-      return false;
-    }
-    return true;
   }
 
   // Out of memory, or a thread that cannot start, while input i was read or analyzed (on any of
@@ -219,41 +211,52 @@ class JobReader {
   // rethrown on the caller's thread.
   void Failed(std::size_t i, const std::exception_ptr& e) {
     Outcome& out = outcomes_[i];
+    if (out.kind == Outcome::Kind::kRepeat) return;  // dropped whatever became of it
+    out.kind = Outcome::Kind::kFailed;
+    out.rank.reset();
     try {
       try {
         std::rethrow_exception(e);
       } catch (const std::bad_alloc&) {
-        Fail(i, out, Error{fmt::format("{}: out of memory", files_[i].string())});
+        out.error = Error{fmt::format("{}: out of memory", files_[i].string())};
         return;
       } catch (const std::system_error& s) {
-        Fail(i, out, Error{fmt::format("{}: cannot start a thread: {}", files_[i].string(), s.what())});
+        out.error = Error{fmt::format("{}: cannot start a thread: {}", files_[i].string(), s.what())};
         return;
       }
     } catch (...) {  // another exception, or no memory left even for the message
     }
     out.exception = e;
-    Fail(i, out, {});
+    out.error = {};
   }
 
+  // An input that cannot be read: a failure whatever came before it, so inputs after it need not
+  // be read.
   void Fail(std::size_t i, Outcome& out, Error error) {
     out.kind = Outcome::Kind::kFailed;
     out.error = std::move(error);
+    NoteFailure(i);
+  }
+
+  void NoteFailure(std::size_t i) {
     std::size_t first = first_failure_.load();
     while (i < first && !first_failure_.compare_exchange_weak(first, i)) {
     }
   }
 
-  // On the commit turn (already held when the observer saw the rank).
-  void Commit(std::size_t i, Turn& commit) {
-    commit.Hold();
+  // In input order, once input i and every input before it are done.
+  void Commit(std::size_t i) {
     Outcome& out = outcomes_[i];
     if (stopped_) {
       out = Outcome{};
-    } else {
-      if (!out.warning.empty() && hooks_.warn) hooks_.warn(out.warning);
-      stopped_ = out.kind == Outcome::Kind::kFailed;
+      return;
     }
-    commit.Pass();
+    Admit(i);
+    if (!out.warning.empty() && hooks_.warn) hooks_.warn(out.warning);
+    if (out.kind == Outcome::Kind::kFailed) {
+      stopped_ = true;
+      NoteFailure(i);
+    }
   }
 
   const std::vector<std::filesystem::path>& files_;
@@ -264,9 +267,9 @@ class JobReader {
   const std::size_t rank_threads_;
   std::vector<Outcome> outcomes_;
   std::atomic<std::size_t> first_failure_{SIZE_MAX};
-  Turnstile admit_, commit_;
-  verdict::InputSet seen_;  // on the admission turn only
-  bool stopped_ = false;    // on the commit turn only: an earlier input failed
+  InOrder order_;
+  verdict::InputSet seen_;  // in input order only
+  bool stopped_ = false;    // in input order only: an earlier input failed
   std::mutex hooks_mutex_;
 };
 

@@ -35,7 +35,7 @@ std::vector<const RankVerdict*> FirstPerValue(const std::vector<RankVerdict>& ra
 
 }  // namespace
 
-std::string InputSet::Repeats(const model::Trace& t) {
+InputSet::Key InputSet::KeyOf(const model::Trace& t) {
   Key key{t.info.rank, -1, std::numeric_limits<TimeNs>::max()};
   if (!t.api.pid.empty()) {
     key.pid = t.api.pid.front();
@@ -46,10 +46,14 @@ std::string InputSet::Repeats(const model::Trace& t) {
   if (t.gpu.size() == 0) {
     for (TimeNs s : t.cpu.start_ns) key.first_ns = std::min(key.first_ns, s);
   }
-  for (const auto& [k, path] : seen_) {
-    if (k == key) return path;
+  return key;
+}
+
+std::string InputSet::Repeats(const Key& key, const std::string& path) {
+  for (const auto& [k, earlier] : seen_) {
+    if (k == key) return earlier;
   }
-  seen_.emplace_back(key, t.info.path);
+  seen_.emplace_back(key, path);
   return "";
 }
 

@@ -14,16 +14,20 @@ namespace plasmient::verdict {
 // same rank, process and first timestamp (one capture, copied or exported twice).
 class InputSet {
  public:
-  // The path of the earlier input that `trace` repeats, or "" (and `trace` is remembered).
-  // Call before the rank is guessed from the input's position.
-  std::string Repeats(const model::Trace& trace);
-
- private:
+  // What identifies one capture: its rank, process and first timestamp.
   struct Key {
     std::int64_t rank, pid;
     TimeNs first_ns;
     bool operator==(const Key&) const = default;
   };
+  // `trace`'s key: taken before the rank is guessed from the input's position.
+  static Key KeyOf(const model::Trace& trace);
+
+  // The path of the earlier input with this key, or "" (and `path` is remembered under it).
+  std::string Repeats(const Key& key, const std::string& path);
+  std::string Repeats(const model::Trace& trace) { return Repeats(KeyOf(trace), trace.info.path); }
+
+ private:
   std::vector<std::pair<Key, std::string>> seen_;
 };
 
