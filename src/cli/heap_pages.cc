@@ -1,5 +1,6 @@
 #include "cli/heap_pages.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -121,6 +122,12 @@ void UseHugePagesForTheHeap(int argc, char** argv) noexcept {
     Note() = "heap on the default pages: could not start again";
   } catch (...) {  // out of memory this early: the command will say so itself
   }
+}
+
+void ConfigureHeap(int argc, char** argv, bool reads_traces) noexcept {
+  if (reads_traces) UseHugePagesForTheHeap(argc, argv);
+  mallopt(M_MMAP_THRESHOLD, kHeapMmapFromBytes);
+  mallopt(M_TRIM_THRESHOLD, kHeapTrimFromBytes);
 }
 
 const std::string& HeapPagesNote() { return Note(); }

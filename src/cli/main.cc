@@ -1,6 +1,4 @@
 // plasmient: the one main(). Subcommands parse their flags here and call their stage.
-#include <malloc.h>
-
 #include <cstdio>
 #include <new>
 #include <string_view>
@@ -15,15 +13,6 @@
 
 namespace {
 
-// A job reads a thousand ranks of a few hundred KB one after another. With glibc's defaults each
-// rank's freed tables go back to the system (heap trims, dynamic mmap threshold) and the next
-// rank faults them in again (a 1,024-rank job: 320,000 page faults and a third of its CPU in the
-// kernel; 34,000 with these settings). Blocks under 4 MiB come from the heap and up to 64 MiB
-// freed stays there for the next rank; a single trace's large columns are still mapped and
-// unmapped whole, so its peak memory is unchanged.
-constexpr int kMmapFromBytes = 4 << 20;
-constexpr int kTrimFromBytes = 64 << 20;
-
 constexpr const char* kAbout =
     "Plasmient: the share of your GPUs' peak that did useful work, where the rest went, and what to change.";
 
@@ -36,9 +25,7 @@ bool ReadsTraces(std::string_view command) {
 
 int main(int argc, char** argv) {
   using namespace plasmient::cli;
-  if (argc > 1 && ReadsTraces(argv[1])) UseHugePagesForTheHeap(argc, argv);
-  mallopt(M_MMAP_THRESHOLD, kMmapFromBytes);
-  mallopt(M_TRIM_THRESHOLD, kTrimFromBytes);
+  ConfigureHeap(argc, argv, argc > 1 && ReadsTraces(argv[1]));
   CLI::App app(kAbout, "plasmient");
   app.require_subcommand(1);
   app.set_version_flag("--version", "plasmient " PLASMIENT_VERSION);
