@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <new>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include <simdjson.h>
@@ -42,9 +45,36 @@ struct EventFields {
   std::int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = kNoId;
 };
 
+// Compact texts by their raw text. An op's shapes and types repeat step after step, and
+// minifying them was a tenth of parsing; looking one up costs a hash of a few dozen bytes.
+// Bounded: emptied when full, and long texts (rarely repeated) are not kept.
+class CompactTexts {
+ public:
+  const std::string* Find(std::string_view raw) const {
+    if (raw.size() > kMaxBytes) return nullptr;
+    auto it = texts_.find(raw);
+    return it == texts_.end() ? nullptr : &it->second;
+  }
+  void Add(std::string_view raw, std::string_view compact) {
+    if (raw.size() > kMaxBytes) return;
+    if (texts_.size() >= kMaxTexts) texts_.clear();
+    texts_.emplace(raw, compact);
+  }
+
+ private:
+  static constexpr std::size_t kMaxBytes = 256;
+  static constexpr std::size_t kMaxTexts = 4096;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::string, Hash, std::equal_to<>> texts_;
+};
+
 struct EventParser::Impl {
   od::parser single_parser;
-  std::string single;  // one event copied with padding, for the slow path
+  CompactTexts compact;  // minified arrays and objects by raw text
+  std::string single;    // one event copied with padding, for the slow path
   EventFields fields;
   // Compact copies of raw JSON argument values.
   std::string dims_text, types_text, concrete_text, ranks_text, pg_text;
@@ -125,7 +155,8 @@ void ReadId(od::value& v, IdField* id) {
 
 // The compact JSON text of a value (arrays/objects minified; a string gives its content). Text
 // minified into `scratch` is copied into `rows`, as the next event reuses the scratch.
-bool ReadRaw(od::value& v, std::string* scratch, BatchRows& rows, std::string_view* out) {
+bool ReadRaw(od::value& v, std::string* scratch, CompactTexts& compact, BatchRows& rows,
+             std::string_view* out) {
   od::json_type type;
   if (v.type().get(type) != simdjson::SUCCESS) return false;
   std::string_view raw;
@@ -145,10 +176,18 @@ bool ReadRaw(od::value& v, std::string* scratch, BatchRows& rows, std::string_vi
     case od::json_type::string:
       return ReadString(v, out);
     default:
-      raw = v.raw_json_token();
-      break;
+      *out = MinifyJson(v.raw_json_token(), scratch);
+      if (out->data() != scratch->data()) return true;
+      *out = rows.Own(*out);
+      return true;
+  }
+  if (const std::string* known = compact.Find(raw)) {
+    // The same size: nothing was taken out, the raw text is the compact one.
+    *out = known->size() == raw.size() ? raw : rows.Own(*known);
+    return true;
   }
   *out = MinifyJson(raw, scratch);
+  compact.Add(raw, *out);
   if (out->data() != raw.data()) *out = rows.Own(*out);
   return true;
 }
@@ -195,9 +234,9 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
         break;
       case 'I':
         if (KeyIs(key, "Input Dims") || KeyIs(key, "Input dims"))
-          ReadRaw(v, &impl.dims_text, *impl.rows, &ev.input_dims);
+          ReadRaw(v, &impl.dims_text, impl.compact, *impl.rows, &ev.input_dims);
         else if (KeyIs(key, "Input type"))
-          ReadRaw(v, &impl.types_text, *impl.rows, &ev.input_types);
+          ReadRaw(v, &impl.types_text, impl.compact, *impl.rows, &ev.input_types);
         else if (KeyIs(key, "In msg nelems"))
           ReadInt(v, &ev.in_nelems);
         else
@@ -236,7 +275,7 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
         break;
       case 'C':
         if (KeyIs(key, "Concrete Inputs"))
-          ReadRaw(v, &impl.concrete_text, *impl.rows, &ev.concrete_inputs);
+          ReadRaw(v, &impl.concrete_text, impl.compact, *impl.rows, &ev.concrete_inputs);
         else if (KeyIs(key, "Collective name"))
           ev.has_collective = ReadString(v, &ev.coll_name);
         else
@@ -244,11 +283,11 @@ simdjson::error_code ReadArgs(od::object& args, EventParser::Impl& impl, EventFi
         break;
       case 'P':
         if (KeyIs(key, "Process Group ID") && ev.pg_name.empty())
-          ReadRaw(v, &impl.pg_text, *impl.rows, &ev.pg_name);
+          ReadRaw(v, &impl.pg_text, impl.compact, *impl.rows, &ev.pg_name);
         else if (KeyIs(key, "Process Group Name"))
           ReadString(v, &ev.pg_name);
         else if (KeyIs(key, "Process Group Ranks"))
-          ReadRaw(v, &impl.ranks_text, *impl.rows, &ev.pg_ranks);
+          ReadRaw(v, &impl.ranks_text, impl.compact, *impl.rows, &ev.pg_ranks);
         else
           used = false;
         break;

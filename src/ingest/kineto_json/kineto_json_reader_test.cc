@@ -4,6 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "ingest/testing/kineto_json_test_util.h"
 
@@ -130,6 +134,36 @@ TEST(KinetoJsonReaderTest, EveryChunkBoundaryGivesTheSameTrace) {
       ASSERT_EQ(t.cpu.input_dims.size(), whole.cpu.input_dims.size());
       ASSERT_EQ(t.Str(t.cpu.input_dims[0]), whole.Str(whole.cpu.input_dims[0])) << chunk;
       ASSERT_EQ(t.quality.NonZero(), whole.quality.NonZero()) << chunk;
+    }
+  }
+}
+
+// Shapes and types are kept compact: the same raw text always gives the same compact text,
+// however often it repeats, whatever was read between (more distinct shapes than the parser
+// remembers), and texts that differ only in whitespace give one compact text.
+TEST(KinetoJsonReaderTest, ShapesAreCompactWhetherSeenBeforeOrNot) {
+  std::string text = R"({"traceEvents": [)";
+  std::vector<std::string> expected_dims, expected_types;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < 5000; ++i) {
+      const int n = i % 3 == 0 ? 7 : i;  // one shape repeated throughout, the rest each its own
+      const char* space = i % 2 == 0 ? " " : "  ";
+      text += fmt::format(R"({}{{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": {},
+        "dur": 1, "args": {{"Input Dims": [[{},{}512], []], "Input type": ["float",{}"c10::Half"],
+        "Concrete Inputs": ["",{}"1"]}}}})",
+                          pass + i == 0 ? "" : ",", pass * 5000 + i, n, space, space, space);
+      expected_dims.push_back(fmt::format("[[{},512],[]]", n));
+      expected_types.push_back(R"(["float","c10::Half"])");
+    }
+  }
+  text += "]}";
+  for (bool threaded : {false, true}) {
+    model::Trace t = ReadOk(text, 0, threaded);
+    ASSERT_EQ(t.cpu.size(), expected_dims.size());
+    for (std::size_t k = 0; k < t.cpu.size(); ++k) {
+      ASSERT_EQ(t.strings.Get(t.cpu.input_dims[k]), expected_dims[k]) << k;
+      ASSERT_EQ(t.strings.Get(t.cpu.input_types[k]), expected_types[k]) << k;
+      ASSERT_EQ(t.strings.Get(t.cpu.concrete_inputs[k]), R"(["","1"])") << k;
     }
   }
 }
