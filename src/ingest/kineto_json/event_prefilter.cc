@@ -1,9 +1,18 @@
 #include "ingest/kineto_json/event_prefilter.h"
 
+#include <array>
 #include <cstring>
 
 namespace plasmient::ingest {
 namespace {
+
+// JSON's whitespace, one table lookup a byte: pretty-printed traces put a line break and an
+// indent before every event's first key, and four comparisons a byte were a third of this file.
+constexpr std::array<bool, 256> kSpace = [] {
+  std::array<bool, 256> space{};
+  for (unsigned char c : {' ', '\n', '\r', '\t'}) space[c] = true;
+  return space;
+}();
 
 // Consumes whitespace then `token`; false when the text does not continue that way. The token
 // is a literal so its length is a constant and the comparison compiles to a few loads (this
@@ -12,7 +21,7 @@ template <std::size_t N>
 inline bool Expect(std::string_view& s, const char (&token)[N]) {
   constexpr std::size_t kLength = N - 1;
   std::size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
+  while (i < s.size() && kSpace[static_cast<unsigned char>(s[i])]) ++i;
   if (s.size() - i < kLength || std::memcmp(s.data() + i, token, kLength) != 0) return false;
   s.remove_prefix(i + kLength);
   return true;
