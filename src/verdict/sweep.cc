@@ -8,11 +8,15 @@ namespace {
 
 using join::ActivityClass;
 
-struct Edge {
-  TimeNs t;
-  std::int32_t item;  // index into the clipped list
-  bool is_start;
+// 12 bytes, not 16: a window's edges are twice its activities, and this array is the largest the
+// sweep touches. Packed: the time loads unaligned, which x86 does at no extra cost.
+struct [[gnu::packed]] Edge {
+  TimeNs t;              // clipped to the window
+  std::uint32_t tagged;  // activity index << 1 | is_start
+  std::size_t item() const { return tagged >> 1; }
+  bool is_start() const { return (tagged & 1) != 0; }
 };
+static_assert(sizeof(Edge) == 12);
 
 }  // namespace
 
@@ -44,23 +48,25 @@ SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start
   r.end_ns = window_end;
   if (window_end <= window_start) return r;
 
-  std::vector<SweepActivity> items;
-  items.reserve(activities.size());
-  for (const auto& a : activities) {
-    TimeNs s = std::max(a.start_ns, window_start), e = std::min(a.end_ns, window_end);
-    if (e > s) items.push_back({s, e, a.cls, a.id});
-  }
+  // Edges point at the activities themselves, clipped as they are listed: no clipped copy. The
+  // edges come in the same order, with the same times, as from a clipped list, so the sort
+  // (unstable, by time alone) orders them the same.
   std::vector<Edge> edges;
-  edges.reserve(items.size() * 2);
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    edges.push_back({items[i].start_ns, static_cast<std::int32_t>(i), true});
-    edges.push_back({items[i].end_ns, static_cast<std::int32_t>(i), false});
+  edges.reserve(activities.size() * 2);
+  for (std::size_t i = 0; i < activities.size(); ++i) {
+    const SweepActivity& a = activities[i];
+    TimeNs s = std::max(a.start_ns, window_start), e = std::min(a.end_ns, window_end);
+    if (e <= s) continue;
+    const auto tagged = static_cast<std::uint32_t>(i << 1);
+    edges.push_back({s, tagged | 1});
+    edges.push_back({e, tagged});
   }
   std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+  r.shares.reserve(edges.size() / 2);
 
   // G(t) = integral of 1/c over time with c >= 1 compute kernels resident: a kernel's share is
   // G(end) - G(start), so no per-slice loop over the resident set is needed.
-  std::vector<double> g_start(items.size(), 0.0);
+  std::vector<double> g_start(activities.size(), 0.0);
   std::array<int, kActivityClasses> counts{};
   double g[4] = {0, 0, 0, 0};
   TimeNs prev = window_start;
@@ -123,13 +129,13 @@ SweepResult Sweep(std::span<const SweepActivity> activities, TimeNs window_start
     }
     if (e == edges.size()) break;
     const Edge& edge = edges[e];
-    const SweepActivity& it = items[edge.item];
+    const SweepActivity& it = activities[edge.item()];
     int cls = static_cast<int>(it.cls);
-    counts[cls] += edge.is_start ? 1 : -1;
-    if (edge.is_start) {
-      g_start[edge.item] = g[cls];
+    counts[cls] += edge.is_start() ? 1 : -1;
+    if (edge.is_start()) {
+      g_start[edge.item()] = g[cls];
     } else {
-      r.shares.emplace_back(it.id, g[cls] - g_start[edge.item]);
+      r.shares.emplace_back(it.id, g[cls] - g_start[edge.item()]);
     }
   }
   close_stretch();
