@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <span>
 #include <string_view>
 #include <tuple>
 
@@ -163,13 +164,12 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
   launch.layer.assign(api.size(), {});
   launch.innermost.assign(api.size(), {});
 
-  // Items: CPU ranges (is_launch=false) and API calls (is_launch=true), per thread by time.
-  // Threads get dense indices so the sort compares one small integer, not (pid, tid).
+  // Items: CPU ranges and the API calls that launched, each list per thread by time. Threads get
+  // dense indices so the sort compares one small integer, not (pid, tid).
   struct Item {
-    std::uint32_t thread;
-    bool is_launch;
-    std::int32_t row;
     TimeNs start, end;
+    std::uint32_t thread;
+    std::int32_t row;
   };
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> thread_index;
   // Rows of one thread come in runs: the last thread's index is kept at hand.
@@ -183,64 +183,82 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
     }
     return last_index;
   };
-  std::vector<Item> items;
-  items.reserve(cpu.size() + api.size());
+  // Reserved at the row counts: pages past the rows kept are never touched.
+  std::vector<Item> ranges, calls;
+  ranges.reserve(cpu.size());
+  calls.reserve(api.size());
   for (std::size_t i = 0; i < cpu.size(); ++i) {
     if (cpu.kind[i] == CpuOpKind::kStep) continue;  // steps are joined by time, per process
-    items.push_back({thread_of(cpu.pid[i], cpu.tid[i]), false, static_cast<std::int32_t>(i), cpu.start_ns[i],
-                     cpu.end_ns[i]});
+    ranges.push_back(
+        {cpu.start_ns[i], cpu.end_ns[i], thread_of(cpu.pid[i], cpu.tid[i]), static_cast<std::int32_t>(i)});
   }
-  const std::size_t ranges = items.size();
   for (std::size_t i = 0; i < api.size(); ++i) {
     if (!is_launch[i]) continue;  // only calls that launched GPU activity need their op
-    items.push_back({thread_of(api.pid[i], api.tid[i]), true, static_cast<std::int32_t>(i), api.start_ns[i],
-                     api.end_ns[i]});
+    calls.push_back(
+        {api.start_ns[i], api.end_ns[i], thread_of(api.pid[i], api.tid[i]), static_cast<std::int32_t>(i)});
   }
-  auto before = [](const Item& a, const Item& b) {
-    // Longer ranges first at equal start so parents precede children; launches after ranges.
-    if (a.thread != b.thread) return a.thread < b.thread;
-    if (a.start != b.start) return a.start < b.start;
-    if (a.end != b.end) return a.end > b.end;
-    if (a.is_launch != b.is_launch) return b.is_launch;
-    return a.row < b.row;
+  // Longer ranges first at equal start so parents precede children; a launch after the ranges
+  // it ties with. The order is total, so each list sorts the same on any thread count.
+  auto position = [](const Item& a) { return std::tuple(a.thread, a.start, -a.end); };
+  auto before = [&](const Item& a, const Item& b) {
+    return std::tuple(position(a), a.row) < std::tuple(position(b), b.row);
   };
-  // Ranges and launches are sorted apart, at once, then merged: each is often in order already
-  // (tracers write them as they end or start), and the order is total, so the result is the
-  // one sorting them together gives.
-  const auto launches = items.begin() + static_cast<std::ptrdiff_t>(ranges);
-  const std::function<void()> sorts[] = {[&] { SortTotalOrder(items.begin(), launches, before, 1); },
-                                         [&] { SortTotalOrder(launches, items.end(), before, 1); }};
+  const std::function<void()> sorts[] = {[&] { SortTotalOrder(ranges.begin(), ranges.end(), before, 1); },
+                                         [&] { SortTotalOrder(calls.begin(), calls.end(), before, 1); }};
   RunConcurrently(threads, sorts);
-  std::inplace_merge(items.begin(), launches, items.end(), before);
 
-  std::vector<CpuOpRowId> stack;
-  std::uint32_t cur_thread = 0;
-  bool first = true;
-  for (const Item& it : items) {
-    if (first || it.thread != cur_thread) {
-      stack.clear();
-      cur_thread = it.thread;
-      first = false;
-    }
-    while (!stack.empty() && cpu.end_ns[stack.back().index()] <= it.start) stack.pop_back();
-    if (it.is_launch) {
-      if (!stack.empty()) launch.innermost[it.row] = stack.back();
-      CpuOpRowId &op = launch.op[it.row], &annotation = launch.annotation[it.row];
-      CpuOpRowId& layer = launch.layer[it.row];
-      for (auto s = stack.rbegin(); s != stack.rend(); ++s) {
-        CpuOpKind kind = cpu.kind[s->index()];
-        if (kind == CpuOpKind::kOp && !op.has_value()) op = *s;
-        if (kind == CpuOpKind::kAnnotation && !annotation.has_value()) annotation = *s;
-        if (IsLayerRange(kind) && !layer.has_value()) layer = *s;
-        if (op.has_value() && annotation.has_value() && layer.has_value()) break;
+  // Each thread's ranges and calls are walked in their merged order (no merged copy) with a
+  // stack. Threads are independent: parts of whole threads walk at once, each writing only
+  // its own threads' rows.
+  auto walk = [&](std::span<const Item> rs, std::span<const Item> ls) {
+    std::vector<CpuOpRowId> stack;
+    std::uint32_t cur_thread = 0;
+    bool first = true;
+    std::size_t r = 0, l = 0;
+    while (r < rs.size() || l < ls.size()) {
+      const bool is_launch = r == rs.size() || (l < ls.size() && position(ls[l]) < position(rs[r]));
+      const Item& it = is_launch ? ls[l++] : rs[r++];
+      if (first || it.thread != cur_thread) {
+        stack.clear();
+        cur_thread = it.thread;
+        first = false;
       }
-      continue;
+      while (!stack.empty() && cpu.end_ns[stack.back().index()] <= it.start) stack.pop_back();
+      if (is_launch) {
+        if (!stack.empty()) launch.innermost[it.row] = stack.back();
+        CpuOpRowId &op = launch.op[it.row], &annotation = launch.annotation[it.row];
+        CpuOpRowId& layer = launch.layer[it.row];
+        for (auto s = stack.rbegin(); s != stack.rend(); ++s) {
+          CpuOpKind kind = cpu.kind[s->index()];
+          if (kind == CpuOpKind::kOp && !op.has_value()) op = *s;
+          if (kind == CpuOpKind::kAnnotation && !annotation.has_value()) annotation = *s;
+          if (IsLayerRange(kind) && !layer.has_value()) layer = *s;
+          if (op.has_value() && annotation.has_value() && layer.has_value()) break;
+        }
+        continue;
+      }
+      // A range that starts inside the top but outlives it is not nested: treat as a sibling.
+      while (!stack.empty() && cpu.end_ns[stack.back().index()] < it.end) stack.pop_back();
+      j.op_parent[it.row] = stack.empty() ? CpuOpRowId() : stack.back();
+      stack.push_back(CpuOpRowId(it.row));
     }
-    // A range that starts inside the top but outlives it is not nested: treat as a sibling.
-    while (!stack.empty() && cpu.end_ns[stack.back().index()] < it.end) stack.pop_back();
-    j.op_parent[it.row] = stack.empty() ? CpuOpRowId() : stack.back();
-    stack.push_back(CpuOpRowId(it.row));
-  }
+  };
+  constexpr std::size_t kItemsPerPart = 1 << 15;  // below this, a thread costs more than it saves
+  const std::size_t parts =
+      ranges.empty() ? 1 : PartsFor(ranges.size() + calls.size(), threads, kItemsPerPart);
+  // Part p walks the threads from the one at its share of the ranges up to the next part's
+  // (none when one thread spans both shares).
+  auto first_of_thread = [](const std::vector<Item>& v, std::uint32_t thread) {
+    return std::ranges::lower_bound(v, thread, {}, &Item::thread) - v.begin();
+  };
+  std::vector<std::uint32_t> from(parts + 1, std::numeric_limits<std::uint32_t>::max());
+  from[0] = 0;
+  for (std::size_t p = 1; p < parts; ++p) from[p] = ranges[ranges.size() * p / parts].thread;
+  RunOverParts(threads, parts, parts, [&](std::size_t p, std::size_t, std::size_t) {
+    auto rb = first_of_thread(ranges, from[p]), re = first_of_thread(ranges, from[p + 1]);
+    auto lb = first_of_thread(calls, from[p]), le = first_of_thread(calls, from[p + 1]);
+    walk(std::span(ranges).subspan(rb, re - rb), std::span(calls).subspan(lb, le - lb));
+  });
 }
 
 // Work queued before profiling began: GPU activity with no launch in the trace that was launched

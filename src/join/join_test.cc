@@ -325,5 +325,51 @@ TEST(Join, CorrelationIsPerProcessWhenTheGpuRowKnowsItsProcess) {
   EXPECT_EQ(j.launch[0], model::ApiRowId(1));
 }
 
+// Enough ranges and launches on three threads that the nesting is walked in parts on several
+// threads; ties at equal starts (a longer range first, a launch after the ranges it ties with)
+// included. Every thread count gives the one-thread answer.
+TEST(Join, NestingInPartsOfThreadsIsTheSameOnAnyThreadCount) {
+  TraceBuilder b;
+  constexpr int kGroups = 13000;  // 3 threads x 13,000 x 3 ranges: several parts' worth
+  std::int64_t correlation = 1;
+  for (int g = 0; g < kGroups; ++g) {
+    for (std::int64_t tid = 1; tid <= 3; ++tid) {
+      const TimeNs t0 = g * 1000;
+      b.AddCpuOp({.start_ns = t0,
+                  .end_ns = t0 + 500,
+                  .tid = tid,
+                  .name = "nn.Module: Block_0",
+                  .kind = CpuOpKind::kAnnotation});
+      b.AddCpuOp({.start_ns = t0, .end_ns = t0 + 400, .tid = tid, .name = "aten::linear"});
+      b.AddCpuOp({.start_ns = t0 + 100, .end_ns = t0 + 300, .tid = tid, .name = "aten::addmm"});
+      // The second thread's launch starts where its op does: it is inside it.
+      const TimeNs launch = tid == 2 ? t0 + 100 : t0 + 150;
+      b.AddApi({.start_ns = launch,
+                .end_ns = launch + 10,
+                .tid = tid,
+                .name = "cudaLaunchKernel",
+                .correlation = correlation});
+      b.AddGpu({.start_ns = launch + 20, .end_ns = launch + 40, .name = "gemm", .correlation = correlation});
+      ++correlation;
+    }
+  }
+  model::Trace t = std::move(b).Finish();
+  model::DataQuality quality;
+  const Joined one = Join(t, quality, 1);
+  for (std::size_t threads : {2, 5}) {
+    const Joined many = Join(t, quality, threads);
+    EXPECT_EQ(many.op_parent, one.op_parent) << threads;
+    EXPECT_EQ(many.op, one.op) << threads;
+    EXPECT_EQ(many.annotation, one.annotation) << threads;
+    EXPECT_EQ(many.layer, one.layer) << threads;
+  }
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    ASSERT_TRUE(one.op[i].has_value()) << i;
+    EXPECT_EQ(t.Str(t.cpu.name[one.op[i].index()]), "aten::addmm") << i;
+    EXPECT_EQ(t.Str(t.cpu.name[one.op_parent[one.op[i].index()].index()]), "aten::linear") << i;
+    ASSERT_TRUE(one.layer[i].has_value()) << i;
+  }
+}
+
 }  // namespace
 }  // namespace plasmient::join
