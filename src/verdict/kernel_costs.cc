@@ -18,8 +18,10 @@ namespace {
 using model::CpuOpRowId;
 using model::Dq;
 
+// An op row's price: its cost, shared by every row with the same name and shapes, and whether
+// it ran under autograd's backward pass.
 struct OpPrice {
-  roofline::OpCost cost;
+  const roofline::OpCost& cost;
   bool backward = false;
 };
 
@@ -29,35 +31,35 @@ class OpPricer {
       : t_(t),
         quality_(quality),
         j_(j),
-        slot_(t.cpu.size(), -1),
+        cost_(t.cpu.size(), nullptr),
+        backward_(t.cpu.size(), 0),
         is_backward_name_(t.strings, join::IsBackwardOpName) {}
 
-  // The reference stays valid for the pricer's life.
-  const OpPrice& Get(CpuOpRowId op) {
+  // The cost it refers to stays valid for the pricer's life.
+  OpPrice Get(CpuOpRowId op) {
     const std::size_t row = op.index();
-    std::int32_t& slot = slot_[row];
-    if (slot >= 0) return prices_[static_cast<std::size_t>(slot)];
-    slot = static_cast<std::int32_t>(prices_.size());
-    OpPrice& p = prices_.emplace_back();
+    if (cost_[row] != nullptr) return {*cost_[row], backward_[row] != 0};
     const auto& cpu = t_.cpu;
-    p.cost = Estimate(row);
-    if (p.cost.conv_assumed_geometry) p.cost = EstimateWithConvOutput(row, p.cost);
-    if (!p.cost.model.empty() && p.cost.flops < 0 && p.cost.bytes < 0) {
+    const roofline::OpCost* cost = &Estimate(row);
+    if (cost->conv_assumed_geometry) cost = &row_costs_.emplace_back(EstimateWithConvOutput(row, *cost));
+    if (!cost->model.empty() && cost->flops < 0 && cost->bytes < 0) {
       quality_.Add(Dq::kOpNoShapes);
     }
-    if (p.cost.conv_assumed_geometry) quality_.Add(Dq::kConvAssumedGeometry);
-    if (p.cost.conv_output_from_trace) quality_.Add(Dq::kConvOutputFromTrace);
-    p.backward = p.cost.backward;
-    for (CpuOpRowId a = op; a.has_value() && !p.backward; a = j_.op_parent[a.index()]) {
-      p.backward = is_backward_name_(cpu.name[a.index()]);
+    if (cost->conv_assumed_geometry) quality_.Add(Dq::kConvAssumedGeometry);
+    if (cost->conv_output_from_trace) quality_.Add(Dq::kConvOutputFromTrace);
+    bool backward = cost->backward;
+    for (CpuOpRowId a = op; a.has_value() && !backward; a = j_.op_parent[a.index()]) {
+      backward = is_backward_name_(cpu.name[a.index()]);
     }
-    return p;
+    cost_[row] = cost;
+    backward_[row] = backward;
+    return {*cost, backward};
   }
 
   // The innermost op on the kernel's chain that has a usable model.
   CpuOpRowId CostOp(CpuOpRowId op) {
     for (int depth = 0; op.has_value() && depth < 64; ++depth, op = j_.op_parent[op.index()]) {
-      const OpPrice& p = Get(op);
+      const OpPrice p = Get(op);
       if (p.cost.flops >= 0 || p.cost.bytes >= 0) return op;
     }
     return {};
@@ -65,7 +67,7 @@ class OpPricer {
 
  private:
   // Ops repeat with the same name and shapes every step: each distinct one is priced once.
-  roofline::OpCost Estimate(std::size_t row) {
+  const roofline::OpCost& Estimate(std::size_t row) {
     const auto& cpu = t_.cpu;
     std::array<std::uint32_t, 4> key = {cpu.name[row].value, cpu.input_dims[row].value,
                                         cpu.input_types[row].value, cpu.concrete_inputs[row].value};
@@ -186,9 +188,11 @@ class OpPricer {
   const model::Trace& t_;
   model::DataQuality& quality_;
   const join::Joined& j_;
-  // Few ops launch kernels: prices are kept densely, by first use, not one per op row.
-  std::vector<std::int32_t> slot_;  // per op row: its entry of prices_, or -1
-  std::deque<OpPrice> prices_;      // a deque: Get's references stay valid as it grows
+  // Ops repeat with the same shapes every step: a priced row points at its shapes' estimate
+  // (a node of estimates_, which stays put) instead of holding a copy.
+  std::vector<const roofline::OpCost*> cost_;  // per op row: its cost, or null before Get
+  std::vector<char> backward_;                 // per op row: OpPrice::backward, once priced
+  std::deque<roofline::OpCost> row_costs_;     // costs of one row only (convolutions re-estimated)
   NameMemo<bool (*)(std::string_view)> is_backward_name_;
   std::unordered_map<std::array<std::uint32_t, 4>, roofline::OpCost, KeyHash> estimates_;
   bool grad_outputs_built_ = false;
@@ -305,7 +309,7 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
     const CpuOpRowId op = c.cost_op[k];
     if (!op.has_value()) continue;
     const Group& g = groups[static_cast<std::size_t>(group_of[op.index()])];
-    const OpPrice& p = pricer.Get(op);
+    const OpPrice p = pricer.Get(op);
     const double own_flops = !g.has_priced_children || p.cost.flops < 0
                                  ? p.cost.flops
                                  : std::max(0.0, p.cost.flops - g.children_flops);
