@@ -337,12 +337,22 @@ Sweeps KeptActivities(const Trace& t, const std::vector<char>& kept, const join:
 
 std::vector<std::pair<std::int64_t, SweepResult>> SweepSteps(const Trace& t, const join::Joined& j,
                                                              const std::vector<char>& kept,
-                                                             std::vector<SweepActivity> acts) {
+                                                             std::span<const SweepActivity> kept_acts) {
   std::vector<std::pair<std::int64_t, SweepResult>> out;
   // Each step sweeps only the activities that can overlap its window: sorted by start, with a
   // running maximum of ends, both ends of that range are binary searches (O(S·N) otherwise).
-  std::sort(acts.begin(), acts.end(),
-            [](const SweepActivity& a, const SweepActivity& b) { return a.start_ns < b.start_ns; });
+  // Tracers mostly list activities by start: when no two starts tie or go back, that order is
+  // the only sorted one, and the list is used as it is instead of sorting a copy.
+  const auto by_start = [](const SweepActivity& a, const SweepActivity& b) {
+    return a.start_ns < b.start_ns;
+  };
+  std::vector<SweepActivity> sorted;
+  std::span<const SweepActivity> acts = kept_acts;
+  if (std::adjacent_find(acts.begin(), acts.end(), std::not_fn(by_start)) != acts.end()) {
+    sorted.assign(acts.begin(), acts.end());
+    std::sort(sorted.begin(), sorted.end(), by_start);
+    acts = sorted;
+  }
   std::vector<TimeNs> max_end(acts.size());
   for (std::size_t i = 0; i < acts.size(); ++i) {
     max_end[i] = std::max(acts[i].end_ns, i > 0 ? max_end[i - 1] : kNoTime);
