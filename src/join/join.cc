@@ -165,9 +165,10 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
   launch.innermost.assign(api.size(), {});
 
   // Items: CPU ranges and the API calls that launched, each list per thread by time. Threads get
-  // dense indices so the sort compares one small integer, not (pid, tid).
+  // dense indices so the sort compares one small integer, not (pid, tid). 16 bytes: the end is
+  // read from its row, only where the order needs it (equal starts on a thread) and for ranges.
   struct Item {
-    TimeNs start, end;
+    TimeNs start;
     std::uint32_t thread;
     std::int32_t row;
   };
@@ -189,22 +190,30 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
   calls.reserve(api.size());
   for (std::size_t i = 0; i < cpu.size(); ++i) {
     if (cpu.kind[i] == CpuOpKind::kStep) continue;  // steps are joined by time, per process
-    ranges.push_back(
-        {cpu.start_ns[i], cpu.end_ns[i], thread_of(cpu.pid[i], cpu.tid[i]), static_cast<std::int32_t>(i)});
+    ranges.push_back({cpu.start_ns[i], thread_of(cpu.pid[i], cpu.tid[i]), static_cast<std::int32_t>(i)});
   }
   for (std::size_t i = 0; i < api.size(); ++i) {
     if (!is_launch[i]) continue;  // only calls that launched GPU activity need their op
-    calls.push_back(
-        {api.start_ns[i], api.end_ns[i], thread_of(api.pid[i], api.tid[i]), static_cast<std::int32_t>(i)});
+    calls.push_back({api.start_ns[i], thread_of(api.pid[i], api.tid[i]), static_cast<std::int32_t>(i)});
   }
   // Longer ranges first at equal start so parents precede children; a launch after the ranges
   // it ties with. The order is total, so each list sorts the same on any thread count.
-  auto position = [](const Item& a) { return std::tuple(a.thread, a.start, -a.end); };
-  auto before = [&](const Item& a, const Item& b) {
-    return std::tuple(position(a), a.row) < std::tuple(position(b), b.row);
+  auto before_by = [](const std::vector<TimeNs>& end_ns) {
+    return [&end_ns](const Item& a, const Item& b) {
+      if (a.thread != b.thread) return a.thread < b.thread;
+      if (a.start != b.start) return a.start < b.start;
+      const TimeNs a_end = end_ns[a.row], b_end = end_ns[b.row];
+      return a_end != b_end ? a_end > b_end : a.row < b.row;
+    };
   };
-  const std::function<void()> sorts[] = {[&] { SortTotalOrder(ranges.begin(), ranges.end(), before, 1); },
-                                         [&] { SortTotalOrder(calls.begin(), calls.end(), before, 1); }};
+  auto call_first = [&](const Item& call, const Item& range) {
+    if (call.thread != range.thread) return call.thread < range.thread;
+    if (call.start != range.start) return call.start < range.start;
+    return api.end_ns[call.row] > cpu.end_ns[range.row];
+  };
+  const std::function<void()> sorts[] = {
+      [&] { SortTotalOrder(ranges.begin(), ranges.end(), before_by(cpu.end_ns), 1); },
+      [&] { SortTotalOrder(calls.begin(), calls.end(), before_by(api.end_ns), 1); }};
   RunConcurrently(threads, sorts);
 
   // Each thread's ranges and calls are walked in their merged order (no merged copy) with a
@@ -216,7 +225,7 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
     bool first = true;
     std::size_t r = 0, l = 0;
     while (r < rs.size() || l < ls.size()) {
-      const bool is_launch = r == rs.size() || (l < ls.size() && position(ls[l]) < position(rs[r]));
+      const bool is_launch = r == rs.size() || (l < ls.size() && call_first(ls[l], rs[r]));
       const Item& it = is_launch ? ls[l++] : rs[r++];
       if (first || it.thread != cur_thread) {
         stack.clear();
@@ -238,7 +247,7 @@ void NestCpuOps(const Trace& t, Joined& j, const std::vector<char>& is_launch, L
         continue;
       }
       // A range that starts inside the top but outlives it is not nested: treat as a sibling.
-      while (!stack.empty() && cpu.end_ns[stack.back().index()] < it.end) stack.pop_back();
+      while (!stack.empty() && cpu.end_ns[stack.back().index()] < cpu.end_ns[it.row]) stack.pop_back();
       j.op_parent[it.row] = stack.empty() ? CpuOpRowId() : stack.back();
       stack.push_back(CpuOpRowId(it.row));
     }
