@@ -70,17 +70,17 @@ ActivityClass ClassOfRole(CommRole role) {
 // Correlation ids are unique per process; GPU rows know their process only in some formats.
 class LaunchIndex {
  public:
-  LaunchIndex(const Trace& t, std::size_t threads) {
+  LaunchIndex(const Trace& t, std::size_t threads) : pid_(t.api.pid) {
     entries_.reserve(t.api.size());
     for (std::size_t i = 0; i < t.api.size(); ++i) {
-      if (t.api.correlation[i] != kNoId) {
-        entries_.push_back({t.api.correlation[i], t.api.pid[i], static_cast<std::int32_t>(i)});
-      }
+      if (t.api.correlation[i] != kNoId)
+        entries_.push_back({t.api.correlation[i], static_cast<std::int32_t>(i)});
     }
     SortTotalOrder(
         entries_.begin(), entries_.end(),
-        [](const Entry& a, const Entry& b) {
-          return std::tie(a.correlation, a.pid, a.row) < std::tie(b.correlation, b.pid, b.row);
+        [this](const Entry& a, const Entry& b) {
+          if (a.correlation != b.correlation) return a.correlation < b.correlation;
+          return std::tuple(pid_[a.row], a.row) < std::tuple(pid_[b.row], b.row);
         },
         threads);
   }
@@ -90,7 +90,7 @@ class LaunchIndex {
     near = LowerBoundNear(correlation, near);
     for (auto it = entries_.begin() + static_cast<std::ptrdiff_t>(near);
          it != entries_.end() && it->correlation == correlation; ++it) {
-      if (pid == kNoId || it->pid == pid) return model::ApiRowId(it->row);
+      if (pid == kNoId || pid_[it->row] == pid) return model::ApiRowId(it->row);
     }
     return {};
   }
@@ -98,16 +98,19 @@ class LaunchIndex {
   std::int64_t CountDuplicates() const {
     std::int64_t dup = 0;
     for (std::size_t i = 1; i < entries_.size(); ++i) {
-      dup += entries_[i].correlation == entries_[i - 1].correlation && entries_[i].pid == entries_[i - 1].pid;
+      dup += entries_[i].correlation == entries_[i - 1].correlation &&
+             pid_[entries_[i].row] == pid_[entries_[i - 1].row];
     }
     return dup;
   }
 
  private:
+  // 16 bytes: the process is read from the row where correlation ids tie (rarely).
   struct Entry {
-    std::int64_t correlation, pid;
+    std::int64_t correlation;
     std::int32_t row;
   };
+  const std::vector<std::int64_t>& pid_;  // ApiCalls::pid
 
   // The first entry not below `correlation`. GPU activities come mostly in launch order, so the
   // answer is usually at or just past `hint`: the search widens from there (a plain binary
