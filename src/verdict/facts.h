@@ -16,6 +16,7 @@
 #include "base/time_units.h"
 #include "join/join.h"
 #include "roofline/dtype.h"
+#include "verdict/gemm_shapes.h"
 #include "verdict/verdict.h"
 
 namespace plasmient::verdict {
@@ -32,13 +33,13 @@ struct ActivityFacts {
   // Pricing (docs/verdict.md: an op's cost goes to its heavy kernels, split by duration).
   std::vector<model::CpuOpRowId> cost_op;  // CpuOps row whose model priced it, or none
   std::vector<roofline::Dtype> dtype;
-  std::vector<double> flops;                          // -1 when no FLOP model reached it
-  std::vector<double> bytes;                          // -1 when no byte model reached it
-  std::vector<char> heavy_op;                         // priced by a GEMM/conv/attention model
-  std::vector<char> attention;                        // priced by an attention model
-  std::vector<double> weight_share;                   // of its bytes, those that do not grow with the batch
-  std::vector<char> backward;                         // launched under autograd's backward pass
-  std::vector<std::array<std::int64_t, 3>> gemm_mnk;  // the pricing GEMM's M, N, K; zeros otherwise
+  std::vector<double> flops;         // -1 when no FLOP model reached it
+  std::vector<double> bytes;         // -1 when no byte model reached it
+  std::vector<char> heavy_op;        // priced by a GEMM/conv/attention model
+  std::vector<char> attention;       // priced by an attention model
+  std::vector<double> weight_share;  // of its bytes, those that do not grow with the batch
+  std::vector<char> backward;        // launched under autograd's backward pass
+  GemmShapes gemm_mnk;               // the pricing GEMM's M, N, K; zeros otherwise
 
   // Its point on the roofline (roofline::Evaluate), judged by the peak of its dtype.
   std::vector<double> peak_flops_per_s;

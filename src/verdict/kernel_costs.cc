@@ -248,7 +248,7 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
   c.attention.assign(n, 0);
   c.weight_share.assign(n, 0);
   c.op_ai.assign(n, -1);
-  c.gemm_mnk.assign(n, {});
+  c.gemm_mnk.Reset(n);
 
   OpPricer pricer(t, j, quality);
   NameMemo is_heavy(t.strings, [](std::string_view name) { return roofline::IsHeavyKernelName(name); });
@@ -323,7 +323,7 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
     c.heavy_op[k] = p.cost.heavy;
     c.attention[k] = p.cost.attention();
     if (p.cost.bytes > 0) c.weight_share[k] = std::clamp(p.cost.weight_bytes / p.cost.bytes, 0.0, 1.0);
-    c.gemm_mnk[k] = p.cost.gemm_mnk;
+    c.gemm_mnk.Set(k, p.cost.gemm_mnk);
     if (p.cost.bytes > 0) c.op_ai[k] = std::max(0.0, p.cost.flops) / p.cost.bytes;
     double dur = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
     bool receives = !by_heavy || heavy[k];

@@ -9,6 +9,7 @@
 #include "join/join.h"
 #include "model/trace.h"
 #include "roofline/dtype.h"
+#include "verdict/gemm_shapes.h"
 
 namespace plasmient::verdict {
 
@@ -24,7 +25,7 @@ struct KernelCosts {
   // OpCost::weight_bytes over its bytes; 0 when it has none or no byte model.
   std::vector<double> weight_share;
   std::vector<double> op_ai;  // the pricing op's FLOPs/bytes; -1 when bytes are unknown
-  std::vector<std::array<std::int64_t, 3>> gemm_mnk;  // the pricing GEMM's M, N, K; zeros otherwise
+  GemmShapes gemm_mnk;        // the pricing GEMM's M, N, K; zeros otherwise
 };
 
 // `kept[i]` selects the activities to price; others get no cost. Ops whose models fell short are
