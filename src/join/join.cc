@@ -367,16 +367,21 @@ class ForwardLayers {
  public:
   ForwardLayers(const Trace& t, const Joined& j, std::size_t threads) : t_(t) {
     const auto& cpu = t.cpu;
+    // Reserved at the op count, a bound, instead of grown by doubling: pages past the entries
+    // kept are never touched.
+    forward_.reserve(cpu.size());
     for (std::size_t r = 0; r < cpu.size(); ++r) {
       if (cpu.kind[r] == CpuOpKind::kOp && cpu.sequence[r] != kNoId &&
           !BackwardOpOf(j, CpuOpRowId(r)).has_value()) {
-        forward_.push_back({cpu.sequence[r], cpu.start_ns[r], CpuOpRowId(r)});
+        forward_.push_back({cpu.sequence[r], CpuOpRowId(r)});
       }
     }
     SortTotalOrder(
         forward_.begin(), forward_.end(),
-        [](const Entry& a, const Entry& b) {
-          return std::tie(a.sequence, a.start_ns, a.row) < std::tie(b.sequence, b.start_ns, b.row);
+        [&cpu](const Entry& a, const Entry& b) {
+          if (a.sequence != b.sequence) return a.sequence < b.sequence;
+          return std::tuple(cpu.start_ns[a.row.index()], a.row) <
+                 std::tuple(cpu.start_ns[b.row.index()], b.row);
         },
         threads);
   }
@@ -398,8 +403,9 @@ class ForwardLayers {
     std::int64_t seq = t_.cpu.sequence[bwd.index()];
     TimeNs start = t_.cpu.start_ns[bwd.index()];
     auto it = std::upper_bound(forward_.begin(), forward_.end(), std::pair{seq, start},
-                               [](const std::pair<std::int64_t, TimeNs>& v, const Entry& e) {
-                                 return std::tie(v.first, v.second) < std::tie(e.sequence, e.start_ns);
+                               [this](const std::pair<std::int64_t, TimeNs>& v, const Entry& e) {
+                                 if (v.first != e.sequence) return v.first < e.sequence;
+                                 return v.second < t_.cpu.start_ns[e.row.index()];
                                });
     if (it == forward_.begin() || (it - 1)->sequence != seq) return {};
     CpuOpRowId r = (it - 1)->row;
@@ -410,9 +416,9 @@ class ForwardLayers {
   }
 
  private:
+  // 16 bytes: the start is read from the row where sequence numbers tie.
   struct Entry {
     std::int64_t sequence;
-    TimeNs start_ns;
     CpuOpRowId row;
   };
   const Trace& t_;
