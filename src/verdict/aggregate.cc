@@ -1,6 +1,7 @@
 #include "verdict/aggregate.h"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -100,24 +101,41 @@ void AggregateKernels(const model::Trace& t, const ActivityFacts& f, double memo
   v.top_ops = TopByLoss(std::move(ops), limit);
 }
 
-std::vector<KernelAggregate> MergeAggregates(std::vector<KernelAggregate> all, std::size_t limit) {
-  std::unordered_map<std::string, KernelAggregate> merged;
-  for (auto& a : all) {
-    auto [it, fresh] = merged.try_emplace(a.name, a);
-    if (fresh) continue;
-    KernelAggregate& m = it->second;
-    m.calls += a.calls;
-    m.time_s += a.time_s;
-    m.share_s += a.share_s;
-    m.flops += a.flops;
-    m.bytes += a.bytes;
-    m.useful_s += a.useful_s;
-    m.lost_s += a.lost_s;
-    m.device.Merge(a.device);
-  }
+std::vector<KernelAggregate> MergeAggregates(std::span<const std::vector<KernelAggregate>* const> lists,
+                                             std::size_t limit) {
+  // By the lists' own names, which outlive the merge: only a name's first aggregate is copied.
+  std::unordered_map<std::string_view, std::size_t> merged;
   std::vector<KernelAggregate> out;
-  out.reserve(merged.size());
-  for (auto& [name, a] : merged) out.push_back(std::move(a));
+  // Where the previous list's aggregate at each position went: the ranks of a job mostly list
+  // the same kernels in the same order, and one comparison is cheaper than hashing a name that
+  // runs to hundreds of bytes.
+  std::vector<std::size_t> at, previous;
+  for (const std::vector<KernelAggregate>* list : lists) {
+    at.resize(list->size());
+    for (std::size_t k = 0; k < list->size(); ++k) {
+      const KernelAggregate& a = (*list)[k];
+      if (k < previous.size() && out[previous[k]].name == a.name) {
+        at[k] = previous[k];
+      } else {
+        auto [it, fresh] = merged.try_emplace(a.name, out.size());
+        at[k] = it->second;
+        if (fresh) {
+          out.push_back(a);
+          continue;
+        }
+      }
+      KernelAggregate& m = out[at[k]];
+      m.calls += a.calls;
+      m.time_s += a.time_s;
+      m.share_s += a.share_s;
+      m.flops += a.flops;
+      m.bytes += a.bytes;
+      m.useful_s += a.useful_s;
+      m.lost_s += a.lost_s;
+      m.device.Merge(a.device);
+    }
+    previous.swap(at);
+  }
   return TopByLoss(std::move(out), limit);
 }
 

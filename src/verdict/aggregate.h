@@ -1,6 +1,7 @@
 // Top kernels and ops by lost GPU time, with their roofline numbers, read from the facts table.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "model/trace.h"
@@ -14,7 +15,9 @@ namespace plasmient::verdict {
 void AggregateKernels(const model::Trace& t, const ActivityFacts& facts, double memory_bandwidth_bytes_per_s,
                       std::size_t limit, RankVerdict& v);
 
-// Merges aggregates of the same name (across ranks), keeping the `limit` largest by lost time.
-std::vector<KernelAggregate> MergeAggregates(std::vector<KernelAggregate> all, std::size_t limit);
+// Merges aggregates of the same name (across ranks), the lists in order and each list in its
+// order, keeping the `limit` largest by lost time.
+std::vector<KernelAggregate> MergeAggregates(std::span<const std::vector<KernelAggregate>* const> lists,
+                                             std::size_t limit);
 
 }  // namespace plasmient::verdict

@@ -455,6 +455,52 @@ TEST(CombineRanks, CapacityWeightedAndSumsToOne) {
   EXPECT_EQ(job.fixes.front().loss, Loss::kExposedCommunication);
 }
 
+// The job's top kernels merge the ranks' lists by name, whatever order each rank lists them in;
+// the first rank's aggregate gives what is not summed (its op).
+TEST(CombineRanks, MergesTopKernelsByNameInAnyOrder) {
+  auto agg = [](std::string name, std::string op, double lost_s) {
+    KernelAggregate k;
+    k.name = std::move(name);
+    k.op = std::move(op);
+    k.calls = 1;
+    k.time_s = 2 * lost_s;
+    k.lost_s = lost_s;
+    return k;
+  };
+  std::vector<RankVerdict> ranks(4);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    ranks[i].rank = static_cast<std::int64_t>(i);
+    ranks[i].run.wall_s = 1;
+  }
+  ranks[0].top_kernels = {agg("gemm", "aten::mm", 0.5), agg("copy", "aten::copy_", 0.25),
+                          agg("norm", "", 0.125)};
+  ranks[1].top_kernels = {agg("gemm", "aten::addmm", 0.5), agg("copy", "", 0.25), agg("norm", "", 0.125)};
+  ranks[2].top_kernels = {agg("norm", "", 1), agg("gemm", "", 0.5)};
+  ranks[3].top_kernels = {agg("copy", "", 0.25), agg("softmax", "aten::softmax", 0.0625),
+                          agg("gemm", "", 0.5)};
+  AnalyzeOptions o = Options();
+  o.top_n = 3;
+  JobVerdict job = CombineRanks(ranks, o);
+  ASSERT_EQ(job.top_kernels.size(), 3u);
+  EXPECT_EQ(job.top_kernels[0].name, "gemm");
+  EXPECT_EQ(job.top_kernels[0].op, "aten::mm");
+  EXPECT_EQ(job.top_kernels[0].calls, 4);
+  EXPECT_EQ(job.top_kernels[0].lost_s, 2);
+  EXPECT_EQ(job.top_kernels[0].time_s, 4);
+  EXPECT_EQ(job.top_kernels[1].name, "norm");
+  EXPECT_EQ(job.top_kernels[1].lost_s, 1.25);
+  EXPECT_EQ(job.top_kernels[2].name, "copy");
+  EXPECT_EQ(job.top_kernels[2].calls, 3);
+  EXPECT_EQ(job.top_kernels[2].lost_s, 0.75);
+  o.cores = 3;
+  JobVerdict many = CombineRanks(ranks, o);
+  ASSERT_EQ(many.top_kernels.size(), job.top_kernels.size());
+  for (std::size_t k = 0; k < job.top_kernels.size(); ++k) {
+    EXPECT_EQ(many.top_kernels[k].name, job.top_kernels[k].name);
+    EXPECT_EQ(many.top_kernels[k].lost_s, job.top_kernels[k].lost_s);
+  }
+}
+
 TEST(CombineRanks, TotalsEachCollectiveByNameOverTheRanks) {
   auto call = [](std::string_view name, TimeNs start, TimeNs end, std::int64_t bytes, bool p2p = false) {
     CollectiveInstance c;

@@ -1,9 +1,12 @@
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
+#include "base/parallel.h"
 #include "verdict/aggregate.h"
 #include "verdict/analyze.h"
 #include "verdict/fix_rules.h"
@@ -58,14 +61,37 @@ std::vector<CollectiveTotals> TotalCollectives(const std::vector<RankVerdict>& r
   return out;
 }
 
+// By rank, then path: an order of indices, then each verdict moved along its cycle of that
+// permutation, once (a verdict is large: std::sort on them moves each many times).
+void SortByRank(std::vector<RankVerdict>& ranks) {
+  std::vector<std::size_t> order(ranks.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const RankVerdict &x = ranks[a], &y = ranks[b];
+    return x.rank != y.rank ? x.rank < y.rank : x.path != y.path ? x.path < y.path : a < b;
+  });
+  // Position i takes the verdict at order[i]; a position done points at itself.
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (order[i] == i) continue;
+    RankVerdict held = std::move(ranks[i]);
+    std::size_t to = i;
+    for (std::size_t from = order[to]; from != i; to = from, from = order[to]) {
+      ranks[to] = std::move(ranks[from]);
+      order[to] = to;
+    }
+    ranks[to] = std::move(held);
+    order[to] = to;
+  }
+}
+
 }  // namespace
 
 JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o) {
   JobVerdict job;
-  std::sort(ranks.begin(), ranks.end(), [](const RankVerdict& a, const RankVerdict& b) {
-    return a.rank != b.rank ? a.rank < b.rank : a.path < b.path;
-  });
-  std::vector<KernelAggregate> kernels, ops;
+  SortByRank(ranks);
+  // The ranks' own lists, merged in place: copied into one list, a large job's top kernels and
+  // ops were tens of MB of fresh memory.
+  std::vector<const std::vector<KernelAggregate>*> kernels, ops;
   double model_flops = 0;
   bool all_model = true;
   for (auto& r : ranks) {
@@ -84,11 +110,8 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
     } else {
       all_model = false;
     }
-    kernels.insert(kernels.end(), r.top_kernels.begin(), r.top_kernels.end());
-    ops.insert(ops.end(), r.top_ops.begin(), r.top_ops.end());
-    // Per-rank lists stay short in the output; the job lists carry the detail.
-    if (r.top_kernels.size() > o.top_n) r.top_kernels.resize(o.top_n);
-    if (r.top_ops.size() > o.top_n) r.top_ops.resize(o.top_n);
+    kernels.push_back(&r.top_kernels);
+    ops.push_back(&r.top_ops);
   }
   if (all_model && job.capacity_flops > 0) job.model_flops = model_flops;
   if (job.model_flops_source.starts_with("derived")) {
@@ -103,11 +126,20 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
       job.quality.Add(model::Dq::kMfuAboveHfu);
     }
   }
-  job.top_kernels = MergeAggregates(std::move(kernels), o.top_n);
-  job.top_ops = MergeAggregates(std::move(ops), o.top_n);
-  job.ranks = std::move(ranks);
-  job.layers = MergeLayers(job.ranks);
-  job.collective_totals = TotalCollectives(job.ranks);
+  job.ranks = std::move(ranks);  // the lists above move with the vector's storage
+  const std::size_t threads = o.cores > 0 ? o.cores : std::max(1u, std::thread::hardware_concurrency());
+  // Each merge reads the ranks and writes only its own list, as a plain loop: the same figures
+  // on any number of threads.
+  const std::function<void()> merges[] = {[&] { job.top_kernels = MergeAggregates(kernels, o.top_n); },
+                                          [&] { job.top_ops = MergeAggregates(ops, o.top_n); },
+                                          [&] { job.collective_totals = TotalCollectives(job.ranks); }};
+  RunConcurrently(threads, merges);
+  job.layers = MergeLayers(job.ranks, threads);
+  // Per-rank lists stay short in the output; the job lists carry the detail.
+  for (auto& r : job.ranks) {
+    if (r.top_kernels.size() > o.top_n) r.top_kernels.resize(o.top_n);
+    if (r.top_ops.size() > o.top_n) r.top_ops.resize(o.top_n);
+  }
   BuildFixes(job);
   job.bill = BuildBill(job, o);
   return job;

@@ -5,14 +5,22 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/parallel.h"
 #include "join/layer_tree.h"
 
 namespace plasmient::verdict {
 namespace {
 
+// Largest first, ties in their order (std::stable_sort's order): an insertion sort, as the lists
+// are a few entries long and std::stable_sort takes a buffer from the heap on every call.
 void KeepTop(std::vector<std::pair<std::string, double>>& kernels) {
-  std::stable_sort(kernels.begin(), kernels.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (std::size_t i = 1; i < kernels.size(); ++i) {
+    std::size_t j = i;
+    while (j > 0 && kernels[j - 1].second < kernels[j].second) {
+      std::swap(kernels[j - 1], kernels[j]);
+      --j;
+    }
+  }
   if (kernels.size() > kLayerTopKernels) kernels.resize(kLayerTopKernels);
 }
 
@@ -190,36 +198,58 @@ RangeLedger RollUpRanges(const model::Trace& t, const join::Joined& j, const Act
   return out;
 }
 
-Layers MergeLayers(std::span<const RankVerdict> ranks) {
+Layers MergeLayers(std::span<const RankVerdict> ranks, std::size_t threads) {
   Layers out;
-  std::unordered_map<std::string, std::int32_t> by_path, by_type;
-  std::vector<std::int32_t> rank_index;
+  // Each job node's figures from the ranks, in rank order (in a rank, in its order); the node
+  // takes its parent from the rank that first has it. Ranks of one job mostly share a tree: a
+  // rank's node k is first tried where the previous rank's node k went.
+  std::vector<std::vector<const LayerFigures*>> node_parts, type_parts;
+  std::vector<std::int32_t> parents;
+  std::unordered_map<std::string_view, std::int32_t> by_path, by_type;
+  std::vector<std::int32_t> rank_index, previous;
   for (const RankVerdict& r : ranks) {
     out.window_s += r.layers.window_s;
     rank_index.assign(r.layers.nodes.size(), -1);
     for (std::size_t k = 0; k < r.layers.nodes.size(); ++k) {
       const LayerFigures& f = r.layers.nodes[k];
-      auto [it, added] = by_path.try_emplace(f.path, static_cast<std::int32_t>(out.nodes.size()));
-      rank_index[k] = it->second;
-      if (added) {
-        out.nodes.push_back(f);
-        out.nodes.back().parent = f.parent >= 0 ? rank_index[f.parent] : -1;
-        out.nodes.back().instances = 1;
-      } else {
-        std::int64_t instances = out.nodes[it->second].instances;
-        out.nodes[it->second].Add(f);
-        out.nodes[it->second].instances = instances;
+      std::int32_t at = k < previous.size() ? previous[k] : -1;
+      if (at < 0 || node_parts[at].front()->path != f.path) {
+        auto [it, added] = by_path.try_emplace(f.path, static_cast<std::int32_t>(node_parts.size()));
+        if (added) {
+          node_parts.emplace_back();
+          parents.push_back(f.parent >= 0 ? rank_index[f.parent] : -1);
+        }
+        at = it->second;
       }
+      rank_index[k] = at;
+      node_parts[at].push_back(&f);
     }
+    previous.swap(rank_index);
     for (const LayerFigures& f : r.layers.types) {
-      auto [it, added] = by_type.try_emplace(f.type, static_cast<std::int32_t>(out.types.size()));
-      if (added) {
-        out.types.push_back(f);
-      } else {
-        out.types[it->second].Add(f);
-      }
+      auto [it, added] = by_type.try_emplace(f.type, static_cast<std::int32_t>(type_parts.size()));
+      if (added) type_parts.emplace_back();
+      type_parts[it->second].push_back(&f);
     }
   }
+  // Then each node and type summed on its own, in that order: the same sums on any number of
+  // threads.
+  const std::size_t nodes = node_parts.size(), n = nodes + type_parts.size();
+  out.nodes.resize(nodes);
+  out.types.resize(type_parts.size());
+  RunOverParts(threads, n, PartsFor(n, threads, 1), [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j) {
+      const bool node = j < nodes;
+      const auto& parts = node ? node_parts[j] : type_parts[j - nodes];
+      LayerFigures sum = *parts.front();
+      if (node) sum.parent = parents[j], sum.instances = 1;
+      for (std::size_t p = 1; p < parts.size(); ++p) {
+        const std::int64_t instances = sum.instances;
+        sum.Add(*parts[p]);
+        if (node) sum.instances = instances;
+      }
+      (node ? out.nodes[j] : out.types[j - nodes]) = std::move(sum);
+    }
+  });
   // A type's instances in the job: its distinct paths.
   for (auto& type : out.types) type.instances = 0;
   for (const auto& node : out.nodes) out.types[by_type.at(node.type)].instances += 1;

@@ -40,7 +40,8 @@ using RangeLedger = std::unordered_map<model::CpuOpRowId, RangeFigures>;  // by 
 
 RangeLedger RollUpRanges(const model::Trace& trace, const join::Joined& joined, const ActivityFacts& facts);
 
-// The job: nodes merged by path, types by name, windows summed.
-Layers MergeLayers(std::span<const RankVerdict> ranks);
+// The job: nodes merged by path, types by name, windows summed; on up to `threads` threads, with
+// the same figures on any number.
+Layers MergeLayers(std::span<const RankVerdict> ranks, std::size_t threads = 1);
 
 }  // namespace plasmient::verdict
