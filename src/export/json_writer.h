@@ -8,6 +8,12 @@
 
 namespace plasmient::exporting {
 
+// A finite double as fmt's "{}" writes it, the form the JSON has always had: its shortest
+// round-trip digits, in fixed notation when the leading digit's decimal exponent is in [-4, 16),
+// else as "1e-05" or "1.5e+16". Writes at most kShortestDoubleChars; returns the end.
+inline constexpr std::size_t kShortestDoubleChars = 32;  // the longest, -1.7976931348623157e+308, is 24
+char* WriteShortestDouble(double value, char* out);
+
 class JsonWriter {
  public:
   explicit JsonWriter(std::string& out, bool pretty = true) : out_(out), pretty_(pretty) {}

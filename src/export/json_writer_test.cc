@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -12,6 +15,64 @@
 
 namespace plasmient::exporting {
 namespace {
+
+// The bytes fmt's "{}" writes for `value` (the JSON's numbers before WriteShortestDouble).
+std::string FmtShortest(double value) {
+  char buf[64];
+  return std::string(buf, fmt::format_to_n(buf, sizeof buf, "{}", value).out);
+}
+
+std::string Shortest(double value) {
+  char buf[kShortestDoubleChars];
+  return std::string(buf, WriteShortestDouble(value, buf));
+}
+
+// WriteShortestDouble against fmt's "{}" on over two million finite doubles: random bit patterns,
+// random magnitudes over the whole range, subnormals, integers, powers of ten and their neighbours
+// (where the notation changes), and the extremes, each of the others with either sign.
+TEST(WriteShortestDouble, WritesWhatFmtWritesForEveryKindOfDouble) {
+  using limits = std::numeric_limits<double>;
+  std::vector<double> values = {0.0, 1.0, 0.1, 0.5, 2.5, 1e-4, 1e16, 9007199254740992.0};
+  values.insert(values.end(), {limits::max(), limits::min(), limits::denorm_min(), limits::epsilon()});
+  for (int e = -324; e <= 308; ++e) {
+    const double p = std::strtod(fmt::format("1e{}", e).c_str(), nullptr);
+    for (double x : {p, 2 * p, 5 * p, 9.5 * p}) {
+      values.push_back(x);
+      double below = x, above = x;
+      for (int step = 0; step < 4; ++step) {
+        below = std::nextafter(below, 0.0);
+        above = std::nextafter(above, limits::infinity());
+        values.insert(values.end(), {below, above});
+      }
+    }
+  }
+  std::mt19937_64 rng(20261201);
+  for (int i = 0; i < 100'000; ++i) {
+    values.push_back(static_cast<double>(i));
+    values.push_back(static_cast<double>(rng() >> (rng() % 64)));  // integers of every size
+  }
+  std::uniform_real_distribution<double> mantissa(1, 10);
+  std::uniform_int_distribution<int> exponent(-330, 310);
+  for (int i = 0; i < 300'000; ++i) values.push_back(mantissa(rng) * std::pow(10.0, exponent(rng)));
+  for (int i = 0; i < 100'000; ++i) values.push_back(std::bit_cast<double>(rng() >> 12));  // subnormals
+  std::size_t checked = 0, differ = 0;
+  auto check = [&](double x) {
+    if (!std::isfinite(x)) return;
+    ++checked;
+    if (std::string want = FmtShortest(x), got = Shortest(x); got != want && ++differ <= 5) {
+      ADD_FAILURE() << std::bit_cast<std::uint64_t>(x) << ": fmt writes " << want << ", we write " << got;
+    }
+  };
+  for (double v : values) check(v), check(-v);
+  for (int i = 0; i < 1'000'000; ++i) check(std::bit_cast<double>(rng()));
+  EXPECT_EQ(differ, 0u) << "of " << checked;
+  EXPECT_GT(checked, 2'000'000u);
+  EXPECT_EQ(Shortest(1e-5), "1e-05");
+  EXPECT_EQ(Shortest(1.5e16), "1.5e+16");
+  EXPECT_EQ(Shortest(1e15), "1000000000000000");
+  EXPECT_EQ(Shortest(0.0001), "0.0001");
+  EXPECT_EQ(Shortest(-0.0), "-0");
+}
 
 TEST(JsonWriter, EscapesAndNestsIntoValidJson) {
   std::string out;
