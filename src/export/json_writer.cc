@@ -7,6 +7,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace plasmient::exporting {
 
 namespace {
@@ -22,6 +26,30 @@ constexpr bool AnyNeedsEscape(std::uint64_t w) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHighs = kOnes * 0x80;
   constexpr auto below = [](std::uint64_t v, std::uint64_t n) { return (v - kOnes * n) & ~v & kHighs; };
   return (below(w, 0x20) | below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1)) != 0;
+}
+
+// Index of the first byte at or after i that needs an escape, else s.size(): sixteen bytes at a
+// time where SSE2 is there, eight otherwise. A job's JSON is tens of MB of names, paths and keys,
+// nearly all plain; kernel names run to hundreds of bytes.
+std::size_t NextEscape(std::string_view s, std::size_t i) {
+#if defined(__SSE2__)
+  const __m128i control = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  for (; i + 16 <= s.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    // A byte below 0x20 is one whose unsigned max with 0x1f is 0x1f.
+    const __m128i escapes =
+        _mm_or_si128(_mm_cmpeq_epi8(_mm_max_epu8(v, control), control),
+                     _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    if (const int mask = _mm_movemask_epi8(escapes); mask != 0)
+      return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  }
+#endif
+  for (std::uint64_t w; i + 8 <= s.size(); i += 8) {
+    std::memcpy(&w, s.data() + i, 8);
+    if (AnyNeedsEscape(w)) break;
+  }
+  while (i < s.size() && !NeedsEscape(static_cast<unsigned char>(s[i]))) ++i;
+  return i;
 }
 
 }  // namespace
@@ -40,19 +68,10 @@ char* WriteShortestDouble(double value, char* out) {
 
 void JsonWriter::AppendEscaped(std::string& out, std::string_view s) {
   out.push_back('"');
-  // Runs of bytes that need no escape go in one append: a job's JSON is tens of MB of names,
-  // paths and keys, nearly all plain.
+  // Runs of bytes that need no escape go in one append.
   std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (std::uint64_t w; i + 8 <= s.size()) {  // eight plain bytes at a time
-      std::memcpy(&w, s.data() + i, 8);
-      if (!AnyNeedsEscape(w)) {
-        i += 7;
-        continue;
-      }
-    }
+  for (std::size_t i = NextEscape(s, 0); i < s.size(); i = NextEscape(s, i + 1)) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (!NeedsEscape(c)) continue;
     out.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {

@@ -150,7 +150,7 @@ std::string EscapedByteByByte(std::string_view s) {
 }
 
 TEST(JsonWriter, EveryByteAtEveryPlaceOfAWordIsEscapedAsOneAtATime) {
-  for (std::size_t size : {1, 7, 8, 9, 16, 17, 25}) {
+  for (std::size_t size : {1, 7, 8, 9, 16, 17, 25, 31, 32, 33}) {
     for (std::size_t at = 0; at < size; ++at) {
       for (int b = 0; b < 256; ++b) {
         std::string s(size, 'a');
