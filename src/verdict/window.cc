@@ -1,6 +1,7 @@
 #include "verdict/window.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace plasmient::verdict {
 namespace {
@@ -22,13 +23,20 @@ TimeNs Duration(const model::Trace& t, std::size_t i) { return t.gpu.end_ns[i] -
 }  // namespace
 
 void ExcludeStrayActivities(const model::Trace& t, std::vector<char>& kept, model::DataQuality& quality) {
-  std::vector<std::size_t> order;
+  std::vector<std::uint32_t> order;
+  order.reserve(kept.size());
   for (std::size_t i = 0; i < kept.size(); ++i) {
-    if (kept[i]) order.push_back(i);
+    if (kept[i]) order.push_back(static_cast<std::uint32_t>(i));
   }
   if (order.size() < 2) return;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return t.gpu.start_ns[a] < t.gpu.start_ns[b]; });
+  // Tracers mostly list activities by start: when no two starts tie or go back, that order is the
+  // only sorted one, and the sort is skipped.
+  const auto by_start = [&](std::uint32_t a, std::uint32_t b) {
+    return t.gpu.start_ns[a] < t.gpu.start_ns[b];
+  };
+  if (std::adjacent_find(order.begin(), order.end(), std::not_fn(by_start)) != order.end()) {
+    std::sort(order.begin(), order.end(), by_start);
+  }
   // Runs of activities split at idle gaps of kStrayMinGapNs or more: run k is order[cut[k], cut[k+1]).
   std::vector<std::size_t> cut = {0};
   std::vector<TimeNs> run_start = {t.gpu.start_ns[order[0]]}, run_end = {t.gpu.end_ns[order[0]]};
