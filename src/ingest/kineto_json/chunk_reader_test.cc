@@ -11,18 +11,7 @@
 namespace plasmient::ingest {
 namespace {
 
-std::string Drain(ChunkReader& reader, std::string* error = nullptr) {
-  std::string out;
-  while (true) {
-    auto chunk = reader.Next();
-    if (!chunk) {
-      if (error) *error = chunk.error().message;
-      return out;
-    }
-    if (chunk->empty()) return out;
-    out.append(*chunk);
-  }
-}
+std::string Drain(ChunkReader& reader) { return testing::DrainChunks(reader).bytes; }
 
 TEST(ChunkReaderTest, GzipDetectedByContent) {
   EXPECT_TRUE(LooksLikeGzip(testing::Gzip("{}")));
@@ -56,17 +45,15 @@ TEST(ChunkReaderTest, ConcatenatedGzipMembersAreRead) {
 TEST(ChunkReaderTest, TruncatedAndCorruptGzipFail) {
   std::string gz = testing::Gzip(std::string(10000, 'x'));
   bool is_gzip = false;
-  std::string error;
   auto cut = MemoryChunkReaderFor(std::string_view(gz).substr(0, gz.size() / 2), "cut.gz", 64, &is_gzip);
-  Drain(*cut, &error);
+  std::string error = testing::DrainChunks(*cut).error;
   EXPECT_NE(error.find("cut.gz"), std::string::npos);
   EXPECT_NE(error.find("truncated gzip"), std::string::npos);
 
   std::string bad = gz;
   for (std::size_t i = 12; i < 40 && i < bad.size(); ++i) bad[i] = static_cast<char>(0xff);
-  error.clear();
   auto corrupt = MemoryChunkReaderFor(bad, "bad.gz", 64, &is_gzip);
-  Drain(*corrupt, &error);
+  error = testing::DrainChunks(*corrupt).error;
   EXPECT_NE(error.find("bad.gz"), std::string::npos);
   EXPECT_NE(error.find("at byte"), std::string::npos);
 }

@@ -11,27 +11,14 @@
 namespace plasmient::ingest {
 namespace {
 
-constexpr std::int64_t kNoCap = std::int64_t{1} << 40;
-
-struct Drained {
-  std::string bytes;
-  std::string error;  // empty when the input read to its end
-};
+using testing::kNoCap;
+using Drained = testing::DrainedChunks;
 
 // Inflates `gz` through `engine`, compressed input handed over `in_chunk` bytes at a time.
 Drained Inflate(std::string_view gz, GzipEngine engine, std::size_t in_chunk, std::size_t out_chunk,
                 std::int64_t cap = kNoCap, const std::string& name = "t.json.gz") {
   GzipChunkReader reader(std::make_unique<MemoryChunkReader>(gz, in_chunk), name, out_chunk, cap, engine);
-  Drained out;
-  while (true) {
-    auto chunk = reader.Next();
-    if (!chunk) {
-      out.error = chunk.error().message;
-      return out;
-    }
-    if (chunk->empty()) return out;
-    out.bytes.append(*chunk);
-  }
+  return testing::DrainChunks(reader);
 }
 
 // JSON-like text with some repetition, as traces have, and some noise, as timestamps are.

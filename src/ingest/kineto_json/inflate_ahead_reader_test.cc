@@ -11,27 +11,10 @@
 namespace plasmient::ingest {
 namespace {
 
-constexpr std::int64_t kNoCap = std::int64_t{1} << 40;
+using testing::kNoCap;
+using Drained = testing::DrainedChunks;
 
-struct Drained {
-  std::string bytes;
-  std::string error;                   // empty when the input read to its end
-  std::vector<std::int64_t> raw_done;  // raw_bytes_done() after each chunk
-};
-
-Drained Drain(ChunkReader& reader) {
-  Drained out;
-  while (true) {
-    auto chunk = reader.Next();
-    out.raw_done.push_back(reader.raw_bytes_done());
-    if (!chunk) {
-      out.error = chunk.error().message;
-      return out;
-    }
-    if (chunk->empty()) return out;
-    out.bytes.append(*chunk);
-  }
-}
+Drained Drain(ChunkReader& reader) { return testing::DrainChunks(reader); }
 
 // Hands out `bytes` `chunk` at a time and counts what it handed out, so a test can see how far
 // the inflating thread read.

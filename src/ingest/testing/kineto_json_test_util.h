@@ -1,6 +1,7 @@
 // Helpers shared by the Kineto ingest tests (test-only).
 #pragma once
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ingest/kineto_json/chunk_reader.h"
 #include "model/data_quality.h"
 #include "model/trace.h"
 
@@ -34,6 +36,30 @@ inline std::string Gzip(std::string_view text, int level = 6, gz_header* header 
   out.resize(zs.total_out);
   deflateEnd(&zs);
   return out;
+}
+
+// No cap on what a gzip input may inflate to, for tests that give one.
+inline constexpr std::int64_t kNoCap = std::int64_t{1} << 40;
+
+// What a reader handed out, read to its end or its error.
+struct DrainedChunks {
+  std::string bytes;
+  std::string error;                   // empty when the input read to its end
+  std::vector<std::int64_t> raw_done;  // raw_bytes_done() after each chunk
+};
+
+inline DrainedChunks DrainChunks(ChunkReader& reader) {
+  DrainedChunks out;
+  while (true) {
+    auto chunk = reader.Next();
+    out.raw_done.push_back(reader.raw_bytes_done());
+    if (!chunk) {
+      out.error = chunk.error().message;
+      return out;
+    }
+    if (chunk->empty()) return out;
+    out.bytes.append(*chunk);
+  }
 }
 
 inline std::string ReadWholeFile(const std::filesystem::path& path) {
