@@ -73,7 +73,7 @@ class CompactTexts {
 
 struct EventParser::Impl {
   od::parser single_parser;
-  CompactTexts compact;  // minified arrays and objects by raw text
+  CompactTexts compact;  // compact texts of raw argument values, by raw text
   std::string single;    // one event copied with padding, for the slow path
   EventFields fields;
   // Compact copies of raw JSON argument values.
@@ -176,10 +176,8 @@ bool ReadRaw(od::value& v, std::string* scratch, CompactTexts& compact, BatchRow
     case od::json_type::string:
       return ReadString(v, out);
     default:
-      *out = MinifyJson(v.raw_json_token(), scratch);
-      if (out->data() != scratch->data()) return true;
-      *out = rows.Own(*out);
-      return true;
+      raw = v.raw_json_token();
+      break;
   }
   if (const std::string* known = compact.Find(raw)) {
     // The same size: nothing was taken out, the raw text is the compact one.
