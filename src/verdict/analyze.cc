@@ -505,6 +505,11 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   RangeLedger ranges;
   const std::function<void()> rollups[] = {
       [&] {
+        v.evidence = CollectEvidence(t, j, f);
+        v.evidence.fp32_tensor_peak_flops_per_s =
+            roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
+      },
+      [&] {
         AggregateKernels(t, f, bw, o.top_n * 4, v);
         v.device_tier = DeviceActivityOver(t, v.run.start_ns, v.run.end_ns);
       },
@@ -513,11 +518,6 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
         v.op_times = CollectOpTimes(t, f);
       },
       [&] { v.layers = RollUpLayers(t, j, f, v.run.wall_s); },
-      [&] {
-        v.evidence = CollectEvidence(t, j, f);
-        v.evidence.fp32_tensor_peak_flops_per_s =
-            roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
-      },
       [&] { v.worst_instant_ns = WorstInstants(t, f, run); },
       [&] {
         if (o.observer) ranges = RollUpRanges(t, j, f);
