@@ -1,7 +1,10 @@
 #include "base/output_file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <cerrno>
 #include <cstring>
@@ -39,6 +42,24 @@ bool OutputFile::Write(std::string_view text) {
   return !failed_;
 }
 
+namespace {
+
+// Puts `temp` at `path`. A file already there is swapped out and removed rather than renamed
+// over: on ext4 a rename that replaces a file first writes the new one's every block out
+// (auto_da_alloc), 50-200 ms for the 80 MB verdict of a thousand ranks, where the swap costs
+// nothing and the old file, removed, a few ms. Where the file system cannot swap, a plain rename.
+int PutInPlace(const std::string& temp, const std::string& path) {
+#if defined(RENAME_EXCHANGE)
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    ::unlink(temp.c_str());  // the old file, now at the temporary name
+    return 0;
+  }
+#endif
+  return std::rename(temp.c_str(), path.c_str());
+}
+
+}  // namespace
+
 Status OutputFile::Commit() {
   if (file_ == nullptr) return Fail("{}: cannot write: already closed", path_);
   failed_ = failed_ || std::ferror(file_) != 0;  // writes made through get()
@@ -47,7 +68,7 @@ Status OutputFile::Commit() {
     failed_ = true;
     errno_ = errno;
   }
-  if (!failed_ && !temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) {
+  if (!failed_ && !temp_.empty() && PutInPlace(temp_, path_) != 0) {
     failed_ = true;
     errno_ = errno;
   }

@@ -46,6 +46,20 @@ TEST_F(OutputFileTest, CommitPutsTheWholeTextAtThePath) {
   EXPECT_EQ(Files(), 1U);
 }
 
+TEST_F(OutputFileTest, CommitReplacesAnEarlierFileAndLeavesNothingElse) {
+  fs::path path = dir_ / "v.json";
+  std::ofstream(path) << "earlier, and longer than what replaces it";
+  for (std::string text : {"new", "newer"}) {  // the second replaces a file this class wrote
+    auto out = OutputFile::Open(path.string());
+    ASSERT_TRUE(out.has_value()) << out.error().message;
+    out->Write(text);
+    EXPECT_EQ(Files(), 2U);  // the earlier file and the one being written
+    ASSERT_TRUE(out->Commit().has_value());
+    EXPECT_EQ(Read(path), text);
+    EXPECT_EQ(Files(), 1U);  // the earlier file is gone, under any name
+  }
+}
+
 TEST_F(OutputFileTest, DroppedWithoutCommitLeavesTheEarlierFile) {
   fs::path path = dir_ / "v.json";
   std::ofstream(path) << "earlier";
