@@ -1,7 +1,6 @@
 #include "model/trace_builder.h"
 
 #include <algorithm>
-#include <exception>
 
 namespace plasmient::model {
 namespace {
@@ -14,24 +13,6 @@ std::int32_t NextRow(const Table& t) {
 TimeNs ClampEnd(TimeNs start, TimeNs end) { return std::max(start, end); }
 
 }  // namespace
-
-void TraceBuilder::Reserve(std::size_t rows) noexcept {
-  auto reserve = [rows](auto&... columns) {
-    try {
-      (columns.reserve(rows), ...);
-    } catch (const std::exception&) {  // bad_alloc or length_error: rows are added as they come
-      (columns.shrink_to_fit(), ...);
-    }
-  };
-  auto& g = trace_.gpu;
-  reserve(g.start_ns, g.end_ns, g.device, g.stream, g.pid, g.name, g.kind, g.correlation, g.external_id,
-          g.bytes);
-  auto& a = trace_.api;
-  reserve(a.start_ns, a.end_ns, a.pid, a.tid, a.name, a.correlation, a.external_id);
-  auto& c = trace_.cpu;
-  reserve(c.start_ns, c.end_ns, c.pid, c.tid, c.name, c.kind, c.external_id, c.step, c.input_dims,
-          c.input_types, c.concrete_inputs, c.sequence, c.forward_thread, c.module_hierarchy);
-}
 
 std::int32_t TraceBuilder::AddGpu(const GpuRow& r) {
   auto& t = trace_.gpu;

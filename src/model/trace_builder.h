@@ -67,13 +67,6 @@ class TraceBuilder {
   void AddSample(const SampleRow& row);
   void AddDevice(DeviceInfo device);
 
-  // Room for `rows` kernels, API calls and ops each, taken before the first row where a reader
-  // can tell how large the trace is: columns that grow by doubling copy themselves and fault in
-  // fresh memory all at once, every column of a table at the same row, on the one thread that
-  // adds rows. Room never written is address space only. Best effort: nothing is reserved where
-  // the memory cannot be had.
-  void Reserve(std::size_t rows) noexcept;
-
   TraceInfo& info() { return trace_.info; }
   DataQuality& quality() { return trace_.quality; }
   StringPool& strings() { return trace_.strings; }

@@ -18,34 +18,6 @@ TEST(TraceBuilder, InternsNamesAndClampsNegativeDurations) {
   EXPECT_EQ(t.gpu.pid[1], kNoId);
 }
 
-TEST(TraceBuilder, ReservedTablesTakeTheirRowsWithoutMoving) {
-  TraceBuilder b;
-  b.Reserve(1000);
-  const Trace& t = b.trace();
-  EXPECT_GE(t.gpu.bytes.capacity(), 1000u);
-  EXPECT_GE(t.api.external_id.capacity(), 1000u);
-  EXPECT_GE(t.cpu.module_hierarchy.capacity(), 1000u);
-  const std::int64_t* gpu_start = t.gpu.start_ns.data();
-  const StringId* op_names = t.cpu.name.data();
-  for (int i = 0; i < 1000; ++i) {
-    b.AddGpu({.start_ns = i, .end_ns = i + 1, .name = "k"});
-    b.AddCpuOp({.start_ns = i, .end_ns = i + 2, .name = "op"});
-  }
-  EXPECT_EQ(t.gpu.start_ns.data(), gpu_start);  // no column grew by moving
-  EXPECT_EQ(t.cpu.name.data(), op_names);
-  EXPECT_EQ(t.gpu.size(), 1000u);
-  EXPECT_EQ(t.cpu.end_ns[999], 1001);
-}
-
-TEST(TraceBuilder, ReservingMoreThanCanBeHadLeavesTheBuilderAsItWas) {
-  TraceBuilder b;
-  b.Reserve(std::size_t{1} << 60);  // an exabyte a column: refused, not thrown
-  EXPECT_EQ(b.trace().gpu.start_ns.capacity(), 0u);
-  EXPECT_EQ(b.trace().cpu.module_hierarchy.capacity(), 0u);
-  b.AddGpu({.start_ns = 1, .end_ns = 2, .name = "k"});
-  EXPECT_EQ(b.trace().gpu.size(), 1u);
-}
-
 TEST(TraceBuilder, ShiftTimeMovesEveryTable) {
   TraceBuilder b;
   b.AddGpu({.start_ns = 1, .end_ns = 2});

@@ -263,9 +263,6 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
     double children_flops = 0, children_bytes = 0;  // of the priced child ops, counted there
   };
   std::vector<Group> groups;
-  // At most a group per op: room taken once, where doubling would copy and fault in fresh
-  // memory a dozen times over (address space never written costs nothing).
-  groups.reserve(std::min(n, t.cpu.size()));
   std::vector<std::int32_t> group_of(t.cpu.size(), -1);  // per op row: its group, or -1
   std::vector<char> heavy(n, 0);                         // a grouped kernel's name is a heavy kernel's
   std::vector<std::int32_t> without_op;                  // kept compute kernels no launch ties to an op

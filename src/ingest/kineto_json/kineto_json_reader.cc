@@ -21,12 +21,6 @@ constexpr std::size_t kDefaultBatchBytes = 1u << 20;
 constexpr std::size_t kQueueBatches = 4;  // batches in flight beyond one per parsing thread
 constexpr std::size_t kMaxParseThreads = 8;
 constexpr std::int64_t kProgressStepBytes = 4 << 20;
-// Room in the trace's tables (TraceBuilder::Reserve) for a row per this many bytes of JSON, the
-// least a Kineto event takes; gzip inflates JSON traces 9-19x.
-constexpr std::int64_t kReserveBytesPerRow = 200;
-constexpr std::int64_t kGzipRatioGuess = 16;
-constexpr std::int64_t kReserveFromRows = 1 << 16;  // below, doubling costs next to nothing
-constexpr std::int64_t kMaxReservedRows = 1 << 26;
 // Relative timestamps (baseTimeNanoseconds traces) are days; absolute epoch ones are decades.
 constexpr TimeNs kAbsoluteTimeNs = 10LL * 365 * 24 * 3600 * kNsPerS;  // ~10 years
 
@@ -131,8 +125,6 @@ Result<model::Trace> Ingest(ChunkReader& reader, const std::string& name, bool g
   info.path = name;
   info.format = gzip ? "kineto-json.gz" : "kineto-json";
   model::TraceBuilder builder(std::move(info));
-  const std::int64_t rows = reader.raw_bytes_total() * (gzip ? kGzipRatioGuess : 1) / kReserveBytesPerRow;
-  if (rows >= kReserveFromRows) builder.Reserve(static_cast<std::size_t>(std::min(rows, kMaxReservedRows)));
   RowApplier applier(builder);
   ProgressReporter progress(options, reader.raw_bytes_total());
   std::atomic<std::int64_t> raw_done{0};
