@@ -6,12 +6,14 @@ namespace plasmient::ingest {
 
 std::unique_ptr<ParseSlot> ParsePipeline::TakeFree() {
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !free_.empty() || made_ < max_slots() || cancelled_; });
     if (!free_.empty()) {
       std::unique_ptr<ParseSlot> slot = std::move(free_.back());
       free_.pop_back();
       return slot;
     }
+    ++made_;
   }
   return std::make_unique<ParseSlot>();
 }
@@ -64,7 +66,8 @@ void ParsePipeline::Recycle(std::unique_ptr<ParseSlot> slot) {
   slot->batch.Clear();
   slot->rows.Clear();
   std::lock_guard lock(mutex_);
-  if (free_.size() < capacity_ + 1) free_.push_back(std::move(slot));
+  free_.push_back(std::move(slot));
+  changed_.notify_all();
 }
 
 void ParsePipeline::Cancel() {

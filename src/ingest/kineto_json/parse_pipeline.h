@@ -25,8 +25,12 @@ class ParsePipeline {
  public:
   explicit ParsePipeline(std::size_t capacity) : capacity_(capacity == 0 ? 1 : capacity) {}
 
-  // Framer: an empty slot (a recycled one when there is one).
+  // Framer: an empty slot, a recycled one where one is free. No more than max_slots() are ever
+  // made (the framer waits for one to come back): each batch parsed keeps its simdjson parser,
+  // megabytes of buffers on fresh pages, so slots are made once and reused to the end.
   std::unique_ptr<ParseSlot> TakeFree();
+  // In flight, one being applied and one being filled.
+  std::size_t max_slots() const { return capacity_ + 2; }
   // Framer: queues a filled slot; waits while `capacity` are in flight. False once cancelled.
   bool Push(std::unique_ptr<ParseSlot> slot);
   // Framer: no more slots.
@@ -57,6 +61,7 @@ class ParsePipeline {
   std::size_t taken_ = 0;            // slots at the front of in_flight_ already handed to parsers
   std::vector<std::unique_ptr<ParseSlot>> free_;
   std::size_t capacity_;
+  std::size_t made_ = 0;  // slots handed out by TakeFree, all told
   bool closed_ = false;
   bool cancelled_ = false;
 };
