@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <string_view>
 
 namespace plasmient::ingest {
 namespace {
@@ -29,9 +30,18 @@ inline bool Expect(std::string_view& s, const char (&token)[N]) {
 
 }  // namespace
 
+// How PyTorch's profiler starts every event and its "cat" key: matched whole, in one comparison
+// each, what the token-by-token path below would match (a sixth of the framing thread's time
+// went to that path on a Kineto trace). Any other layout takes the token-by-token path.
+constexpr std::string_view kKinetoStart = "{\n    \"ph\": \"";
+constexpr std::string_view kKinetoCat = ", \"cat\": ";
+
 Prefiltered PrefilterEvent(std::string_view s) {
-  if (!Expect(s, "{") || !Expect(s, "\"ph\"") || !Expect(s, ":") || !Expect(s, "\""))
+  if (s.starts_with(kKinetoStart)) {
+    s.remove_prefix(kKinetoStart.size());
+  } else if (!Expect(s, "{") || !Expect(s, "\"ph\"") || !Expect(s, ":") || !Expect(s, "\"")) {
     return Prefiltered::kParse;
+  }
   if (s.size() < 2 || s[1] != '"') return Prefiltered::kParse;
   char ph = s[0];
   s.remove_prefix(2);
@@ -44,7 +54,12 @@ Prefiltered PrefilterEvent(std::string_view s) {
     case 'I':
       return Prefiltered::kInstant;
     case 'X':
-      if (Expect(s, ",") && Expect(s, "\"cat\"") && Expect(s, ":") && Expect(s, "\"python_function\"")) {
+      if (s.starts_with(kKinetoCat)) {
+        s.remove_prefix(kKinetoCat.size());
+      } else if (!Expect(s, ",") || !Expect(s, "\"cat\"") || !Expect(s, ":")) {
+        return Prefiltered::kParse;
+      }
+      if (Expect(s, "\"python_function\"")) {
         // Module ranges ("nn.Module: X", written right after "cat") are the one kind the parser wants.
         if (Expect(s, ",") && Expect(s, "\"name\"") && Expect(s, ":") && Expect(s, "\"nn.Module: ")) {
           return Prefiltered::kParse;
