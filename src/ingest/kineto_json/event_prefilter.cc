@@ -30,15 +30,19 @@ inline bool Expect(std::string_view& s, const char (&token)[N]) {
 
 }  // namespace
 
-// How PyTorch's profiler starts every event and its "cat" key: matched whole, in one comparison
-// each, what the token-by-token path below would match (a sixth of the framing thread's time
-// went to that path on a Kineto trace). Any other layout takes the token-by-token path.
+// How PyTorch's profiler starts every event (and Python's json module, and plasmient synth, on one
+// line), and the "cat" key after "ph": matched whole, one comparison each, what the token-by-token
+// path below would match (a sixth of the framing thread's time went to that path). Any other
+// layout takes the token-by-token path.
 constexpr std::string_view kKinetoStart = "{\n    \"ph\": \"";
+constexpr std::string_view kOneLineStart = "{\"ph\": \"";
 constexpr std::string_view kKinetoCat = ", \"cat\": ";
 
 Prefiltered PrefilterEvent(std::string_view s) {
   if (s.starts_with(kKinetoStart)) {
     s.remove_prefix(kKinetoStart.size());
+  } else if (s.starts_with(kOneLineStart)) {
+    s.remove_prefix(kOneLineStart.size());
   } else if (!Expect(s, "{") || !Expect(s, "\"ph\"") || !Expect(s, ":") || !Expect(s, "\"")) {
     return Prefiltered::kParse;
   }

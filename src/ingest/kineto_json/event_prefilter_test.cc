@@ -33,7 +33,9 @@ TEST(EventPrefilterTest, KinetoLayoutAndAnyOtherSpacingAgree) {
   };
   for (const auto& [rest, want] : cases) {
     const std::string kineto = std::string("{\n    ") + rest;  // as PyTorch writes it
+    const std::string one_line = std::string("{") + rest;      // as json.dumps writes it
     const std::string spaced = std::string("{ \t") + rest;     // the token-by-token path
+    EXPECT_EQ(PrefilterEvent(one_line), want) << one_line;
     std::string compact = std::string("{") + rest;
     std::erase(compact, ' ');
     EXPECT_EQ(PrefilterEvent(kineto), want) << kineto;
