@@ -132,6 +132,7 @@ Result<const roofline::DeviceSpec*> ChooseDevice(const Trace& t, const AnalyzeOp
   std::unordered_map<std::int32_t, std::int64_t> used;
   for (std::int32_t d : t.gpu.device) ++used[d];
   std::vector<const model::DeviceInfo*> order;
+  order.reserve(t.devices.size());
   for (const auto& d : t.devices) order.push_back(&d);
   std::stable_sort(order.begin(), order.end(),
                    [&](const auto* a, const auto* b) { return used[a->id] > used[b->id]; });
