@@ -22,6 +22,15 @@ python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' v.json
 grep -q '</html>' r.html || fail "the HTML report is whole"
 [[ -z $(find . -maxdepth 1 -name '*.partial') ]] || fail "a temporary file is left after success"
 
+# Written again over the earlier outputs (an earlier file is swapped out, then removed): the new
+# text at each path, and still nothing else in the folder.
+mkdir earlier && cp v.json earlier/
+"$plasmient" analyze job -q --json v.json --html r.html --perfetto p.json --steps 1:2 ||
+  fail "analyze again over the three outputs"
+python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' v.json p.json || fail "the rewritten JSON parses"
+! cmp -s earlier/v.json v.json || fail "the verdict at the path is still the earlier one"
+[[ $(find . -maxdepth 1 -type f | wc -l) == 3 ]] || fail "files beside the three outputs after rewriting: $(ls)"
+
 # A file-size limit: each output fails past it (EFBIG; SIGXFSZ ignored so the write returns).
 for flag in --json --html --perfetto; do
   echo earlier >out.file
