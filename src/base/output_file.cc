@@ -4,9 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
-
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 

@@ -28,8 +28,6 @@ inline bool Expect(std::string_view& s, const char (&token)[N]) {
   return true;
 }
 
-}  // namespace
-
 // How PyTorch's profiler starts every event (and Python's json module, and plasmient synth, on one
 // line), and the "cat" key after "ph": matched whole, one comparison each, what the token-by-token
 // path below would match (a sixth of the framing thread's time went to that path). Any other
@@ -37,6 +35,8 @@ inline bool Expect(std::string_view& s, const char (&token)[N]) {
 constexpr std::string_view kKinetoStart = "{\n    \"ph\": \"";
 constexpr std::string_view kOneLineStart = "{\"ph\": \"";
 constexpr std::string_view kKinetoCat = ", \"cat\": ";
+
+}  // namespace
 
 Prefiltered PrefilterEvent(std::string_view s) {
   if (s.starts_with(kKinetoStart)) {
