@@ -44,6 +44,26 @@ std::size_t NextEscape(std::string_view s, std::size_t i) {
       return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
   }
 #endif
+  // The last bytes (all of a key's) in at most two word loads, the second overlapping the first
+  // and never reaching back before i; byte by byte only where one of them holds an escape.
+  const std::size_t left = s.size() - i;
+  std::uint64_t head = 0, tail = 0;
+  if (left >= 8) {
+    std::memcpy(&head, s.data() + i, 8);
+    std::memcpy(&tail, s.data() + s.size() - 8, 8);
+  } else if (left >= 4) {
+    std::uint32_t lo, hi;
+    std::memcpy(&lo, s.data() + i, 4);
+    std::memcpy(&hi, s.data() + s.size() - 4, 4);
+    head = lo | (std::uint64_t{lo} << 32);
+    tail = hi | (std::uint64_t{hi} << 32);
+  } else {
+    for (; i < s.size(); ++i) {
+      if (NeedsEscape(static_cast<unsigned char>(s[i]))) return i;
+    }
+    return i;
+  }
+  if (left <= 16 && !AnyNeedsEscape(head) && !AnyNeedsEscape(tail)) return s.size();
   for (std::uint64_t w; i + 8 <= s.size(); i += 8) {
     std::memcpy(&w, s.data() + i, 8);
     if (AnyNeedsEscape(w)) break;
@@ -60,6 +80,12 @@ char* WriteShortestDouble(double value, char* out) {
   // bound has shortest digits that round onto it. std::to_chars writes the same shortest digits
   // as fmt's dragonbox at about half the cost of formatting through fmt.
   const double magnitude = std::fabs(value);
+  // Whole numbers below 2^53 (counts, FLOPs, bytes, and the many zero fractions) as integers:
+  // every integer there is a double and its neighbours are at most 1 away, so its shortest
+  // round-trip digits are its own; -0 keeps its sign through the general path.
+  if (magnitude < 0x1p53 && value == std::trunc(value) && (value != 0 || !std::signbit(value))) {
+    return std::to_chars(out, out + kShortestDoubleChars, static_cast<std::int64_t>(value)).ptr;
+  }
   const bool fixed = magnitude == 0 || (magnitude >= 1e-4 && magnitude < 1e16);
   return std::to_chars(out, out + kShortestDoubleChars, value,
                        fixed ? std::chars_format::fixed : std::chars_format::scientific)
@@ -115,6 +141,42 @@ void JsonWriter::BeforeValue() {
   Newline();
 }
 
+char* JsonWriter::Prefix(char* p) {
+  if (after_key_) {
+    after_key_ = false;
+    return p;
+  }
+  if (stack_.empty()) return p;
+  if (!stack_.back().empty) *p++ = ',';
+  stack_.back().empty = false;
+  if (pretty_) {
+    *p++ = '\n';
+    const std::size_t indent = stack_.size() * 2;
+    std::memset(p, ' ', indent);
+    p += indent;
+  }
+  return p;
+}
+
+namespace {
+// Room for a value's prefix (see Prefix) and a short text after it.
+constexpr std::size_t kShortText = 64;
+}  // namespace
+
+void JsonWriter::Raw(std::string_view text) {
+  // A job's JSON is millions of short values; several appends each, with their capacity checks,
+  // were most of the cost of writing it.
+  if (stack_.size() > kInlineDepth || text.size() > kShortText) {
+    BeforeValue();
+    out_.append(text);
+    return;
+  }
+  char buf[2 + 2 * kInlineDepth + kShortText];
+  char* p = Prefix(buf);
+  std::memcpy(p, text.data(), text.size());
+  out_.append(buf, static_cast<std::size_t>(p - buf) + text.size());
+}
+
 JsonWriter JsonWriter::Element(std::string& out) {
   JsonWriter element(out, pretty_);
   element.stack_ = stack_;
@@ -125,8 +187,7 @@ JsonWriter JsonWriter::Element(std::string& out) {
 }
 
 JsonWriter& JsonWriter::BeginObject() {
-  BeforeValue();
-  out_.push_back('{');
+  Raw("{");
   stack_.push_back({true, true});
   return *this;
 }
@@ -140,8 +201,7 @@ JsonWriter& JsonWriter::EndObject() {
 }
 
 JsonWriter& JsonWriter::BeginArray() {
-  BeforeValue();
-  out_.push_back('[');
+  Raw("[");
   stack_.push_back({false, true});
   return *this;
 }
@@ -155,9 +215,21 @@ JsonWriter& JsonWriter::EndArray() {
 }
 
 JsonWriter& JsonWriter::Key(std::string_view key) {
-  BeforeValue();
-  AppendEscaped(out_, key);
-  out_ += pretty_ ? ": " : ":";
+  // Keys are short names that need no escape: quoted, with their colon, in the value's one append.
+  if (key.size() + 4 <= kShortText && NextEscape(key, 0) == key.size()) {
+    char text[kShortText];
+    text[0] = '"';
+    std::memcpy(text + 1, key.data(), key.size());
+    std::size_t n = key.size() + 1;
+    text[n++] = '"';
+    text[n++] = ':';
+    if (pretty_) text[n++] = ' ';
+    Raw(std::string_view(text, n));
+  } else {
+    BeforeValue();
+    AppendEscaped(out_, key);
+    out_ += pretty_ ? ": " : ":";
+  }
   after_key_ = true;
   return *this;
 }
@@ -169,34 +241,28 @@ JsonWriter& JsonWriter::String(std::string_view value) {
 }
 
 JsonWriter& JsonWriter::Number(double value) {
-  BeforeValue();
   if (!std::isfinite(value)) {
-    out_ += "null";
-  } else {
-    // Formatted on the stack and appended once: a back_inserter into the string grows it a
-    // character at a time.
-    char buf[kShortestDoubleChars];
-    out_.append(buf, WriteShortestDouble(value, buf));
+    Raw("null");
+    return *this;
   }
+  char buf[kShortestDoubleChars];
+  Raw(std::string_view(buf, static_cast<std::size_t>(WriteShortestDouble(value, buf) - buf)));
   return *this;
 }
 
 JsonWriter& JsonWriter::Int(std::int64_t value) {
-  BeforeValue();
   char buf[24];
-  out_.append(buf, std::to_chars(buf, buf + sizeof buf, value).ptr);
+  Raw(std::string_view(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, value).ptr - buf)));
   return *this;
 }
 
 JsonWriter& JsonWriter::Bool(bool value) {
-  BeforeValue();
-  out_ += value ? "true" : "false";
+  Raw(value ? "true" : "false");
   return *this;
 }
 
 JsonWriter& JsonWriter::Null() {
-  BeforeValue();
-  out_ += "null";
+  Raw("null");
   return *this;
 }
 

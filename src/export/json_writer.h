@@ -46,6 +46,13 @@ class JsonWriter {
   static void AppendEscaped(std::string& out, std::string_view s);
 
  private:
+  // Deepest indentation written from the stack; deeper levels take the general path.
+  static constexpr std::size_t kInlineDepth = 32;
+  // Writes what goes before the next value (separator, line break, indentation) at `p`, which
+  // has room for 2 + 2 * kInlineDepth bytes, and returns the end.
+  char* Prefix(char* p);
+  // A value of plain text (no escape needed) after its prefix, in one append.
+  void Raw(std::string_view text);
   void BeforeValue();
   void Newline();
 

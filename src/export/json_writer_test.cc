@@ -150,7 +150,7 @@ std::string EscapedByteByByte(std::string_view s) {
 }
 
 TEST(JsonWriter, EveryByteAtEveryPlaceOfAWordIsEscapedAsOneAtATime) {
-  for (std::size_t size : {1, 7, 8, 9, 16, 17, 25, 31, 32, 33}) {
+  for (std::size_t size : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 20, 24, 25, 31, 32, 33}) {
     for (std::size_t at = 0; at < size; ++at) {
       for (int b = 0; b < 256; ++b) {
         std::string s(size, 'a');
@@ -180,6 +180,135 @@ TEST(JsonWriter, NumbersAreTheirShortestText) {
     std::string out;
     JsonWriter(out).Int(v);
     EXPECT_EQ(out, fmt::format("{}", v));
+  }
+}
+
+// The layout written plainly, one piece at a time: a line break and two spaces per level before
+// every member and element, ", " never, ": " after keys (":" compact).
+class PlainLayout {
+ public:
+  explicit PlainLayout(bool pretty) : pretty_(pretty) {}
+  void Open(char c) {
+    Before();
+    out += c;
+    empty_.push_back(true);
+  }
+  void Close(char c) {
+    bool empty = empty_.back();
+    empty_.pop_back();
+    if (!empty) Newline();
+    out += c;
+  }
+  void Key(std::string_view k) {
+    Before();
+    out += EscapedByteByByte(k);
+    out += pretty_ ? ": " : ":";
+    after_key_ = true;
+  }
+  void Value(std::string_view text) {
+    Before();
+    out += text;
+  }
+  std::string out;
+
+ private:
+  void Before() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (empty_.empty()) return;
+    if (!empty_.back()) out += ',';
+    empty_.back() = false;
+    Newline();
+  }
+  void Newline() {
+    if (!pretty_) return;
+    out += '\n';
+    out.append(empty_.size() * 2, ' ');
+  }
+  bool pretty_;
+  std::vector<bool> empty_;
+  bool after_key_ = false;
+};
+
+// Keys short and long, plain and needing escapes, and every kind of value, at depths on both
+// sides of the indentation the writer assembles on the stack: the bytes of the plain layout.
+TEST(JsonWriter, EveryValueAtEveryDepthIsLaidOutAsPiecesWouldBe) {
+  const std::string long_key(70, 'k');
+  const std::vector<std::string> keys = {
+      "a",         "losses", "compute_inefficiency", "q\"uote",
+      "tab\there", long_key, long_key + "\n",        std::string(60, 'x') + "\x01"};
+  for (bool pretty : {true, false}) {
+    for (std::size_t depth : {0, 1, 2, 31, 32, 33, 40}) {
+      std::string out;
+      JsonWriter w(out, pretty);
+      PlainLayout want(pretty);
+      std::vector<char> closers;  // arrays, and objects holding an array under a key
+      while (closers.size() < depth) {
+        if (closers.size() % 2 == 0) {
+          w.BeginArray();
+          want.Open('[');
+          closers.push_back(']');
+        } else {
+          const std::string& key = keys[closers.size() % keys.size()];
+          w.BeginObject().Key(key);
+          want.Open('{');
+          want.Key(key);
+          closers.push_back('}');
+          w.BeginArray();
+          want.Open('[');
+          closers.push_back(']');
+        }
+      }
+      w.BeginObject();
+      want.Open('{');
+      for (std::size_t k = 0; k < keys.size(); ++k) {
+        w.Key(keys[k]);
+        want.Key(keys[k]);
+        switch (k % 6) {
+          case 0:
+            w.Number(0.25 * static_cast<double>(k));
+            want.Value(fmt::format("{}", 0.25 * static_cast<double>(k)));
+            break;
+          case 1:
+            w.Int(-static_cast<std::int64_t>(k));
+            want.Value(fmt::format("{}", -static_cast<std::int64_t>(k)));
+            break;
+          case 2:
+            w.String(keys[k]);
+            want.Value(EscapedByteByByte(keys[k]));
+            break;
+          case 3:
+            w.Bool(k % 2 == 1);
+            want.Value(k % 2 == 1 ? "true" : "false");
+            break;
+          case 4:
+            w.Null();
+            want.Value("null");
+            break;
+          default:
+            w.BeginArray().Number(1e300).EndArray();
+            want.Open('[');
+            want.Value("1e+300");
+            want.Close(']');
+        }
+      }
+      w.EndObject();
+      want.Close('}');
+      for (; !closers.empty(); closers.pop_back()) {
+        if (closers.back() == ']') {
+          w.EndArray();
+        } else {
+          w.EndObject();
+        }
+        want.Close(closers.back());
+      }
+      ASSERT_EQ(out, want.out) << "pretty " << pretty << ", depth " << depth;
+      simdjson::dom::parser parser;
+      simdjson::dom::element doc;
+      EXPECT_EQ(parser.parse(out).get(doc), simdjson::SUCCESS) << out;
+    }
   }
 }
 

@@ -66,11 +66,26 @@ void SortTypes(std::vector<LayerFigures>& types) {
 using KernelTimes = std::unordered_map<std::uint64_t, double>;
 
 void FillTopKernels(const KernelTimes& times, const model::Trace& t, std::vector<LayerFigures>& out) {
+  // Ranked by name id and only the kept few made strings: a layer holds dozens of kernels, and a
+  // job ranks them for every layer of every rank. A stable sort keeps ties in the map's order,
+  // as KeepTop does.
+  struct Entry {
+    std::uint32_t node, name;
+    double seconds;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(times.size());
   for (auto [key, seconds] : times) {
-    auto& list = out[key >> 32].top_kernels;
-    list.emplace_back(std::string(t.strings.Get(StringId{static_cast<std::uint32_t>(key)})), seconds);
+    entries.push_back({static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key), seconds});
   }
-  for (auto& f : out) KeepTop(f.top_kernels);
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.node != b.node ? a.node < b.node : a.seconds > b.seconds;
+  });
+  for (const Entry& e : entries) {
+    auto& list = out[e.node].top_kernels;
+    if (list.size() < kLayerTopKernels)
+      list.emplace_back(std::string(t.strings.Get(StringId{e.name})), e.seconds);
+  }
 }
 
 }  // namespace
