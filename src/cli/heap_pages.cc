@@ -15,7 +15,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kTunables = "glibc.malloc.hugetlb=1";
+// Huge pages for the heap, and a per-thread cache of 200 freed blocks of each small size instead of
+// 7: a job's ranks allocate and free thousands of small blocks each (strings, map nodes), which
+// overflowed the cache into malloc's slower bins (docs/performance.md, "Heap reuse across a job's
+// ranks").
+constexpr const char* kTunables = "glibc.malloc.hugetlb=1:glibc.malloc.tcache_count=200";
 // Set beside GLIBC_TUNABLES so that the restarted process knows the variable is its own.
 constexpr const char* kMarker = "PLASMIENT_HEAP_PAGES";
 

@@ -6,8 +6,8 @@
 // fault it in again: a fifth of the process's CPU went to page faults. glibc's malloc asks for
 // huge pages (madvise MADV_HUGEPAGE on what it maps) when started with
 // GLIBC_TUNABLES=glibc.malloc.hugetlb=1, and it reads that variable only at startup. So these
-// commands start themselves again once, with it set, when the input is large and nothing speaks
-// against it (docs/performance.md, "Huge pages").
+// commands start themselves again once, with it set (and a larger cache of freed small blocks),
+// when the input is large and nothing speaks against it (docs/performance.md, "Huge pages").
 #pragma once
 
 #include <cstdint>
