@@ -72,6 +72,26 @@ std::size_t NextEscape(std::string_view s, std::size_t i) {
   return i;
 }
 
+// Room for a value's prefix (see JsonWriter::Prefix) and a short text after it.
+constexpr std::size_t kShortText = 64;
+
+// Whether `key` can be written quoted as it is, with room for its quotes, colon and space in a
+// kShortText buffer.
+bool IsShortPlainKey(std::string_view key) {
+  return key.size() + 4 <= kShortText && NextEscape(key, 0) == key.size();
+}
+
+// Writes "key": (": " pretty) at p, for a key IsShortPlainKey accepts; returns the end.
+char* WriteShortKey(char* p, std::string_view key, bool pretty) {
+  *p++ = '"';
+  std::memcpy(p, key.data(), key.size());
+  p += key.size();
+  *p++ = '"';
+  *p++ = ':';
+  if (pretty) *p++ = ' ';
+  return p;
+}
+
 }  // namespace
 
 char* WriteShortestDouble(double value, char* out) {
@@ -151,17 +171,13 @@ char* JsonWriter::Prefix(char* p) {
   stack_.back().empty = false;
   if (pretty_) {
     *p++ = '\n';
-    const std::size_t indent = stack_.size() * 2;
-    std::memset(p, ' ', indent);
-    p += indent;
+    // The deepest indentation in one fixed-size store (the caller's buffer has room for it), of
+    // which this level's is kept.
+    std::memset(p, ' ', 2 * kInlineDepth);
+    p += stack_.size() * 2;
   }
   return p;
 }
-
-namespace {
-// Room for a value's prefix (see Prefix) and a short text after it.
-constexpr std::size_t kShortText = 64;
-}  // namespace
 
 void JsonWriter::Raw(std::string_view text) {
   // A job's JSON is millions of short values; several appends each, with their capacity checks,
@@ -216,15 +232,9 @@ JsonWriter& JsonWriter::EndArray() {
 
 JsonWriter& JsonWriter::Key(std::string_view key) {
   // Keys are short names that need no escape: quoted, with their colon, in the value's one append.
-  if (key.size() + 4 <= kShortText && NextEscape(key, 0) == key.size()) {
+  if (IsShortPlainKey(key)) {
     char text[kShortText];
-    text[0] = '"';
-    std::memcpy(text + 1, key.data(), key.size());
-    std::size_t n = key.size() + 1;
-    text[n++] = '"';
-    text[n++] = ':';
-    if (pretty_) text[n++] = ' ';
-    Raw(std::string_view(text, n));
+    Raw(std::string_view(text, static_cast<std::size_t>(WriteShortKey(text, key, pretty_) - text)));
   } else {
     BeforeValue();
     AppendEscaped(out_, key);
@@ -232,6 +242,33 @@ JsonWriter& JsonWriter::Key(std::string_view key) {
   }
   after_key_ = true;
   return *this;
+}
+
+JsonWriter& JsonWriter::KeyAndText(std::string_view key, std::string_view text) {
+  if (stack_.size() > kInlineDepth || text.size() > kShortText || !IsShortPlainKey(key)) {
+    Key(key);
+    Raw(text);
+    return *this;
+  }
+  char buf[2 + 2 * kInlineDepth + 2 * kShortText];
+  char* p = WriteShortKey(Prefix(buf), key, pretty_);
+  std::memcpy(p, text.data(), text.size());
+  out_.append(buf, static_cast<std::size_t>(p - buf) + text.size());
+  return *this;
+}
+
+JsonWriter& JsonWriter::Field(std::string_view key, double value) {
+  if (!std::isfinite(value)) return KeyAndText(key, "null");
+  char buf[kShortestDoubleChars];
+  return KeyAndText(key,
+                    std::string_view(buf, static_cast<std::size_t>(WriteShortestDouble(value, buf) - buf)));
+}
+
+JsonWriter& JsonWriter::Field(std::string_view key, std::int64_t value) {
+  char buf[24];
+  return KeyAndText(
+      key,
+      std::string_view(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, value).ptr - buf)));
 }
 
 JsonWriter& JsonWriter::String(std::string_view value) {

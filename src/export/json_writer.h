@@ -32,10 +32,11 @@ class JsonWriter {
   // Key + value shorthands.
   JsonWriter& Field(std::string_view key, std::string_view value) { return Key(key).String(value); }
   JsonWriter& Field(std::string_view key, const char* value) { return Key(key).String(value); }
-  JsonWriter& Field(std::string_view key, double value) { return Key(key).Number(value); }
-  JsonWriter& Field(std::string_view key, std::int64_t value) { return Key(key).Int(value); }
-  JsonWriter& Field(std::string_view key, int value) { return Key(key).Int(value); }
-  JsonWriter& Field(std::string_view key, bool value) { return Key(key).Bool(value); }
+  // A key and a number or literal: one append where the key is plain and the nesting not deep.
+  JsonWriter& Field(std::string_view key, double value);
+  JsonWriter& Field(std::string_view key, std::int64_t value);
+  JsonWriter& Field(std::string_view key, int value) { return Field(key, static_cast<std::int64_t>(value)); }
+  JsonWriter& Field(std::string_view key, bool value) { return KeyAndText(key, value ? "true" : "false"); }
 
   // A writer for the next element of the array or object this one is in (after its key, for an
   // object), writing into `out` the bytes this writer would have written there: separator,
@@ -53,6 +54,8 @@ class JsonWriter {
   char* Prefix(char* p);
   // A value of plain text (no escape needed) after its prefix, in one append.
   void Raw(std::string_view text);
+  // Key(key) then Raw(text), in one append when they fit the stack.
+  JsonWriter& KeyAndText(std::string_view key, std::string_view text);
   void BeforeValue();
   void Newline();
 
