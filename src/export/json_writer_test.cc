@@ -294,6 +294,18 @@ TEST(JsonWriter, EveryValueAtEveryDepthIsLaidOutAsPiecesWouldBe) {
             want.Close(']');
         }
       }
+      // The same keys through Field, which writes a key and its value together.
+      for (std::size_t k = 0; k < keys.size(); ++k) {
+        const double x = k % 2 == 0 ? 1.0 / static_cast<double>(k + 3) : std::nan("");
+        w.Field(keys[k], x).Field(keys[k], static_cast<std::int64_t>(k) << 40).Field(keys[k], k % 3 == 0);
+        w.Field(keys[k], static_cast<int>(k));
+        for (const std::string& text : {std::isnan(x) ? std::string("null") : fmt::format("{}", x),
+                                        fmt::format("{}", static_cast<std::int64_t>(k) << 40),
+                                        std::string(k % 3 == 0 ? "true" : "false"), fmt::format("{}", k)}) {
+          want.Key(keys[k]);
+          want.Value(text);
+        }
+      }
       w.EndObject();
       want.Close('}');
       for (; !closers.empty(); closers.pop_back()) {
