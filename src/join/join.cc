@@ -455,11 +455,6 @@ void AssignLayers(const Trace& t, Joined& j, const std::vector<CpuOpRowId>& laun
   }
 }
 
-bool IsCommKernelName(std::string_view name) {
-  return ContainsNoCase(name, "nccl") || ContainsNoCase(name, "rccl") ||
-         ContainsNoCase(name, "multimem_all_reduce") || ContainsNoCase(name, "cross_device_reduce");
-}
-
 // A communication kernel's role (docs/verdict.md, "Communication roles"): collective arguments on
 // the kernel itself, else the innermost enclosing communication range, else the kernel name. Only
 // kernels whose arguments or names say they communicate are classified here: a bucket copy
@@ -531,6 +526,24 @@ void StepsAndClasses(const Trace& t, const LaunchContext& launch, Joined& j, mod
 }
 
 }  // namespace
+
+bool IsCommKernelName(std::string_view name) {
+  constexpr std::string_view kWords[] = {"nccl", "rccl", "multimem_all_reduce", "cross_device_reduce"};
+  // ContainsNoCase's comparison (bit 5 set on both sides) made once over the name, then plain
+  // searches: kernel names run to hundreds of bytes, and each rank classifies each of its names.
+  constexpr std::size_t kFolded = 512;
+  if (name.size() > kFolded) {
+    return std::ranges::any_of(kWords, [&](std::string_view w) { return ContainsNoCase(name, w); });
+  }
+  char folded[kFolded];
+  for (std::size_t i = 0; i < name.size(); ++i) folded[i] = static_cast<char>(name[i] | 0x20);
+  const std::string_view hay(folded, name.size());
+  return std::ranges::any_of(kWords, [&](std::string_view w) {
+    char word[24];
+    for (std::size_t i = 0; i < w.size(); ++i) word[i] = static_cast<char>(w[i] | 0x20);
+    return hay.find(std::string_view(word, w.size())) != std::string_view::npos;
+  });
+}
 
 bool IsBackwardOpName(std::string_view name) {
   return name.find("Backward") != std::string_view::npos || name.find("backward") != std::string_view::npos ||

@@ -18,6 +18,10 @@ std::string_view ClassName(ActivityClass c);
 // An op of autograd's backward pass, by name ("MmBackward0", "autograd::engine::evaluate_function: …").
 bool IsBackwardOpName(std::string_view name);
 
+// A kernel whose name says it communicates (NCCL, RCCL, a multimem or cross-device all-reduce):
+// the words in any case.
+bool IsCommKernelName(std::string_view name);
+
 struct Step {
   std::int64_t number = -1;   // N of ProfilerStep#N
   model::CpuOpRowId cpu_row;  // its ProfilerStep range

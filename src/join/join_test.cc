@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <string>
+
 #include "join/layer_tree.h"
 #include "model/trace_builder.h"
 
@@ -369,6 +373,45 @@ TEST(Join, NestingInPartsOfThreadsIsTheSameOnAnyThreadCount) {
     EXPECT_EQ(t.Str(t.cpu.name[one.op_parent[one.op[i].index()].index()]), "aten::linear") << i;
     ASSERT_TRUE(one.layer[i].has_value()) << i;
   }
+}
+
+// The words as a byte-by-byte search would find them, bytes compared with bit 5 set.
+bool CommWordByteByByte(std::string_view name) {
+  for (std::string_view w : {"nccl", "rccl", "multimem_all_reduce", "cross_device_reduce"}) {
+    auto same = [](char a, char b) { return (a | 0x20) == (b | 0x20); };
+    if (std::search(name.begin(), name.end(), w.begin(), w.end(), same) != name.end()) return true;
+  }
+  return false;
+}
+
+TEST(IsCommKernelName, FindsTheWordsInAnyCaseAsAByteSearchWould) {
+  EXPECT_TRUE(IsCommKernelName("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"));
+  EXPECT_TRUE(IsCommKernelName("void vllm::cross_device_reduce_1stage<float, 8>(...)"));
+  EXPECT_TRUE(IsCommKernelName("MULTIMEM_ALL_REDUCE_kernel"));
+  EXPECT_TRUE(IsCommKernelName("Cijk_RCCL_like"));
+  EXPECT_FALSE(IsCommKernelName("sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x256x64"));
+  EXPECT_FALSE(IsCommKernelName(""));
+  // Names of every length around the folding buffer's, from an alphabet of the words' letters in
+  // both cases and the bytes bit 5 confuses with them ('_' and DEL, '@' and '`').
+  const std::string alphabet = "nNcCrRlLmMuUtTiIeEaAdDoOsSvV_\x7f@`x";
+  std::mt19937 rng(7);
+  int found = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const std::size_t size = trial < 2000 ? static_cast<std::size_t>(trial % 40) : 500 + rng() % 30;
+    std::string name(size, 'x');
+    for (char& c : name) c = alphabet[rng() % alphabet.size()];
+    if (trial % 3 == 0 && size >= 20) {  // plant a word, in a random case
+      std::string_view words[] = {"nccl", "rccl", "multimem_all_reduce", "cross_device_reduce"};
+      std::string_view w = words[rng() % 4];
+      std::size_t at = rng() % (size - w.size() + 1);
+      for (std::size_t k = 0; k < w.size(); ++k)
+        name[at + k] = static_cast<char>(w[k] ^ (rng() % 2 ? 0x20 : 0));
+    }
+    const bool want = CommWordByteByByte(name);
+    found += want ? 1 : 0;
+    ASSERT_EQ(IsCommKernelName(name), want) << name;
+  }
+  EXPECT_GT(found, 3000);
 }
 
 }  // namespace
