@@ -1,6 +1,7 @@
 #include "verdict/layers.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <string_view>
 #include <unordered_map>
@@ -66,25 +67,31 @@ void SortTypes(std::vector<LayerFigures>& types) {
 using KernelTimes = std::unordered_map<std::uint64_t, double>;
 
 void FillTopKernels(const KernelTimes& times, const model::Trace& t, std::vector<LayerFigures>& out) {
-  // Ranked by name id and only the kept few made strings: a layer holds dozens of kernels, and a
-  // job ranks them for every layer of every rank. A stable sort keeps ties in the map's order,
-  // as KeepTop does.
-  struct Entry {
-    std::uint32_t node, name;
+  // Each node's few largest kept by name id as the map is walked, and only those made strings: a
+  // layer holds dozens of kernels, and a job ranks them for every layer of every rank. A time
+  // equal to a kept one goes after it, so ties stay in the map's order, as KeepTop keeps them.
+  struct Kept {
+    std::uint32_t name;
     double seconds;
   };
-  std::vector<Entry> entries;
-  entries.reserve(times.size());
+  std::vector<std::array<Kept, kLayerTopKernels>> top(out.size());
+  std::vector<std::uint8_t> count(out.size(), 0);
   for (auto [key, seconds] : times) {
-    entries.push_back({static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key), seconds});
+    const std::size_t node = key >> 32;
+    auto& kept = top[node];
+    std::size_t n = count[node], at = 0;
+    while (at < n && kept[at].seconds >= seconds) ++at;
+    if (at == kLayerTopKernels) continue;
+    if (n < kLayerTopKernels) count[node] = static_cast<std::uint8_t>(++n);
+    for (std::size_t k = n - 1; k > at; --k) kept[k] = kept[k - 1];
+    kept[at] = {static_cast<std::uint32_t>(key), seconds};
   }
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.node != b.node ? a.node < b.node : a.seconds > b.seconds;
-  });
-  for (const Entry& e : entries) {
-    auto& list = out[e.node].top_kernels;
-    if (list.size() < kLayerTopKernels)
-      list.emplace_back(std::string(t.strings.Get(StringId{e.name})), e.seconds);
+  for (std::size_t node = 0; node < out.size(); ++node) {
+    auto& list = out[node].top_kernels;
+    list.reserve(count[node]);
+    for (std::size_t k = 0; k < count[node]; ++k) {
+      list.emplace_back(std::string(t.strings.Get(StringId{top[node][k].name})), top[node][k].seconds);
+    }
   }
 }
 
