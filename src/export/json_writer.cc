@@ -28,20 +28,26 @@ constexpr bool AnyNeedsEscape(std::uint64_t w) {
   return (below(w, 0x20) | below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1)) != 0;
 }
 
+#if defined(__SSE2__)
+// Bit k set where byte k of the sixteen at p needs an escape.
+unsigned EscapeMask16(const char* p) {
+  const __m128i control = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  // A byte below 0x20 is one whose unsigned max with 0x1f is 0x1f.
+  const __m128i escapes = _mm_or_si128(_mm_cmpeq_epi8(_mm_max_epu8(v, control), control),
+                                       _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+  return static_cast<unsigned>(_mm_movemask_epi8(escapes));
+}
+#endif
+
 // Index of the first byte at or after i that needs an escape, else s.size(): sixteen bytes at a
 // time where SSE2 is there, eight otherwise. A job's JSON is tens of MB of names, paths and keys,
 // nearly all plain; kernel names run to hundreds of bytes.
 std::size_t NextEscape(std::string_view s, std::size_t i) {
 #if defined(__SSE2__)
-  const __m128i control = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
   for (; i + 16 <= s.size(); i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
-    // A byte below 0x20 is one whose unsigned max with 0x1f is 0x1f.
-    const __m128i escapes =
-        _mm_or_si128(_mm_cmpeq_epi8(_mm_max_epu8(v, control), control),
-                     _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-    if (const int mask = _mm_movemask_epi8(escapes); mask != 0)
-      return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    if (const unsigned mask = EscapeMask16(s.data() + i); mask != 0)
+      return i + static_cast<std::size_t>(__builtin_ctz(mask));
   }
 #endif
   // The last bytes (all of a key's) in at most two word loads, the second overlapping the first
@@ -75,17 +81,25 @@ std::size_t NextEscape(std::string_view s, std::size_t i) {
 // Room for a value's prefix (see JsonWriter::Prefix) and a short text after it.
 constexpr std::size_t kShortText = 64;
 
-// Whether `key` can be written quoted as it is, with room for its quotes, colon and space in a
-// kShortText buffer.
-bool IsShortPlainKey(std::string_view key) {
-  return key.size() + 4 <= kShortText && NextEscape(key, 0) == key.size();
-}
-
-// Writes "key": (": " pretty) at p, for a key IsShortPlainKey accepts; returns the end.
+// Writes "key": (": " pretty) at p and returns the end, or nullptr where `key` is too long for
+// kShortText or needs an escape. The key's bytes are checked where they were copied to: p has
+// room for kShortText + 16 bytes, so whole 16-byte loads reach no further, and the lanes past the
+// key are masked off.
 char* WriteShortKey(char* p, std::string_view key, bool pretty) {
+  const std::size_t n = key.size();
+  if (n + 4 > kShortText) return nullptr;
   *p++ = '"';
-  std::memcpy(p, key.data(), key.size());
-  p += key.size();
+  std::memcpy(p, key.data(), n);
+#if defined(__SSE2__)
+  for (std::size_t i = 0; i < n; i += 16) {
+    unsigned mask = EscapeMask16(p + i);
+    if (n - i < 16) mask &= (1u << (n - i)) - 1;
+    if (mask != 0) return nullptr;
+  }
+#else
+  if (NextEscape(key, 0) != n) return nullptr;
+#endif
+  p += n;
   *p++ = '"';
   *p++ = ':';
   if (pretty) *p++ = ' ';
@@ -232,9 +246,9 @@ JsonWriter& JsonWriter::EndArray() {
 
 JsonWriter& JsonWriter::Key(std::string_view key) {
   // Keys are short names that need no escape: quoted, with their colon, in the value's one append.
-  if (IsShortPlainKey(key)) {
-    char text[kShortText];
-    Raw(std::string_view(text, static_cast<std::size_t>(WriteShortKey(text, key, pretty_) - text)));
+  char text[kShortText + 16];
+  if (char* end = WriteShortKey(text, key, pretty_)) {
+    Raw(std::string_view(text, static_cast<std::size_t>(end - text)));
   } else {
     BeforeValue();
     AppendEscaped(out_, key);
@@ -245,15 +259,21 @@ JsonWriter& JsonWriter::Key(std::string_view key) {
 }
 
 JsonWriter& JsonWriter::KeyAndText(std::string_view key, std::string_view text) {
-  if (stack_.size() > kInlineDepth || text.size() > kShortText || !IsShortPlainKey(key)) {
-    Key(key);
-    Raw(text);
-    return *this;
+  if (stack_.size() <= kInlineDepth && text.size() <= kShortText) {
+    char buf[2 + 2 * kInlineDepth + 2 * kShortText + 16];
+    const bool after_key = after_key_;
+    const Level level = stack_.empty() ? Level{} : stack_.back();
+    if (char* p = WriteShortKey(Prefix(buf), key, pretty_)) {
+      std::memcpy(p, text.data(), text.size());
+      out_.append(buf, static_cast<std::size_t>(p - buf) + text.size());
+      return *this;
+    }
+    // The key needs an escape (or is long): as if Prefix had not run.
+    after_key_ = after_key;
+    if (!stack_.empty()) stack_.back() = level;
   }
-  char buf[2 + 2 * kInlineDepth + 2 * kShortText];
-  char* p = WriteShortKey(Prefix(buf), key, pretty_);
-  std::memcpy(p, text.data(), text.size());
-  out_.append(buf, static_cast<std::size_t>(p - buf) + text.size());
+  Key(key);
+  Raw(text);
   return *this;
 }
 

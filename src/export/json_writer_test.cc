@@ -236,9 +236,19 @@ class PlainLayout {
 // sides of the indentation the writer assembles on the stack: the bytes of the plain layout.
 TEST(JsonWriter, EveryValueAtEveryDepthIsLaidOutAsPiecesWouldBe) {
   const std::string long_key(70, 'k');
-  const std::vector<std::string> keys = {
-      "a",         "losses", "compute_inefficiency", "q\"uote",
-      "tab\there", long_key, long_key + "\n",        std::string(60, 'x') + "\x01"};
+  // Keys with an escape first, last, alone, and at the end of a 16- or 32-byte block.
+  const std::vector<std::string> keys = {"a",
+                                         "losses",
+                                         "compute_inefficiency",
+                                         "q\"uote",
+                                         "tab\there",
+                                         "end\"",
+                                         "\x1f",
+                                         std::string(15, 'k') + "\\",
+                                         std::string(31, 'k') + "\"",
+                                         long_key,
+                                         long_key + "\n",
+                                         std::string(60, 'x') + "\x01"};
   for (bool pretty : {true, false}) {
     for (std::size_t depth : {0, 1, 2, 31, 32, 33, 40}) {
       std::string out;
@@ -294,8 +304,12 @@ TEST(JsonWriter, EveryValueAtEveryDepthIsLaidOutAsPiecesWouldBe) {
             want.Close(']');
         }
       }
-      // The same keys through Field, which writes a key and its value together.
-      for (std::size_t k = 0; k < keys.size(); ++k) {
+      // The same keys through Field, which writes a key and its value together, in an object of
+      // their own that starts with the keys that need escapes.
+      w.Key("fields").BeginObject();
+      want.Key("fields");
+      want.Open('{');
+      for (std::size_t k = keys.size(); k-- > 0;) {
         const double x = k % 2 == 0 ? 1.0 / static_cast<double>(k + 3) : std::nan("");
         w.Field(keys[k], x).Field(keys[k], static_cast<std::int64_t>(k) << 40).Field(keys[k], k % 3 == 0);
         w.Field(keys[k], static_cast<int>(k));
@@ -306,6 +320,8 @@ TEST(JsonWriter, EveryValueAtEveryDepthIsLaidOutAsPiecesWouldBe) {
           want.Value(text);
         }
       }
+      w.EndObject();
+      want.Close('}');
       w.EndObject();
       want.Close('}');
       for (; !closers.empty(); closers.pop_back()) {
