@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
+#include <random>
+#include <string>
+
 namespace plasmient::roofline {
 namespace {
 
@@ -48,6 +53,38 @@ TEST(KernelName, Tf32Evidence) {
   EXPECT_FALSE(IsTf32KernelName("cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_tn_align8"));
   EXPECT_FALSE(IsTf32KernelName("ampere_sgemm_128x64_tn"));
   EXPECT_FALSE(IsTf32KernelName("volta_h884gemm_64x64_ldg8_nn"));
+}
+
+// Against a search per token over the lower-cased name, on names built from the tokens' own
+// letters in both cases with tokens planted at random (names holding "conv" are left to the
+// convolution rule and skipped).
+TEST(KernelName, HeavyTokensAnywhereInAnyCase) {
+  constexpr std::string_view kTokens[] = {
+      "gemm",  "gemv",  "cutlass",   "xmma",     "wgmma",    "cublas",        "nvjet",    "kernel2<",
+      "flash", "fmha",  "attention", "attn_fwd", "attn_bwd", "implicit_gemm", "winograd", "fprop",
+      "dgrad", "wgrad", "scudnn",    "cijk_",    "igemm",    "triton_tem_",   "mfma",
+  };
+  const std::string alphabet = "gemvcutlasxwbnjkr2<fhioddpsij_GEMCUTLASXWB ";
+  std::mt19937 rng(11);
+  int heavy = 0, checked = 0;
+  for (int trial = 0; trial < 30000; ++trial) {
+    std::string name(1 + rng() % 60, ' ');
+    for (char& c : name) c = alphabet[rng() % alphabet.size()];
+    if (trial % 4 == 0) {
+      const std::string_view t = kTokens[rng() % std::size(kTokens)];
+      name.insert(rng() % (name.size() + 1), std::string(t));
+    }
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("conv") != std::string::npos) continue;
+    const bool want =
+        std::ranges::any_of(kTokens, [&](std::string_view t) { return lower.find(t) != std::string::npos; });
+    heavy += want ? 1 : 0;
+    ++checked;
+    ASSERT_EQ(IsHeavyKernelName(name), want) << name;
+  }
+  EXPECT_GT(heavy, 5000);
+  EXPECT_GT(checked, 25000);
 }
 
 }  // namespace
