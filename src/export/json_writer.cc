@@ -50,8 +50,8 @@ std::size_t NextEscape(std::string_view s, std::size_t i) {
       return i + static_cast<std::size_t>(__builtin_ctz(mask));
   }
 #endif
-  // The last bytes (all of a key's) in at most two word loads, the second overlapping the first
-  // and never reaching back before i; byte by byte only where one of them holds an escape.
+  // The last bytes (all of a short string's) in at most two word loads, the second overlapping
+  // the first and never reaching back before i; byte by byte only where one holds an escape.
   const std::size_t left = s.size() - i;
   std::uint64_t head = 0, tail = 0;
   if (left >= 8) {
