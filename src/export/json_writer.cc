@@ -50,26 +50,6 @@ std::size_t NextEscape(std::string_view s, std::size_t i) {
       return i + static_cast<std::size_t>(__builtin_ctz(mask));
   }
 #endif
-  // The last bytes (all of a short string's) in at most two word loads, the second overlapping
-  // the first and never reaching back before i; byte by byte only where one holds an escape.
-  const std::size_t left = s.size() - i;
-  std::uint64_t head = 0, tail = 0;
-  if (left >= 8) {
-    std::memcpy(&head, s.data() + i, 8);
-    std::memcpy(&tail, s.data() + s.size() - 8, 8);
-  } else if (left >= 4) {
-    std::uint32_t lo, hi;
-    std::memcpy(&lo, s.data() + i, 4);
-    std::memcpy(&hi, s.data() + s.size() - 4, 4);
-    head = lo | (std::uint64_t{lo} << 32);
-    tail = hi | (std::uint64_t{hi} << 32);
-  } else {
-    for (; i < s.size(); ++i) {
-      if (NeedsEscape(static_cast<unsigned char>(s[i]))) return i;
-    }
-    return i;
-  }
-  if (left <= 16 && !AnyNeedsEscape(head) && !AnyNeedsEscape(tail)) return s.size();
   for (std::uint64_t w; i + 8 <= s.size(); i += 8) {
     std::memcpy(&w, s.data() + i, 8);
     if (AnyNeedsEscape(w)) break;
@@ -165,24 +145,16 @@ void JsonWriter::Newline() {
 }
 
 void JsonWriter::BeforeValue() {
-  if (after_key_) {
-    after_key_ = false;
-    return;
+  if (!after_key_ && !stack_.empty()) {
+    if (!stack_.back().empty) out_.push_back(',');
+    Newline();
   }
-  if (stack_.empty()) return;
-  if (!stack_.back().empty) out_.push_back(',');
-  stack_.back().empty = false;
-  Newline();
+  MarkValue();
 }
 
-char* JsonWriter::Prefix(char* p) {
-  if (after_key_) {
-    after_key_ = false;
-    return p;
-  }
-  if (stack_.empty()) return p;
+char* JsonWriter::Prefix(char* p) const {
+  if (after_key_ || stack_.empty()) return p;
   if (!stack_.back().empty) *p++ = ',';
-  stack_.back().empty = false;
   if (pretty_) {
     *p++ = '\n';
     // The deepest indentation in one fixed-size store (the caller's buffer has room for it), of
@@ -191,6 +163,11 @@ char* JsonWriter::Prefix(char* p) {
     p += stack_.size() * 2;
   }
   return p;
+}
+
+void JsonWriter::MarkValue() {
+  after_key_ = false;
+  if (!stack_.empty()) stack_.back().empty = false;
 }
 
 void JsonWriter::Raw(std::string_view text) {
@@ -203,6 +180,7 @@ void JsonWriter::Raw(std::string_view text) {
   }
   char buf[2 + 2 * kInlineDepth + kShortText];
   char* p = Prefix(buf);
+  MarkValue();
   std::memcpy(p, text.data(), text.size());
   out_.append(buf, static_cast<std::size_t>(p - buf) + text.size());
 }
@@ -261,16 +239,12 @@ JsonWriter& JsonWriter::Key(std::string_view key) {
 JsonWriter& JsonWriter::KeyAndText(std::string_view key, std::string_view text) {
   if (stack_.size() <= kInlineDepth && text.size() <= kShortText) {
     char buf[2 + 2 * kInlineDepth + 2 * kShortText + 16];
-    const bool after_key = after_key_;
-    const Level level = stack_.empty() ? Level{} : stack_.back();
     if (char* p = WriteShortKey(Prefix(buf), key, pretty_)) {
+      MarkValue();
       std::memcpy(p, text.data(), text.size());
       out_.append(buf, static_cast<std::size_t>(p - buf) + text.size());
       return *this;
     }
-    // The key needs an escape (or is long): as if Prefix had not run.
-    after_key_ = after_key;
-    if (!stack_.empty()) stack_.back() = level;
   }
   Key(key);
   Raw(text);

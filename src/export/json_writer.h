@@ -50,8 +50,10 @@ class JsonWriter {
   // Deepest indentation written from the stack; deeper levels take the general path.
   static constexpr std::size_t kInlineDepth = 32;
   // Writes what goes before the next value (separator, line break, indentation) at `p`, which
-  // has room for 2 + 2 * kInlineDepth bytes, and returns the end.
-  char* Prefix(char* p);
+  // has room for 2 + 2 * kInlineDepth bytes, and returns the end. The writer's state is left as
+  // it was: MarkValue() records that the value was written.
+  char* Prefix(char* p) const;
+  void MarkValue();
   // A value of plain text (no escape needed) after its prefix, in one append.
   void Raw(std::string_view text);
   // Key(key) then Raw(text), in one append when they fit the stack.
