@@ -2,6 +2,7 @@
 
 #include "base/name_memo.h"
 #include "base/parallel.h"
+#include "base/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <span>
+#include <string>
 #include <string_view>
 #include <tuple>
 
@@ -25,7 +27,7 @@ using model::Trace;
 
 bool ContainsNoCase(std::string_view hay, std::string_view needle) {
   auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
-                        [](char a, char b) { return (a | 0x20) == (b | 0x20); });
+                        [](char a, char b) { return AsciiLower(a) == AsciiLower(b); });
   return it != hay.end();
 }
 
@@ -528,21 +530,11 @@ void StepsAndClasses(const Trace& t, const LaunchContext& launch, Joined& j, mod
 }  // namespace
 
 bool IsCommKernelName(std::string_view name) {
+  // Lower-cased once, then plain searches: kernel names run to hundreds of bytes, and each rank
+  // classifies each of its names.
   constexpr std::string_view kWords[] = {"nccl", "rccl", "multimem_all_reduce", "cross_device_reduce"};
-  // ContainsNoCase's comparison (bit 5 set on both sides) made once over the name, then plain
-  // searches: kernel names run to hundreds of bytes, and each rank classifies each of its names.
-  constexpr std::size_t kFolded = 512;
-  if (name.size() > kFolded) {
-    return std::ranges::any_of(kWords, [&](std::string_view w) { return ContainsNoCase(name, w); });
-  }
-  char folded[kFolded];
-  for (std::size_t i = 0; i < name.size(); ++i) folded[i] = static_cast<char>(name[i] | 0x20);
-  const std::string_view hay(folded, name.size());
-  return std::ranges::any_of(kWords, [&](std::string_view w) {
-    char word[24];
-    for (std::size_t i = 0; i < w.size(); ++i) word[i] = static_cast<char>(w[i] | 0x20);
-    return hay.find(std::string_view(word, w.size())) != std::string_view::npos;
-  });
+  const std::string lower = AsciiLower(name);
+  return std::ranges::any_of(kWords, [&](std::string_view w) { return lower.find(w) != std::string::npos; });
 }
 
 bool IsBackwardOpName(std::string_view name) {
