@@ -69,6 +69,7 @@ struct ServeArgs {
   int http_timeout_s = 5;
   double cluster_every_s = 0;
   int workers = 0;  // 0: the core count
+  bool verbose = false;
 };
 
 bool ParseLabels(const std::vector<std::string>& texts, fleet::Labels& out) {
@@ -99,6 +100,7 @@ int RunServe(ServeArgs& a) {
   o.http_read_timeout_s = a.http_timeout_s;
   o.cluster_every_s = a.cluster_every_s;
   o.workers = a.workers;
+  o.verbose = a.verbose;
   if (!ParseLabels(a.labels, o.labels)) return 2;
   auto listen = fleet::ParseListen(a.listen);
   if (!listen) {
@@ -506,6 +508,8 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
                    "entries analyzed at once, each in its own process under the --analysis-* limits "
                    "and parsing on cores / N threads (default: the core count)")
       ->check(CLI::Range(1, 1024));
+  serve->add_flag("-v,--verbose", serve_args->verbose,
+                  "a line on stderr as each entry is taken for analysis and as it is recorded");
   serve->add_option("--analysis-cpu-s", serve_args->limits.cpu_s, "CPU-time limit of one entry's analysis")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30))
       ->capture_default_str();

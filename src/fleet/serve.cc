@@ -451,6 +451,11 @@ void ServeDaemon::Dispatch(const std::vector<SpoolEntry>& ready) {
     return !waiting_by_job.contains(kv.first) && !in_flight_.contains(kv.first);
   });
   counters_.queue_depth = static_cast<std::int64_t>(waiting.size());
+  // Published before the entries are prepared (hashing a large one takes a while), then again
+  // while they are taken (at most every 50 ms: a spool of thousands of jobs sorts them each time)
+  // and at the end, so that a scrape during a long scan sees what waits now, not at the last scan.
+  PublishWaiting(waiting_by_job);
+  auto published = std::chrono::steady_clock::now();
   for (std::size_t i : FairOrder(jobs, last_turn_)) {
     // Full: the entry stays in the spool (the queue is the spool) and is taken on a later scan.
     if (stop_ || pool_->queued() >= static_cast<std::size_t>(workers_)) break;
@@ -466,6 +471,10 @@ void ServeDaemon::Dispatch(const std::vector<SpoolEntry>& ready) {
     Progress();
     --counters_.queue_depth;
     --waiting_by_job[jobs[i]];
+    if (auto now = std::chrono::steady_clock::now(); now - published >= std::chrono::milliseconds(50)) {
+      PublishWaiting(waiting_by_job);
+      published = now;
+    }
     if (!task) {
       if (Throttled()) break;
       continue;
@@ -473,8 +482,15 @@ void ServeDaemon::Dispatch(const std::vector<SpoolEntry>& ready) {
     last_turn_[task->job] = task->turn = ++turn_;
     in_flight_[task->job].push_back(task);
     in_flight_names_.insert(entry.name);
+    if (options_.verbose) {
+      fmt::print(stderr, "plasmient serve: taken {} (job {}, turn {})\n", entry.name, task->job, task->turn);
+    }
     pool_->TrySubmit([this, task](int worker) { Analyze(*task, worker); });
   }
+  PublishWaiting(waiting_by_job);
+}
+
+void ServeDaemon::PublishWaiting(const std::map<std::string, std::int64_t>& waiting_by_job) {
   std::vector<std::pair<std::string, double>> by_job;
   for (const auto& [job, n] : waiting_by_job) {
     if (n > 0) by_job.emplace_back(job, static_cast<double>(n));
@@ -574,8 +590,8 @@ void ServeDaemon::Analyze(Task& task, int worker) {
   AnalysisOutcome outcome =
       AnalyzeIsolated(task.entry.files, options_.analyze, rules, task.context, options_.limits,
                       state_ / fmt::format("analysis.{}.result", worker), [this] { return stop_.load(); });
-  counters_.analysis_seconds.fetch_add(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  task.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  counters_.analysis_seconds.fetch_add(task.seconds);
   task.outcome = std::move(outcome);
   {
     std::lock_guard lock(mu_);
@@ -645,8 +661,7 @@ bool ServeDaemon::Record(Task& task) {
       })) {
     // An agent's samples file between windows: the device gauges, nothing to store.
     metrics_.RecordJob(samples, task.context);
-    ++counters_.analyzed;
-    Finish(entry);
+    Recorded(task);
     return true;
   }
   SqliteStore* store = Store();
@@ -668,9 +683,17 @@ bool ServeDaemon::Record(Task& task) {
   }
   SetProblem(Problem::kStore, {});
   metrics_.RecordJob(samples, task.context, outcome.output.tops);
-  ++counters_.analyzed;
-  Finish(entry);
+  Recorded(task);
   return true;
+}
+
+void ServeDaemon::Recorded(const Task& task) {
+  ++counters_.analyzed;
+  if (options_.verbose) {
+    fmt::print(stderr, "plasmient serve: recorded {} (job {}, analyzed in {:.2f} s)\n", task.entry.name,
+               task.job, task.seconds);
+  }
+  Finish(task.entry);
 }
 
 void ServeDaemon::Finish(const SpoolEntry& entry) {

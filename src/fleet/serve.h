@@ -62,6 +62,9 @@ struct ServeOptions {
   double cluster_every_s = 0;
   // --workers: analyses at once (each its own process under `limits`); 0: the core count.
   int workers = 0;
+  // --verbose: a line on stderr as each entry is taken and as it is recorded (the order taken is
+  // the fair order of docs/fleet.md; with several workers the order recorded may differ).
+  bool verbose = false;
 };
 
 // Parses "HOST:PORT" ("[::1]:9464" for IPv6).
@@ -112,6 +115,7 @@ class ServeDaemon {
     std::uint64_t turn = 0;   // when it was taken: the order of recording across jobs
     JobContext context;       // context.job_key: the entry's key in the journal
     AnalysisOutcome outcome;  // the worker's, once `done`
+    double seconds = 0;       // the analysis's wall time, once `done`
     std::atomic<bool> done{false};
     bool unmarked = false;  // no longer in the in-progress marks
   };
@@ -120,6 +124,10 @@ class ServeDaemon {
   void ClusterLoop();  // --cluster-every-s
   // Takes ready entries round robin by job while the pool has room; the rest stay in the spool.
   void Dispatch(const std::vector<SpoolEntry>& ready);
+  // Counts an analysis recorded, says so under --verbose, and moves its entry to done/.
+  void Recorded(const Task& task);
+  // The plasmient_serve_job_waiting_entries gauge: the --max-jobs jobs with most entries waiting.
+  void PublishWaiting(const std::map<std::string, std::int64_t>& waiting_by_job);
   // Checks, hashes and marks the entry; null when it is not to be analyzed now (failed, seen
   // before, or a store problem).
   std::shared_ptr<Task> Prepare(const SpoolEntry& entry);

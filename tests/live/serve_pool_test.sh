@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `plasmient serve --workers N` (docs/fleet.md, "Workers"):
-#   fairness: a spool with 12 windows of job A (older) and one of job B: B is recorded within the
-#     first N+1 analyses, N = 1 and 2 (the store's journal gives the order);
+#   fairness: a spool with 12 windows of job A (older) and one of job B: B is taken within the
+#     first N+1 analyses, N = 1 and 2 (serve -v's "taken" lines give the order), and with one
+#     worker it is recorded second (the store's journal; with two, B's analysis may end last);
 #   scrape latency: the pool saturated with slow analyses (large generated traces) while a client
 #     scrapes /metrics back to back: the pool's own gauges, no gzip for a small exposition, and
 #     the p99 latency under SCRAPE_P99_MS (default 50; the measured figure is printed);
@@ -54,13 +55,21 @@ for n in 1 2; do
   done
   cp "$window" "$spool/jb-0-h-2-000001.pltrace"
   touch -d "@1700000100" "$spool/jb-0-h-2-000001.pltrace"
-  serve_on "$spool" --workers "$n"
+  serve_on "$spool" --workers "$n" -v
   wait_done "$spool" 13 120
   stop_serve
+  taken=$(sed -n 's/^plasmient serve: taken \([^ ]*\) .*/\1/p' "$work/serve.log")
+  ((${#taken} > 0)) && (($(wc -l <<<"$taken") == 13)) || fail "serve -v listed $(grep -c taken "$work/serve.log") of 13 entries taken"
+  at=$(grep -n '^jb-' <<<"$taken" | cut -d: -f1)
+  echo "workers $n: job B taken as analysis $at of 13 (want <= $((n + 1)))"
+  [[ -n $at ]] && ((at <= n + 1)) || fail "job B starved: order $(tr '\n' ' ' <<<"$taken")"
+  # Every entry taken is recorded, once, under --verbose.
+  (($(grep -c '^plasmient serve: recorded .* (job .*, analyzed in [0-9.]* s)$' "$work/serve.log") == 13)) ||
+    fail "serve -v did not say each entry was recorded: $(grep -c recorded "$work/serve.log")"
   order=$(sqlite3 "$spool/.plasmient/store.sqlite" 'SELECT entry FROM ingest_journal ORDER BY rowid')
-  at=$(grep -n '^jb-' <<<"$order" | cut -d: -f1)
-  echo "workers $n: job B recorded as analysis $at of 13 (want <= $((n + 1)))"
-  [[ -n $at ]] && ((at <= n + 1)) || fail "job B starved: order $(tr '\n' ' ' <<<"$order")"
+  if ((n == 1)); then
+    [[ $(sed -n 2p <<<"$order") == jb-* ]] || fail "one worker: job B not recorded second: $(tr '\n' ' ' <<<"$order")"
+  fi
 done
 
 # --- scrape latency with the pool saturated -------------------------------------------------------
