@@ -12,8 +12,20 @@ cd "$(dirname "$0")/.."
 build_dir=${PLASMIENT_BUILD_DIR:-build}
 jobs=${PLASMIENT_JOBS:-$(nproc)}
 
-build() {  # build [CMAKE_ARGS...]
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+# build TYPE [CMAKE_ARGS...]: a folder keeps the build type it was first configured with unless
+# PLASMIENT_BUILD_TYPE names one; a fresh folder gets TYPE. `test` builds Release (-O3, as
+# RelWithDebInfo here, without the debug info that is a third of the compile time); `build`
+# builds RelWithDebInfo, for profiles with source lines.
+build() {
+  local type=$1
+  shift
+  local type_arg=()
+  if [[ -n ${PLASMIENT_BUILD_TYPE:-} ]]; then
+    type_arg=(-DCMAKE_BUILD_TYPE="$PLASMIENT_BUILD_TYPE")
+  elif [[ ! -f $build_dir/CMakeCache.txt ]]; then
+    type_arg=(-DCMAKE_BUILD_TYPE="$type")
+  fi
+  cmake -S . -B "$build_dir" -G Ninja "${type_arg[@]}" "$@" >/dev/null
   cmake --build "$build_dir" -j "$jobs"
 }
 
@@ -32,7 +44,7 @@ build_demo() {
   demo_dir=$build_dir
   if [[ ! -f $build_dir/CMakeCache.txt ]]; then
     demo_dir=$build_dir-demo
-    cmake -S . -B "$demo_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    cmake -S . -B "$demo_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DPLASMIENT_BUILD_TESTS=OFF -DPLASMIENT_BUILD_BENCH=OFF >/dev/null
   fi
   cmake --build "$demo_dir" -j "$jobs" --target plasmient
@@ -50,7 +62,7 @@ case "${1:-}" in
       echo "plasmient: ../shared/traces is absent: tests on real traces will be skipped (they say so)" >&2
     fi
     step format scripts/check-format.sh
-    step build build -DPLASMIENT_WERROR=ON
+    step build build Release -DPLASMIENT_WERROR=ON
     step boundaries scripts/check-boundaries.sh "$build_dir"
     # clang-tidy on the stages held to it so far; widen the pattern as each further stage is clean.
     # top_level_parser.cc is left out: clang-tidy 16 ran over 8 minutes on it without finishing.
@@ -62,7 +74,7 @@ case "${1:-}" in
     ;;
   build)
     scripts/install-deps.sh
-    build
+    build RelWithDebInfo
     ;;
   *)
     echo "usage: scripts/dev.sh demo|test|build" >&2

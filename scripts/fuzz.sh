@@ -42,7 +42,25 @@ sqlite3 "$corpus/nsys/seed.sqlite" "PRAGMA page_size=512;
   INSERT INTO GPU_METRICS VALUES(150,256,1,40),(150,256,2,30),(150,256,3,10),(160,256,2,31);"
 # An input that crashes, hangs or leaks is kept as $build/crash-… (or timeout-…, leak-…) and fails
 # this script.
+# The two targets run at once (one core each); each one's log is printed whole when it fails, else
+# its last lines (the coverage and execution figures).
 "$build/src/ingest/kineto_json_fuzz" "$corpus/kineto" -max_total_time="$seconds" -seed="$seed" -max_len=65536 -timeout=10 \
-  -rss_limit_mb=2048 -artifact_prefix="$build/"
+  -rss_limit_mb=2048 -artifact_prefix="$build/" >"$corpus/kineto.log" 2>&1 &
+kineto_pid=$!
 "$build/src/ingest/nsys_sqlite/nsys_sqlite_reader_fuzz" "$corpus/nsys" -max_total_time="$seconds" -seed="$seed" -timeout=10 \
-  -rss_limit_mb=2048 -artifact_prefix="$build/"
+  -rss_limit_mb=2048 -artifact_prefix="$build/" >"$corpus/nsys.log" 2>&1 &
+nsys_pid=$!
+status=0
+for target in kineto:$kineto_pid nsys:$nsys_pid; do
+  name=${target%%:*}
+  if wait "${target#*:}"; then
+    echo "fuzz $name: no crash in ${seconds} s"
+    grep -E '^#[0-9]+.*cov:' "$corpus/$name.log" | tail -1 || true
+    grep -E '^Done [0-9]+ runs' "$corpus/$name.log" || true
+  else
+    echo "fuzz $name: FAILED (inputs that crash are saved under $build/)"
+    cat "$corpus/$name.log"
+    status=1
+  fi
+done
+exit "$status"
