@@ -13,7 +13,7 @@ seed=${PLASMIENT_FUZZ_SEED:-1}
 build=${PLASMIENT_FUZZ_BUILD_DIR:-build-fuzz}
 scripts/install-deps.sh --checks
 CC=clang-16 CXX=clang++-16 cmake -S . -B "$build" -G Ninja -DPLASMIENT_BUILD_FUZZ=ON \
-  -DPLASMIENT_BUILD_TESTS=OFF -DPLASMIENT_BUILD_BENCH=OFF -DPLASMIENT_WITH_CUDA=OFF \
+  -DPLASMIENT_BUILD_TESTS=OFF -DPLASMIENT_BUILD_BENCH=OFF -DPLASMIENT_WITH_CUDA=OFF -DPLASMIENT_UNITY_BUILD=ALL \
   "-DCMAKE_CXX_FLAGS=-U__cpp_concepts -D__cpp_concepts=202002L -Wno-builtin-macro-redefined" >/dev/null
 cmake --build "$build" -j "${PLASMIENT_JOBS:-$(nproc)}" --target kineto_json_fuzz nsys_sqlite_reader_fuzz
 

@@ -17,7 +17,7 @@ if [[ ${1:-} == --all ]]; then
   shift
 fi
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
-  -DPLASMIENT_SANITIZE=ON -DPLASMIENT_BUILD_BENCH=OFF -DPLASMIENT_WITH_CUDA=OFF >/dev/null
+  -DPLASMIENT_SANITIZE=ON -DPLASMIENT_BUILD_BENCH=OFF -DPLASMIENT_WITH_CUDA=OFF -DPLASMIENT_UNITY_BUILD=ALL >/dev/null
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
