@@ -29,7 +29,7 @@ from prom_helpers import fail, free_port, need_prometheus, wait_for
 plasmient = os.path.realpath(sys.argv[1])
 here = os.path.dirname(os.path.realpath(__file__))
 root = os.path.dirname(os.path.dirname(here))
-STEP, STEPS, PRICE = 5, 4, 2.5
+STEP, STEPS, PRICE = 3, 4, 2.5  # three scrapes a step (Prometheus scrapes every second)
 
 
 need_prometheus(root)
