@@ -4,7 +4,8 @@
 #   scripts/tidy.sh [--all] [BUILD] [REGEX]
 # By default the library and program sources of src/ (what CI checks: about four seconds of CPU a
 # file, so two thirds of the time the whole set would take); --all adds the tests and benchmarks.
-# REGEX picks files by path.
+# REGEX picks files by path. Given a unity build (PLASMIENT_UNITY_BUILD=ON), it reads the files' own
+# commands from a tree it configures, never builds, in BUILD/tidy/config.
 # The compile commands are g++'s: a copy made for clang says -std=c++2b for -std=c++23 (clang 16's
 # name for it) and raises __cpp_concepts as scripts/fuzz.sh does, so libstdc++ 12 shows <expected>.
 set -euo pipefail
@@ -28,7 +29,19 @@ if [[ ! -f $build/compile_commands.json ]]; then
 fi
 db=$build/tidy
 mkdir -p "$db"
-python3 - "$build/compile_commands.json" "$db/compile_commands.json" "$PWD" "$regex" "$all" >"$db/files" <<'PY'
+# A unity build lists its batches, not its files: a tree of our own, one file a compile, with the
+# build's options (configured only: compile_commands.json is written then; nothing is generated).
+commands=$build/compile_commands.json
+if grep -q '/Unity/unity_' "$commands"; then
+  options=()
+  while IFS= read -r line; do
+    [[ $line == PLASMIENT_UNITY_BUILD:* ]] || options+=("-D$line")
+  done < <(grep -E '^(PLASMIENT_[A-Z_]+|CMAKE_BUILD_TYPE|CMAKE_CXX_COMPILER|CMAKE_C_COMPILER):(BOOL|STRING|PATH|FILEPATH)=' \
+    "$build/CMakeCache.txt")
+  cmake -S . -B "$db/config" -G Ninja "${options[@]}" -DPLASMIENT_UNITY_BUILD=OFF >/dev/null
+  commands=$db/config/compile_commands.json
+fi
+python3 - "$commands" "$db/compile_commands.json" "$PWD" "$regex" "$all" >"$db/files" <<'PY'
 import json, re, sys
 src, dst, root, regex, all_files = sys.argv[1:]
 out = []
