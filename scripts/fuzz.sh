@@ -4,17 +4,17 @@
 #   scripts/fuzz.sh [SECONDS]
 # PLASMIENT_FUZZ_SEED (default 1) fixes the mutation sequence so a CI run can be replayed; 0 lets
 # libFuzzer pick a new seed each run (use that for longer hunts).
-# clang-16 reports __cpp_concepts 201907, which hides libstdc++ 12's <expected>; clang-16 does
-# implement what <expected> needs, so the macro is raised for this build only.
+# The build folder (clang-16, ASan and UBSan, -O1 -g1) is the one scripts/sanitize.sh builds in:
+# scripts/sanitized-tree.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 seed=${PLASMIENT_FUZZ_SEED:-1}
-build=${PLASMIENT_FUZZ_BUILD_DIR:-build-fuzz}
+build=${PLASMIENT_FUZZ_BUILD_DIR:-${PLASMIENT_SANITIZE_BUILD_DIR:-build-asan}}
 scripts/install-deps.sh --checks
-CC=clang-16 CXX=clang++-16 cmake -S . -B "$build" -G Ninja -DPLASMIENT_BUILD_FUZZ=ON \
-  -DPLASMIENT_BUILD_TESTS=OFF -DPLASMIENT_BUILD_BENCH=OFF -DPLASMIENT_WITH_CUDA=OFF -DPLASMIENT_UNITY_BUILD=ALL \
-  "-DCMAKE_CXX_FLAGS=-U__cpp_concepts -D__cpp_concepts=202002L -Wno-builtin-macro-redefined" >/dev/null
+# shellcheck source=scripts/sanitized-tree.sh
+source scripts/sanitized-tree.sh
+configure_sanitized_tree "$build"
 cmake --build "$build" -j "${PLASMIENT_JOBS:-$(nproc)}" --target kineto_json_fuzz nsys_sqlite_reader_fuzz
 
 corpus=$(mktemp -d)

@@ -5,8 +5,7 @@
 # By default the tests of the stages that read untrusted bytes and those below them (base, model,
 # wire, ingest: the readers' tests, real traces included), which is what CI runs; --all: every unit
 # test (the target `unit_tests`), about three times the build.
-# -O1 -g1: fast enough to build on two cores, line numbers in every report. The live agent is left
-# out (a shared library loaded into other processes cannot carry ASan's runtime).
+# The build folder (clang-16, -O1 -g1) is the one scripts/fuzz.sh builds in: scripts/sanitized-tree.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${PLASMIENT_SANITIZE_BUILD_DIR:-build-asan}
@@ -16,8 +15,10 @@ if [[ ${1:-} == --all ]]; then
   targets=(unit_tests)
   shift
 fi
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
-  -DPLASMIENT_SANITIZE=ON -DPLASMIENT_BUILD_BENCH=OFF -DPLASMIENT_WITH_CUDA=OFF -DPLASMIENT_UNITY_BUILD=ALL >/dev/null
+scripts/install-deps.sh --checks
+# shellcheck source=scripts/sanitized-tree.sh
+source scripts/sanitized-tree.sh
+configure_sanitized_tree "$build"
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}

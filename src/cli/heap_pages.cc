@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "base/sanitizers.h"
+
 namespace plasmient::cli {
 namespace {
 
@@ -22,15 +24,6 @@ namespace fs = std::filesystem;
 constexpr const char* kTunables = "glibc.malloc.hugetlb=1:glibc.malloc.tcache_count=200";
 // Set beside GLIBC_TUNABLES so that the restarted process knows the variable is its own.
 constexpr const char* kMarker = "PLASMIENT_HEAP_PAGES";
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define PLASMIENT_SANITIZED_ALLOCATOR 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define PLASMIENT_SANITIZED_ALLOCATOR 1
-#endif
 
 constexpr bool GlibcSupportsHugeTlb() {
 #if defined(PLASMIENT_SANITIZED_ALLOCATOR)
