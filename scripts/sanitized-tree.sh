@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by scripts/sanitize.sh and scripts/fuzz.sh: the one build folder they share, so that the
-# libraries both need are compiled once (docs/checks.md, "Build time").
+# libraries both need are compiled once (docs/checks.md, "Sanitizers").
 #   configure_sanitized_tree BUILD
 # clang-16, AddressSanitizer and UndefinedBehaviorSanitizer everywhere, libFuzzer's coverage in
 # every library (-fsanitize=fuzzer-no-link; only the fuzz targets link libFuzzer itself), -O1 -g1:

@@ -7,7 +7,8 @@
 # REGEX picks files by path. Given a unity build (PLASMIENT_UNITY_BUILD=ON), it reads the files' own
 # commands from a tree it configures, never builds, in BUILD/tidy/config.
 # The compile commands are g++'s: a copy made for clang says -std=c++2b for -std=c++23 (clang 16's
-# name for it) and raises __cpp_concepts as scripts/fuzz.sh does, so libstdc++ 12 shows <expected>.
+# name for it) and raises __cpp_concepts as scripts/sanitized-tree.sh does, so libstdc++ 12 shows
+# <expected>.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all=0
