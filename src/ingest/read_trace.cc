@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "ingest/kineto_json/event_framer.h"
+#include "ingest/kineto_json/no_trace_events.h"
 #include "ingest/native/native_reader.h"
 #include "ingest/nsys_sqlite/nsys_sqlite_reader.h"
 #include "ingest/trace_kinds.h"

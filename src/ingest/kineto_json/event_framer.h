@@ -14,12 +14,9 @@
 #include "ingest/input_file.h"
 #include "ingest/kineto_json/event_batch.h"
 #include "ingest/kineto_json/event_prefilter.h"
+#include "ingest/kineto_json/no_trace_events.h"
 
 namespace plasmient::ingest {
-
-// The error of a JSON document that holds no trace at all (a config.json beside the traces),
-// as opposed to a damaged trace; ingest::IsNotATrace recognizes it.
-inline constexpr std::string_view kNoTraceEvents = "no traceEvents array in the top-level object";
 
 struct TopLevelValue {
   std::string key;
