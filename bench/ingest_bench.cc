@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "ingest/kineto_json/event_batch.h"
+#include "ingest/kineto_json/event_batch_index.h"
 #include "ingest/kineto_json/event_framer.h"
 #include "ingest/kineto_json/event_parser.h"
 #include "ingest/kineto_json/kineto_json_reader.h"
@@ -148,20 +149,20 @@ std::int64_t BatchBytes() {
   return bytes;
 }
 
-// Stage 1 over `batch` with `parser`, which goes from batch to batch as a parsing thread's slots
+// Stage 1 over `batch` with one parser, which goes from batch to batch as a parsing thread's slots
 // would share theirs (one parser each would hold a few GB of buffers here).
 class Indexer {
  public:
   void Index(plasmient::ingest::EventBatch& batch, benchmark::State& state) {
-    if (last_ != nullptr) parser_ = std::move(last_->parser);
-    batch.doc = {};
-    batch.parser = std::move(parser_);
+    if (last_ != nullptr) index_ = std::move(last_->index);
+    batch.index = std::move(index_);
+    if (batch.index) batch.index->doc = {};
     if (!batch.Index()) state.SkipWithError("stage 1 failed on a batch");
     last_ = &batch;
   }
 
  private:
-  std::unique_ptr<simdjson::ondemand::parser> parser_;
+  std::unique_ptr<plasmient::ingest::BatchIndex> index_;
   plasmient::ingest::EventBatch* last_ = nullptr;  // holds the parser until the next batch
 };
 
@@ -217,7 +218,7 @@ void BM_StageIndexAndLeastWalk(benchmark::State& state) {
     for (auto& batch : batches) {
       indexer.Index(batch, state);
       od::array events;
-      if (batch.doc.get_array().get(events) != simdjson::SUCCESS) {
+      if (batch.index->doc.get_array().get(events) != simdjson::SUCCESS) {
         state.SkipWithError("not an array");
         return;
       }

@@ -11,6 +11,8 @@
 
 #include <simdjson.h>
 
+#include "ingest/kineto_json/event_batch_index.h"
+
 #include "base/step_name.h"
 #include "ingest/kineto_json/json_text.h"
 #include "ingest/kineto_json/simdjson_memory.h"
@@ -470,7 +472,7 @@ void EventParser::ParseBatch(EventBatch& batch, BatchRows& out) {
   std::size_t done = 0;
   od::array events;
   impl_->text_end = batch.json.data() + batch.json.size();
-  if ((batch.indexed || batch.Index()) && batch.doc.get_array().get(events) == simdjson::SUCCESS) {
+  if ((batch.indexed || batch.Index()) && batch.index->doc.get_array().get(events) == simdjson::SUCCESS) {
     for (auto element : events) {
       od::object obj;
       if (element.get_object().get(obj) != simdjson::SUCCESS) break;
