@@ -1,5 +1,5 @@
 // fleet_sim: a simulated fleet's verdict rows written into ClickHouse through the store serve
-// uses (fleet::ClickHouseStore::Insert, batched), to measure ingest and what the rollups cost.
+// uses (store::ClickHouseStore::Insert, batched), to measure ingest and what the rollups cost.
 //
 //   fleet_sim --url http://127.0.0.1:8123 [--cluster NAME --shard-db -] [--gpus 10000] [--jobs 200]
 //             [--hours 24] [--window-s 300] [--threads 4] [--batch 1000]
@@ -21,10 +21,10 @@
 #include <fmt/format.h>
 
 #include "base/text.h"
-#include "fleet/clickhouse_store.h"
-#include "fleet/schema.h"
+#include "store/clickhouse_store.h"
+#include "store/schema.h"
 
-namespace plasmient::fleet {
+namespace plasmient::store {
 namespace {
 
 struct SimOptions {
@@ -350,11 +350,11 @@ int Run(const SimOptions& o) {
 }
 
 }  // namespace
-}  // namespace plasmient::fleet
+}  // namespace plasmient::store
 
 int main(int argc, char** argv) {
   using plasmient::ParseInt;
-  plasmient::fleet::SimOptions o;
+  plasmient::store::SimOptions o;
   for (int i = 1; i < argc; ++i) {
     std::string_view flag = argv[i];
     if (flag == "--init-schema") {
@@ -391,5 +391,5 @@ int main(int argc, char** argv) {
     }
   }
   o.clickhouse.timeout_s = 120;
-  return plasmient::fleet::Run(o);
+  return plasmient::store::Run(o);
 }

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "export/verdict_json_sink.h"
-#include "fleet/analyze_job.h"
 #include "ingest/trace_kinds.h"
+#include "job/analyze_job.h"
 #include "tests/test_support.h"
 #include "verdict/layers.h"
 
@@ -35,7 +35,7 @@ struct Analyzed {
   std::string error;
 };
 
-// `cores` cores for one input: its analysis gets them all (fleet::CoresEach).
+// `cores` cores for one input: its analysis gets them all (job::CoresEach).
 Analyzed Analyze(const fs::path& trace, std::size_t cores) {
   RangeCount observer;
   verdict::AnalyzeOptions options;
@@ -43,7 +43,7 @@ Analyzed Analyze(const fs::path& trace, std::size_t cores) {
   options.cores = cores;
   options.observer = &observer;
   Analyzed out;
-  auto job = fleet::AnalyzeInputs({trace}, options, {});
+  auto job = job::AnalyzeInputs({trace}, options, {});
   if (!job) {
     out.error = job.error().message;
     return out;

@@ -15,18 +15,18 @@
 
 #include "base/keep_until_exit.h"
 #include "base/output_file.h"
-#include "cli/fleet_commands.h"
 #include "cli/heap_pages.h"
 #include "cli/progress.h"
+#include "cli/record_flags.h"
 #include "cli/step_slice.h"
 #include "export/html_sink.h"
 #include "export/html_vertical.h"
 #include "export/perfetto_sink.h"
 #include "export/terminal_sink.h"
 #include "export/verdict_json_sink.h"
-#include "fleet/analyze_job.h"
 #include "ingest/kineto_json/gzip_inflater.h"
 #include "ingest/trace_kinds.h"
+#include "job/analyze_job.h"
 #include "whatif/activity_table.h"
 #include "whatif/slider.h"
 
@@ -172,7 +172,7 @@ int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOpt
                verdict::JobVerdict& job, bool verbose) {
   bool tty_err = isatty(STDERR_FILENO) != 0;
   Progress progress(tty_err && !quiet);
-  fleet::JobReadHooks hooks;
+  job::JobReadHooks hooks;
   hooks.begin = [&](const std::string& path, std::size_t i, std::size_t n) {
     return progress.Callback(path, i, n);
   };
@@ -180,7 +180,7 @@ int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOpt
   hooks.warn = [](const std::string& line) { fmt::print(stderr, "plasmient: {}\n", line); };
   if (verbose) {
     hooks.read = PrintRead;
-    std::size_t threads = fleet::ParseThreadsEach(options, inputs.size());
+    std::size_t threads = job::ParseThreadsEach(options, inputs.size());
     fmt::print(stderr, "plasmient: {} input{}, {} at once (--jobs), each parsed on {}; gzip through {}; {}\n",
                inputs.size(), inputs.size() == 1 ? "" : "s", std::min(options.workers, inputs.size()),
                threads == 0   ? std::string("one thread per core")
@@ -188,7 +188,7 @@ int AnalyzeJob(const std::vector<std::string>& inputs, const verdict::AnalyzeOpt
                               : fmt::format("{} threads", threads),
                ingest::GzipEngineName(ingest::DefaultGzipEngine()), HeapPagesNote());
   }
-  auto analyzed = fleet::AnalyzeInputs(std::vector<fs::path>(inputs.begin(), inputs.end()), options, hooks);
+  auto analyzed = job::AnalyzeInputs(std::vector<fs::path>(inputs.begin(), inputs.end()), options, hooks);
   if (!analyzed) {
     fmt::print(stderr, "plasmient: {}\n", analyzed.error().message);
     return 1;

@@ -7,7 +7,7 @@
 #include "cli/analyze_command.h"
 #include "export/html_sink.h"
 #include "export/html_vertical.h"
-#include "fleet/analyze_job.h"
+#include "job/analyze_job.h"
 #include "whatif/activity_table.h"
 
 namespace plasmient::cli {
@@ -36,14 +36,14 @@ Result<EmbeddedJob> AnalyzeEmbedded(const std::vector<std::string>& inputs,
   auto files = ExpandInputs(inputs);
   if (!files) return std::unexpected(files.error());
   EmbeddedJob out;
-  fleet::JobReadHooks hooks;
+  job::JobReadHooks hooks;
   hooks.warn = [&](const std::string& line) { out.warnings.push_back(line); };
   exporting::VerticalCollector vertical(args->options.observer);
   args->options.observer = &vertical;
   whatif::TableCollector tables(args->options.observer);
   args->options.observer = &tables;
-  auto job = fleet::AnalyzeInputs(std::vector<std::filesystem::path>(files->begin(), files->end()),
-                                  args->options, hooks);
+  auto job = job::AnalyzeInputs(std::vector<std::filesystem::path>(files->begin(), files->end()),
+                                args->options, hooks);
   if (!job) return std::unexpected(job.error());
   out.job = std::move(*job);
   out.whatif_tables = std::move(tables.tables());

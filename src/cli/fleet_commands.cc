@@ -1,6 +1,7 @@
 #include "cli/fleet_commands.h"
 
 #include "cli/analyze_command.h"
+#include "cli/record_flags.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -12,15 +13,15 @@
 #include <fmt/format.h>
 
 #include "base/time_units.h"
-#include "fleet/bill.h"
-#include "fleet/clickhouse_store.h"
 #include "fleet/cluster_query.h"
 #include "fleet/dcgm_estimate.h"
 #include "fleet/fleet_query.h"
-#include "fleet/levers.h"
-#include "fleet/record.h"
-#include "fleet/serve.h"
-#include "fleet/sqlite_store.h"
+#include "job/bill.h"
+#include "serve/serve.h"
+#include "store/clickhouse_store.h"
+#include "store/record.h"
+#include "store/sqlite_store.h"
+#include "whatif/levers.h"
 
 namespace plasmient::cli {
 namespace {
@@ -43,8 +44,8 @@ struct ClickHouseFlags {
            "older servers: fleet --prune-older-than")
         ->check(CLI::Range(0, 100000));
   }
-  fleet::ClickHouseOptions Options() const {
-    fleet::ClickHouseOptions o;
+  store::ClickHouseOptions Options() const {
+    store::ClickHouseOptions o;
     o.url = url;
     o.database = database;
     o.cluster = cluster;
@@ -65,28 +66,16 @@ struct ServeArgs {
   int poll_ms = 200;
   bool delete_done = false;
   bool any_owner = false;
-  fleet::AnalysisLimits limits;
+  serve::AnalysisLimits limits;
   int http_timeout_s = 5;
   double cluster_every_s = 0;
   int workers = 0;  // 0: the core count
   bool verbose = false;
 };
 
-bool ParseLabels(const std::vector<std::string>& texts, fleet::Labels& out) {
-  for (const auto& t : texts) {
-    auto l = fleet::ParseLabel(t);
-    if (!l) {
-      fmt::print(stderr, "plasmient: {}\n", l.error().message);
-      return false;
-    }
-    out.push_back(std::move(*l));
-  }
-  return true;
-}
-
 int RunServe(ServeArgs& a) {
   if (!FinishVerdictOptions(a.analyze)) return 2;
-  fleet::ServeOptions o;
+  serve::ServeOptions o;
   o.spool = a.spool;
   o.db_path = a.db;
   o.host = a.host;
@@ -101,8 +90,8 @@ int RunServe(ServeArgs& a) {
   o.cluster_every_s = a.cluster_every_s;
   o.workers = a.workers;
   o.verbose = a.verbose;
-  if (!ParseLabels(a.labels, o.labels)) return 2;
-  auto listen = fleet::ParseListen(a.listen);
+  if (!ParseLabelFlags(a.labels, o.labels)) return 2;
+  auto listen = serve::ParseListen(a.listen);
   if (!listen) {
     fmt::print(stderr, "plasmient: {}\n", listen.error().message);
     return 2;
@@ -119,7 +108,7 @@ int RunServe(ServeArgs& a) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  fleet::ServeDaemon daemon(std::move(o));
+  serve::ServeDaemon daemon(std::move(o));
   if (auto s = daemon.Start(); !s) {
     fmt::print(stderr, "plasmient: {}\n", s.error().message);
     return 1;
@@ -153,7 +142,7 @@ struct FleetArgs {
 };
 
 // --job J --cluster: the cluster layer over the job's stored per-rank rows.
-int RunStoredCluster(fleet::QueryableStore& store, const FleetArgs& a) {
+int RunStoredCluster(store::QueryableStore& store, const FleetArgs& a) {
   if (a.job.empty()) {
     fmt::print(stderr, "plasmient: fleet --cluster needs --job NAME\n");
     return 2;
@@ -170,11 +159,11 @@ int RunStoredCluster(fleet::QueryableStore& store, const FleetArgs& a) {
 
 // The store `fleet` and `bill --whatif` ask: ClickHouse when --clickhouse is given, else the SQLite
 // file. Null with the exit code in `rc` when it cannot be opened.
-std::unique_ptr<fleet::QueryableStore> OpenQueryStore(const std::string& db,
+std::unique_ptr<store::QueryableStore> OpenQueryStore(const std::string& db,
                                                       const ClickHouseFlags& clickhouse, bool init_schema,
                                                       bool local_only, int& rc) {
   if (!clickhouse.url.empty()) {
-    auto ch = fleet::ClickHouseStore::Open(clickhouse.Options());
+    auto ch = store::ClickHouseStore::Open(clickhouse.Options());
     if (!ch) {
       fmt::print(stderr, "plasmient: {}\n", ch.error().message);
       rc = 2;
@@ -191,7 +180,7 @@ std::unique_ptr<fleet::QueryableStore> OpenQueryStore(const std::string& db,
     return std::move(*ch);
   }
   if (!db.empty()) {
-    auto sqlite = fleet::SqliteStore::Open(db);
+    auto sqlite = store::SqliteStore::Open(db);
     if (!sqlite) {
       fmt::print(stderr, "plasmient: {}\n", sqlite.error().message);
       rc = 1;
@@ -222,7 +211,7 @@ bool ParseWindow(const std::string& since, const std::string& until, fleet::Flee
 }
 
 // A store's answer as `fleet` prints it; 1 (after one line on stderr) when the query failed.
-int PrintTable(const Result<fleet::QueryResult>& r, bool tsv) {
+int PrintTable(const Result<store::QueryResult>& r, bool tsv) {
   if (!r) {
     fmt::print(stderr, "plasmient: {}\n", r.error().message);
     return 1;
@@ -240,7 +229,7 @@ int RunPrune(const FleetArgs& a) {
   }
   fleet::FleetQuery window;
   if (!ParseWindow(a.prune_older_than, "", window)) return 2;
-  auto ch = fleet::ClickHouseStore::Open(a.clickhouse.Options());
+  auto ch = store::ClickHouseStore::Open(a.clickhouse.Options());
   if (!ch) {
     fmt::print(stderr, "plasmient: {}\n", ch.error().message);
     return 2;
@@ -317,7 +306,7 @@ int RunFleet(const FleetArgs& a, const CLI::App& app) {
     }
   }
   int rc = 0;
-  std::unique_ptr<fleet::QueryableStore> store =
+  std::unique_ptr<store::QueryableStore> store =
       OpenQueryStore(a.db, a.clickhouse, a.init_schema, a.local_only, rc);
   if (!store) return rc;
   if (a.cluster) return RunStoredCluster(*store, a);
@@ -335,7 +324,7 @@ int RunFleet(const FleetArgs& a, const CLI::App& app) {
       fmt::print(stderr, "plasmient: fleet: --lever goes with --top jobs --by recoverable-gpu-hours\n");
       return 2;
     }
-    auto lever = fleet::ParseLever(a.lever);
+    auto lever = whatif::ParseLever(a.lever);
     if (!lever) {
       fmt::print(stderr, "plasmient: fleet: {}\n", lever.error().message);
       return 2;
@@ -382,7 +371,7 @@ struct BillArgs {
 };
 
 int RunLeverBill(const BillArgs& a) {
-  auto levers = fleet::ParseLeverList(a.whatif, "--whatif");
+  auto levers = whatif::ParseLeverList(a.whatif, "--whatif");
   if (!levers) {
     fmt::print(stderr, "plasmient: bill: {}\n", levers.error().message);
     return 2;
@@ -420,51 +409,17 @@ int RunBill(const BillArgs& a, const CLI::App& bill) {
       return 2;
     }
   }
-  auto r = fleet::RatesFor(a.gpus, a.price, a.achieved, a.target);
+  auto r = job::RatesFor(a.gpus, a.price, a.achieved, a.target);
   if (!r) {
     fmt::print(stderr, "plasmient: {}\n", r.error().message);
     return 2;
   }
-  std::string text = fleet::FormatBill(*r);
+  std::string text = job::FormatBill(*r);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
 
 }  // namespace
-
-void AddRecordOptions(CLI::App& app, RecordFlags& f) {
-  app.add_option("--db", f.db, "record the verdict in this SQLite store (for `plasmient fleet`)");
-  app.add_option("--clickhouse", f.clickhouse, "record the verdict in ClickHouse, http://HOST:PORT");
-  app.add_option("--clickhouse-db", f.clickhouse_db, "ClickHouse database")->capture_default_str();
-  app.add_option("--job", f.job, "the job's name in the store (default: the folder's or file's name)");
-  app.add_option("--label", f.labels, "key=value label on the job (user, team, ...); repeatable");
-  app.add_option("--host", f.host, "the host column in the store (default: this host's name)");
-}
-
-bool RecordAsked(const RecordFlags& f) { return !f.db.empty() || !f.clickhouse.empty(); }
-
-int RecordIfAsked(const RecordFlags& f, const verdict::JobVerdict& job, const std::vector<std::string>& given,
-                  const std::vector<std::string>& files, std::span<const whatif::RankTable> tables) {
-  if (!RecordAsked(f)) return 0;
-  fleet::RecordOptions o;
-  o.db_path = f.db;
-  o.job_id = f.job;
-  o.host = f.host;
-  if (!ParseLabels(f.labels, o.labels)) return 2;
-  if (!f.clickhouse.empty()) {
-    fleet::ClickHouseOptions ch;
-    ch.url = f.clickhouse;
-    ch.database = f.clickhouse_db;
-    o.clickhouse = ch;
-  }
-  std::vector<std::filesystem::path> paths(files.begin(), files.end());
-  auto r = fleet::RecordAnalysis(job, given, paths, o, tables);
-  if (!r) {
-    fmt::print(stderr, "plasmient: {}\n", r.error().message);
-    return 1;
-  }
-  return 0;
-}
 
 void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
   auto serve_args = std::make_shared<ServeArgs>();

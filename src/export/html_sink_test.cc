@@ -5,6 +5,7 @@
 #include "export/diff_sink.h"
 #include "export/html_charts.h"
 #include "export/testing/test_traces.h"
+#include "job/combine.h"
 
 namespace plasmient::exporting {
 namespace {
@@ -70,7 +71,7 @@ verdict::JobVerdict TwoRankJob() {
     EXPECT_TRUE(v);
     ranks.push_back(std::move(*v));
   }
-  return verdict::CombineRanks(std::move(ranks), o);
+  return job::CombineRanks(std::move(ranks), o);
 }
 
 TEST(HtmlSink, SelfContainedWithTheChartsAndWellFormedSvg) {
@@ -144,7 +145,7 @@ TEST(HtmlSink, DeviceActivityBesideEachKernel) {
   ASSERT_TRUE(v);
   std::vector<verdict::RankVerdict> ranks;
   ranks.push_back(std::move(*v));
-  verdict::JobVerdict job = verdict::CombineRanks(std::move(ranks), o);
+  verdict::JobVerdict job = job::CombineRanks(std::move(ranks), o);
   std::string html = RenderHtml(job, {});
   auto row_of = [&](std::string_view kernel) {
     std::size_t table = html.find("id=\"kernels\"");

@@ -6,6 +6,7 @@
 
 #include "cluster/cluster_verdict.h"
 #include "export/testing/test_traces.h"
+#include "job/combine.h"
 #include "verdict/column.h"
 #include "verdict/facts.h"
 
@@ -89,7 +90,7 @@ TEST(HtmlVertical, TheSectionEmbedsTheClustersClauseAndTheCursor) {
     ASSERT_TRUE(v);
     ranks.push_back(std::move(*v));
   }
-  verdict::JobVerdict job = verdict::CombineRanks(std::move(ranks), o);
+  verdict::JobVerdict job = job::CombineRanks(std::move(ranks), o);
   cluster::AddClusterFigures(job, o);
   const auto v = collector.For(job);
   ASSERT_NE(v, nullptr);

@@ -17,7 +17,6 @@ namespace {
 using verdict::Loss;
 
 // A trust-range warning (the projection left the range its model holds in) is shown as such.
-constexpr std::string_view kOutOfRange = "outside the trusted range";
 
 std::string ToggleText(const whatif::SliderToggle& t) {
   if (t.key == "overlap-comm") return "overlap communication with backward";
@@ -84,7 +83,7 @@ std::string PanelData(const whatif::Slider& s, const whatif::BillInputs& bill) {
   w.EndArray().Key("warnings").BeginArray();
   for (const std::string& text : warnings) w.String(text);
   w.EndArray().Key("trust").BeginArray();
-  for (const std::string& text : warnings) w.Int(text.starts_with(kOutOfRange) ? 1 : 0);
+  for (const std::string& text : warnings) w.Int(text.starts_with(whatif::kOutOfRangeWarning) ? 1 : 0);
   w.EndArray().EndObject();
   // Inside <script>, "</" would close it: "<\/" reads the same in a JavaScript string.
   std::string safe;

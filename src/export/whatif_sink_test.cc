@@ -39,9 +39,9 @@ TEST(WhatIfSink, JsonCarriesBothSidesLeversAndWarnings) {
   EXPECT_DOUBLE_EQ(doc["levers"]["batch_scale"].get_double(), 32);
   EXPECT_TRUE(doc["levers"]["overlap_comm"].get_bool().value());
   EXPECT_TRUE(doc["levers"]["microbatches"].is_null());
-  // $4 × (1 − 0.4) per GPU-hour; × 8766 h × 2 GPUs per year; 1/16 the GPU time per unit of work.
+  // $4 × (1 − 0.4) per GPU-hour; × 8,760 h × 2 GPUs per year; 1/16 the GPU time per unit of work.
   EXPECT_DOUBLE_EQ(doc["projected"]["bill"]["wasted_per_gpu_hour"].get_double(), 2.4);
-  EXPECT_DOUBLE_EQ(doc["projected"]["bill"]["wasted_per_year"].get_double(), 2.4 * 8766 * 2);
+  EXPECT_DOUBLE_EQ(doc["projected"]["bill"]["wasted_per_year"].get_double(), 2.4 * 8760 * 2);
   EXPECT_DOUBLE_EQ(doc["projected"]["bill"]["relative_cost_per_work"].get_double(), 1.0 / 16);
   EXPECT_EQ(doc["bound_changes"].get_array().size(), 1u);
   EXPECT_EQ(doc["warnings"].get_array().size(), 1u);

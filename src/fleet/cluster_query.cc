@@ -56,12 +56,13 @@ struct ChosenRank {
 };
 
 // Each rank's latest analysis of the job (ties: the larger key, so every store picks the same).
-Result<std::map<std::int64_t, ChosenRank>> ChooseAnalyses(QueryableStore& store, const std::string& job_id) {
+Result<std::map<std::int64_t, ChosenRank>> ChooseAnalyses(store::QueryableStore& store,
+                                                          const std::string& job_id) {
   std::map<std::int64_t, ChosenRank> chosen;
   std::string error;
-  SqlQuery q{
+  store::SqlQuery q{
       fmt::format("SELECT rank, job_key, at_ns, window_start_ns, window_end_ns FROM {} WHERE job_id = :job",
-                  store.TableName(TableId::kClusterRanks)),
+                  store.TableName(store::TableId::kClusterRanks)),
       {{":job", job_id}}};
   PLASMIENT_TRY(store.ForEachRow(q, [&](const std::vector<std::string>& row) -> Status {
     Cells c(row, "cluster_ranks", error);
@@ -82,7 +83,7 @@ Result<std::map<std::int64_t, ChosenRank>> ChooseAnalyses(QueryableStore& store,
 }
 
 // Each chosen rank's run figures (the job table), from rank_verdicts.
-Status ReadRankFigures(QueryableStore& store, const std::string& job_id,
+Status ReadRankFigures(store::QueryableStore& store, const std::string& job_id,
                        const std::map<std::int64_t, ChosenRank>& chosen,
                        std::map<std::int64_t, verdict::RankVerdict>& ranks) {
   std::string columns = "job_key, rank, gpu, wall_s, useful_s, kernel_union_s";
@@ -90,9 +91,9 @@ Status ReadRankFigures(QueryableStore& store, const std::string& job_id,
     columns += fmt::format(", loss_{}_s", verdict::LossKey(static_cast<verdict::Loss>(l)));
   }
   std::string error;
-  SqlQuery q{
-      fmt::format("SELECT {} FROM {} WHERE job_id = :job", columns, store.TableName(TableId::kRankVerdicts)),
-      {{":job", job_id}}};
+  store::SqlQuery q{fmt::format("SELECT {} FROM {} WHERE job_id = :job", columns,
+                                store.TableName(store::TableId::kRankVerdicts)),
+                    {{":job", job_id}}};
   return store.ForEachRow(q, [&](const std::vector<std::string>& row) -> Status {
     Cells c(row, "rank_verdicts", error);
     std::int64_t rank = c.Int(1, "rank");
@@ -113,16 +114,16 @@ Status ReadRankFigures(QueryableStore& store, const std::string& job_id,
 }
 
 // Every chosen rank's collectives, in start order as the rank's analysis kept them.
-Result<std::int64_t> ReadCollectives(QueryableStore& store, const std::string& job_id,
+Result<std::int64_t> ReadCollectives(store::QueryableStore& store, const std::string& job_id,
                                      const std::map<std::int64_t, ChosenRank>& chosen,
                                      std::map<std::int64_t, verdict::RankVerdict>& ranks) {
   std::string error;
   std::int64_t rows = 0;
-  SqlQuery q{fmt::format("SELECT job_key, rank, comm_group, kind, seq, bytes, group_size, group_rank, "
-                         "start_ns, end_ns, step, "
-                         "p2p, peer FROM {} WHERE job_id = :job",
-                         store.TableName(TableId::kRankCollectives)),
-             {{":job", job_id}}};
+  store::SqlQuery q{fmt::format("SELECT job_key, rank, comm_group, kind, seq, bytes, group_size, group_rank, "
+                                "start_ns, end_ns, step, "
+                                "p2p, peer FROM {} WHERE job_id = :job",
+                                store.TableName(store::TableId::kRankCollectives)),
+                    {{":job", job_id}}};
   PLASMIENT_TRY(store.ForEachRow(q, [&](const std::vector<std::string>& row) -> Status {
     Cells c(row, "rank_collectives", error);
     std::int64_t rank = c.Int(1, "rank");
@@ -155,7 +156,7 @@ Result<std::int64_t> ReadCollectives(QueryableStore& store, const std::string& j
 
 }  // namespace
 
-Result<StoredClusterJob> LoadStoredCluster(QueryableStore& store, const std::string& job_id) {
+Result<StoredClusterJob> LoadStoredCluster(store::QueryableStore& store, const std::string& job_id) {
   auto chosen = ChooseAnalyses(store, job_id);
   if (!chosen) return std::unexpected(chosen.error());
   std::map<std::int64_t, verdict::RankVerdict> ranks;
@@ -179,7 +180,7 @@ Result<StoredClusterJob> LoadStoredCluster(QueryableStore& store, const std::str
   return out;
 }
 
-Result<StoredClusterJob> AnalyzeStoredCluster(QueryableStore& store, const std::string& job_id,
+Result<StoredClusterJob> AnalyzeStoredCluster(store::QueryableStore& store, const std::string& job_id,
                                               const verdict::AnalyzeOptions& options) {
   auto stored = LoadStoredCluster(store, job_id);
   if (!stored) return std::unexpected(stored.error());
@@ -187,35 +188,26 @@ Result<StoredClusterJob> AnalyzeStoredCluster(QueryableStore& store, const std::
   return stored;
 }
 
-Result<std::int64_t> WatchStoredClusters(QueryableStore& store, const verdict::AnalyzeOptions& options,
-                                         std::int64_t since_ns, ClusterWatchState& seen,
-                                         MetricsRegistry& metrics, std::vector<std::string>* errors) {
+Result<std::vector<std::string>> ChangedClusterJobs(store::QueryableStore& store, std::int64_t since_ns,
+                                                    ClusterWatchState& seen) {
   std::string error;
-  std::vector<std::pair<std::string, std::pair<std::int64_t, std::int64_t>>> fresh;
-  SqlQuery q{
+  std::vector<std::string> changed;
+  store::SqlQuery q{
       fmt::format("SELECT job_id, count(DISTINCT rank), max(at_ns) FROM {} WHERE at_ns >= {} GROUP BY job_id",
-                  store.TableName(TableId::kClusterRanks), since_ns),
+                  store.TableName(store::TableId::kClusterRanks), since_ns),
       {}};
   PLASMIENT_TRY(store.ForEachRow(q, [&](const std::vector<std::string>& row) -> Status {
     Cells c(row, "cluster_ranks", error);
     std::pair state{c.Int(1, "ranks"), c.Int(2, "at_ns")};
     if (!error.empty()) return Fail("{}", error);
     auto at = seen.find(row[0]);
-    if (state.first >= 2 && (at == seen.end() || at->second != state)) fresh.emplace_back(row[0], state);
+    if (state.first >= 2 && (at == seen.end() || at->second != state)) {
+      seen[row[0]] = state;
+      changed.push_back(row[0]);
+    }
     return Ok();
   }));
-  std::int64_t analyzed = 0;
-  for (const auto& [job, state] : fresh) {
-    seen[job] = state;
-    auto stored = AnalyzeStoredCluster(store, job, options);
-    if (!stored) {
-      if (errors) errors->push_back(stored.error().message);
-      continue;
-    }
-    metrics.SetCluster(job, static_cast<std::int64_t>(stored->job.ranks.size()), stored->job.stragglers);
-    ++analyzed;
-  }
-  return analyzed;
+  return changed;
 }
 
 std::string RenderStoredCluster(const StoredClusterJob& stored, std::size_t limit) {
@@ -224,9 +216,9 @@ std::string RenderStoredCluster(const StoredClusterJob& stored, std::size_t limi
                                 stored.analyses, stored.collective_rows);
   out += exporting::RenderRankTable(job);
   auto text = [](double v) { return fmt::format("{}", v); };
-  QueryResult per_rank{{"rank", "clock_offset_s", "clock_aligned", "wait_on_peers_s", "transfer_s",
-                        "caused_wait_s", "p2p_wait_s"},
-                       {}};
+  store::QueryResult per_rank{{"rank", "clock_offset_s", "clock_aligned", "wait_on_peers_s", "transfer_s",
+                               "caused_wait_s", "p2p_wait_s"},
+                              {}};
   for (const auto& r : job.ranks) {
     if (per_rank.rows.size() >= limit) break;
     per_rank.rows.push_back({std::to_string(r.rank), text(r.clock_offset_s), r.clock_aligned ? "yes" : "no",
@@ -237,9 +229,9 @@ std::string RenderStoredCluster(const StoredClusterJob& stored, std::size_t limi
   if (job.ranks.size() > per_rank.rows.size()) {
     out += fmt::format("… {} more ranks (--limit)\n", job.ranks.size() - per_rank.rows.size());
   }
-  QueryResult stragglers{{"straggler_rank", "caused_wait_s", "capacity_fraction", "kind", "late_steps",
-                          "steps", "late_collectives", "collectives", "mean_late_s"},
-                         {}};
+  store::QueryResult stragglers{{"straggler_rank", "caused_wait_s", "capacity_fraction", "kind", "late_steps",
+                                 "steps", "late_collectives", "collectives", "mean_late_s"},
+                                {}};
   for (const auto& s : job.stragglers) {
     stragglers.rows.push_back({std::to_string(s.rank), text(s.caused_wait_s), text(s.capacity_fraction),
                                std::string(join::CollectiveKindName(s.kind)),
@@ -249,7 +241,7 @@ std::string RenderStoredCluster(const StoredClusterJob& stored, std::size_t limi
   }
   out += "\n stragglers\n" + FormatTable(stragglers);
   if (!job.pipeline.empty()) {
-    QueryResult pipeline{
+    store::QueryResult pipeline{
         {"rank", "pipeline", "stage", "stages", "microbatches", "ideal_bubble", "measured_bubble"}, {}};
     for (const auto& p : job.pipeline) {
       pipeline.rows.push_back(

@@ -8,11 +8,11 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "base/result.h"
-#include "fleet/metrics.h"
-#include "fleet/store.h"
-#include "verdict/analyze.h"
+#include "store/store.h"
+#include "verdict/options.h"
 #include "verdict/verdict.h"
 
 namespace plasmient::fleet {
@@ -25,11 +25,11 @@ struct StoredClusterJob {
 
 // Reads job `job_id`'s ranks from the store: for each rank, the rows of its latest analysis
 // (by at_ns). Fails when the job has no cluster rows, or on a row the store cannot have written.
-Result<StoredClusterJob> LoadStoredCluster(QueryableStore& store, const std::string& job_id);
+Result<StoredClusterJob> LoadStoredCluster(store::QueryableStore& store, const std::string& job_id);
 
 // LoadStoredCluster, then the cluster layer over its ranks, exactly as `analyze DIR` runs it
 // (cluster::AddClusterFigures): offsets, waits, stragglers and their fixes, pipeline stages.
-Result<StoredClusterJob> AnalyzeStoredCluster(QueryableStore& store, const std::string& job_id,
+Result<StoredClusterJob> AnalyzeStoredCluster(store::QueryableStore& store, const std::string& job_id,
                                               const verdict::AnalyzeOptions& options);
 
 // The job's rank table as `analyze DIR` prints it, then the cluster figures per rank (at most
@@ -39,13 +39,9 @@ std::string RenderStoredCluster(const StoredClusterJob& stored, std::size_t limi
 // serve --cluster-every-s: what was last seen of each job (its ranks and newest analysis).
 using ClusterWatchState = std::map<std::string, std::pair<std::int64_t, std::int64_t>>;
 
-// One round of serve's watch: every job with cluster rows at or after `since_ns`, two ranks or
-// more, and new rows since the last round (`seen`) gets AnalyzeStoredCluster, its stragglers
-// into `metrics`. Returns the jobs analyzed; a job that fails is reported in `errors` and
-// retried when its rows change.
-Result<std::int64_t> WatchStoredClusters(QueryableStore& store, const verdict::AnalyzeOptions& options,
-                                         std::int64_t since_ns, ClusterWatchState& seen,
-                                         MetricsRegistry& metrics,
-                                         std::vector<std::string>* errors = nullptr);
+// The jobs with cluster rows at or after `since_ns`, two ranks or more, and new rows since the
+// last call (`seen`, which records what each returned job now holds), in job order.
+Result<std::vector<std::string>> ChangedClusterJobs(store::QueryableStore& store, std::int64_t since_ns,
+                                                    ClusterWatchState& seen);
 
 }  // namespace plasmient::fleet

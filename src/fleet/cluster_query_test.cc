@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "cluster/cluster_verdict.h"
-#include "fleet/job_rows.h"
-#include "fleet/sqlite_store.h"
+#include "store/job_rows.h"
+#include "store/sqlite_store.h"
 
 namespace plasmient::fleet {
 namespace {
@@ -61,19 +61,19 @@ std::filesystem::path TempDb() {
 }
 
 // Each rank recorded on its own, as `analyze rank.json --db --job j` or serve on its node does.
-std::unique_ptr<SqliteStore> StoreWithRanks(std::int64_t ranks, std::int64_t at_ns = 100) {
-  auto store = SqliteStore::Open(TempDb().string());
+std::unique_ptr<store::SqliteStore> StoreWithRanks(std::int64_t ranks, std::int64_t at_ns = 100) {
+  auto store = store::SqliteStore::Open(TempDb().string());
   EXPECT_TRUE(store) << store.error().message;
   for (std::int64_t r = 0; r < ranks; ++r) {
     verdict::JobVerdict one;
     one.ranks = {Rank(r)};
-    JobContext c{"key" + std::to_string(r) + "-" + std::to_string(at_ns),
-                 "j",
-                 at_ns + r,
-                 "node" + std::to_string(r),
-                 {},
-                 {}};
-    auto n = (*store)->Record(BuildRows(one, c), "rank" + std::to_string(r));
+    store::JobContext c{"key" + std::to_string(r) + "-" + std::to_string(at_ns),
+                        "j",
+                        at_ns + r,
+                        "node" + std::to_string(r),
+                        {},
+                        {}};
+    auto n = (*store)->Record(store::BuildRows(one, c), "rank" + std::to_string(r));
     EXPECT_TRUE(n) << n.error().message;
   }
   return std::move(*store);
@@ -127,8 +127,8 @@ TEST(ClusterQueryTest, ARankAnalyzedAgainCountsOnceWithItsLatestRows) {
   verdict::JobVerdict again;
   again.ranks = {Rank(2)};
   for (auto& c : again.ranks[0].collectives) c.start_ns = c.end_ns - 4 * kMs;
-  JobContext c{"key2-late", "j", 500, "node2", {}, {}};
-  ASSERT_TRUE(store->Record(BuildRows(again, c), "rank2-again"));
+  store::JobContext c{"key2-late", "j", 500, "node2", {}, {}};
+  ASSERT_TRUE(store->Record(store::BuildRows(again, c), "rank2-again"));
   auto stored = AnalyzeStoredCluster(*store, "j", {});
   ASSERT_TRUE(stored) << stored.error().message;
   EXPECT_EQ(stored->job.ranks.size(), 3u);
@@ -148,25 +148,23 @@ TEST(ClusterQueryTest, AJobWithoutRowsOrWithoutRankFiguresFailsInOneLine) {
             std::string::npos);
 }
 
-TEST(ClusterQueryTest, TheWatchAnalyzesAJobWhenItsRowsChangeAndExportsTheStraggler) {
+TEST(ClusterQueryTest, TheWatchSeesAJobWhenItsRowsChangeAndItsStragglerIsNamed) {
   auto store = StoreWithRanks(3);
-  MetricsRegistry metrics;
   ClusterWatchState seen;
-  auto first = WatchStoredClusters(*store, {}, 0, seen, metrics);
+  auto first = ChangedClusterJobs(*store, 0, seen);
   ASSERT_TRUE(first) << first.error().message;
-  EXPECT_EQ(*first, 1);
-  std::string text = metrics.Render({});
-  EXPECT_NE(text.find("plasmient_cluster_ranks{job=\"j\"} 3"), std::string::npos) << text;
-  const std::string series = "plasmient_cluster_straggler_caused_wait_seconds{job=\"j\",rank=\"2\"} ";
-  auto at = text.find(series);
-  ASSERT_NE(at, std::string::npos) << text;
-  EXPECT_NEAR(std::stod(text.substr(at + series.size())), 0.036, 1e-12);
-  auto unchanged = WatchStoredClusters(*store, {}, 0, seen, metrics);
+  EXPECT_EQ(*first, std::vector<std::string>{"j"});
+  auto stored = AnalyzeStoredCluster(*store, "j", {});
+  ASSERT_TRUE(stored) << stored.error().message;
+  ASSERT_EQ(stored->job.stragglers.size(), 1u);
+  EXPECT_EQ(stored->job.stragglers[0].rank, 2);
+  EXPECT_NEAR(stored->job.stragglers[0].caused_wait_s, 0.036, 1e-12);
+  auto unchanged = ChangedClusterJobs(*store, 0, seen);
   ASSERT_TRUE(unchanged);
-  EXPECT_EQ(*unchanged, 0);
-  auto later = WatchStoredClusters(*store, {}, 1'000'000, seen, metrics);  // rows older than since_ns
+  EXPECT_TRUE(unchanged->empty());
+  auto later = ChangedClusterJobs(*store, 1'000'000, seen);  // rows older than since_ns
   ASSERT_TRUE(later);
-  EXPECT_EQ(*later, 0);
+  EXPECT_TRUE(later->empty());
 }
 
 }  // namespace

@@ -255,7 +255,7 @@ std::string UtcTime(std::int64_t seconds) {
 }
 
 std::string Table(const std::vector<DcgmRow>& rows, std::string_view first, std::size_t limit, bool models) {
-  QueryResult t;
+  store::QueryResult t;
   t.columns = {std::string(first)};
   if (models) t.columns.push_back("model");
   for (const char* c : {"GPUs", "GPU-h", "util", "engine", "SM", "tensor", "DRAM", "est. achieved",

@@ -10,7 +10,7 @@
 #include <simdjson.h>
 
 #include "base/text.h"
-#include "fleet/clickhouse_store.h"
+#include "store/clickhouse_store.h"
 
 namespace plasmient::fleet {
 namespace {
@@ -103,7 +103,7 @@ std::string_view DcgmSeries::Label(std::string_view name) const {
 }
 
 Result<PrometheusGet> PrometheusHttpGet(const std::string& url, int timeout_s) {
-  auto hp = ParseHttpUrl(url, "--prometheus", kDefaultPrometheusPort);
+  auto hp = store::ParseHttpUrl(url, "--prometheus", kDefaultPrometheusPort);
   if (!hp) return std::unexpected(hp.error());
   auto client = std::make_shared<httplib::Client>(hp->first, hp->second);
   client->set_connection_timeout(5, 0);
@@ -166,8 +166,8 @@ Result<DcgmCounters> ReadDcgmCounters(const PrometheusGet& get, const DcgmReadOp
   for (int c = 0; c < kDcgmCounters; ++c) {
     auto counter = static_cast<DcgmCounter>(c);
     std::string selector = o.match.empty() ? "" : fmt::format("{{{}}}", o.match);
-    std::string query =
-        UrlEncode(fmt::format("avg_over_time({}{}[{}s])", DcgmCounterName(counter), selector, w.step_s));
+    std::string query = store::UrlEncode(
+        fmt::format("avg_over_time({}{}[{}s])", DcgmCounterName(counter), selector, w.step_s));
     // Points are evaluated at the end of each step: start+step, start+2·step, …
     for (std::int64_t first = 1; first <= w.Points(); first += per_request) {
       std::int64_t last = std::min(w.Points(), first + per_request - 1);

@@ -10,7 +10,7 @@
 
 #include "base/text.h"
 #include "base/time_units.h"
-#include "fleet/clickhouse_rollups.h"
+#include "store/clickhouse_rollups.h"
 
 namespace plasmient::fleet {
 namespace {
@@ -63,7 +63,7 @@ namespace {
 // The window over rollup rows, whose at_ns is the start of their hour: every hour that meets
 // [since, until) is read whole.
 std::string RollupWhere(const FleetQuery& q) {
-  constexpr std::int64_t kBucket = kRollupBucketNs;
+  constexpr std::int64_t kBucket = store::kRollupBucketNs;
   std::string w = " WHERE 1 = 1";
   if (q.since_ns) w += fmt::format(" AND at_ns >= {}", *q.since_ns - *q.since_ns % kBucket);
   if (q.until_ns && *q.until_ns <= std::numeric_limits<std::int64_t>::max() - kBucket) {
@@ -77,9 +77,9 @@ std::string RollupWhere(const FleetQuery& q) {
 // ClickHouse's rollups (clickhouse_rollups.cc), whose rows hold partial sums of the same figures,
 // so each answer has the same columns, in the same order, from either.
 struct Source {
-  const QueryableStore& store;
+  const store::QueryableStore& store;
   bool rollups;
-  std::string From(TableId table, RollupId rollup) const {
+  std::string From(store::TableId table, store::RollupId rollup) const {
     return rollups ? store.RollupName(rollup) : store.TableName(table);
   }
   // The expression over the raw rows, or the one over the rollup that sums to the same.
@@ -93,7 +93,7 @@ std::string SqlText(const FleetQuery& q, const Source& s) {
   std::string order = q.by_gpu_hours ? "gpu_hours" : "wasted_gpu_hours";
   const auto distinct_analyses = s.Sum("count(DISTINCT job_key)", "sum(analyses)");
   const auto analyses = s.Sum("count(*)", "sum(analyses)");
-  auto top = [&](TableId table, RollupId rollup, std::string_view alias) {
+  auto top = [&](store::TableId table, store::RollupId rollup, std::string_view alias) {
     return fmt::format(
         "SELECT name AS {}, sum(lost_s) / 3600 AS wasted_gpu_hours, sum(time_s) / 3600 AS gpu_hours, "
         "sum(calls) AS total_calls, {} AS analyses FROM {}{} GROUP BY name "
@@ -106,13 +106,13 @@ std::string SqlText(const FleetQuery& q, const Source& s) {
         "SELECT {} AS {}, sum({}) / 3600 AS wasted_gpu_hours, sum({}) / 3600 AS gpu_hours, "
         "sum({}) / sum({}) AS achieved, {} AS analyses FROM {}{} GROUP BY {} ORDER BY {} DESC, {} LIMIT {}",
         key, alias, s.Sum("wall_s - useful_s", "wasted_gpu_s"), gpu_s, useful_s, gpu_s, analyses,
-        s.From(TableId::kJobs, RollupId::kJobsByHour), where, key, order, key, q.limit);
+        s.From(store::TableId::kJobs, store::RollupId::kJobsByHour), where, key, order, key, q.limit);
   };
   switch (q.question) {
     case FleetQuestion::kTopKernels:
-      return top(TableId::kKernelAggregates, RollupId::kKernelsByHour, "kernel");
+      return top(store::TableId::kKernelAggregates, store::RollupId::kKernelsByHour, "kernel");
     case FleetQuestion::kTopOps:
-      return top(TableId::kOpAggregates, RollupId::kOpsByHour, "op");
+      return top(store::TableId::kOpAggregates, store::RollupId::kOpsByHour, "op");
     case FleetQuestion::kTopLayers:
       return fmt::format(
           "SELECT type AS layer, sum(lost_s) / 3600 AS wasted_gpu_hours, sum(gpu_time_s) / 3600 AS "
@@ -120,7 +120,8 @@ std::string SqlText(const FleetQuery& q, const Source& s) {
           "sum(useful_s) / sum(gpu_time_s) AS achieved, sum(instances) AS instances, sum(calls) AS "
           "total_calls, "
           "{} AS analyses FROM {}{} GROUP BY type ORDER BY {} DESC, type LIMIT {}",
-          distinct_analyses, s.From(TableId::kLayerTypes, RollupId::kLayersByHour), where, order, q.limit);
+          distinct_analyses, s.From(store::TableId::kLayerTypes, store::RollupId::kLayersByHour), where,
+          order, q.limit);
     case FleetQuestion::kTopJobs:
       if (q.by_recoverable) {
         return fmt::format(
@@ -132,7 +133,8 @@ std::string SqlText(const FleetQuery& q, const Source& s) {
             s.Sum("recoverable_gpu_s", "recovered_gpu_s"),
             s.Sum("recoverable_gpu_s * price_per_gpu_hour", "recovered_spend_s"),
             s.Sum("max(out_of_range)", "sum(out_of_range) > 0"), analyses,
-            s.From(TableId::kLeverProjections, RollupId::kLeversByHour), where, q.lever_value, q.limit);
+            s.From(store::TableId::kLeverProjections, store::RollupId::kLeversByHour), where, q.lever_value,
+            q.limit);
       }
       return jobs("job_id", "job");
     case FleetQuestion::kTopUsers:
@@ -146,12 +148,12 @@ std::string SqlText(const FleetQuery& q, const Source& s) {
             "/ "
             "sum(gpu_s) AS utilization, sum(gpu_s) AS gpu_seconds, sum(analyses) AS analyses FROM {}{} "
             "GROUP BY job_id, at_ns ORDER BY job_id, at_ns LIMIT {}",
-            s.From(TableId::kJobs, RollupId::kJobsByHour), where, q.limit);
+            s.From(store::TableId::kJobs, store::RollupId::kJobsByHour), where, q.limit);
       }
       return fmt::format(
           "SELECT job_id AS job, at_ns, achieved, utilization, wall_s AS gpu_seconds, ranks FROM {}{} "
           "ORDER BY job_id, at_ns LIMIT {}",
-          s.From(TableId::kJobs, RollupId::kJobsByHour), where, q.limit);
+          s.From(store::TableId::kJobs, store::RollupId::kJobsByHour), where, q.limit);
     case FleetQuestion::kStragglers: {
       // A job analyzed more than once has one row per analysis: its largest wait is shown.
       const auto max = s.Sum("max", "maxMerge");
@@ -160,7 +162,7 @@ std::string SqlText(const FleetQuery& q, const Source& s) {
           "{0}(capacity_fraction) AS of_capacity, {0}(late_collectives) AS late_at, {1} AS analyses "
           "FROM {2}{3} GROUP BY job_id, rank ORDER BY waited_s DESC, job_id, straggler_rank LIMIT {4}",
           max, s.Sum("count(*)", "countMerge(analyses)"),
-          s.From(TableId::kStragglers, RollupId::kStragglersByHour), where, q.limit);
+          s.From(store::TableId::kStragglers, store::RollupId::kStragglersByHour), where, q.limit);
     }
   }
   return "";
@@ -168,23 +170,23 @@ std::string SqlText(const FleetQuery& q, const Source& s) {
 
 }  // namespace
 
-SqlQuery BuildSql(const FleetQuery& q, const QueryableStore& store) {
-  const Source source{store, !store.RollupName(RollupId::kJobsByHour).empty()};
-  SqlQuery query{SqlText(q, source), {}};
+store::SqlQuery BuildSql(const FleetQuery& q, const store::QueryableStore& store) {
+  const Source source{store, !store.RollupName(store::RollupId::kJobsByHour).empty()};
+  store::SqlQuery query{SqlText(q, source), {}};
   if (!q.job.empty()) query.params.push_back({":job", q.job});
   if (q.by_recoverable && q.question == FleetQuestion::kTopJobs) query.params.push_back({":lever", q.lever});
   return query;
 }
 
-Result<QueryResult> QueryLeverBill(QueryableStore& store, FleetQuery query,
-                                   std::span<const LeverKey> levers) {
+Result<store::QueryResult> QueryLeverBill(store::QueryableStore& store, FleetQuery query,
+                                          std::span<const whatif::LeverKey> levers) {
   query.question = FleetQuestion::kTopJobs;
   query.by_recoverable = true;
   struct Ranked {
     std::size_t job = 0, lever = 0;
     std::vector<std::string> cells;
   };
-  QueryResult out;
+  store::QueryResult out;
   std::unordered_map<std::string, std::size_t> jobs;  // job → its place, in order of first appearance
   std::vector<Ranked> ranked;
   for (std::size_t l = 0; l < levers.size(); ++l) {
@@ -199,7 +201,7 @@ Result<QueryResult> QueryLeverBill(QueryableStore& store, FleetQuery query,
     }
     for (auto& row : r->rows) {
       const std::size_t job = jobs.try_emplace(row.front(), jobs.size()).first->second;
-      row.insert(row.begin() + 1, LeverLabel(levers[l]));
+      row.insert(row.begin() + 1, whatif::LeverLabel(levers[l]));
       ranked.push_back({job, l, std::move(row)});
     }
   }
@@ -208,12 +210,12 @@ Result<QueryResult> QueryLeverBill(QueryableStore& store, FleetQuery query,
   return out;
 }
 
-std::string FormatTsv(const QueryResult& r) {
+std::string FormatTsv(const store::QueryResult& r) {
   std::string text;
   auto line = [&](const std::vector<std::string>& cells) {
     for (std::size_t i = 0; i < cells.size(); ++i) {
       if (i) text += '\t';
-      AppendTsvCell(text, cells[i]);
+      store::AppendTsvCell(text, cells[i]);
     }
     text += '\n';
   };
@@ -222,7 +224,7 @@ std::string FormatTsv(const QueryResult& r) {
   return text;
 }
 
-std::string FormatTable(const QueryResult& r) {
+std::string FormatTable(const store::QueryResult& r) {
   std::vector<std::vector<std::string>> cells;
   cells.push_back(r.columns);
   for (const auto& row : r.rows) {

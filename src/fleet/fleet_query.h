@@ -6,8 +6,8 @@
 #include <string>
 
 #include "base/result.h"
-#include "fleet/levers.h"
-#include "fleet/store.h"
+#include "store/store.h"
+#include "whatif/levers.h"
 
 namespace plasmient::fleet {
 
@@ -41,18 +41,19 @@ struct FleetQuery {
 Result<std::int64_t> ParseTime(std::string_view text, std::int64_t now_ns);
 
 // The query for a question, its values as named parameters (":job").
-SqlQuery BuildSql(const FleetQuery& query, const QueryableStore& store);
+store::SqlQuery BuildSql(const FleetQuery& query, const store::QueryableStore& store);
 
 // `plasmient bill --whatif`: what each lever would recover per job. The rows are those of
 // `fleet --top jobs --by recoverable-gpu-hours --lever L` for each lever (BuildSql, at most
 // query.limit jobs per lever), with a `lever` column (LeverLabel) after the job; jobs in the order
 // of the first lever's ranking (then of the next lever's, for jobs it lacks), each job's levers in
 // the order given. The query's question and lever are set here; its window and job filter are kept.
-Result<QueryResult> QueryLeverBill(QueryableStore& store, FleetQuery query, std::span<const LeverKey> levers);
+Result<store::QueryResult> QueryLeverBill(store::QueryableStore& store, FleetQuery query,
+                                          std::span<const whatif::LeverKey> levers);
 
 // A fixed-width table; numbers to 6 significant digits, at_ns as UTC time.
-std::string FormatTable(const QueryResult& result);
+std::string FormatTable(const store::QueryResult& result);
 // TabSeparated with a header line: the cells as the store returned them (numbers in full).
-std::string FormatTsv(const QueryResult& result);
+std::string FormatTsv(const store::QueryResult& result);
 
 }  // namespace plasmient::fleet

@@ -6,11 +6,11 @@
 
 #include <gtest/gtest.h>
 
-#include "fleet/clickhouse_store.h"
-#include "fleet/job_rows.h"
-#include "fleet/levers.h"
-#include "fleet/sqlite_store.h"
-#include "fleet/testing/test_job.h"
+#include "store/clickhouse_store.h"
+#include "store/job_rows.h"
+#include "store/sqlite_store.h"
+#include "store/testing/test_job.h"
+#include "whatif/levers.h"
 
 namespace plasmient::fleet {
 namespace {
@@ -32,31 +32,31 @@ class FleetQueryStoreTest : public ::testing::Test {
     dir_ = std::filesystem::temp_directory_path() / ("plasmient_fq_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    store_ = std::move(*SqliteStore::Open((dir_ / "s.sqlite").string()));
+    store_ = std::move(*store::SqliteStore::Open((dir_ / "s.sqlite").string()));
     for (int i = 0; i < 3; ++i) {
-      auto job = testing::MakeJob();
+      auto job = store::testing::MakeJob();
       // Job i wastes i+1 times as much in its GEMM.
       for (auto& r : job.ranks) r.top_kernels[0].lost_s = 360.0 * (i + 1);
       job.ranks[0].top_kernels.push_back(job.ranks[0].top_kernels[0]);
       job.ranks[0].top_kernels[1].name = "elementwise";
       job.ranks[0].top_kernels[1].lost_s = 3600;
-      JobContext c;
+      store::JobContext c;
       c.job_key = "k" + std::to_string(i);
       c.job_id = i < 2 ? "trainA" : "trainB";
       c.at_ns = (i + 1) * 1'000'000'000ll;
       c.host = "h";
       c.labels = {{"user", i == 0 ? "ann" : "bob"}};
-      ASSERT_TRUE(store_->Record(BuildRows(job, c), c.job_key));
+      ASSERT_TRUE(store_->Record(store::BuildRows(job, c), c.job_key));
     }
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
-  QueryResult Run(const FleetQuery& q) {
+  store::QueryResult Run(const FleetQuery& q) {
     auto r = store_->Query(BuildSql(q, *store_));
     EXPECT_TRUE(r) << (r ? "" : r.error().message);
-    return r ? *r : QueryResult{};
+    return r ? *r : store::QueryResult{};
   }
   std::filesystem::path dir_;
-  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<store::SqliteStore> store_;
 };
 
 TEST_F(FleetQueryStoreTest, TopKernelsByWastedGpuHours) {
@@ -138,12 +138,12 @@ TEST_F(FleetQueryStoreTest, TiesComeOutInTheGroupingKeysOrder) {
 }
 
 TEST(FleetQueryTest, ClickHouseGetsEachValueQuotedOnce) {
-  auto sql =
-      BindClickHouseParams({"SELECT 1 FROM t WHERE job_id = :job AND x = ':job'", {{":job", "o'b\\c"}}});
+  auto sql = store::BindClickHouseParams(
+      {"SELECT 1 FROM t WHERE job_id = :job AND x = ':job'", {{":job", "o'b\\c"}}});
   ASSERT_TRUE(sql) << sql.error().message;
   // The value's ' and \ are escaped; a ':job' inside a string literal is left alone.
   EXPECT_EQ(*sql, "SELECT 1 FROM t WHERE job_id = 'o\\'b\\\\c' AND x = ':job'");
-  EXPECT_FALSE(BindClickHouseParams({"SELECT :other", {{":job", "a"}}}));
+  EXPECT_FALSE(store::BindClickHouseParams({"SELECT :other", {{":job", "a"}}}));
 }
 
 TEST_F(FleetQueryStoreTest, UsersTrendAndStragglers) {
@@ -179,7 +179,7 @@ TEST(FleetLeverQueryTest, RecoverableGpuHoursSumTheLeversRowsPerJob) {
   const auto dir = std::filesystem::temp_directory_path() / ("plasmient_fl_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  auto store = std::move(*SqliteStore::Open((dir / "s.sqlite").string()));
+  auto store = std::move(*store::SqliteStore::Open((dir / "s.sqlite").string()));
   struct Lever {
     const char* job;
     const char* lever;
@@ -189,17 +189,18 @@ TEST(FleetLeverQueryTest, RecoverableGpuHoursSumTheLeversRowsPerJob) {
                           {"trainB", "overlap-comm", 0, 9000, 2}, {"trainA", "batch-scale", 2, 72000, 2},
                           {"trainA", "batch-scale", 4, 36000, 2}, {"trainB", "cuda-graphs", 0, 360, 2}};
   for (std::size_t i = 0; i < std::size(levers); ++i) {
-    JobContext c{.job_key = "k" + std::to_string(i), .job_id = levers[i].job, .at_ns = 1, .host = "h"};
-    Batch b = BuildRows(testing::MakeJob(), c);  // the store records an analysis by its jobs row
-    ASSERT_TRUE(b[TableId::kLeverProjections].empty()) << "no tables, no lever rows";
-    Row r = Common(c);
-    for (Cell cell : std::initializer_list<Cell>{
+    store::JobContext c{.job_key = "k" + std::to_string(i), .job_id = levers[i].job, .at_ns = 1, .host = "h"};
+    store::Batch b =
+        store::BuildRows(store::testing::MakeJob(), c);  // the store records an analysis by its jobs row
+    ASSERT_TRUE(b[store::TableId::kLeverProjections].empty()) << "no tables, no lever rows";
+    store::Row r = Common(c);
+    for (store::Cell cell : std::initializer_list<store::Cell>{
              std::string(levers[i].lever), levers[i].value, std::int64_t{8}, 100000.0, 90000.0, 1.1,
              levers[i].recoverable_s, std::int64_t{i == 4}, levers[i].price}) {
       r.push_back(cell);
     }
-    ASSERT_EQ(r.size(), Table(TableId::kLeverProjections).columns.size());
-    b[TableId::kLeverProjections].push_back(r);
+    ASSERT_EQ(r.size(), Table(store::TableId::kLeverProjections).columns.size());
+    b[store::TableId::kLeverProjections].push_back(r);
     ASSERT_TRUE(store->Record(b, c.job_key));
   }
   FleetQuery q{.question = FleetQuestion::kTopJobs, .by_recoverable = true};
@@ -219,7 +220,7 @@ TEST(FleetLeverQueryTest, RecoverableGpuHoursSumTheLeversRowsPerJob) {
   EXPECT_EQ(r->rows[0][4], "1");  // out of the trusted range
 
   // bill --whatif: each lever's ranking, per job in the first lever's order, the lever named.
-  const LeverKey asked[] = {{"overlap-comm", 0}, {"batch-scale", 4}, {"cuda-graphs", 0}};
+  const whatif::LeverKey asked[] = {{"overlap-comm", 0}, {"batch-scale", 4}, {"cuda-graphs", 0}};
   auto bill = QueryLeverBill(*store, FleetQuery{.question = FleetQuestion::kTrend}, asked);
   ASSERT_TRUE(bill) << bill.error().message;
   ASSERT_EQ(bill->columns.size(), 7u);
@@ -243,31 +244,31 @@ TEST(FleetLeverQueryTest, RecoverableGpuHoursSumTheLeversRowsPerJob) {
 
 TEST(FleetLeverQueryTest, ParseLever) {
   auto words = [](std::initializer_list<std::string> w) { return std::vector<std::string>(w); };
-  EXPECT_EQ(ParseLever(words({"overlap-comm"}))->name, "overlap-comm");
-  EXPECT_EQ(ParseLever(words({"cuda-graphs"}))->value, 0);
-  EXPECT_EQ(ParseLever(words({"batch-scale", "4"}))->value, 4);
-  EXPECT_EQ(ParseLever(words({"microbatches", "16"}))->value, 16);
-  EXPECT_FALSE(ParseLever(words({})));
-  EXPECT_FALSE(ParseLever(words({"faster-gpus"})));
-  EXPECT_FALSE(ParseLever(words({"batch-scale"})));
-  EXPECT_FALSE(ParseLever(words({"batch-scale", "-2"})));
-  EXPECT_FALSE(ParseLever(words({"batch-scale", "2x"})));
-  EXPECT_FALSE(ParseLever(words({"microbatches", "2.5"})));
-  EXPECT_FALSE(ParseLever(words({"overlap-comm", "1"})));
-  EXPECT_NE(ParseLever(words({"faster-gpus"}), "--whatif").error().message.find("--whatif"),
+  EXPECT_EQ(whatif::ParseLever(words({"overlap-comm"}))->name, "overlap-comm");
+  EXPECT_EQ(whatif::ParseLever(words({"cuda-graphs"}))->value, 0);
+  EXPECT_EQ(whatif::ParseLever(words({"batch-scale", "4"}))->value, 4);
+  EXPECT_EQ(whatif::ParseLever(words({"microbatches", "16"}))->value, 16);
+  EXPECT_FALSE(whatif::ParseLever(words({})));
+  EXPECT_FALSE(whatif::ParseLever(words({"faster-gpus"})));
+  EXPECT_FALSE(whatif::ParseLever(words({"batch-scale"})));
+  EXPECT_FALSE(whatif::ParseLever(words({"batch-scale", "-2"})));
+  EXPECT_FALSE(whatif::ParseLever(words({"batch-scale", "2x"})));
+  EXPECT_FALSE(whatif::ParseLever(words({"microbatches", "2.5"})));
+  EXPECT_FALSE(whatif::ParseLever(words({"overlap-comm", "1"})));
+  EXPECT_NE(whatif::ParseLever(words({"faster-gpus"}), "--whatif").error().message.find("--whatif"),
             std::string::npos);
 }
 
 TEST(FleetLeverQueryTest, ParseLeverList) {
-  auto levers = ParseLeverList("overlap-comm,batch-scale=4,microbatches=16,overlap-comm", "--whatif");
+  auto levers = whatif::ParseLeverList("overlap-comm,batch-scale=4,microbatches=16,overlap-comm", "--whatif");
   ASSERT_TRUE(levers) << levers.error().message;
   ASSERT_EQ(levers->size(), 3u);  // the repeat dropped
-  EXPECT_EQ(LeverLabel((*levers)[0]), "overlap-comm");
-  EXPECT_EQ(LeverLabel((*levers)[1]), "batch-scale=4");
+  EXPECT_EQ(whatif::LeverLabel((*levers)[0]), "overlap-comm");
+  EXPECT_EQ(whatif::LeverLabel((*levers)[1]), "batch-scale=4");
   EXPECT_EQ((*levers)[2].value, 16);
   for (std::string_view bad :
        {"", ",", "batch-scale", "batch-scale=", "overlap-comm=1", "faster", "microbatches=2.5"}) {
-    auto r = ParseLeverList(bad, "--whatif");
+    auto r = whatif::ParseLeverList(bad, "--whatif");
     ASSERT_FALSE(r) << bad;
     EXPECT_NE(r.error().message.find("--whatif"), std::string::npos) << r.error().message;
   }

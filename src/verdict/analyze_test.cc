@@ -366,24 +366,6 @@ TEST(AnalyzeRank, DeviceWithoutPropertiesIsAssumedFromKernelNamesAndSaysWhy) {
   EXPECT_EQ(h->device.key, "h100_sxm");
 }
 
-TEST(AnalyzeRank, ModelCoverageIsTheModeledShareOfComputeKernelTime) {
-  Builder t;
-  t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm_bf16bf16_bf16f32", 0, 75'000);
-  t.Kernel("aten::my_custom_op", "", "", "my_custom_kernel", 75'000, 100'000);
-  t.Kernel("", "", "", "Memcpy DtoH", 100'000, 200'000, GpuKind::kMemcpy);  // not compute
-  model::Trace trace = std::move(t.b).Finish();
-  auto v = AnalyzeRank(trace, Options());
-  ASSERT_TRUE(v);
-  EXPECT_NEAR(v->compute_kernel_s, 100e-6, 1e-12);
-  EXPECT_NEAR(v->modeled_compute_s, 75e-6, 1e-12);
-  // Derived model FLOPs at 75% coverage are not reported as MFU.
-  JobVerdict job = CombineRanks({*v}, Options());
-  ASSERT_TRUE(job.model_coverage());
-  EXPECT_NEAR(*job.model_coverage(), 0.75, 1e-9);
-  EXPECT_FALSE(job.mfu());
-  EXPECT_NE(job.model_flops_source.find("not reported"), std::string::npos) << job.model_flops_source;
-}
-
 TEST(AnalyzeRank, KernelWithoutLaunchTakesTheCostOfItsNamesakeWithTheNearestDuration) {
   Builder t;
   t.Kernel("aten::mm", kMmDims, kMmTypes, "sm90_xmma_gemm_bf16bf16_bf16f32", 0, 50'000);
@@ -435,105 +417,6 @@ TEST(AnalyzeRank, ParentOpKernelsGetOnlyWhatItsPricedChildrenDidNotCount) {
   const double whole = roofline::EstimateOp("aten::cudnn_convolution_backward", bwd_dims, types, "").flops;
   ASSERT_GT(whole, 0);
   EXPECT_NEAR(v->hardware_flops, whole, whole * 1e-9);  // not 1.5 × whole
-}
-
-TEST(CombineRanks, CapacityWeightedAndSumsToOne) {
-  RankVerdict a, b;
-  a.rank = 0;
-  a.run.wall_s = 1;
-  a.run.useful_s = 0.5;
-  a.run.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)] = 0.5;
-  b.rank = 1;
-  b.run.wall_s = 3;
-  b.run.useful_s = 0.3;
-  b.run.loss_s[static_cast<std::size_t>(Loss::kExposedCommunication)] = 2.7;
-  JobVerdict job = CombineRanks({b, a}, Options());
-  EXPECT_NEAR(job.job.achieved(), 0.8 / 4, 1e-12);
-  EXPECT_NEAR(job.job.loss(Loss::kExposedCommunication), 2.7 / 4, 1e-12);
-  EXPECT_EQ(job.ranks.front().rank, 0);
-  ASSERT_FALSE(job.fixes.empty());
-  EXPECT_EQ(job.fixes.front().loss, Loss::kExposedCommunication);
-}
-
-// The job's top kernels merge the ranks' lists by name, whatever order each rank lists them in;
-// the first rank's aggregate gives what is not summed (its op).
-TEST(CombineRanks, MergesTopKernelsByNameInAnyOrder) {
-  auto agg = [](std::string name, std::string op, double lost_s) {
-    KernelAggregate k;
-    k.name = std::move(name);
-    k.op = std::move(op);
-    k.calls = 1;
-    k.time_s = 2 * lost_s;
-    k.lost_s = lost_s;
-    return k;
-  };
-  std::vector<RankVerdict> ranks(4);
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    ranks[i].rank = static_cast<std::int64_t>(i);
-    ranks[i].run.wall_s = 1;
-  }
-  ranks[0].top_kernels = {agg("gemm", "aten::mm", 0.5), agg("copy", "aten::copy_", 0.25),
-                          agg("norm", "", 0.125)};
-  ranks[1].top_kernels = {agg("gemm", "aten::addmm", 0.5), agg("copy", "", 0.25), agg("norm", "", 0.125)};
-  ranks[2].top_kernels = {agg("norm", "", 1), agg("gemm", "", 0.5)};
-  ranks[3].top_kernels = {agg("copy", "", 0.25), agg("softmax", "aten::softmax", 0.0625),
-                          agg("gemm", "", 0.5)};
-  AnalyzeOptions o = Options();
-  o.top_n = 3;
-  JobVerdict job = CombineRanks(ranks, o);
-  ASSERT_EQ(job.top_kernels.size(), 3u);
-  EXPECT_EQ(job.top_kernels[0].name, "gemm");
-  EXPECT_EQ(job.top_kernels[0].op, "aten::mm");
-  EXPECT_EQ(job.top_kernels[0].calls, 4);
-  EXPECT_EQ(job.top_kernels[0].lost_s, 2);
-  EXPECT_EQ(job.top_kernels[0].time_s, 4);
-  EXPECT_EQ(job.top_kernels[1].name, "norm");
-  EXPECT_EQ(job.top_kernels[1].lost_s, 1.25);
-  EXPECT_EQ(job.top_kernels[2].name, "copy");
-  EXPECT_EQ(job.top_kernels[2].calls, 3);
-  EXPECT_EQ(job.top_kernels[2].lost_s, 0.75);
-  o.cores = 3;
-  JobVerdict many = CombineRanks(ranks, o);
-  ASSERT_EQ(many.top_kernels.size(), job.top_kernels.size());
-  for (std::size_t k = 0; k < job.top_kernels.size(); ++k) {
-    EXPECT_EQ(many.top_kernels[k].name, job.top_kernels[k].name);
-    EXPECT_EQ(many.top_kernels[k].lost_s, job.top_kernels[k].lost_s);
-  }
-}
-
-TEST(CombineRanks, TotalsEachCollectiveByNameOverTheRanks) {
-  auto call = [](std::string_view name, TimeNs start, TimeNs end, std::int64_t bytes, bool p2p = false) {
-    CollectiveInstance c;
-    c.name = name;
-    c.start_ns = start;
-    c.end_ns = end;
-    c.bytes = bytes;
-    c.p2p = p2p;
-    return c;
-  };
-  RankVerdict a, b;
-  a.rank = 0;
-  b.rank = 1;
-  // allreduce: 2 ms reporting 4 MB, 1 ms not reporting bytes, then 3 ms reporting 2 MB on rank 1.
-  a.collectives = {call("allreduce", 0, 2'000'000, 4'000'000), call("allreduce", 5'000'000, 6'000'000, -1),
-                   call("send", 0, 500'000, -1, true)};
-  b.collectives = {call("allreduce", 0, 3'000'000, 2'000'000)};
-  JobVerdict job = CombineRanks({b, a}, Options());
-  ASSERT_EQ(job.collective_totals.size(), 2u);
-  const CollectiveTotals& ar = job.collective_totals[0];
-  EXPECT_EQ(ar.name, "allreduce");
-  EXPECT_EQ(ar.calls, 3);
-  EXPECT_EQ(ar.ranks, 2);
-  EXPECT_FALSE(ar.p2p);
-  EXPECT_DOUBLE_EQ(ar.time_s, 6e-3);
-  EXPECT_EQ(ar.bytes, 6'000'000);
-  EXPECT_DOUBLE_EQ(ar.bytes_per_s, 6e6 / 5e-3);  // the untimed call's millisecond left out
-  const CollectiveTotals& send = job.collective_totals[1];
-  EXPECT_EQ(send.name, "send");
-  EXPECT_TRUE(send.p2p);
-  EXPECT_EQ(send.ranks, 1);
-  EXPECT_EQ(send.bytes, 0);
-  EXPECT_EQ(send.bytes_per_s, 0);  // no call says its bytes
 }
 
 }  // namespace

@@ -320,13 +320,18 @@ struct Fix {
   std::optional<FixLayer> layer;
 };
 
+// The achieved fraction the bill's addressable share is measured against when none is given
+// (--target-mfu).
+inline constexpr double kDefaultTargetFraction = 0.40;
+
+// The job window's bill (job/bill.h).
 struct Bill {
   double price_per_gpu_hour = 0;
   double gpu_hours = 0;
   double spend = 0;
   double computed = 0;             // spend × achieved
   double paid_never_computed = 0;  // spend × (1 − achieved)
-  double target_fraction = 0.40;
+  double target_fraction = kDefaultTargetFraction;
   double addressable = 0;  // spend × max(0, 1 − achieved / target)
 };
 

@@ -1,14 +1,14 @@
 #include "whatif/bill.h"
 
+#include "job/bill.h"
+
 namespace plasmient::whatif {
 namespace {
 
-constexpr double kHoursPerYear = 8766;  // 365.25 days
-
 SideBill BillOf(const Side& s, const BillInputs& in, double cost_per_work) {
   SideBill b;
-  b.wasted_per_gpu_hour = in.price_per_gpu_hour * (1 - s.figures.achieved());
-  b.wasted_per_year = b.wasted_per_gpu_hour * kHoursPerYear * static_cast<double>(in.gpus);
+  b.wasted_per_gpu_hour = job::SplitSpend(in.price_per_gpu_hour, s.figures.achieved(), 0).paid_never_computed;
+  b.wasted_per_year = b.wasted_per_gpu_hour * job::kHoursPerYear * static_cast<double>(in.gpus);
   b.cost_per_work = cost_per_work;
   return b;
 }

@@ -16,7 +16,7 @@ TEST(WhatIfBill, WasteIsThePriceOfTheTimeNotUsefulAndWorkCostsTheInverseGain) {
 
   const SideBill now = CurrentBill(p, in);
   EXPECT_DOUBLE_EQ(now.wasted_per_gpu_hour, 3);           // $4 × 75%
-  EXPECT_DOUBLE_EQ(now.wasted_per_year, 3 * 8766.0 * 8);  // every GPU, all year
+  EXPECT_DOUBLE_EQ(now.wasted_per_year, 3 * 8760.0 * 8);  // every GPU, all year (365 days)
   EXPECT_DOUBLE_EQ(now.cost_per_work, 1);
 
   const SideBill then = ProjectedBill(p, in);

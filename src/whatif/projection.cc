@@ -329,11 +329,11 @@ void Warn(const RankTable& t, const RankResult& r, const Levers& l, std::vector<
     if (need > t.memory_bytes) {
       const double fits = (t.memory_bytes - r.weight_bytes) / r.attention_bytes;
       once(fmt::format(
-          "outside the trusted range: at {}× the weights ({}) and the KV cache the attention kernels read "
+          "{}: at {}× the weights ({}) and the KV cache the attention kernels read "
           "({} "
           "per step, × {}) need {}, over the device's {}; the batch fits up to about {:.1f}× today's",
-          l.batch_scale, Gb(r.weight_bytes), Gb(r.attention_bytes), l.batch_scale, Gb(need),
-          Gb(t.memory_bytes), std::max(0.0, fits)));
+          kOutOfRangeWarning, l.batch_scale, Gb(r.weight_bytes), Gb(r.attention_bytes), l.batch_scale,
+          Gb(need), Gb(t.memory_bytes), std::max(0.0, fits)));
     }
   }
   if (l.batch_scale != 1 && r.compute_ns > 0 && r.unmodeled_ns / r.compute_ns > kWarnShare) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -51,6 +52,9 @@ struct Side {
   double step_s = 0;               // mean step wall time over ranks; 0 without steps
   double memory_bound_share = 0;   // of modeled compute-kernel time, memory-bound kernels
 };
+
+// The prefix of a warning that the projection leaves the range its model is trusted in.
+inline constexpr std::string_view kOutOfRangeWarning = "outside the trusted range";
 
 struct Projection {
   Levers levers;

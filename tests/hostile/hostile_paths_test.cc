@@ -12,8 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "fleet/spool.h"
 #include "ingest/input_file.h"
+#include "serve/spool.h"
 
 namespace plasmient {
 namespace {
@@ -34,11 +34,11 @@ class HostilePaths : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
   static void Write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
   // A job folder listed by serve, then swapped for a link to elsewhere/ (as a writer can).
-  fleet::SpoolEntry ListThenSwap() {
+  serve::SpoolEntry ListThenSwap() {
     fs::create_directories(spool_ / "job");
     Write(spool_ / "job" / "rank0.json", "{\"traceEvents\": []}");
     Write(spool_ / "job" / ".done", "user=alice\n");
-    auto entries = fleet::ListReady(spool_, 10, nullptr);
+    auto entries = serve::ListReady(spool_, 10, nullptr);
     EXPECT_EQ(entries.size(), 1u);
     fs::rename(spool_ / "job", root_ / "job.real");
     fs::create_directory_symlink(elsewhere_, spool_ / "job");
@@ -76,16 +76,16 @@ TEST_F(HostilePaths, DotDotBelowTheSpoolIsRefused) {
 }
 
 TEST_F(HostilePaths, ASwappedJobFolderIsNeitherHashedNorItsMarkerRead) {
-  fleet::SpoolEntry entry = ListThenSwap();
+  serve::SpoolEntry entry = ListThenSwap();
   // Without the walk both would read elsewhere/: its marker's secret would become a label.
-  auto leaked = fleet::ReadMarkerLabels(entry, {.no_follow = true});
+  auto leaked = serve::ReadMarkerLabels(entry, {.no_follow = true});
   ASSERT_TRUE(leaked);
   EXPECT_EQ(leaked->at(0).second, "hunter2");
-  auto labels = fleet::ReadMarkerLabels(entry, Beneath());
+  auto labels = serve::ReadMarkerLabels(entry, Beneath());
   ASSERT_FALSE(labels);
   EXPECT_THAT(labels.error().message, HasSubstr("symbolic link"));
   EXPECT_THAT(labels.error().message, ::testing::Not(HasSubstr("hunter2")));
-  auto key = fleet::HashEntry(entry, Beneath());
+  auto key = store::HashEntry(entry, Beneath());
   ASSERT_FALSE(key);
   EXPECT_THAT(key.error().message, HasSubstr("symbolic link"));
 }
@@ -94,11 +94,11 @@ TEST_F(HostilePaths, FailedOrDoneThatIsALinkIsNotWrittenThrough) {
   Write(spool_ / "bad.json", "{");
   fs::create_directory_symlink(elsewhere_, spool_ / "failed");
   fs::create_directory_symlink(elsewhere_, spool_ / "done");
-  auto entry = fleet::ListReady(spool_, 10, nullptr).at(0);
-  auto failed = fleet::FailEntry(entry, spool_, "bad.json: byte 1: cut short");
+  auto entry = serve::ListReady(spool_, 10, nullptr).at(0);
+  auto failed = serve::FailEntry(entry, spool_, "bad.json: byte 1: cut short");
   ASSERT_FALSE(failed);
   EXPECT_THAT(failed.error().message, HasSubstr("failed: a symbolic link"));
-  auto moved = fleet::MoveEntry(entry, spool_, "done");
+  auto moved = serve::MoveEntry(entry, spool_, "done");
   ASSERT_FALSE(moved);
   EXPECT_THAT(moved.error().message, HasSubstr("done: a symbolic link"));
   EXPECT_TRUE(fs::exists(spool_ / "bad.json"));
@@ -106,7 +106,7 @@ TEST_F(HostilePaths, FailedOrDoneThatIsALinkIsNotWrittenThrough) {
   EXPECT_FALSE(fs::exists(elsewhere_ / "bad.json.error"));
   // A real failed/ still works, the error file beside the entry.
   fs::remove(spool_ / "failed");
-  ASSERT_TRUE(fleet::FailEntry(entry, spool_, "bad.json: byte 1: cut short"));
+  ASSERT_TRUE(serve::FailEntry(entry, spool_, "bad.json: byte 1: cut short"));
   EXPECT_TRUE(fs::exists(spool_ / "failed" / "bad.json.error"));
 }
 

@@ -1,0 +1,563 @@
+#include "serve/metrics.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "base/time_units.h"
+
+namespace plasmient::serve {
+namespace {
+
+void Value(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "NaN";
+  } else if (std::isinf(v)) {
+    out += v > 0 ? "+Inf" : "-Inf";
+  } else {
+    out += fmt::format("{}", v);
+  }
+}
+
+void Header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+}
+
+}  // namespace
+
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the valid UTF-8 sequence at s[i], or 0 (RFC 3629: no overlongs, no surrogates).
+std::size_t Utf8Length(std::string_view s, std::size_t i) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  auto cont = [&](std::size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
+  unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if ((c == 0xE0 && b(1) < 0xA0) || (c == 0xED && b(1) > 0x9F)) return 0;
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if ((c == 0xF0 && b(1) < 0x90) || (c == 0xF4 && b(1) > 0x8F)) return 0;
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string EscapeLabelValue(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (std::size_t i = 0; i < value.size();) {
+    std::size_t n = Utf8Length(value, i);
+    char c = value[i];
+    if (n == 0) {
+      out += kReplacement;
+      n = 1;
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (n == 1 && (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)) {
+      out += kReplacement;  // other control characters: valid, but no scraper needs them
+    } else {
+      out.append(value, i, n);
+    }
+    i += n;
+  }
+  return out;
+}
+
+std::vector<RankSample> SampleJob(const verdict::JobVerdict& job) {
+  std::vector<RankSample> out;
+  for (const auto& rank : job.ranks) {
+    bool measured = rank.no_gpu_reason.empty();
+    if (!measured && !rank.device_tier.any()) continue;
+    RankSample& s = out.emplace_back();
+    s.rank = rank.rank;
+    s.gpu = rank.device.name;
+    s.sm_active = rank.device_tier.Mean(verdict::DeviceMetric::kSmActive);
+    s.tensor_active = rank.device_tier.Mean(verdict::DeviceMetric::kTensorActive);
+    s.dram_active = rank.device_tier.Mean(verdict::DeviceMetric::kDramActive);
+    if (!measured) {  // device-tier samples only: no verdict
+      s.kind = SampleKind::kDeviceTier;
+      continue;
+    }
+    s.window_start_ns = rank.run.start_ns;
+    s.utilization = rank.run.utilization();
+    s.achieved = rank.run.achieved();
+    for (std::size_t i = 0; i < verdict::kLossCount; ++i)
+      s.loss[i] = rank.run.loss(static_cast<verdict::Loss>(i));
+    s.gpu_s = rank.run.wall_s;
+    s.wasted_s = rank.run.wall_s - rank.run.useful_s;
+    for (const auto& step : rank.steps) {
+      double d = step.figures.wall_s;
+      auto b = std::lower_bound(kStepBucketsS.begin(), kStepBucketsS.end(), d);
+      if (b != kStepBucketsS.end()) ++s.buckets[static_cast<std::size_t>(b - kStepBucketsS.begin())];
+      ++s.steps;
+      s.steps_sum_s += d;
+    }
+  }
+  return out;
+}
+
+JobTops SampleTops(const verdict::JobVerdict& job) {
+  JobTops out;
+  // top_kernels come largest lost time first; the types by GPU time.
+  for (const auto& k : job.top_kernels) {
+    if (out.kernels.size() == kTopSeries) break;
+    out.kernels.push_back({k.name, std::string(verdict::LossKey(k.loss)), k.time_s, k.lost_s});
+  }
+  for (const auto& t : job.layers.types) {
+    if (out.layer_types.size() == kTopSeries) break;
+    out.layer_types.push_back(
+        {t.type, std::string(verdict::LossKey(t.main_loss())), t.gpu_time_s, t.gpu_time_s - t.useful_s});
+  }
+  return out;
+}
+
+namespace {
+
+// A text cell: backslash, tab and newline escaped.
+void AppendCell(std::string& out, std::string_view text) {
+  for (char c : text) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+}
+
+std::string ReadCell(std::string_view cell) {
+  std::string out;
+  for (; !cell.empty(); cell.remove_prefix(1)) {
+    if (cell[0] == '\\' && cell.size() > 1) {
+      cell.remove_prefix(1);
+      out += cell[0] == 't' ? '\t' : cell[0] == 'n' ? '\n' : cell[0];
+    } else {
+      out += cell[0];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// One line per rank: the rank, the GPU name, then the numbers; then one per top kernel ("k") and
+// module type ("l"): the name, the loss, the seconds. Tab-separated cells, each line ending in "end".
+std::string SerializeSamples(const std::vector<RankSample>& samples, const JobTops& tops) {
+  std::string out;
+  for (const auto& s : samples) {
+    out += fmt::format("{}\t", s.rank);
+    AppendCell(out, s.gpu);
+    out += fmt::format("\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", s.utilization,
+                       s.achieved, fmt::join(s.loss, "\t"), s.gpu_s, s.wasted_s, fmt::join(s.buckets, "\t"),
+                       s.steps, s.steps_sum_s, static_cast<int>(s.kind), s.sm_active, s.tensor_active,
+                       s.dram_active, s.window_start_ns, "end");
+  }
+  for (auto [tag, rows] : {std::pair{'k', &tops.kernels}, std::pair{'l', &tops.layer_types}}) {
+    for (const auto& t : *rows) {
+      out += fmt::format("{}\t", tag);
+      AppendCell(out, t.name);
+      out += '\t';
+      AppendCell(out, t.loss);
+      out += fmt::format("\t{}\t{}\tend\n", t.gpu_s, t.lost_s);
+    }
+  }
+  return out;
+}
+
+Result<std::vector<RankSample>> ParseSamples(std::string_view text, JobTops* tops) {
+  std::vector<RankSample> out;
+  while (!text.empty()) {
+    std::size_t eol = text.find('\n');
+    if (eol == std::string_view::npos) return Fail("metrics samples: unterminated line");
+    std::string_view line = text.substr(0, eol);
+    text.remove_prefix(eol + 1);
+    std::vector<std::string_view> cells;
+    for (std::size_t at = 0;;) {
+      std::size_t tab = line.find('\t', at);
+      cells.push_back(line.substr(at, tab == std::string_view::npos ? std::string_view::npos : tab - at));
+      if (tab == std::string_view::npos) break;
+      at = tab + 1;
+    }
+    constexpr std::size_t kCells = 2 + 2 + verdict::kLossCount + 2 + kStepBucketsS.size() + 2 + 5 + 1;
+    constexpr std::size_t kTopCells = 1 + 2 + 2 + 1;
+    bool top = cells.front() == "k" || cells.front() == "l";
+    if (cells.size() != (top ? kTopCells : kCells) || cells.back() != "end" || (top && tops == nullptr)) {
+      return Fail("metrics samples: bad line");
+    }
+    std::size_t k = 0;
+    bool ok = true;
+    auto num = [&](auto& v) {
+      std::string_view c = cells[k++];
+      auto r = std::from_chars(c.data(), c.data() + c.size(), v);
+      ok = ok && r.ec == std::errc() && r.ptr == c.data() + c.size();
+    };
+    if (top) {
+      TopSample& t = (cells[k++] == "k" ? tops->kernels : tops->layer_types).emplace_back();
+      t.name = ReadCell(cells[k++]);
+      t.loss = ReadCell(cells[k++]);
+      num(t.gpu_s);
+      num(t.lost_s);
+      if (!ok) return Fail("metrics samples: bad number");
+      continue;
+    }
+    RankSample& s = out.emplace_back();
+    num(s.rank);
+    s.gpu = ReadCell(cells[k++]);
+    num(s.utilization);
+    num(s.achieved);
+    for (auto& l : s.loss) num(l);
+    num(s.gpu_s);
+    num(s.wasted_s);
+    for (auto& b : s.buckets) num(b);
+    num(s.steps);
+    num(s.steps_sum_s);
+    int kind = -1;
+    num(kind);
+    if (kind < 0 || kind > static_cast<int>(SampleKind::kDeviceTier)) ok = false;
+    s.kind = static_cast<SampleKind>(kind);
+    num(s.sm_active);
+    num(s.tensor_active);
+    num(s.dram_active);
+    num(s.window_start_ns);
+    if (!ok) return Fail("metrics samples: bad number");
+  }
+  return out;
+}
+
+void MetricsRegistry::RecordJob(const std::vector<RankSample>& samples, const store::JobContext& context,
+                                const JobTops& tops) {
+  std::lock_guard lock(mu_);
+  dirty_ = true;
+  auto it = std::find(job_order_.begin(), job_order_.end(), context.job_id);
+  if (it != job_order_.end()) job_order_.erase(it);
+  job_order_.push_back(context.job_id);
+  while (job_order_.size() > max_jobs_) {
+    const std::string& old = job_order_.front();
+    auto lo = series_.lower_bound(Key{old, INT64_MIN});
+    while (lo != series_.end() && lo->first.first == old) lo = series_.erase(lo);
+    auto w = windowed_.lower_bound(Key{old, INT64_MIN});
+    while (w != windowed_.end() && w->first.first == old) w = windowed_.erase(w);
+    tops_.erase(old);
+    job_order_.pop_front();
+  }
+  if (std::any_of(samples.begin(), samples.end(),
+                  [](const RankSample& s) { return s.kind != SampleKind::kDeviceTier; })) {
+    tops_[context.job_id] = {context.host, tops};
+  }
+  for (const auto& sample : samples) {
+    if (sample.kind != SampleKind::kTrace || sample.device_sampled()) RecordWindow(sample, context);
+    if (sample.kind == SampleKind::kDeviceTier) continue;  // no verdict: only the device gauges
+    RankSeries& s = series_[Key{context.job_id, sample.rank}];
+    s.host = context.host;
+    s.gpu = sample.gpu;
+    s.utilization = sample.utilization;
+    s.achieved = sample.achieved;
+    s.loss = sample.loss;
+    s.gpu_s += sample.gpu_s;
+    s.wasted_s += sample.wasted_s;
+    for (std::size_t i = 0; i < s.buckets.size(); ++i) s.buckets[i] += sample.buckets[i];
+    s.steps += sample.steps;
+    s.steps_sum_s += sample.steps_sum_s;
+  }
+}
+
+double MetricsRegistry::WindowSeries::Rolling() const {
+  double useful = 0, gpu = 0;
+  for (const auto& w : recent) {
+    useful += w.achieved * w.gpu_s;
+    gpu += w.gpu_s;
+  }
+  return gpu > 0 ? useful / gpu : -1;
+}
+
+double MetricsRegistry::WindowSeries::Calibration() const {
+  double useful = 0, tensor = 0;
+  for (const auto& [useful_s, tensor_s] : calibration) {
+    useful += useful_s;
+    tensor += tensor_s;
+  }
+  return tensor > 0 ? useful / tensor : -1;
+}
+
+void MetricsRegistry::RecordWindow(const RankSample& sample, const store::JobContext& context) {
+  WindowSeries& w = windowed_[Key{context.job_id, sample.rank}];
+  w.host = context.host;
+  if (!sample.gpu.empty()) w.gpu = sample.gpu;
+  w.sm_active = sample.sm_active;
+  w.tensor_active = sample.tensor_active;
+  w.dram_active = sample.dram_active;
+  if (sample.kind != SampleKind::kDeviceTier) {  // measured: a kernel window or a whole trace
+    if (sample.tensor_active > 0) {
+      w.calibration.emplace_back(sample.achieved * sample.gpu_s, sample.tensor_active * sample.gpu_s);
+      if (w.calibration.size() > kRollingWindows) w.calibration.pop_front();
+    }
+    w.estimated = -1;  // a measured figure replaces the estimate
+    if (sample.kind != SampleKind::kWindow) return;
+    w.recent.push_back({sample.achieved, sample.gpu_s, sample.window_start_ns});
+    if (w.recent.size() > kRollingWindows) w.recent.pop_front();
+    w.lifetime_useful_s += sample.achieved * sample.gpu_s;
+    w.lifetime_gpu_s += sample.gpu_s;
+    ++w.windows;
+    return;
+  }
+  double k = w.Calibration();
+  w.estimated = k >= 0 && sample.tensor_active >= 0 ? std::clamp(k * sample.tensor_active, 0.0, 1.0) : -1;
+}
+
+void MetricsRegistry::SetLive(const std::string& host, std::vector<LiveSample> samples) {
+  std::lock_guard lock(mu_);
+  dirty_ = true;
+  live_host_ = host;
+  live_ = std::move(samples);
+}
+
+std::size_t MetricsRegistry::jobs() const {
+  std::lock_guard lock(mu_);
+  return job_order_.size();
+}
+
+void MetricsRegistry::SetCluster(const std::string& job, std::int64_t ranks,
+                                 const std::vector<verdict::Straggler>& stragglers) {
+  std::lock_guard lock(mu_);
+  dirty_ = true;
+  auto it = std::find(cluster_order_.begin(), cluster_order_.end(), job);
+  if (it != cluster_order_.end()) cluster_order_.erase(it);
+  cluster_order_.push_back(job);
+  cluster_[job] = {ranks, stragglers};
+  while (cluster_order_.size() > max_jobs_) {
+    cluster_.erase(cluster_order_.front());
+    cluster_order_.pop_front();
+  }
+}
+
+std::string MetricsRegistry::Render(const std::vector<SelfMetric>& self) const {
+  std::string out;
+  {
+    std::lock_guard lock(mu_);
+    if (dirty_) {
+      cache_.clear();
+      RenderSeries(cache_);
+      dirty_ = false;
+    }
+    out.reserve(cache_.size() + 256 * (self.size() + 1));
+    out = cache_;
+  }
+  for (const auto& m : self) {
+    if (!m.label.empty() && m.series.empty()) continue;
+    Header(out, m.name, m.type, m.help);
+    if (m.label.empty()) {
+      out += m.name;
+      out += ' ';
+      Value(out, m.value);
+      out += '\n';
+    }
+    for (const auto& [label_value, value] : m.series) {
+      out += fmt::format("{}{{{}=\"{}\"}} ", m.name, m.label, EscapeLabelValue(label_value));
+      Value(out, value);
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+void MetricsRegistry::RenderSeries(std::string& out) const {
+  out.reserve(256 + series_.size() * 2048);
+  std::vector<std::pair<const Key*, const RankSeries*>> rows;
+  rows.reserve(series_.size());
+  for (const auto& [k, s] : series_) rows.emplace_back(&k, &s);
+  auto labels = [](const Key& k, const RankSeries& s) {
+    return fmt::format("host=\"{}\",gpu=\"{}\",job=\"{}\",rank=\"{}\"", EscapeLabelValue(s.host),
+                       EscapeLabelValue(s.gpu), EscapeLabelValue(k.first), k.second);
+  };
+  auto gauge = [&](std::string_view name, std::string_view type, std::string_view help, auto get) {
+    Header(out, name, type, help);
+    for (const auto& [k, s] : rows) {
+      out += fmt::format("{}{{{}}} ", name, labels(*k, *s));
+      Value(out, get(*s));
+      out += '\n';
+    }
+  };
+  gauge("plasmient_gpu_utilization_ratio", "gauge",
+        "Share of the trace window with a kernel resident (what nvidia-smi reports).",
+        [](const RankSeries& s) { return s.utilization; });
+  // A duty-cycled rank's kernel windows are series of their own (window="kernel" and the window's
+  // start), so no window's figure overwrites another's; the plain series is for whole traces.
+  auto has_windows = [this](const Key& k) {
+    auto w = windowed_.find(k);
+    return w != windowed_.end() && w->second.windows > 0;
+  };
+  Header(out, "plasmient_achieved_fraction_of_peak_ratio", "gauge",
+         "Useful FLOP/s over the chip's peak for the dominant dtype, over the trace window; duty-cycled "
+         "jobs by kernel window (window=\"kernel\", window_start: Unix seconds; the last windows kept), and "
+         "rolling: the last windows, lifetime: every window, between: estimated from the device tier since "
+         "the last window.");
+  for (const auto& [k, s] : rows) {
+    if (has_windows(*k)) continue;
+    out += fmt::format("plasmient_achieved_fraction_of_peak_ratio{{{}}} ", labels(*k, *s));
+    Value(out, s->achieved);
+    out += '\n';
+  }
+  auto window_labels = [](const Key& k, const WindowSeries& w) {
+    return fmt::format("host=\"{}\",gpu=\"{}\",job=\"{}\",rank=\"{}\"", EscapeLabelValue(w.host),
+                       EscapeLabelValue(w.gpu), EscapeLabelValue(k.first), k.second);
+  };
+  for (const auto& [k, w] : windowed_) {
+    auto line = [&](std::string_view window, std::string_view figure, double v) {
+      if (v < 0) return;
+      out += fmt::format("plasmient_achieved_fraction_of_peak_ratio{{{},window=\"{}\",figure=\"{}\"}} ",
+                         window_labels(k, w), window, figure);
+      Value(out, v);
+      out += '\n';
+    };
+    for (auto r = w.recent.begin(); r != w.recent.end(); ++r) {
+      // Two windows with one start (a window read again under another name): the later one only.
+      if (std::any_of(r + 1, w.recent.end(),
+                      [&](const auto& later) { return later.start_ns == r->start_ns; }))
+        continue;
+      out += fmt::format(
+          "plasmient_achieved_fraction_of_peak_ratio{{{},window=\"kernel\",window_start=\"{}.{:03}\","
+          "figure=\"measured\"}} ",
+          window_labels(k, w), r->start_ns / kNsPerS, r->start_ns / kNsPerMs % 1000);
+      Value(out, r->achieved);
+      out += '\n';
+    }
+    line("rolling", "measured", w.Rolling());
+    line("lifetime", "measured", w.lifetime_gpu_s > 0 ? w.lifetime_useful_s / w.lifetime_gpu_s : -1);
+    line("between", "estimated", w.estimated);
+  }
+  auto device_gauge = [&](std::string_view name, std::string_view help, double WindowSeries::*field) {
+    Header(out, name, "gauge", help);
+    for (const auto& [k, w] : windowed_) {
+      if (w.*field < 0) continue;
+      out += fmt::format("{}{{{}}} ", name, window_labels(k, w));
+      Value(out, w.*field);
+      out += '\n';
+    }
+  };
+  device_gauge("plasmient_tensor_active_ratio",
+               "Device tier (NVML GPM, or GPU_METRICS of an Nsight Systems export): share of the latest "
+               "analysis's window W, or samples file, with the tensor pipes active.",
+               &WindowSeries::tensor_active);
+  device_gauge("plasmient_sm_active_ratio",
+               "Device tier (NVML GPM, or GPU_METRICS of an Nsight Systems export): share of the latest "
+               "analysis's window W, or samples file, with SMs active.",
+               &WindowSeries::sm_active);
+  device_gauge("plasmient_dram_active_ratio",
+               "Device tier (NVML GPM, or GPU_METRICS of an Nsight Systems export): share of the latest "
+               "analysis's window W, or samples file, with DRAM bandwidth used.",
+               &WindowSeries::dram_active);
+  Header(out, "plasmient_kernel_windows_total", "counter", "Kernel windows of duty-cycled agents analyzed.");
+  for (const auto& [k, w] : windowed_)
+    out += fmt::format("plasmient_kernel_windows_total{{{}}} {}\n", window_labels(k, w), w.windows);
+  Header(out, "plasmient_loss_ratio", "gauge",
+         "Share of the trace window lost, by category (sums with the achieved fraction to 1).");
+  for (const auto& [k, s] : rows) {
+    for (std::size_t i = 0; i < verdict::kLossCount; ++i) {
+      out += fmt::format("plasmient_loss_ratio{{{},category=\"{}\"}} ", labels(*k, *s),
+                         verdict::LossKey(static_cast<verdict::Loss>(i)));
+      Value(out, s->loss[i]);
+      out += '\n';
+    }
+  }
+  gauge("plasmient_gpu_seconds_total", "counter", "GPU-seconds of trace windows analyzed.",
+        [](const RankSeries& s) { return s.gpu_s; });
+  gauge("plasmient_wasted_gpu_seconds_total", "counter",
+        "GPU-seconds analyzed that did no useful arithmetic (window minus useful).",
+        [](const RankSeries& s) { return s.wasted_s; });
+  Header(out, "plasmient_step_seconds", "histogram", "Duration of profiler steps on the GPU timeline.");
+  for (const auto& [k, s] : rows) {
+    std::string l = labels(*k, *s);
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < kStepBucketsS.size(); ++i) {
+      cumulative += s->buckets[i];
+      out +=
+          fmt::format("plasmient_step_seconds_bucket{{{},le=\"{}\"}} {}\n", l, kStepBucketsS[i], cumulative);
+    }
+    out += fmt::format("plasmient_step_seconds_bucket{{{},le=\"+Inf\"}} {}\n", l, s->steps);
+    out += fmt::format("plasmient_step_seconds_sum{{{}}} ", l);
+    Value(out, s->steps_sum_s);
+    out += fmt::format("\nplasmient_step_seconds_count{{{}}} {}\n", l, s->steps);
+  }
+  // The top kernels and module types of each job: the metric, the label naming the row, which rows.
+  auto top = [&](std::string_view name, std::string_view label, std::string_view help, bool layers,
+                 auto get) {
+    Header(out, name, "gauge", help);
+    for (const auto& [job, t] : tops_) {
+      for (const auto& row : layers ? t.tops.layer_types : t.tops.kernels) {
+        out +=
+            fmt::format("{}{{host=\"{}\",job=\"{}\",{}=\"{}\",loss=\"{}\"}} ", name, EscapeLabelValue(t.host),
+                        EscapeLabelValue(job), label, EscapeLabelValue(row.name), EscapeLabelValue(row.loss));
+        Value(out, get(row));
+        out += '\n';
+      }
+    }
+  };
+  top("plasmient_kernel_gpu_seconds", "kernel",
+      "GPU time of one of the job's top kernels (by lost time) in its latest analysis; loss: where most of "
+      "its "
+      "lost time went.",
+      false, [](const TopSample& t) { return t.gpu_s; });
+  top("plasmient_kernel_lost_gpu_seconds", "kernel",
+      "GPU time one of the job's top kernels lost (no useful arithmetic) in its latest analysis.", false,
+      [](const TopSample& t) { return t.lost_s; });
+  top("plasmient_layer_gpu_seconds", "layer_type",
+      "GPU time of one of the job's top module types (docs/layers.md) in its latest analysis.", true,
+      [](const TopSample& t) { return t.gpu_s; });
+  top("plasmient_layer_lost_gpu_seconds", "layer_type",
+      "GPU time one of the job's top module types lost in its latest analysis (achieved = 1 - lost / GPU "
+      "time).",
+      true, [](const TopSample& t) { return t.lost_s; });
+  Header(out, "plasmient_cluster_ranks", "gauge",
+         "Ranks of the job whose stored rows the cluster layer last read (serve --cluster-every-s).");
+  for (const auto& [job, c] : cluster_) {
+    out += fmt::format("plasmient_cluster_ranks{{job=\"{}\"}} {}\n", EscapeLabelValue(job), c.ranks);
+  }
+  auto straggler = [&](std::string_view name, std::string_view help, auto get) {
+    Header(out, name, "gauge", help);
+    for (const auto& [job, c] : cluster_) {
+      for (const auto& st : c.stragglers) {
+        out += fmt::format("{}{{job=\"{}\",rank=\"{}\"}} ", name, EscapeLabelValue(job), st.rank);
+        Value(out, get(st));
+        out += '\n';
+      }
+    }
+  };
+  straggler("plasmient_cluster_straggler_caused_wait_seconds",
+            "Seconds the job's other ranks waited on this straggler at collectives (docs/cluster.md).",
+            [](const verdict::Straggler& st) { return st.caused_wait_s; });
+  straggler("plasmient_cluster_straggler_capacity_ratio",
+            "The straggler's caused wait over the job's capacity (Σ of the ranks' windows).",
+            [](const verdict::Straggler& st) { return st.capacity_fraction; });
+  std::map<std::string, std::vector<const LiveSample*>> live_by_name;
+  for (const auto& s : live_) live_by_name[s.name].push_back(&s);
+  for (const auto& [name, samples] : live_by_name) {
+    std::string metric = "plasmient_live_" + name;
+    Header(out, metric, "gauge", "Live sample of the GPU.");
+    for (const auto* s : samples) {
+      out += fmt::format("{}{{host=\"{}\",gpu=\"{}\"}} ", metric, EscapeLabelValue(live_host_),
+                         EscapeLabelValue(s->gpu));
+      Value(out, s->value);
+      out += '\n';
+    }
+  }
+}
+
+}  // namespace plasmient::serve

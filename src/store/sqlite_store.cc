@@ -1,0 +1,185 @@
+#include "store/sqlite_store.h"
+
+#include <set>
+
+#include <sqlite3.h>
+
+namespace plasmient::store {
+namespace {
+
+std::string CreateTableSql(const TableSpec& t) {
+  std::string sql = "CREATE TABLE IF NOT EXISTS " + std::string(t.name) + " (";
+  for (std::size_t i = 0; i < t.columns.size(); ++i) {
+    const auto& c = t.columns[i];
+    sql += (i ? ", " : "") + std::string(c.name) + " " +
+           (c.type == ColumnType::kInt     ? "INTEGER"
+            : c.type == ColumnType::kFloat ? "REAL"
+                                           : "TEXT");
+  }
+  sql += ");\nCREATE INDEX IF NOT EXISTS " + std::string(t.name) + "_job_key ON " + std::string(t.name) +
+         " (job_key);\nCREATE INDEX IF NOT EXISTS " + std::string(t.name) + "_at_ns ON " +
+         std::string(t.name) + " (at_ns);\n";
+  return sql;
+}
+
+struct Statement {
+  sqlite3_stmt* stmt = nullptr;
+  ~Statement() { sqlite3_finalize(stmt); }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    return Fail("{}: cannot open the SQLite store: {}", path, msg);
+  }
+  sqlite3_busy_timeout(db, 10'000);
+  std::unique_ptr<SqliteStore> store(new SqliteStore(db, path));
+  PLASMIENT_TRY(store->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
+  PLASMIENT_TRY(store->EnsureSchema());
+  return store;
+}
+
+SqliteStore::~SqliteStore() { sqlite3_close(db_); }
+
+Status SqliteStore::Exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    return Fail("{}: {}", path_, msg);
+  }
+  return Ok();
+}
+
+Status SqliteStore::EnsureSchema() {
+  std::string sql = "BEGIN;\n";
+  for (const auto& t : Tables()) sql += CreateTableSql(t);
+  sql +=
+      "CREATE TABLE IF NOT EXISTS ingest_journal (job_key TEXT PRIMARY KEY, entry TEXT, at_ns INTEGER);\n"
+      "COMMIT;";
+  return Exec(sql.c_str());
+}
+
+Result<bool> SqliteStore::HasJob(const std::string& job_key) {
+  Statement s;
+  if (sqlite3_prepare_v2(db_, "SELECT 1 FROM ingest_journal WHERE job_key = ?", -1, &s.stmt, nullptr) !=
+      SQLITE_OK) {
+    return Fail("{}: {}", path_, sqlite3_errmsg(db_));
+  }
+  sqlite3_bind_text(s.stmt, 1, job_key.data(), static_cast<int>(job_key.size()), SQLITE_TRANSIENT);
+  int rc = sqlite3_step(s.stmt);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Fail("{}: {}", path_, sqlite3_errmsg(db_));
+  return rc == SQLITE_ROW;
+}
+
+Result<std::size_t> SqliteStore::Record(const Batch& batch, const std::string& entry) {
+  PLASMIENT_TRY(Exec("BEGIN IMMEDIATE"));
+  auto fail = [&](std::string msg) {
+    (void)Exec("ROLLBACK");
+    return Fail("{}: {}", path_, msg);
+  };
+  // Keys already journaled are skipped whole: recording is idempotent.
+  std::set<std::string> fresh;
+  for (const auto& row : batch[TableId::kJobs]) {
+    const auto& key = std::get<std::string>(row[kJobKeyColumn]);
+    auto has = HasJob(key);
+    if (!has) return fail(has.error().message);
+    if (!*has) fresh.insert(key);
+  }
+  for (const auto& t : Tables()) {
+    const auto& rows = batch[t.id];
+    if (rows.empty()) continue;
+    std::string sql = "INSERT INTO " + std::string(t.name) + " VALUES (";
+    for (std::size_t i = 0; i < t.columns.size(); ++i) sql += i ? ",?" : "?";
+    sql += ")";
+    Statement s;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK)
+      return fail(sqlite3_errmsg(db_));
+    for (const auto& row : rows) {
+      if (!fresh.contains(std::get<std::string>(row[kJobKeyColumn]))) continue;
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        int col = static_cast<int>(i + 1);
+        if (const auto* v = std::get_if<std::int64_t>(&row[i])) {
+          sqlite3_bind_int64(s.stmt, col, *v);
+        } else if (const auto* d = std::get_if<double>(&row[i])) {
+          sqlite3_bind_double(s.stmt, col, *d);
+        } else {
+          const auto& str = std::get<std::string>(row[i]);
+          sqlite3_bind_text(s.stmt, col, str.data(), static_cast<int>(str.size()), SQLITE_TRANSIENT);
+        }
+      }
+      if (sqlite3_step(s.stmt) != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
+      sqlite3_reset(s.stmt);
+    }
+  }
+  for (const auto& row : batch[TableId::kJobs]) {
+    const auto& key = std::get<std::string>(row[kJobKeyColumn]);
+    if (!fresh.contains(key)) continue;
+    Statement s;
+    if (sqlite3_prepare_v2(db_, "INSERT INTO ingest_journal VALUES (?, ?, ?)", -1, &s.stmt, nullptr) !=
+        SQLITE_OK) {
+      return fail(sqlite3_errmsg(db_));
+    }
+    sqlite3_bind_text(s.stmt, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_text(s.stmt, 2, entry.data(), static_cast<int>(entry.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_int64(s.stmt, 3, std::get<std::int64_t>(row[2]));
+    if (sqlite3_step(s.stmt) != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
+  }
+  PLASMIENT_TRY(Exec("COMMIT"));
+  return fresh.size();
+}
+
+std::string SqliteStore::TableName(TableId id) const { return std::string(Table(id).name); }
+
+Status SqliteStore::Run(const SqlQuery& query, const std::function<void(std::vector<std::string>)>& columns,
+                        const RowVisitor& visit) {
+  Statement s;
+  if (sqlite3_prepare_v2(db_, query.sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK) {
+    return Fail("{}: {}", path_, sqlite3_errmsg(db_));
+  }
+  for (const auto& p : query.params) {
+    int at = sqlite3_bind_parameter_index(s.stmt, p.name.c_str());
+    if (at == 0) return Fail("{}: the query has no parameter {}", path_, p.name);
+    sqlite3_bind_text(s.stmt, at, p.value.data(), static_cast<int>(p.value.size()), SQLITE_TRANSIENT);
+  }
+  int n = sqlite3_column_count(s.stmt);
+  if (columns) {
+    std::vector<std::string> names;
+    for (int i = 0; i < n; ++i) names.emplace_back(sqlite3_column_name(s.stmt, i));
+    columns(std::move(names));
+  }
+  std::vector<std::string> row(static_cast<std::size_t>(n));
+  int rc;
+  while ((rc = sqlite3_step(s.stmt)) == SQLITE_ROW) {
+    for (int i = 0; i < n; ++i) {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s.stmt, i));
+      row[static_cast<std::size_t>(i)].assign(text ? text : "");
+    }
+    PLASMIENT_TRY(visit(row));
+  }
+  if (rc != SQLITE_DONE) return Fail("{}: {}", path_, sqlite3_errmsg(db_));
+  return Ok();
+}
+
+Result<QueryResult> SqliteStore::Query(const SqlQuery& query) {
+  QueryResult out;
+  PLASMIENT_TRY(Run(
+      query, [&](std::vector<std::string> names) { out.columns = std::move(names); },
+      [&](const std::vector<std::string>& row) {
+        out.rows.push_back(row);
+        return Ok();
+      }));
+  return out;
+}
+
+Status SqliteStore::ForEachRow(const SqlQuery& query, const RowVisitor& visit) {
+  return Run(query, {}, visit);
+}
+
+}  // namespace plasmient::store

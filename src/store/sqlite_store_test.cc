@@ -1,0 +1,87 @@
+#include "store/sqlite_store.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "store/job_rows.h"
+#include "store/testing/test_job.h"
+
+namespace plasmient::store {
+namespace {
+
+std::filesystem::path TempDb(const std::string& tag) {
+  auto dir =
+      std::filesystem::temp_directory_path() / ("plasmient_fleet_" + tag + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir / "store.sqlite";
+}
+
+Batch Rows(const std::string& key) {
+  JobContext c;
+  c.job_key = key;
+  c.job_id = "job-" + key;
+  c.at_ns = 5;
+  c.host = "h";
+  return BuildRows(testing::MakeJob(), c);
+}
+
+std::string Count(SqliteStore& s, const std::string& table) {
+  auto r = s.Query("SELECT count(*) FROM " + table);
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? r->rows.at(0).at(0) : "";
+}
+
+TEST(SqliteStoreTest, RecordingTheSameKeyTwiceCountsOnce) {
+  auto path = TempDb("idem");
+  auto store = SqliteStore::Open(path.string());
+  ASSERT_TRUE(store) << store.error().message;
+  auto& s = **store;
+  EXPECT_FALSE(*s.HasJob("k1"));
+  auto n = s.Record(Rows("k1"), "a.json");
+  ASSERT_TRUE(n) << n.error().message;
+  EXPECT_EQ(*n, 1u);
+  EXPECT_TRUE(*s.HasJob("k1"));
+  EXPECT_EQ(*s.Record(Rows("k1"), "a.json"), 0u);
+  EXPECT_EQ(Count(s, "jobs"), "1");
+  EXPECT_EQ(Count(s, "kernel_aggregates"), "2");
+  EXPECT_EQ(Count(s, "cluster_stragglers"), "1");
+  // A batch of a known and a new key adds only the new one's rows.
+  Batch both = Rows("k1");
+  both.Append(Rows("k2"));
+  EXPECT_EQ(*s.Record(both, "b.json"), 1u);
+  EXPECT_EQ(Count(s, "jobs"), "2");
+  EXPECT_EQ(Count(s, "rank_verdicts"), "4");
+}
+
+TEST(SqliteStoreTest, ReopeningKeepsTheJournal) {
+  auto path = TempDb("reopen");
+  {
+    auto s = SqliteStore::Open(path.string());
+    ASSERT_TRUE(s);
+    ASSERT_TRUE((*s)->Record(Rows("k9"), "x"));
+  }
+  auto s = SqliteStore::Open(path.string());
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(*(*s)->HasJob("k9"));
+  EXPECT_EQ(Count(**s, "bills"), "1");
+}
+
+TEST(SqliteStoreTest, BadQueryIsAnError) {
+  auto s = SqliteStore::Open(TempDb("bad").string());
+  ASSERT_TRUE(s);
+  auto r = (*s)->Query("SELECT nope FROM jobs");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("nope"), std::string::npos);
+}
+
+TEST(SqliteStoreTest, OpenFailsOnAFolder) {
+  auto dir = TempDb("dir").parent_path();
+  EXPECT_FALSE(SqliteStore::Open(dir.string()));
+}
+
+}  // namespace
+}  // namespace plasmient::store
