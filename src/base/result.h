@@ -14,10 +14,16 @@ struct Error {
   std::string message;
 };
 
+// [[nodiscard]]: a dropped error fails the build (-Werror), as libstdc++ 12's std::expected is
+// not marked so itself. Everything else is std::expected's.
 template <typename T>
-using Result = std::expected<T, Error>;
+class [[nodiscard]] Result : public std::expected<T, Error> {
+ public:
+  using std::expected<T, Error>::expected;
+  Result(std::expected<T, Error> e) : std::expected<T, Error>(std::move(e)) {}  // NOLINT: implicit
+};
 
-using Status = std::expected<void, Error>;
+using Status = Result<void>;
 
 template <typename... Args>
 [[nodiscard]] std::unexpected<Error> Fail(fmt::format_string<Args...> format, Args&&... args) {
