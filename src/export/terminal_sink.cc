@@ -179,9 +179,8 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
     BoxLine(out, line, Columns(line));
   }
   if (job.bill.price_per_gpu_hour > 0) {
-    double price = job.bill.price_per_gpu_hour;
     std::string line = fmt::format("  bill: {} of every {} GPU-hour buys no useful work",
-                                   Money(price * (1 - f.achieved())), Money(price));
+                                   Money(job.bill.wasted_per_gpu_hour), Money(job.bill.price_per_gpu_hour));
     BoxLine(out, Truncate(line, kWidth), Columns(Truncate(line, kWidth)));
   }
   Loss worst = Loss::kHostBoundIdle;

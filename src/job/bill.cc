@@ -24,6 +24,7 @@ verdict::Bill WindowBill(const verdict::Figures& job, double price_per_gpu_hour,
   b.paid_never_computed = split.paid_never_computed;
   b.target_fraction = target;
   b.addressable = split.addressable;
+  b.wasted_per_gpu_hour = SplitSpend(price_per_gpu_hour, job.achieved(), target).paid_never_computed;
   return b;
 }
 

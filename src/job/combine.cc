@@ -118,7 +118,7 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
           "not reported: FLOP or byte models cover {:.0f}% of compute-kernel time, below the {:.0f}% that "
           "derived model FLOPs need (pass --model-flops-per-step)",
           100 * coverage.value_or(0), 100 * verdict::kMfuMinCoverage);
-    } else if (job.model_flops > job.hfu() * job.capacity_flops * 1.0001) {
+    } else if (job.model_flops > job.hfu() * job.capacity_flops * verdict::kAbovePeakTolerance) {
       job.quality.Add(model::Dq::kMfuAboveHfu);
     }
   }

@@ -370,23 +370,217 @@ std::vector<std::pair<std::int64_t, SweepResult>> SweepSteps(const Trace& t, con
   return out;
 }
 
+// The rank's identity as the trace gives it.
+RankVerdict RankHeader(const model::TraceInfo& info) {
+  RankVerdict v;
+  v.path = info.path;
+  v.format = info.format;
+  v.rank = info.rank;
+  v.world_size = info.world_size;
+  v.job_id = info.job_id;
+  v.events = info.events;
+  v.input_bytes = info.input_bytes;
+  return v;
+}
+
+// The device a rank is judged on, with the dtype and math mode of its headline peak.
+struct JudgedDevice {
+  const roofline::DeviceSpec* spec = nullptr;
+  roofline::Dtype dtype = roofline::Dtype::kUnknown;  // the dominant dtype: the headline peak's
+  roofline::MathMode math = roofline::MathMode::kTf32;
+  // The peak an activity of dtype `d` is judged by (--peak-tflops, else its dtype's; unknown
+  // dtypes take the headline's).
+  double PeakFor(roofline::Dtype d, const AnalyzeOptions& o) const {
+    if (o.peak_flops_per_s) return *o.peak_flops_per_s;
+    return roofline::PeakFlops(*spec, d == roofline::Dtype::kUnknown ? dtype : d, math);
+  }
+};
+
+// The headline figures of the device (name, peak, bandwidth, price), the options' overrides said.
+void DescribeDevice(const JudgedDevice& d, const AnalyzeOptions& o, DeviceChoice& device) {
+  device.name = std::string(d.spec->name);
+  device.key = std::string(d.spec->key);
+  device.peak_dtype = roofline::PeakLabel(*d.spec, d.dtype, d.math);
+  device.peak_flops_per_s = o.peak_flops_per_s.value_or(roofline::PeakFlops(*d.spec, d.dtype, d.math));
+  device.memory_bandwidth_bytes_per_s =
+      o.memory_bandwidth_bytes_per_s.value_or(d.spec->memory_bandwidth_bytes_per_s);
+  device.price_per_gpu_hour = o.price_per_gpu_hour.value_or(d.spec->price_per_gpu_hour);
+  if (o.peak_flops_per_s) device.source += ", --peak-tflops";
+  if (o.memory_bandwidth_bytes_per_s) device.source += ", --peak-bandwidth-gbps";
+}
+
+// Rows per part of the per-activity loops: below this, a thread costs more than it saves.
+constexpr std::size_t kRowsPerPart = 1 << 14;
+
+// The roofline pass: every kept activity placed on the roofline of its dtype's peak. The
+// per-activity loops write only their own rows: they split in contiguous parts.
+void PlaceEveryActivity(const Trace& t, const join::Joined& j, const JudgedDevice& d, double bw,
+                        const AnalyzeOptions& o, ActivityFacts& f) {
+  const std::size_t n = t.gpu.size();
+  f.peak_flops_per_s.assign(n, 0);
+  f.arithmetic_intensity.assign(n, -1);
+  f.ceiling_flops_per_s.assign(n, 0);
+  f.achieved_fraction.assign(n, 0);
+  f.roofline_fraction.assign(n, 0);
+  f.bytes_per_s.assign(n, -1);
+  const auto peak_for = [&](roofline::Dtype dtype) { return d.PeakFor(dtype, o); };
+  RunOverParts(o.rank_threads, n, PartsFor(n, o.rank_threads, kRowsPerPart),
+               [&](std::size_t, std::size_t begin, std::size_t end) {
+                 PlaceOnRoofline(t, j, peak_for, bw, begin, end, f);
+               });
+}
+
+// Why a rank with nothing to sweep has no GPU verdict.
+std::string NoGpuReason(const Trace& t, const join::Joined& j, const Sweeps& sweeps, const AnalyzeOptions& o,
+                        const model::DataQuality& quality) {
+  std::string reason = t.gpu.size() == 0 ? "the trace has no GPU activity (no kernels, memcpy or memset): "
+                                           "it was taken on CPU only, or in a mode that records no timeline"
+                       : !sweeps.acts.empty()
+                           ? "no GPU activity: every kernel, memcpy and memset has zero duration"
+                       : o.steps ? "no GPU activity is left after --steps: " + StepsThatExist(j)
+                                 : "no GPU activity is the run's: all of it was queued before profiling "
+                                   "began or lies far outside the rest (see data quality)";
+  if (quality.Get(Dq::kCuptiRangeProfilerEvents) > 0) {
+    reason += " (CUPTI range-profiler mode: counters, no kernel timeline)";
+  }
+  return reason;
+}
+
+// The charge pass: each activity's share of the window, the loss it is charged to, its bound and
+// its useful time (FLOPs at its peak, at most its share). Each activity has one share: parts of
+// the list write distinct rows.
+void ChargeShares(const Trace& t, SweepResult& run, const KernelCosts& costs, double peak, double bw,
+                  const AnalyzeOptions& o, ActivityFacts& f, model::DataQuality& quality) {
+  const std::size_t n = t.gpu.size();
+  const std::size_t parts = PartsFor(n, o.rank_threads, kRowsPerPart);
+  f.idle_gaps = std::move(run.idle_gaps);
+  f.share_ns.assign(n, 0);
+  f.useful_ns.assign(n, 0);
+  f.loss.assign(n, Loss::kHostBoundIdle);
+  f.bound.assign(n, Bound::kCompute);
+  std::vector<std::int64_t> above_peak(parts, 0);
+  RunOverParts(o.rank_threads, run.shares.size(), parts,
+               [&](std::size_t p, std::size_t begin, std::size_t end) {
+                 for (std::size_t s = begin; s < end; ++s) {
+                   const auto [k, share] = run.shares[s];
+                   f.share_ns[k] = share;
+                   f.loss[k] = LossOfActivity(f.cls[k], f.flops[k], f.bytes[k],
+                                              roofline::BelowRidge(costs.op_ai[k], peak, bw));
+                   f.bound[k] = BoundOfLoss(f.loss[k]);
+                   if (f.cls[k] != ActivityClass::kCompute || f.flops[k] <= 0 || peak <= 0) continue;
+                   // Work in a dtype with a faster pipe than P's (fp8, fp4 beside bf16) is judged by that
+                   // pipe; a slower dtype's stays judged by P (docs/verdict.md, "Compute").
+                   double ideal_ns = SecondsToNs(f.flops[k] / std::max(peak, f.peak_flops_per_s[k]));
+                   double dur_ns = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
+                   if (ideal_ns > dur_ns * kAbovePeakTolerance) ++above_peak[p];
+                   f.useful_ns[k] = std::min(ideal_ns, share);
+                 }
+               });
+  for (std::int64_t count : above_peak) quality.Add(Dq::kFlopsAbovePeak, count);
+}
+
+// Compute-kernel time and the part of it a FLOP or byte model priced (the model coverage).
+void CountModeledCompute(const Trace& t, const ActivityFacts& f, RankVerdict& v,
+                         model::DataQuality& quality) {
+  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
+    if (!f.kept[k] || f.cls[k] != ActivityClass::kCompute) continue;
+    const double dur_s = NsToSeconds(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
+    v.compute_kernel_s += dur_s;
+    if (f.flops[k] >= 0 || f.bytes[k] >= 0) {
+      v.modeled_compute_s += dur_s;
+    } else {
+      quality.Add(Dq::kUnmodeledKernel);
+    }
+  }
+}
+
+// The window's figures and the peer figures (HTA's temporal breakdown) from the run's sweep.
+void RunFigures(const SweepResult& run, const ActivityFacts& f, RankVerdict& v) {
+  v.run = FiguresOf(run, f);
+  v.gpu_busy_s = NsToSeconds(run.busy_union_ns);
+  v.compute_s = NsToSeconds(run.compute_union_ns);
+  v.communication_s = NsToSeconds(run.communication_union_ns);
+  v.communication_overlapped_s = NsToSeconds(run.communication_overlapped_ns);
+}
+
+// How many top kernels the rank keeps per --top: more than the job lists, so that merging the
+// ranks' lists still finds the job's top (job/combine.cc).
+constexpr std::size_t kKernelsKeptPerTop = 4;
+
+// The roll-up pass: each reads the facts table and writes its own part of the verdict, all at
+// once on the rank's threads, the costliest first. The layer ranges only when a sink reads them.
+RangeLedger RollUp(const Trace& t, const join::Joined& j, const ActivityFacts& f, const SweepResult& run,
+                   const JudgedDevice& d, double bw, const AnalyzeOptions& o, RankVerdict& v) {
+  RangeLedger ranges;
+  const std::function<void()> rollups[] = {
+      [&] {
+        v.evidence = CollectEvidence(t, j, f);
+        v.evidence.fp32_tensor_peak_flops_per_s =
+            roofline::PeakFlops(*d.spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
+      },
+      [&] {
+        AggregateKernels(t, f, bw, o.top_n * kKernelsKeptPerTop, v);
+        v.device_tier = DeviceActivityOver(t, v.run.start_ns, v.run.end_ns);
+      },
+      [&] {
+        v.collectives = CollectiveInstances(t, j, f);
+        v.op_times = CollectOpTimes(t, f);
+      },
+      [&] { v.layers = RollUpLayers(t, j, f, v.run.wall_s); },
+      [&] { v.worst_instant_ns = WorstInstants(t, f, run); },
+      [&] {
+        if (o.observer) ranges = RollUpRanges(t, j, f);
+      },
+  };
+  RunConcurrently(o.rank_threads, rollups);
+  return ranges;
+}
+
+// A training step's backward pass costs about twice its forward: modeled backward FLOPs of at
+// least this many times the forward's say the backward is modeled, and 3 × forward is the step's.
+constexpr double kModeledBackwardOverForward = 1.5;
+constexpr double kTrainingStepOverForward = 3;
+
+// FLOPs: hardware (HFU, every modeled kernel) and model (MFU: given per step, or derived from
+// the forward GEMM/attention/conv work).
+void CountFlops(const Trace& t, const ActivityFacts& f, const AnalyzeOptions& o, RankVerdict& v) {
+  double forward_heavy = 0, backward_heavy = 0;
+  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
+    if (!f.kept[k] || f.flops[k] <= 0) continue;
+    v.hardware_flops += f.flops[k];
+    if (!f.heavy_op[k]) continue;
+    (f.backward[k] ? backward_heavy : forward_heavy) += f.flops[k];
+  }
+  const std::size_t steps_in_window = v.steps.size();
+  if (o.model_flops_per_step && steps_in_window > 0) {
+    v.model_flops = *o.model_flops_per_step * static_cast<double>(steps_in_window);
+    v.model_flops_source = "--model-flops-per-step";
+  } else if (forward_heavy > 0 && backward_heavy == 0) {
+    v.model_flops = forward_heavy;
+    v.model_flops_source = "derived: forward GEMM/attention/conv FLOPs (no backward pass in the trace)";
+  } else if (forward_heavy > 0 && backward_heavy >= kModeledBackwardOverForward * forward_heavy) {
+    // Fewer modeled backward FLOPs than that mean unmodeled backward kernels, and 3x forward
+    // would overstate MFU beside HFU.
+    v.model_flops = kTrainingStepOverForward * forward_heavy;
+    v.model_flops_source =
+        "derived: 3 x forward GEMM/attention/conv FLOPs (training step, no recomputation assumed)";
+  } else if (forward_heavy > 0) {
+    v.model_flops_source = "not derived: backward FLOPs are only partly modeled; pass --model-flops-per-step";
+  }
+}
+
 }  // namespace
 
+// The passes in order: join → window → price (beside the device, the sweeps and the join's
+// facts) → roofline → charge → roll-up → FLOPs. The trace stays as ingest left it; the rank's
+// data quality starts from the reader's counters.
 Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
-  RankVerdict v;
-  v.path = t.info.path;
-  v.format = t.info.format;
-  v.rank = t.info.rank;
-  v.world_size = t.info.world_size;
-  v.job_id = t.info.job_id;
-  v.events = t.info.events;
-  v.input_bytes = t.info.input_bytes;
-
-  // The trace stays as ingest left it; the rank's data quality starts from the reader's counters.
+  RankVerdict v = RankHeader(t.info);
   model::DataQuality quality = t.quality;
-  join::Joined j = join::Join(t, quality, o.rank_threads);
+  const join::Joined j = join::Join(t, quality, o.rank_threads);
   std::vector<char> kept = SelectActivities(t, j, o, quality);
   ExcludeStrayActivities(t, kept, quality);
+
   // Pricing, the sweeps and the facts that need no pricing read only the join and which
   // activities are kept: they run at once, the costliest first.
   KernelCosts costs;
@@ -408,150 +602,31 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   };
   RunConcurrently(o.rank_threads, priced_and_swept);
   if (!spec) return std::unexpected(spec.error());
-  roofline::Dtype dtype = DominantDtype(t, costs, kept);
-  roofline::MathMode math = roofline::ChooseMathMode(o.fp32_math, false, "");
-  v.device.name = std::string((*spec)->name);
-  v.device.key = std::string((*spec)->key);
-  v.device.peak_dtype = roofline::PeakLabel(**spec, dtype, math);
-  v.device.peak_flops_per_s = o.peak_flops_per_s.value_or(roofline::PeakFlops(**spec, dtype, math));
-  v.device.memory_bandwidth_bytes_per_s =
-      o.memory_bandwidth_bytes_per_s.value_or((*spec)->memory_bandwidth_bytes_per_s);
-  v.device.price_per_gpu_hour = o.price_per_gpu_hour.value_or((*spec)->price_per_gpu_hour);
-  if (o.peak_flops_per_s) v.device.source += ", --peak-tflops";
-  if (o.memory_bandwidth_bytes_per_s) v.device.source += ", --peak-bandwidth-gbps";
+  // The headline math mode is the window's, not one kernel's: no convolution, no kernel name.
+  const JudgedDevice device{
+      *spec, DominantDtype(t, costs, kept),
+      roofline::ChooseMathMode(o.fp32_math, /*is_convolution=*/false, /*kernel_name=*/"")};
+  DescribeDevice(device, o, v.device);
   const double peak = v.device.peak_flops_per_s;
   const double bw = v.device.memory_bandwidth_bytes_per_s;
   CostFacts(std::move(kept), costs, f);
+  PlaceEveryActivity(t, j, device, bw, o, f);
 
-  // The per-activity loops below write only their own rows: they split in contiguous parts.
-  const std::size_t n = t.gpu.size();
-  constexpr std::size_t kRowsPerPart = 1 << 14;  // below this, a thread costs more than it saves
-  const std::size_t parts = PartsFor(n, o.rank_threads, kRowsPerPart);
-  f.peak_flops_per_s.assign(n, 0);
-  f.arithmetic_intensity.assign(n, -1);
-  f.ceiling_flops_per_s.assign(n, 0);
-  f.achieved_fraction.assign(n, 0);
-  f.roofline_fraction.assign(n, 0);
-  f.bytes_per_s.assign(n, -1);
-  const auto peak_for = [&](roofline::Dtype d) {
-    if (o.peak_flops_per_s) return *o.peak_flops_per_s;
-    return roofline::PeakFlops(**spec, d == roofline::Dtype::kUnknown ? dtype : d, math);
-  };
-  RunOverParts(o.rank_threads, n, parts, [&](std::size_t, std::size_t begin, std::size_t end) {
-    PlaceOnRoofline(t, j, peak_for, bw, begin, end, f);
-  });
-
-  const std::vector<SweepActivity>& acts = sweeps.acts;
   v.kernels = sweeps.kernels;
-  v.kept_activities = static_cast<std::int64_t>(acts.size());
+  v.kept_activities = static_cast<std::int64_t>(sweeps.acts.size());
   if (sweeps.empty()) {
-    v.no_gpu_reason = t.gpu.size() == 0 ? "the trace has no GPU activity (no kernels, memcpy or memset): "
-                                          "it was taken on CPU only, or in a mode that records no timeline"
-                      : !acts.empty()   ? "no GPU activity: every kernel, memcpy and memset has zero duration"
-                      : o.steps         ? "no GPU activity is left after --steps: " + StepsThatExist(j)
-                                : "no GPU activity is the run's: all of it was queued before profiling "
-                                  "began or lies far outside the rest (see data quality)";
-    if (quality.Get(Dq::kCuptiRangeProfilerEvents) > 0) {
-      v.no_gpu_reason += " (CUPTI range-profiler mode: counters, no kernel timeline)";
-    }
+    v.no_gpu_reason = NoGpuReason(t, j, sweeps, o, quality);
     v.device_tier = DeviceActivityOver(t, kNoTime, kNoTime);
     v.quality = quality;
     return v;
   }
 
-  SweepResult& run = sweeps.run;
-  f.idle_gaps = std::move(run.idle_gaps);
-  f.share_ns.assign(n, 0);
-  f.useful_ns.assign(n, 0);
-  f.loss.assign(n, Loss::kHostBoundIdle);
-  f.bound.assign(n, Bound::kCompute);
-  // Each activity has one share: parts of the list write distinct rows.
-  std::vector<std::int64_t> above_peak(parts, 0);
-  RunOverParts(o.rank_threads, run.shares.size(), parts,
-               [&](std::size_t p, std::size_t begin, std::size_t end) {
-                 for (std::size_t s = begin; s < end; ++s) {
-                   const auto [k, share] = run.shares[s];
-                   f.share_ns[k] = share;
-                   f.loss[k] = LossOfActivity(f.cls[k], f.flops[k], f.bytes[k],
-                                              roofline::BelowRidge(costs.op_ai[k], peak, bw));
-                   f.bound[k] = BoundOfLoss(f.loss[k]);
-                   if (f.cls[k] != ActivityClass::kCompute || f.flops[k] <= 0 || peak <= 0) continue;
-                   // Work in a dtype with a faster pipe than P's (fp8, fp4 beside bf16) is judged by that
-                   // pipe; a slower dtype's stays judged by P (docs/verdict.md, "Compute").
-                   double ideal_ns = SecondsToNs(f.flops[k] / std::max(peak, f.peak_flops_per_s[k]));
-                   double dur_ns = static_cast<double>(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
-                   if (ideal_ns > dur_ns * 1.0001) ++above_peak[p];
-                   f.useful_ns[k] = std::min(ideal_ns, share);
-                 }
-               });
-  for (std::int64_t count : above_peak) quality.Add(Dq::kFlopsAbovePeak, count);
-  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
-    if (!f.kept[k] || f.cls[k] != ActivityClass::kCompute) continue;
-    const double dur_s = NsToSeconds(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
-    v.compute_kernel_s += dur_s;
-    if (f.flops[k] >= 0 || f.bytes[k] >= 0) {
-      v.modeled_compute_s += dur_s;
-    } else {
-      quality.Add(Dq::kUnmodeledKernel);
-    }
-  }
-  v.run = FiguresOf(run, f);
-  v.gpu_busy_s = NsToSeconds(run.busy_union_ns);
-  v.compute_s = NsToSeconds(run.compute_union_ns);
-  v.communication_s = NsToSeconds(run.communication_union_ns);
-  v.communication_overlapped_s = NsToSeconds(run.communication_overlapped_ns);
-
-  // The roll-ups read the facts table and write each its own part of the verdict: they run at
-  // once on the rank's threads, the costliest first.
-  RangeLedger ranges;
-  const std::function<void()> rollups[] = {
-      [&] {
-        v.evidence = CollectEvidence(t, j, f);
-        v.evidence.fp32_tensor_peak_flops_per_s =
-            roofline::PeakFlops(**spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
-      },
-      [&] {
-        AggregateKernels(t, f, bw, o.top_n * 4, v);
-        v.device_tier = DeviceActivityOver(t, v.run.start_ns, v.run.end_ns);
-      },
-      [&] {
-        v.collectives = CollectiveInstances(t, j, f);
-        v.op_times = CollectOpTimes(t, f);
-      },
-      [&] { v.layers = RollUpLayers(t, j, f, v.run.wall_s); },
-      [&] { v.worst_instant_ns = WorstInstants(t, f, run); },
-      [&] {
-        if (o.observer) ranges = RollUpRanges(t, j, f);
-      },
-  };
-  RunConcurrently(o.rank_threads, rollups);
+  ChargeShares(t, sweeps.run, costs, peak, bw, o, f, quality);
+  CountModeledCompute(t, f, v, quality);
+  RunFigures(sweeps.run, f, v);
+  const RangeLedger ranges = RollUp(t, j, f, sweeps.run, device, bw, o, v);
   for (const auto& [number, sweep] : sweeps.steps) v.steps.push_back({number, FiguresOf(sweep, f)});
-
-  // FLOPs: hardware (HFU) and model (MFU).
-  double forward_heavy = 0, backward_heavy = 0;
-  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
-    if (!f.kept[k] || f.flops[k] <= 0) continue;
-    v.hardware_flops += f.flops[k];
-    if (!f.heavy_op[k]) continue;
-    (f.backward[k] ? backward_heavy : forward_heavy) += f.flops[k];
-  }
-  std::size_t steps_in_window = v.steps.size();
-  if (o.model_flops_per_step && steps_in_window > 0) {
-    v.model_flops = *o.model_flops_per_step * static_cast<double>(steps_in_window);
-    v.model_flops_source = "--model-flops-per-step";
-  } else if (forward_heavy > 0 && backward_heavy == 0) {
-    v.model_flops = forward_heavy;
-    v.model_flops_source = "derived: forward GEMM/attention/conv FLOPs (no backward pass in the trace)";
-  } else if (forward_heavy > 0 && backward_heavy >= 1.5 * forward_heavy) {
-    // A training step costs about 3x its forward pass; fewer modeled backward FLOPs than that
-    // mean unmodeled backward kernels, and 3x forward would overstate MFU beside HFU.
-    v.model_flops = 3 * forward_heavy;
-    v.model_flops_source =
-        "derived: 3 x forward GEMM/attention/conv FLOPs (training step, no recomputation assumed)";
-  } else if (forward_heavy > 0) {
-    v.model_flops_source = "not derived: backward FLOPs are only partly modeled; pass --model-flops-per-step";
-  }
-
+  CountFlops(t, f, o, v);
   v.capacity_flops = peak * v.run.wall_s;
   v.quality = quality;
   if (o.observer) o.observer->OnRank({t, j, f, v, ranges});

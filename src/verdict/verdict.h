@@ -180,6 +180,9 @@ struct Evidence {
 // Below this share of compute-kernel time with a FLOP or byte model, the FLOPs derived from
 // the trace miss too much work to be called the model's: MFU is not reported (docs/verdict.md).
 inline constexpr double kMfuMinCoverage = 0.90;
+// Work that reads as faster than its peak by more than this factor counts as above peak
+// (model::Dq::kFlopsAbovePeak, kMfuAboveHfu); below it, timestamp rounding.
+inline constexpr double kAbovePeakTolerance = 1.0001;
 
 // One node of the module tree, or one module type (all instances of a class together): the
 // sweep's figures of the GPU activities under it (docs/layers.md). Inclusive of its subtree.
@@ -332,7 +335,8 @@ struct Bill {
   double computed = 0;             // spend × achieved
   double paid_never_computed = 0;  // spend × (1 − achieved)
   double target_fraction = kDefaultTargetFraction;
-  double addressable = 0;  // spend × max(0, 1 − achieved / target)
+  double addressable = 0;          // spend × max(0, 1 − achieved / target)
+  double wasted_per_gpu_hour = 0;  // price × (1 − achieved): what each GPU-hour pays for no useful work
 };
 
 // Every call of one collective over the job's ranks, by the source's name ("allreduce", "send",
