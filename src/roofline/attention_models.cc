@@ -150,8 +150,8 @@ bool EstimatePaged(std::string_view name, const OpArgs& args, OpCost& cost) {
   }
   double blocks_per_seq = static_cast<double>(tables[1]);
   if (block_size && max_len && *block_size > 0) {
-    blocks_per_seq =
-        std::min(blocks_per_seq, static_cast<double>((*max_len + *block_size - 1) / *block_size));
+    const std::int64_t blocks_for_max_len = (*max_len + *block_size - 1) / *block_size;  // ceiling
+    blocks_per_seq = std::min(blocks_per_seq, static_cast<double>(blocks_for_max_len));
   }
   SetDtype(args, cost);
   const double q_bytes = static_cast<double>(Elements(q)) * args.Width(op->query, cost.dtype);

@@ -112,17 +112,13 @@ int DtypeBytes(Dtype dtype) {
     case Dtype::kFp64:
       return 8;
     case Dtype::kFp32:
-      return 4;
     case Dtype::kTf32:
       return 4;
     case Dtype::kBf16:
-      return 2;
     case Dtype::kFp16:
       return 2;
     case Dtype::kFp8:
-      return 1;
     case Dtype::kInt8:
-      return 1;
     case Dtype::kUint8:
       return 1;
     case Dtype::kInt16:

@@ -36,7 +36,8 @@ bool EstimateMoe(std::string_view name, const OpArgs& args, OpCost& cost) {
   if (x.size() != 2 || w1.size() != 3 || w2.size() != 3 || ids.size() != 2 || ids[0] != x[0]) return false;
   const std::int64_t h = x[1];
   if (w1[0] != w2[0] || w1[2] <= 0 || w2[1] != h || h % w1[2] != 0) return false;
-  const double packing = static_cast<double>(h / w1[2]);  // 1, or 2 for packed fp4
+  const std::int64_t packing_ratio = h / w1[2];  // 1, or 2 for packed fp4: whole by construction
+  const double packing = static_cast<double>(packing_ratio);
   auto f = [](std::int64_t v) { return static_cast<double>(v); };
   const double tokens = f(x[0]), top_k = f(ids[1]), experts = f(w1[0]);
   const double n1 = f(w1[1]), inter = f(w2[2]) * packing;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #ifdef PLASMIENT_WIRE_HAVE_ZSTD
 #include <zstd.h>
@@ -172,8 +173,13 @@ ScanReport ScanChunks(const std::uint8_t* data, std::size_t size, const ChunkVis
       break;
     }
     total_raw += h.raw_bytes;
-    if (h.sequence > next_sequence)
-      r.missing_sequence += static_cast<std::int64_t>(h.sequence - next_sequence);
+    if (h.sequence > next_sequence) {
+      // A damaged sequence number can claim any gap: the count saturates instead of wrapping.
+      constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+      std::uint64_t gap = std::min(h.sequence - next_sequence, kMax);
+      r.missing_sequence =
+          static_cast<std::int64_t>(std::min(static_cast<std::uint64_t>(r.missing_sequence) + gap, kMax));
+    }
     next_sequence = h.sequence + 1;
     saw_last = saw_last || (h.flags & kChunkLast) != 0;
     if ((h.flags & kChunkZstd) == 0) {

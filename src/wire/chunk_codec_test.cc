@@ -1,6 +1,8 @@
 #include "wire/chunk_codec.h"
 
+#include <cstddef>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -90,6 +92,34 @@ TEST(ChunkCodec, RoundTripCompressedAndStored) {
   if (ZstdAvailable()) {
     EXPECT_LT(MakeFile(1, 5, 100).size(), MakeFile(0, 5, 100).size());
   }
+}
+
+// Chunks whose (checksummed) sequence numbers claim gaps past int64 (found by native_reader_fuzz):
+// the missing count saturates, every chunk is still read.
+TEST(ChunkCodec, HugeSequenceGapsSaturateTheMissingCount) {
+  std::vector<std::uint8_t> file;
+  FileHeader fh = MakeFileHeader(0, 0);
+  const auto* fb = reinterpret_cast<const std::uint8_t*>(&fh);
+  file.insert(file.end(), fb, fb + sizeof fh);
+  ChunkEncoder enc(0);
+  std::uint8_t payload[16] = {};
+  const std::uint64_t sequences[] = {5'652'692'054'301'220'920ull, 0, 11'305'384'108'602'441'840ull,
+                                     ~0ull - 1};
+  for (std::uint64_t seq : sequences) {
+    std::size_t at = file.size();
+    enc.Encode(payload, sizeof payload, 0, 0, file);
+    ChunkHeader h;
+    std::memcpy(&h, file.data() + at, sizeof h);
+    h.sequence = seq;
+    h.header_crc = Crc32c(&h, offsetof(ChunkHeader, header_crc));
+    std::memcpy(file.data() + at, &h, sizeof h);
+  }
+  int chunks = 0;
+  ScanReport r = ScanChunks(file.data(), file.size(),
+                            [&](const ChunkHeader&, const std::uint8_t*, std::size_t) { ++chunks; });
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(chunks, 4);
+  EXPECT_EQ(r.missing_sequence, std::numeric_limits<std::int64_t>::max());
 }
 
 TEST(ChunkCodec, CutAtEveryByteKeepsCompleteChunks) {

@@ -81,8 +81,20 @@ void Collect(const wire::RecordHeader& h, const std::uint8_t* p, Records& r) {
     }
     case RecordKind::kProcess:
       return Keep(r.processes, h, p, r);
-    case RecordKind::kDevice:
-      return Keep(r.devices, h, p, r);
+    case RecordKind::kDevice: {
+      if (!Fits<wire::DeviceRecord>(h, r)) return;
+      // Sizes past the model's 64-bit signed figures (bandwidth in bytes/s) are damage: counted,
+      // and read as unknown (0), the rest of the device kept.
+      auto d = Load<wire::DeviceRecord>(p);
+      constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+      if (d.memory_bandwidth_kbps > kMax / 1000 || d.global_memory_bytes > kMax) {
+        ++r.malformed;
+        if (d.memory_bandwidth_kbps > kMax / 1000) d.memory_bandwidth_kbps = 0;
+        if (d.global_memory_bytes > kMax) d.global_memory_bytes = 0;
+      }
+      r.devices.push_back(d);
+      return;
+    }
     case RecordKind::kKernel:
       return Keep(r.kernels, h, p, r);
     case RecordKind::kMemcpy:

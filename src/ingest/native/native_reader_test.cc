@@ -218,6 +218,35 @@ TEST(NativeReader, CorruptChunkCountedOthersRead) {
   EXPECT_EQ(t->Str(t->gpu.name[0]), "<lost string 1>");
 }
 
+// A device record whose bandwidth (KB/s) times 1000 leaves int64 (found by native_reader_fuzz),
+// or whose memory size does: counted as malformed, those figures unknown, the device kept.
+TEST(NativeReader, DeviceSizesPastInt64AreMalformedAndUnknown) {
+  FileMaker f;
+  f.String(8, "NVIDIA H200");
+  wire::DeviceRecord d{};
+  d.header = HeaderFor<wire::DeviceRecord>(RecordKind::kDevice);
+  d.name_id = 8;
+  d.sm_count = 132;
+  d.global_memory_bytes = 141ull << 30;
+  d.memory_bandwidth_kbps = 316'049'379'944'248'320ull;  // x1000 > 2^63
+  f.Add(d);
+  d.device = 1;
+  d.global_memory_bytes = ~0ull;
+  d.memory_bandwidth_kbps = 4'800'000'000;
+  f.Add(d);
+  f.Cut(/*last=*/true);
+  auto bytes = f.file();
+  auto t = ReadNativeBytes(bytes.data(), bytes.size(), "dev.pltrace");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->quality.Get(Dq::kMalformedEvent), 2);
+  ASSERT_EQ(t->devices.size(), 2u);
+  EXPECT_EQ(t->devices[0].memory_bandwidth_bytes_per_s, 0);
+  EXPECT_EQ(t->devices[0].total_memory_bytes, std::int64_t{141} << 30);
+  EXPECT_EQ(t->devices[0].sm_count, 132);
+  EXPECT_EQ(t->devices[1].total_memory_bytes, 0);
+  EXPECT_EQ(t->devices[1].memory_bandwidth_bytes_per_s, 4'800'000'000'000);
+}
+
 TEST(NativeReader, NotANativeFileFailsWithPath) {
   std::vector<std::uint8_t> junk(64, 'j');
   auto t = ReadNativeBytes(junk.data(), junk.size(), "junk.bin");
