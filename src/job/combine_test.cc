@@ -5,6 +5,7 @@
 #include "model/trace_builder.h"
 #include "verdict/analyze.h"
 #include "verdict/testing/launch_builder.h"
+#include "verdict/testing/test_options.h"
 
 namespace plasmient::job {
 namespace {
@@ -18,19 +19,10 @@ using verdict::KernelAggregate;
 using verdict::Loss;
 using verdict::RankVerdict;
 
-constexpr double kPeak = 100e12;  // FLOP/s
-constexpr double kBw = 1e12;      // B/s
+using verdict::testing::kMmDims;
+using verdict::testing::kMmTypes;
 
-AnalyzeOptions Options() {
-  AnalyzeOptions o;
-  o.gpu = "h100_sxm";
-  o.peak_flops_per_s = kPeak;
-  o.memory_bandwidth_bytes_per_s = kBw;
-  return o;
-}
-
-constexpr std::string_view kMmDims = "[[1024,1024],[1024,1024]]";
-constexpr std::string_view kMmTypes = "[\"c10::BFloat16\",\"c10::BFloat16\"]";
+AnalyzeOptions Options() { return verdict::testing::TestOptions(); }
 
 TEST(CombineRanks, DerivedModelFlopsBelowTheCoverageFloorAreNotMfu) {
   verdict::testing::LaunchBuilder t;

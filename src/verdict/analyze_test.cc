@@ -7,6 +7,7 @@
 #include "roofline/op_cost.h"
 #include "verdict/facts.h"
 #include "verdict/testing/launch_builder.h"
+#include "verdict/testing/test_options.h"
 
 namespace plasmient::verdict {
 namespace {
@@ -15,16 +16,12 @@ using model::CpuOpKind;
 using model::GpuKind;
 using model::TraceBuilder;
 
-constexpr double kPeak = 100e12;  // FLOP/s
-constexpr double kBw = 1e12;      // B/s: ridge point 100 FLOP/B
+using testing::kBw;
+using testing::kMmDims;
+using testing::kMmTypes;
+using testing::kPeak;
 
-AnalyzeOptions Options() {
-  AnalyzeOptions o;
-  o.gpu = "h100_sxm";
-  o.peak_flops_per_s = kPeak;
-  o.memory_bandwidth_bytes_per_s = kBw;
-  return o;
-}
+AnalyzeOptions Options() { return testing::TestOptions(); }
 
 // Op -> launch -> kernel rows (verdict/testing/launch_builder.h), and ProfilerStep ranges.
 struct Builder : testing::LaunchBuilder {
@@ -40,8 +37,6 @@ struct Builder : testing::LaunchBuilder {
   }
 };
 
-constexpr std::string_view kMmDims = "[[1024,1024],[1024,1024]]";
-constexpr std::string_view kMmTypes = "[\"c10::BFloat16\",\"c10::BFloat16\"]";
 constexpr std::string_view kAddDims = "[[1048576],[1048576],[]]";
 constexpr std::string_view kAddTypes = "[\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\"]";
 

@@ -6,19 +6,14 @@
 #include "model/trace_builder.h"
 #include "verdict/analyze.h"
 #include "verdict/testing/launch_builder.h"
+#include "verdict/testing/test_options.h"
 
 namespace plasmient::exporting::testing_traces {
 
-inline constexpr double kPeak = 100e12;  // FLOP/s
-inline constexpr double kBw = 1e12;      // B/s: ridge point 100 FLOP/B
+using verdict::testing::kBw;
+using verdict::testing::kPeak;
 
-inline verdict::AnalyzeOptions Options() {
-  verdict::AnalyzeOptions o;
-  o.gpu = "h100_sxm";
-  o.peak_flops_per_s = kPeak;
-  o.memory_bandwidth_bytes_per_s = kBw;
-  return o;
-}
+inline verdict::AnalyzeOptions Options() { return verdict::testing::TestOptions(); }
 
 using Builder = verdict::testing::LaunchBuilder;
 
