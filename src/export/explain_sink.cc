@@ -63,6 +63,16 @@ std::vector<SentencePiece> HostClause(const Column& c) {
     return text(k.layer.empty() ? fmt::format("because the op is {}", k.op)
                                 : fmt::format("because the op is {} in {}", k.op, k.layer));
   }
+  // The cause the verdict's host-bound idle reads for the same ranges (verdict/host_causes.h).
+  std::vector<verdict::HostRangeRef> stack;
+  for (const auto& h : c.host) stack.push_back({h.name, h.kind == "api", h.kind == "step" || h.kind == "module"});
+  const verdict::HostCause cause = verdict::CauseOfStack(stack);
+  for (const auto& h : c.host) {
+    const auto named = verdict::CauseOfHostRange(h.name, h.kind == "api");
+    if (cause != verdict::HostCause::kHostWork && named == cause)
+      return text(fmt::format("because the host is in {} ({}; cause: {})", h.name, h.kind,
+                              verdict::HostCauseName(cause)));
+  }
   for (const auto& h : c.host) {
     if (h.kind != "step") return text(fmt::format("because the host is in {} ({})", h.name, h.kind));
   }

@@ -326,6 +326,12 @@ void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(s
     } else {
       w.Key("layer").Null();
     }
+    w.Key("causes").BeginArray();
+    for (const auto& c : f.causes) {
+      w.BeginObject().Field("cause", c.kind).Field("seconds", c.seconds).Field("share", c.share);
+      w.Field("evidence", c.evidence).Field("confidence", c.confidence).EndObject();
+    }
+    w.EndArray();
     w.EndObject();
   }
   w.EndArray();

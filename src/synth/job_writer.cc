@@ -223,6 +223,7 @@ Status WriteJob(const SynthConfig& input, const std::string& out_dir, Progress* 
     report.activities = &activities;
     report.kernel_names = &writer.kernel_names();
     report.layer_types = &writer.layer_types();
+    report.stalls = &writer.stalls();
     std::vector<FileTruth> files;
     if (native != nullptr && config.period_s > 0) {
       files = WindowTruths(native->files(), activities, gpu);

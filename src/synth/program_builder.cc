@@ -337,6 +337,9 @@ Program BuildProgram(const SynthConfig& config, const GpuSpec& gpu, int rank, in
     case Scenario::kHostbound:
       BuildHostbound(b, step_index);
       break;
+    case Scenario::kHostCauses:
+      BuildHostCauses(b, step_index);
+      break;
     case Scenario::kDdpExposed: {
       BuildTraining(b, step_index);
       Program p = b.Take();

@@ -100,6 +100,7 @@ void BuildMoe(ProgramBuilder& b, int step_index);
 void BuildPipeline(ProgramBuilder& b, int step_index);
 void BuildDecode(ProgramBuilder& b, int step_index);
 void BuildHostbound(ProgramBuilder& b, int step_index);
+void BuildHostCauses(ProgramBuilder& b, int step_index);
 
 // Transfer times of communication (ns), identical on every participant.
 TimeNs AllReduceNs(std::int64_t bytes, int world);

@@ -179,14 +179,23 @@ void RankWriter::OnItem(const SimEvent& ev) {
     case OpKind::kStepBegin:
       step_start_ns_ = ev.item_start_ns;
       break;
-    case OpKind::kHostStall:
-      Range({.cat = "user_annotation",
-             .name = config_.scenario == Scenario::kDecode
-                         ? std::string_view("LLMEngine.step#Scheduler.schedule")
-                         : std::string_view("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"),
-             .start_ns = ev.item_start_ns,
-             .end_ns = ev.item_end_ns});
+    case OpKind::kHostStall: {
+      const bool decode = config_.scenario == Scenario::kDecode;
+      const std::string_view name =
+          item.host_call != nullptr ? std::string_view(item.host_call)
+          : decode                  ? std::string_view("LLMEngine.step#Scheduler.schedule")
+                                    : std::string_view("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+      if (item.host_call_api) {
+        WriteRuntime({"cuda_runtime", name, 0, ev.item_start_ns, ev.item_end_ns, next_correlation_++, 0});
+      } else if (!name.empty()) {
+        Range({.cat = "user_annotation", .name = name, .start_ns = ev.item_start_ns, .end_ns = ev.item_end_ns});
+      }
+      stalls_.push_back({ev.item_start_ns, ev.item_end_ns,
+                         item.cause != nullptr ? item.cause
+                         : decode              ? "host_work"
+                                               : "data_loading"});
       break;
+    }
     case OpKind::kSync:
       WriteRuntime({"cuda_runtime", "cudaDeviceSynchronize", 165, ev.launch_start_ns, ev.launch_end_ns,
                     next_correlation_++, 0});

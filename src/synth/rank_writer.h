@@ -65,6 +65,7 @@ class RankWriter : public SimSink {
   const std::vector<TruthActivity>& activities() const { return activities_; }
   const std::vector<std::string>& kernel_names() const { return kernel_names_; }
   const std::vector<std::vector<std::string>>& layer_types() const { return layer_types_; }
+  const std::vector<HostStallTruth>& stalls() const { return stalls_; }
 
  protected:
   // What a format writes.
@@ -106,6 +107,7 @@ class RankWriter : public SimSink {
   std::uint32_t LayerIndex(const Program& program, const Item& item);
   std::uint32_t NameIndex(std::string_view name);
 
+  std::vector<HostStallTruth> stalls_;
   std::int64_t next_correlation_ = 1000;
   std::int64_t next_external_id_ = 1;
   // The open module ranges (outermost first).

@@ -75,4 +75,33 @@ void BuildHostbound(ProgramBuilder& b, int step_index) {
   (void)step_index;
 }
 
+// Host-bound idle whose causes are known: the caching allocator off (cudaFree and cudaMalloc
+// between the ops), a data loader, stalls no host range records (unknown), and a compile range
+// that runs while the GPU is busy (a distractor: it holds no idle and must not be blamed).
+void BuildHostCauses(ProgramBuilder& b, int step_index) {
+  const SynthConfig& c = b.config();
+  const std::int64_t tokens = 2048;
+  const std::int64_t width = std::min<std::int64_t>(c.hidden, 2048);
+  auto stall = [&](TimeNs ns, const char* call, bool api, const char* cause) {
+    Item& s = b.Plain(OpKind::kHostStall, ns);
+    s.host_call = call;
+    s.host_call_api = api;
+    s.cause = cause;
+  };
+  stall(static_cast<TimeNs>(b.rng().Uniform(1.5, 2.5) * 1e6), nullptr, false, nullptr);  // the data loader
+  b.Copy(OpKind::kMemcpyH2D, tokens * width * 2);
+  // A long GEMM first, then the distractor while it runs.
+  b.Linear(4 * tokens, 4 * width, width, b.Module("nn.Module: Linear_0"));
+  stall(static_cast<TimeNs>(b.rng().Uniform(60, 120) * 1e3), "compileFusion", false, "compile");
+  for (int i = 0; i < 16; ++i) {
+    b.Linear(tokens, width, width, b.Module(fmt::format("nn.Module: Linear_{}", i + 1)));
+    b.Pointwise(OpKind::kGelu, tokens, width, -1);
+    stall(static_cast<TimeNs>(b.rng().Uniform(150, 400) * 1e3), "cudaFree", true, "allocator");
+    stall(static_cast<TimeNs>(b.rng().Uniform(40, 90) * 1e3), "cudaMalloc", true, "allocator");
+    if (i % 4 == 3) stall(static_cast<TimeNs>(b.rng().Uniform(200, 400) * 1e3), "", false, "unknown");
+  }
+  b.Copy(OpKind::kMemcpyD2H, 4);
+  (void)step_index;
+}
+
 }  // namespace plasmient::synth

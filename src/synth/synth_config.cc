@@ -10,7 +10,7 @@
 namespace plasmient::synth {
 namespace {
 
-constexpr std::array<std::pair<Scenario, std::string_view>, 8> kNames = {{
+constexpr std::array<std::pair<Scenario, std::string_view>, 9> kNames = {{
     {Scenario::kDdp, "ddp"},
     {Scenario::kStraggler, "straggler"},
     {Scenario::kPipeline, "pipeline"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<Scenario, std::string_view>, 8> kNames = {{
     {Scenario::kMoe, "moe"},
     {Scenario::kClockOffset, "clock-offset"},
     {Scenario::kDdpExposed, "ddp-exposed"},
+    {Scenario::kHostCauses, "host-causes"},
 }};
 
 }  // namespace

@@ -19,6 +19,7 @@ enum class Scenario : std::uint8_t {
   kMoe,          // expert GEMMs on a few % of tokens, all-to-all
   kClockOffset,  // ddp with every rank's clock shifted by a known amount
   kDdpExposed,   // ddp whose gradient all-reduces all run after the backward pass (none overlapped)
+  kHostCauses,   // host-bound idle of known causes: allocator calls, a data loader, unnamed stalls
 };
 
 std::string_view ScenarioName(Scenario scenario);

@@ -184,6 +184,37 @@ WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs star
   return w;
 }
 
+std::vector<std::pair<std::string, double>> HostIdleByCause(std::span<const TruthActivity> activities,
+                                                           TimeNs start_ns, TimeNs end_ns,
+                                                           std::span<const HostStallTruth> stalls) {
+  // The idle intervals: the window less the union of the activities.
+  std::vector<std::pair<TimeNs, TimeNs>> busy;
+  for (const TruthActivity& a : activities) {
+    const TimeNs s = std::max(a.start_ns, start_ns), e = std::min(a.end_ns, end_ns);
+    if (s < e) busy.emplace_back(s, e);
+  }
+  std::sort(busy.begin(), busy.end());
+  std::vector<std::pair<TimeNs, TimeNs>> idle;
+  TimeNs at = start_ns;
+  for (const auto& [s, e] : busy) {
+    if (s > at) idle.emplace_back(at, s);
+    at = std::max(at, e);
+  }
+  if (at < end_ns) idle.emplace_back(at, end_ns);
+  std::vector<std::pair<std::string, double>> out;
+  for (const HostStallTruth& st : stalls) {
+    TimeNs ns = 0;
+    auto it = std::lower_bound(idle.begin(), idle.end(), std::pair{st.start_ns, TimeNs{0}},
+                               [](const auto& a, const auto& b) { return a.second <= b.first; });
+    for (; it != idle.end() && it->first < st.end_ns; ++it)
+      ns += std::max<TimeNs>(0, std::min(it->second, st.end_ns) - std::max(it->first, st.start_ns));
+    auto same = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == st.cause; });
+    if (same == out.end()) same = out.insert(out.end(), {st.cause, 0.0});
+    same->second += NsToSeconds(ns);
+  }
+  return out;
+}
+
 RankTruth ComputeRankTruth(std::span<const TruthActivity> activities, const DeviceModel& device) {
   RankTruth truth;
   if (activities.empty()) return truth;

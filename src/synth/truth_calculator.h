@@ -86,6 +86,18 @@ Dtype DominantDtype(std::span<const TruthActivity> activities);
 WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs start_ns, TimeNs end_ns,
                           const DeviceModel& device, std::vector<KernelTruth>* per_kernel = nullptr);
 
+// A host stall of the generated program and the cause its GPU idle has (docs/synth.md).
+struct HostStallTruth {
+  TimeNs start_ns = 0, end_ns = 0;
+  const char* cause = "";  // "allocator", "data_loading", "unknown", ...
+};
+
+// The GPU idle of [start_ns, end_ns) (no activity resident) that falls inside each stall, summed
+// by cause, in first-seen order: what each cause of the host-bound idle holds.
+std::vector<std::pair<std::string, double>> HostIdleByCause(std::span<const TruthActivity> activities,
+                                                           TimeNs start_ns, TimeNs end_ns,
+                                                           std::span<const HostStallTruth> stalls);
+
 struct StepTruth {
   int step = 0;
   WindowTruth window;

@@ -188,6 +188,15 @@ Status TruthWriter::AddRank(const RankReport& r) {
       it->second.useful_s += t.kernels[i].useful_s;
     }
   }
+  if (r.stalls != nullptr) {
+    const auto span = std::span<const TruthActivity>(*r.activities);
+    for (const auto& [cause, s] : HostIdleByCause(span, t.run.start_ns, t.run.end_ns, *r.stalls)) {
+      auto it = std::find_if(host_idle_causes_.begin(), host_idle_causes_.end(),
+                             [&](const auto& p) { return p.first == cause; });
+      if (it == host_idle_causes_.end()) it = host_idle_causes_.insert(host_idle_causes_.end(), {cause, 0.0});
+      it->second += s;
+    }
+  }
   job_.span_s += t.run.span_s;
   job_.useful_s += t.run.useful_s;
   job_.kernel_union_s += t.run.kernel_union_s;
@@ -227,7 +236,14 @@ Status TruthWriter::Finish(const std::vector<StragglerReport>& stragglers) {
                    i == 0 ? "" : ",", type, l.gpu_time_s, job_.span_s > 0 ? l.gpu_time_s / job_.span_s : 0,
                    l.useful_s, l.gpu_time_s > 0 ? l.useful_s / l.gpu_time_s : 0);
   }
-  file_.buffer().append(std::string_view("],\n  \"pipeline\": "));
+  // The host-bound idle inside the program's host stalls, by the stall's cause; the rest of the
+  // host-bound idle (launch gaps, syncs) is not given a cause here.
+  file_.buffer().append(std::string_view("],\n  \"host_idle_causes\": {"));
+  for (std::size_t i = 0; i < host_idle_causes_.size(); ++i) {
+    fmt::format_to(out, "{}\"{}\": {:.12g}", i == 0 ? "" : ", ", host_idle_causes_[i].first,
+                   host_idle_causes_[i].second);
+  }
+  file_.buffer().append(std::string_view("},\n  \"pipeline\": "));
   if (config_.scenario == Scenario::kPipeline) {
     const double s = config_.ranks, m = config_.microbatches;
     fmt::format_to(

@@ -36,6 +36,7 @@ struct RankReport {
   const std::vector<std::string>* kernel_names = nullptr;
   const std::vector<std::vector<std::string>>* layer_types = nullptr;  // per TruthActivity::layer
   const std::vector<FileTruth>* files = nullptr;                       // windowed native ranks only
+  const std::vector<HostStallTruth>* stalls = nullptr;
 };
 
 struct StragglerReport {
@@ -72,6 +73,7 @@ class TruthWriter {
     double gpu_time_s = 0, useful_s = 0;
   };
   std::vector<std::pair<std::string, LayerTotals>> layer_types_;  // in first-seen order
+  std::vector<std::pair<std::string, double>> host_idle_causes_;  // in first-seen order
 };
 
 }  // namespace plasmient::synth

@@ -137,6 +137,7 @@ void MergeShapes(std::vector<GemmShapeLoss>& into, const std::vector<GemmShapeLo
 Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const ActivityFacts& f) {
   Evidence e;
   NameMemo is_backward(t.strings, join::IsBackwardOpName);
+  e.cpu_ranges = static_cast<std::int64_t>(t.cpu.size());
   for (std::size_t r = 0; r < t.cpu.size(); ++r) {
     if (t.cpu.kind[r] != model::CpuOpKind::kOp) continue;
     e.aten_ops += t.Str(t.cpu.name[r]).starts_with("aten::");
@@ -151,6 +152,10 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
   for (const auto& [start, end] : f.idle_gaps) {
     if (end - start < kLaunchGapMaxNs) e.short_gap_idle_s += NsToSeconds(end - start);
   }
+  NameMemo is_pytorch_kernel(t.strings, [](std::string_view n) {
+    return n.find("at::native::") != std::string_view::npos || n.find("at::cuda::") != std::string_view::npos;
+  });
+  for (std::size_t k = 0; k < t.gpu.size(); ++k) e.pytorch_kernels += f.kept[k] && is_pytorch_kernel(t.gpu.name[k]);
   std::vector<GemmShapeLoss> shapes;
   std::unordered_map<std::uint32_t, double> glue_by_name;
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
@@ -196,6 +201,8 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
 
 void Evidence::Merge(const Evidence& o) {
   aten_ops += o.aten_ops;
+  cpu_ranges += o.cpu_ranges;
+  pytorch_kernels += o.pytorch_kernels;
   ops_with_shapes += o.ops_with_shapes;
   backward_ops += o.backward_ops;
   graph_launches += o.graph_launches;
@@ -215,6 +222,7 @@ void Evidence::Merge(const Evidence& o) {
   MergeNamed(memory_glue_ops, o.memory_glue_ops, kGlueOpsKept);
   gemm_kernel_s += o.gemm_kernel_s;
   gemm_rows_kernel_s += o.gemm_rows_kernel_s;
+  host_idle.Merge(o.host_idle);
 }
 
 }  // namespace plasmient::verdict

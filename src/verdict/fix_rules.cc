@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "roofline/device_table.h"
 #include "verdict/layers.h"
 
 namespace plasmient::verdict {
@@ -15,8 +16,6 @@ constexpr double kMinFixFraction = 0.01;  // losses under 1% of capacity get no 
 // A rule on part of a loss fires when its evidence covers at least this share of the loss:
 // below it, the general advice addresses more of the lost time.
 constexpr double kRuleMinShareOfLoss = 0.25;
-// Compute kernels whose median duration is under this are too short to hide their launch.
-constexpr double kTinyKernelMaxMedianUs = 20;
 // A collective family named in the exposed-communication fix holds at least this share of the
 // exposed time: smaller ones are listed in the evidence only.
 constexpr double kCommFamilyMinShare = 0.1;
@@ -35,11 +34,23 @@ struct Advice {
   std::string action, short_action, evidence;
   // The seconds of the loss the evidence covers: the fix recovers at most that; < 0: the whole loss.
   double recoverable_s = -1;
+  std::vector<Cause> causes;
 };
 
 // "n things", or "1 thing" with `one` when given.
 std::string Count(std::int64_t n, std::string_view many, std::string_view one = {}) {
   return fmt::format("{} {}", n, n == 1 && !one.empty() ? one : many);
+}
+
+// "1,360": counts in fix text are read at a glance.
+std::string Thousands(std::int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  if (n < 0) out.insert(out.begin(), '-');
+  return out;
 }
 
 double LossSeconds(const JobVerdict& job, Loss loss) {
@@ -49,6 +60,25 @@ double LossSeconds(const JobVerdict& job, Loss loss) {
 std::string ShapeText(const GemmShapeLoss& s) {
   return fmt::format("{}×{}×{} {} ({}, {} kernels, {:.1f} ms)", s.mnk[0], s.mnk[1], s.mnk[2], s.dtype,
                      s.unaligned ? "unaligned" : "small", s.kernels, s.lost_s * 1e3);
+}
+
+// The faster tensor-core types the device has beside the dominant one, from its peak table:
+// "bf16/fp8" on an H100, "fp16 (AMP)" on a V100 (no bf16 or fp8 pipe); "" when none is faster.
+std::string FasterDtypes(const JobVerdict& job) {
+  auto match = roofline::FindDeviceByKey(job.device.key);
+  if (!match || !match->spec) return "bf16/fp8";
+  const roofline::DeviceSpec& d = *match->spec;
+  const double now = job.device.peak_flops_per_s;
+  std::string out;
+  auto add = [&](roofline::PeakKind kind, std::string_view name) {
+    if (d.Peak(kind) <= now * 1.01) return;
+    if (!out.empty()) out += '/';
+    out += name;
+  };
+  add(roofline::PeakKind::kBf16, "bf16");
+  if (d.Peak(roofline::PeakKind::kBf16) <= 0) add(roofline::PeakKind::kFp16, "fp16 (AMP)");
+  add(roofline::PeakKind::kFp8, "fp8");
+  return out;
 }
 
 Advice ComputeAdvice(const JobVerdict& job) {
@@ -75,8 +105,10 @@ Advice ComputeAdvice(const JobVerdict& job) {
                     e.poor_gemm_kernels, e.poor_gemm_lost_s * 1e3, 100 * e.poor_gemm_lost_s / loss_s, shapes),
         e.poor_gemm_lost_s};
   }
-  return {e.pytorch() ? "raise GEMM efficiency: larger or 64/128-aligned shapes, fewer tiny GEMMs, bf16/fp8, "
-                        "torch.compile"
+  const std::string dtypes = FasterDtypes(job);
+  return {e.pytorch() ? fmt::format("raise GEMM efficiency: larger or 64/128-aligned shapes, fewer tiny GEMMs, {}"
+                                    "torch.compile",
+                                    dtypes.empty() ? std::string() : dtypes + ", ")
                       : "raise kernel efficiency: larger, aligned problem sizes; tensor-core data types",
           "tune GEMM shapes and dtypes", ""};
 }
@@ -145,6 +177,15 @@ Advice MemoryAdvice(const JobVerdict& job) {
 
 Advice UnmodeledAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
+  if (!e.pytorch() && e.cpu_ranges == 0 && e.pytorch_kernels > 0) {
+    return {
+        "the trace was recorded without CPU activities, so no op or shape reaches these kernels: record "
+        "with torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and "
+        "record_shapes=True, or pass --model-flops-per-step",
+        "record CPU activities and shapes",
+        fmt::format("no host range in the trace; {} kernels are PyTorch's own (at::native)",
+                    Thousands(e.pytorch_kernels))};
+  }
   if (!e.pytorch()) {
     return {
         "these kernels have no FLOP model (the program is not PyTorch, so no op shapes): pass "
@@ -235,49 +276,167 @@ Advice CommunicationAdvice(const JobVerdict& job) {
           fmt::format("exposed collective time {:.1f} ms: {}; {}", total * 1e3, shares, kind)};
 }
 
+std::string Seconds(double s) {
+  return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.1f} ms", s * 1e3);
+}
+
+// The names a cause's idle fell in: "hipFree 3.35 s, hipMalloc 12.0 ms".
+std::string CauseNames(const HostCauseFigures& c, std::size_t n = 3) {
+  std::string out;
+  for (std::size_t i = 0; i < std::min(n, c.names.size()); ++i) {
+    if (c.names[i].name.empty()) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", c.names[i].name, Seconds(c.names[i].idle_s));
+  }
+  return out;
+}
+
+// A cause of host-bound idle is listed when it holds at least this share of it.
+constexpr double kCauseMinShare = 0.01;
+
+std::vector<Cause> HostCauses(const Evidence& e, double idle_s) {
+  std::vector<Cause> out;
+  const double total = e.host_idle.total_s();
+  if (total <= 0 || idle_s <= 0) return out;
+  for (std::size_t i = 0; i < kHostCauseCount; ++i) {
+    const auto cause = static_cast<HostCause>(i);
+    const HostCauseFigures& c = e.host_idle[cause];
+    // The attributed gaps are the loss's slices: shares of their sum, in seconds of the loss.
+    const double share = c.idle_s / total;
+    if (share < kCauseMinShare) continue;
+    std::string evidence = fmt::format("{} of GPU idle in {} {}", Seconds(c.idle_s), Thousands(c.gaps),
+                                       c.gaps == 1 ? "gap" : "gaps");
+    if (std::string names = CauseNames(c); !names.empty()) evidence += " under " + names;
+    if (c.calls > 0) {
+      evidence += fmt::format("; {} such calls hold the host {}", Thousands(c.calls), Seconds(c.call_s));
+    }
+    const bool inferred = cause == HostCause::kLaunch || cause == HostCause::kHostWork || c.other_thread;
+    out.push_back({std::string(HostCauseName(cause)), share * idle_s, share, std::move(evidence),
+                   cause == HostCause::kUnknown ? "low"
+                   : inferred                   ? "medium"
+                                                : "high"});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Cause& a, const Cause& b) { return a.share > b.share; });
+  return out;
+}
+
+// What removes one cause of host-bound idle, quoting what the trace showed of it.
+Advice HostCauseAdvice(const JobVerdict& job, HostCause cause, const Cause& seen) {
+  const Evidence& e = job.evidence;
+  const HostCauseFigures& c = e.host_idle[cause];
+  const std::string names = CauseNames(c);
+  const double window_s = job.job.wall_s;
+  const std::string calls =
+      c.calls > 0 ? fmt::format("{} calls hold the host {} of the {}{}", Thousands(c.calls), Seconds(c.call_s),
+                                Seconds(window_s), job.ranks.size() > 1 ? " of rank windows" : " window")
+                  : std::string();
+  const std::string held = fmt::format("{:.0f}% of the host-bound idle ({})", 100 * seen.share, names);
+  switch (cause) {
+    case HostCause::kAllocator:
+      return {fmt::format("the host frees and allocates device memory in the loop ({}): the caching allocator "
+                          "looks disabled (PYTORCH_NO_CUDA_MEMORY_CACHING / PYTORCH_NO_HIP_MEMORY_CACHING set) "
+                          "or torch.cuda.empty_cache() runs every step: keep the caching allocator on and "
+                          "call empty_cache() outside the step, if at all",
+                          calls.empty() ? held : calls + "; " + held),
+              "keep the caching allocator on", seen.evidence, seen.seconds};
+    case HostCause::kSync:
+      return {fmt::format("the host waits for the GPU to drain, then the GPU waits for the host ({}): remove "
+                          "synchronizations from the loop (.item(), .cpu(), .tolist(), printing tensors, "
+                          "nonzero/masked_select and other data-dependent shapes, explicit synchronize): keep "
+                          "the values on the device or read them a step later",
+                          held),
+              "remove host syncs", seen.evidence, seen.seconds};
+    case HostCause::kBlockingCopy:
+      return {fmt::format("copies block the host ({}): copy from pinned memory (pin_memory=True) with "
+                          "non_blocking=True, and issue the next batch's copy ahead of its use (a side stream "
+                          "or the DataLoader's pin_memory thread)",
+                          held),
+              "pinned, non_blocking copies", seen.evidence, seen.seconds};
+    case HostCause::kCompile:
+      return {fmt::format("the window is compilation and module loading ({}): a warm-up, not the steady state, "
+                          "and its figures are not the run's: profile after the first iterations (a "
+                          "torch.profiler schedule with wait/warmup steps), and keep compiled kernels between "
+                          "runs (TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR, ahead-of-time compilation)",
+                          held),
+              "warm-up: profile later", seen.evidence, seen.seconds};
+    case HostCause::kDataLoading:
+      return {fmt::format("the GPU waits for the data loader ({}): more DataLoader workers (num_workers, "
+                          "persistent_workers, prefetch_factor), pin_memory=True, and decoding or "
+                          "augmentation off the training process or on the GPU",
+                          held),
+              "faster data loading", seen.evidence, seen.seconds};
+    case HostCause::kGraphCapture:
+      return {fmt::format("the window holds CUDA-graph capture and instantiation ({}): a warm-up, not the "
+                          "replays: profile after capture",
+                          held),
+              "capture: profile replays", seen.evidence, seen.seconds};
+    case HostCause::kHostCollective:
+      return {fmt::format("host-side collectives and barriers hold the host ({}): run collectives on device "
+                          "tensors (NCCL/RCCL) and drop barriers from the step",
+                          held),
+              "drop host barriers", seen.evidence, seen.seconds};
+    case HostCause::kLaunch: {
+      const double median_us = e.median_compute_kernel_us();
+      const std::string kernels =
+          e.compute_kernels > 0
+              ? fmt::format("{} compute kernels, median {:.0f} µs; ", Thousands(e.compute_kernels), median_us)
+              : std::string();
+      if (e.graph_launches > 0) {
+        return {"the GPU idles between CUDA-graph replays while the host launches: capture more of the step in "
+                "the graph and overlap the host's work between replays (sampling, scheduling)",
+                "capture more, overlap host work",
+                fmt::format("{}{}; {}", kernels, Count(e.graph_launches, "graph launches", "graph launch"),
+                            seen.evidence),
+                seen.seconds};
+      }
+      return {e.pytorch() ? "many short kernels launched one by one: the GPU waits for the host between them; "
+                            "capture the step in CUDA graphs (torch.compile mode=\"reduce-overhead\", "
+                            "torch.cuda.graphs) or fuse the small kernels (torch.compile)"
+                          : "many short kernels launched one by one: the GPU waits for the host between them; "
+                            "capture them in CUDA graphs or fuse them",
+              "CUDA graphs or fuse tiny kernels", kernels + seen.evidence, seen.seconds};
+    }
+    case HostCause::kHostWork:
+      if (e.graph_launches > 0) {
+        return {fmt::format("the GPU idles between CUDA-graph replays while the host runs {}: overlap the "
+                            "host's work with the replays (schedule the next step while this one runs) or "
+                            "capture more of the step",
+                            names.empty() ? std::string("its own code") : names),
+                "overlap host work, capture more",
+                fmt::format("{}; {}", Count(e.graph_launches, "graph launches", "graph launch"), seen.evidence),
+                seen.seconds};
+      }
+      return {fmt::format("the host runs {} while the GPU waits, launching nothing: move that work out of the "
+                          "step or overlap it with the GPU (prepare the next step while this one runs), and "
+                          "cut per-op overhead (torch.compile, CUDA graphs)",
+                          names.empty() ? std::string("its own code") : names),
+              "overlap host work", seen.evidence, seen.seconds};
+    case HostCause::kUnknown:
+    case HostCause::kCount:
+      break;
+  }
+  return {"no host range spans this idle, so its cause is unknown from this trace: record the CPU activities "
+          "(torch.profiler ProfilerActivity.CPU) with record_function ranges around data loading, scheduling "
+          "and host work, then read it again",
+          "cause unknown: record CPU ranges", seen.evidence, seen.seconds};
+}
+
 Advice HostAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
-  if (e.graph_launches > 0) {
-    return {
-        "the GPU idles between CUDA-graph replays: capture more of the step in the graph and overlap the "
-        "host's work between replays (data loading, sampling, scheduling)",
-        "capture more, overlap host work", Count(e.graph_launches, "graph launches", "graph launch")};
-  }
   const double idle_s = LossSeconds(job, Loss::kHostBoundIdle);
-  if (idle_s > 0 && e.idle_after_syncs_s >= kRuleMinShareOfLoss * idle_s) {
-    return {
-        "remove host synchronizations from the loop (.item(), .cpu(), .tolist(), printing tensors, "
-        "synchronous copies to the host): the host waits for the GPU to drain, then the GPU waits for "
-        "the host",
-        "remove host syncs",
-        fmt::format("{} synchronizing calls (stream/device sync, sync copies) let the GPU run dry: {:.1f} ms "
-                    "of idle after them, {:.0f}% of the host-bound idle",
-                    e.syncs_before_idle, e.idle_after_syncs_s * 1e3, 100 * e.idle_after_syncs_s / idle_s),
-        e.idle_after_syncs_s};
+  std::vector<Cause> causes = HostCauses(e, idle_s);
+  if (causes.empty()) {
+    return {e.pytorch() ? "keep the host ahead of the GPU: fewer, larger launches (CUDA graphs), asynchronous "
+                          "data loading"
+                        : "fewer and larger launches, or CUDA graphs; keep the host ahead of the GPU",
+            "keep the host ahead", "no idle gap was attributed"};
   }
-  const double median_us = e.median_compute_kernel_us();
-  if (idle_s > 0 && e.compute_kernels > 0 && median_us < kTinyKernelMaxMedianUs &&
-      e.short_gap_idle_s >= kRuleMinShareOfLoss * idle_s) {
-    return {e.pytorch() ? "many short kernels launched one by one: the GPU waits for the host between them; "
-                          "capture the step in CUDA graphs (torch.compile mode=\"reduce-overhead\", "
-                          "torch.cuda.graphs) or fuse the small kernels (torch.compile)"
-                        : "many short kernels launched one by one: the GPU waits for the host between them; "
-                          "capture them in CUDA graphs or fuse them",
-            "CUDA graphs or fuse tiny kernels",
-            fmt::format("{} compute kernels, median {:.0f} µs; gaps under 50 µs between kernels: {:.1f} ms, "
-                        "{:.0f}% of the host-bound idle",
-                        e.compute_kernels, median_us, e.short_gap_idle_s * 1e3,
-                        100 * e.short_gap_idle_s / idle_s),
-            e.short_gap_idle_s};
-  }
-  if (e.pytorch()) {
-    return {
-        "CUDA graphs (torch.compile mode=\"reduce-overhead\") or larger launches, async data loading "
-        "(pinned memory, workers)",
-        "CUDA graphs, async loading", ""};
-  }
-  return {"fewer and larger launches, or CUDA graphs; keep the host ahead of the GPU",
-          "fewer, larger launches", "no aten:: ops in the trace"};
+  // The fix follows the largest cause; the others stay in the evidence with their shares.
+  Advice a = HostCauseAdvice(job, HostCauseFromName(causes.front().kind), causes.front());
+  std::string shares;
+  for (const auto& c : causes) shares += fmt::format("{}{} {:.0f}%", shares.empty() ? "" : ", ", c.kind, 100 * c.share);
+  a.evidence = fmt::format("host-bound idle by cause: {}; {}: {}", shares, causes.front().kind, a.evidence);
+  a.causes = std::move(causes);
+  return a;
 }
 
 Advice DataMovementAdvice(const JobVerdict& job) {
@@ -358,7 +517,8 @@ void BuildFixes(JobVerdict& job) {
           {},
           std::move(a.evidence),
           recoverable,
-          LayerOf(job.layers, loss)};
+          LayerOf(job.layers, loss),
+          std::move(a.causes)};
     for (const auto& k : job.top_kernels) {
       if (k.loss == loss && f.culprits.size() < 3) f.culprits.push_back(k.name);
     }

@@ -181,9 +181,22 @@ TEST(FixRules, RecordShapesOnlyForPyTorchWithoutShapes) {
   EXPECT_NE(OnlyFix(not_pytorch).action.find("not PyTorch"), std::string::npos);
 }
 
+// Host-bound idle of `seconds` attributed to `cause` (verdict/host_causes.h).
+Evidence& Idle(Evidence& e, HostCause cause, double seconds, std::string name = "", std::int64_t calls = 0,
+               double call_s = 0) {
+  auto& c = e.host_idle[cause];
+  c.idle_s += seconds;
+  c.gaps += 1;
+  c.calls += calls;
+  c.call_s += call_s;
+  if (!name.empty()) c.names.push_back({std::move(name), 1, seconds});
+  return e;
+}
+
 TEST(FixRules, NoCudaGraphsAdviceOnACudaGraphCapture) {
   Evidence graphs = PyTorch();
   graphs.graph_launches = 70;
+  Idle(graphs, HostCause::kLaunch, 0.5, "cudaGraphLaunch");
   JobVerdict a = JobLosing(Loss::kHostBoundIdle, graphs);
   BuildFixes(a);
   EXPECT_EQ(OnlyFix(a).action.find("CUDA graphs ("), std::string::npos) << OnlyFix(a).action;
@@ -191,35 +204,65 @@ TEST(FixRules, NoCudaGraphsAdviceOnACudaGraphCapture) {
   EXPECT_EQ(a.short_fixes[static_cast<std::size_t>(Loss::kHostBoundIdle)].find("CUDA graphs"),
             std::string::npos);
 
-  JobVerdict eager = JobLosing(Loss::kHostBoundIdle, PyTorch());
-  BuildFixes(eager);
-  EXPECT_NE(OnlyFix(eager).action.find("CUDA graphs"), std::string::npos);
+  Evidence eager = PyTorch();
+  Idle(eager, HostCause::kLaunch, 0.5, "cudaLaunchKernel");
+  EXPECT_NE(ActionFor(Loss::kHostBoundIdle, eager).find("CUDA graphs"), std::string::npos);
 }
 
-TEST(FixRules, HostSyncsBeforeIdleGapsAreNamed) {
+// The fix follows the largest cause, quotes it, and recovers at most its share; the other causes
+// stay in causes[] with their shares.
+TEST(FixRules, TheLargestHostCauseChoosesTheFix) {
   Evidence syncs = PyTorch();
-  syncs.syncs_before_idle = 12;
-  syncs.idle_after_syncs_s = 0.3;  // 60% of the 0.5 s host-bound idle
+  Idle(syncs, HostCause::kSync, 0.3, "cudaStreamSynchronize");
+  Idle(syncs, HostCause::kHostWork, 0.2, "aten::index");
   JobVerdict a = JobLosing(Loss::kHostBoundIdle, syncs);
   BuildFixes(a);
-  EXPECT_NE(OnlyFix(a).action.find("host synchronizations"), std::string::npos);
-  EXPECT_NE(OnlyFix(a).evidence.find("12 synchronizing calls"), std::string::npos) << OnlyFix(a).evidence;
-  EXPECT_NE(OnlyFix(a).evidence.find("300.0 ms of idle after them, 60%"), std::string::npos);
-  EXPECT_DOUBLE_EQ(OnlyFix(a).recoverable, 0.3);  // the idle after the syncs, not the whole loss
+  EXPECT_NE(OnlyFix(a).action.find("remove synchronizations"), std::string::npos) << OnlyFix(a).action;
+  EXPECT_NE(OnlyFix(a).evidence.find("sync 60%, host_work 40%"), std::string::npos) << OnlyFix(a).evidence;
+  EXPECT_DOUBLE_EQ(OnlyFix(a).recoverable, 0.3);
+  ASSERT_EQ(OnlyFix(a).causes.size(), 2u);
+  EXPECT_EQ(OnlyFix(a).causes[0].kind, "sync");
+  EXPECT_DOUBLE_EQ(OnlyFix(a).causes[0].share, 0.6);
+  EXPECT_DOUBLE_EQ(OnlyFix(a).causes[1].seconds, 0.2);
 
-  // Many syncs, but the GPU was not left idle by them (the idle is elsewhere): not this rule.
-  Evidence harmless = PyTorch();
-  harmless.syncs_before_idle = 40;
-  harmless.idle_after_syncs_s = 0.05;  // 10%
-  EXPECT_EQ(ActionFor(Loss::kHostBoundIdle, harmless).find("host synchronizations"), std::string::npos);
+  // Syncs that left the GPU little idle do not lead: the data loader does.
+  Evidence loader = PyTorch();
+  Idle(loader, HostCause::kSync, 0.05, "cudaStreamSynchronize");
+  Idle(loader, HostCause::kDataLoading, 0.45, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  const std::string action = ActionFor(Loss::kHostBoundIdle, loader);
+  EXPECT_EQ(action.rfind("the GPU waits for the data loader", 0), 0u) << action;
+  EXPECT_EQ(action.find("synchronizations"), std::string::npos);
 }
 
-Evidence TinyKernels(double short_gap_idle_s) {
+TEST(FixRules, AllocatorCallsAreQuotedWithTheirCountAndHostTime) {
+  Evidence e = PyTorch();
+  Idle(e, HostCause::kAllocator, 0.48, "hipFree", 1360, 0.9);
+  Idle(e, HostCause::kUnknown, 0.02);
+  JobVerdict a = JobLosing(Loss::kHostBoundIdle, e);
+  BuildFixes(a);
+  EXPECT_NE(OnlyFix(a).action.find("1,360 calls hold the host 900.0 ms of the 1.00 s window"), std::string::npos)
+      << OnlyFix(a).action;
+  EXPECT_NE(OnlyFix(a).action.find("caching allocator"), std::string::npos);
+  EXPECT_EQ(OnlyFix(a).causes.back().kind, "unknown");
+  EXPECT_EQ(OnlyFix(a).causes.back().confidence, "low");
+  EXPECT_EQ(OnlyFix(a).causes.front().confidence, "high");
+}
+
+TEST(FixRules, IdleNoHostRangeSpansIsSaidToBeUnknown) {
+  Evidence e = PyTorch();
+  Idle(e, HostCause::kUnknown, 0.5);
+  const std::string action = ActionFor(Loss::kHostBoundIdle, e);
+  EXPECT_NE(action.find("its cause is unknown"), std::string::npos) << action;
+  EXPECT_EQ(action.find("CUDA graphs"), std::string::npos) << action;
+}
+
+Evidence TinyKernels(double launch_idle_s) {
   Evidence e = PyTorch();
   e.compute_kernels = 1000;
   e.compute_kernel_us[6] = 700;  // median 6 µs
   e.compute_kernel_us[200] = 300;
-  e.short_gap_idle_s = short_gap_idle_s;
+  Idle(e, HostCause::kLaunch, launch_idle_s, "cudaLaunchKernel");
+  Idle(e, HostCause::kDataLoading, 0.5 - launch_idle_s, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
   return e;
 }
 
@@ -227,22 +270,39 @@ TEST(FixRules, TinyKernelGapsGetCudaGraphsOrFusion) {
   JobVerdict a = JobLosing(Loss::kHostBoundIdle, TinyKernels(0.4));
   BuildFixes(a);
   EXPECT_NE(OnlyFix(a).action.find("many short kernels"), std::string::npos) << OnlyFix(a).action;
-  EXPECT_NE(OnlyFix(a).evidence.find("1000 compute kernels, median 6 µs"), std::string::npos)
+  EXPECT_NE(OnlyFix(a).evidence.find("1,000 compute kernels, median 6 µs"), std::string::npos)
       << OnlyFix(a).evidence;
-  EXPECT_NE(OnlyFix(a).evidence.find("80% of the host-bound idle"), std::string::npos);
+  EXPECT_NE(OnlyFix(a).evidence.find("launch_bound 80%"), std::string::npos) << OnlyFix(a).evidence;
   EXPECT_DOUBLE_EQ(OnlyFix(a).recoverable, 0.4);
 
-  // The idle sits in long gaps (data loading): not this rule.
+  // The idle sits in the data loader: not this fix.
   EXPECT_EQ(ActionFor(Loss::kHostBoundIdle, TinyKernels(0.05)).find("many short kernels"), std::string::npos);
-  // Long kernels: not this rule, whatever the gaps.
-  Evidence long_kernels = TinyKernels(0.4);
-  long_kernels.compute_kernel_us[6] = 0;
-  long_kernels.compute_kernel_us[200] = 1000;
-  EXPECT_EQ(ActionFor(Loss::kHostBoundIdle, long_kernels).find("many short kernels"), std::string::npos);
   // CUDA graphs already: never "use CUDA graphs".
   Evidence graphs = TinyKernels(0.4);
   graphs.graph_launches = 5;
   EXPECT_EQ(ActionFor(Loss::kHostBoundIdle, graphs).find("many short kernels"), std::string::npos);
+}
+
+// The dtype advice names only the tensor-core types the device has (a V100 has fp16, no bf16).
+TEST(FixRules, DtypeAdviceFollowsTheDevicePeakTable) {
+  JobVerdict v100 = JobLosing(Loss::kComputeInefficiency, PyTorch());
+  v100.device.key = "v100_sxm2";
+  v100.device.peak_flops_per_s = 15.7e12;  // fp32: its dominant dtype here
+  BuildFixes(v100);
+  EXPECT_EQ(OnlyFix(v100).action.find("bf16"), std::string::npos) << OnlyFix(v100).action;
+  EXPECT_NE(OnlyFix(v100).action.find("fp16 (AMP)"), std::string::npos) << OnlyFix(v100).action;
+}
+
+// A PyTorch program recorded without CPU activities is not "not PyTorch".
+TEST(FixRules, AGpuOnlyPyTorchTraceIsAskedForCpuActivities) {
+  Evidence e;
+  e.pytorch_kernels = 40;
+  const std::string action = ActionFor(Loss::kUnmodeledKernels, e);
+  EXPECT_NE(action.find("recorded without CPU activities"), std::string::npos) << action;
+  EXPECT_EQ(action.find("not PyTorch"), std::string::npos);
+  Evidence other;
+  other.cpu_ranges = 10;
+  EXPECT_NE(ActionFor(Loss::kUnmodeledKernels, other).find("not PyTorch"), std::string::npos);
 }
 
 TEST(FixRules, SmallOrUnalignedGemmsArePaddedOrBatched) {

@@ -13,6 +13,7 @@
 #include "model/data_quality.h"
 #include "roofline/roofline.h"
 #include "verdict/cluster_figures.h"
+#include "verdict/host_causes.h"
 
 namespace plasmient::verdict {
 
@@ -136,6 +137,8 @@ struct GemmShapeLoss {
 // What the trace shows about the program; the fixes are chosen by it (docs/fixes.md).
 struct Evidence {
   std::int64_t aten_ops = 0;         // PyTorch ops
+  std::int64_t cpu_ranges = 0;       // host ranges of any kind (0: recorded without CPU activities)
+  std::int64_t pytorch_kernels = 0;  // kernels of PyTorch's own (at::native, at::cuda)
   std::int64_t ops_with_shapes = 0;  // ops carrying Input Dims
   std::int64_t backward_ops = 0;     // autograd backward ops: training
   std::int64_t graph_launches = 0;   // cudaGraphLaunch / hipGraphLaunch
@@ -164,6 +167,8 @@ struct Evidence {
   // of the weights serves), for their time-weighted rows.
   double gemm_kernel_s = 0, gemm_rows_kernel_s = 0;
   double fp32_tensor_peak_flops_per_s = 0;  // the device's TF32 peak: what fp32 GEMMs could run at
+  // Host-bound idle by what the host was doing while the GPU waited (verdict/host_causes.h).
+  HostIdleCauses host_idle;
 
   double exposed_comm_total_s() const;
   double exposed_comm(CommFamily family) const { return exposed_comm_s[static_cast<std::size_t>(family)]; }
@@ -313,6 +318,17 @@ struct FixLayer {
   std::string top_kernel;    // its kernel with the most GPU time; "" when unknown
 };
 
+// One cause of a loss, found in the timeline (docs/verdict.md, "Causes"): its share of the loss,
+// what was seen, and how directly the evidence shows it.
+struct Cause {
+  std::string kind;        // "allocator", "data_loading", ... (HostCauseName)
+  double seconds = 0;      // of the loss, summed over ranks
+  double share = 0;        // of the loss
+  std::string evidence;    // the host calls or ranges, their count and time
+  std::string confidence;  // "high": a range names it on the launching thread; "medium": inferred
+                           // (another thread, gap length, host work); "low": nothing spans it
+};
+
 struct Fix {
   Loss loss;
   double fraction = 0;
@@ -321,6 +337,7 @@ struct Fix {
   std::string evidence;    // the numbers that chose this advice (docs/fixes.md); empty for general advice
   double recoverable = 0;  // the most of capacity the fix can recover
   std::optional<FixLayer> layer;
+  std::vector<Cause> causes;  // the loss split by cause, largest first; empty where none is read
 };
 
 // The achieved fraction the bill's addressable share is measured against when none is given

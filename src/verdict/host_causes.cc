@@ -1,0 +1,480 @@
+// Host-bound idle by cause (docs/verdict.md, "Causes of host-bound idle"): each GPU idle gap is
+// cut where the host ranges of the thread that ends it (the launcher of the next activity) start
+// and end, and each slice goes to the innermost range that names a cause.
+#include "verdict/host_causes.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "base/text.h"
+#include "verdict/facts.h"
+
+namespace plasmient::verdict {
+namespace {
+
+bool StartsWithAny(std::string_view s, std::initializer_list<std::string_view> prefixes) {
+  return std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view p) { return s.starts_with(p); });
+}
+
+bool ContainsAny(std::string_view lower, std::initializer_list<std::string_view> parts) {
+  return std::any_of(parts.begin(), parts.end(),
+                     [&](std::string_view p) { return lower.find(p) != std::string_view::npos; });
+}
+
+std::optional<HostCause> CauseOfApi(std::string_view n) {
+  if (n.find("BeginCapture") != std::string_view::npos || n.find("EndCapture") != std::string_view::npos ||
+      n.find("GraphInstantiate") != std::string_view::npos || n.find("GraphUpload") != std::string_view::npos)
+    return HostCause::kGraphCapture;
+  if (StartsWithAny(n, {"nvrtc", "hiprtc", "cuModuleLoad", "cuLibraryLoad", "cudaLibraryLoad", "hipModuleLoad",
+                        "cuLinkCreate", "cuLinkAdd", "cuLinkComplete", "hipLinkCreate", "hipLinkAdd",
+                        "hipLinkComplete", "cuModuleUnload", "hipModuleUnload"}))
+    return HostCause::kCompile;
+  if (StartsWithAny(n, {"cudaFree", "cudaMalloc", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
+                        "cuMemAlloc", "cuMemFree", "cuMemCreate", "cuMemMap", "cuMemUnmap", "cuMemRelease",
+                        "cuMemAddressReserve", "cuMemAddressFree", "cuMemHostAlloc", "cuMemHostRegister",
+                        "hipFree", "hipMalloc", "hipHostMalloc", "hipHostFree", "hipExtMallocWithFlags",
+                        "hipHostRegister", "hipHostUnregister", "hipMemCreate", "hipMemMap", "hipMemUnmap",
+                        "hipMemRelease"}))
+    return HostCause::kAllocator;
+  if (n.find("Synchronize") != std::string_view::npos || StartsWithAny(n, {"cudaEventQuery", "hipEventQuery",
+                                                                           "cudaStreamQuery", "hipStreamQuery",
+                                                                           "cuEventQuery", "cuStreamQuery"}))
+    return HostCause::kSync;
+  if (StartsWithAny(n, {"cudaMemcpy", "hipMemcpy", "cuMemcpy"})) {
+    // The asynchronous forms return at once unless the host memory is pageable (the copy's own
+    // record says so: CauseOfCall); hipMemcpyWithStream blocks.
+    if (n.find("Async") == std::string_view::npos) return HostCause::kBlockingCopy;
+    return std::nullopt;
+  }
+  if (n.find("Launch") != std::string_view::npos) return HostCause::kLaunch;  // kernels and graphs
+  return std::nullopt;
+}
+
+std::optional<HostCause> CauseOfOp(std::string_view name) {
+  const std::string lower = AsciiLower(name);
+  // Compile and autotune ranges, not the compiled code's own ("Torch-Compiled Region",
+  // "CompiledFunction").
+  if ((lower.find("compile") != std::string::npos && lower.find("compiled") == std::string::npos) ||
+      ContainsAny(lower, {"autotun", "nvrtc", "jit_compile", "codegen"}))
+    return HostCause::kCompile;
+  if (ContainsAny(lower, {"dataloader"})) return HostCause::kDataLoading;
+  if (ContainsAny(lower, {"graph capture", "graph_capture", "cudagraph::capture", "capture_begin", "capture_end",
+                          "graph.capture", "graph_pool"}))
+    return HostCause::kGraphCapture;
+  if (ContainsAny(lower, {"gloo", "barrier"})) return HostCause::kHostCollective;
+  if (name == "aten::item" || name == "aten::_local_scalar_dense" || name == "aten::nonzero" ||
+      name == "aten::is_nonzero" || name == "aten::equal" || name == "aten::allclose" ||
+      name == "aten::masked_select" || name == "aten::unique" || name == "aten::_unique2")
+    return HostCause::kSync;
+  if (lower.find("empty_cache") != std::string::npos) return HostCause::kAllocator;
+  return std::nullopt;
+}
+
+bool IsDeviceToHost(std::string_view copy) {
+  for (std::string_view d : {"DtoH", "Device-to-Host", "Device -> Host", "Device -> Pageable", "Device -> Pinned"}) {
+    if (copy.find(d) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+struct Range {
+  TimeNs start_ns, end_ns;
+  StringId name;
+  std::int8_t cause;  // HostCause, or -1 when the range names none
+  bool plain;         // a step or module range
+  bool step;          // a step: it holds everything and names nothing
+  bool op = false;    // an op (not an annotation)
+  bool launches = false;  // an op holding a launch call: its host time is the launch's overhead
+};
+
+// A launch call that lasts this long while the GPU idles is not queueing (a full queue means a
+// busy GPU): the driver is loading the kernel's module or JIT-compiling it (lazy loading, PTX
+// without code for the part). Ordinary launches take a few µs.
+constexpr TimeNs kSlowLaunchNs = 100 * kNsPerUs;
+
+struct ThreadRanges {
+  std::vector<Range> ranges;  // by (start, longer first)
+  std::int64_t launches = 0;
+};
+
+// One slice of a gap with its cause and the range that named it.
+struct Slice {
+  TimeNs ns;
+  HostCause cause;
+  StringId name;
+  bool found = false;  // a range holds it (cause kUnknown otherwise)
+};
+
+// The cause of [from, to) from the ranges holding it (`held`, any order): the innermost that
+// names a cause, else the innermost op or annotation (host work), else a module (host work in
+// it), else unknown.
+Slice ClassifySlice(const std::vector<const Range*>& held, TimeNs ns) {
+  const Range* innermost_cause = nullptr;
+  const Range* innermost_op = nullptr;
+  const Range* innermost_module = nullptr;
+  auto inner = [](const Range* a, const Range* b) {
+    return !a || b->start_ns > a->start_ns || (b->start_ns == a->start_ns && b->end_ns < a->end_ns);
+  };
+  for (const Range* r : held) {
+    if (r->cause >= 0 && inner(innermost_cause, r)) innermost_cause = r;
+    if (!r->plain && inner(innermost_op, r)) innermost_op = r;
+    if (r->plain && !r->step && inner(innermost_module, r)) innermost_module = r;
+  }
+  if (innermost_cause) return {ns, static_cast<HostCause>(innermost_cause->cause), innermost_cause->name, true};
+  if (innermost_op) {
+    return {ns, innermost_op->launches ? HostCause::kLaunch : HostCause::kHostWork, innermost_op->name, true};
+  }
+  if (innermost_module) return {ns, HostCause::kHostWork, innermost_module->name, true};
+  return {ns, HostCause::kUnknown, StringId{}, false};
+}
+
+// At most this many ranges starting inside one gap are read (a long data-loading gap holds
+// thousands of small ops; the ranges holding the later slices still name them).
+constexpr std::size_t kMaxRangesPerGap = 512;
+
+// Slices of each asked interval on one thread. `asks` by start, disjoint.
+struct Ask {
+  TimeNs start_ns, end_ns;
+  std::uint32_t gap;
+};
+void SliceOnThread(const ThreadRanges& th, const std::vector<Ask>& asks,
+                   std::vector<std::vector<Slice>>& slices_by_ask) {
+  const auto& rs = th.ranges;
+  std::size_t next = 0;
+  std::vector<const Range*> open, set, held;
+  std::vector<TimeNs> cuts;
+  slices_by_ask.assign(asks.size(), {});
+  for (std::size_t a = 0; a < asks.size(); ++a) {
+    const Ask& q = asks[a];
+    while (next < rs.size() && rs[next].start_ns <= q.start_ns) open.push_back(&rs[next++]);
+    std::erase_if(open, [&](const Range* r) { return r->end_ns <= q.start_ns; });
+    set = open;
+    for (std::size_t i = next; i < rs.size() && rs[i].start_ns < q.end_ns && set.size() < kMaxRangesPerGap; ++i)
+      set.push_back(&rs[i]);
+    cuts.assign({q.start_ns, q.end_ns});
+    for (const Range* r : set) {
+      if (r->start_ns > q.start_ns && r->start_ns < q.end_ns) cuts.push_back(r->start_ns);
+      if (r->end_ns > q.start_ns && r->end_ns < q.end_ns) cuts.push_back(r->end_ns);
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    auto& out = slices_by_ask[a];
+    for (std::size_t c = 0; c + 1 < cuts.size(); ++c) {
+      held.clear();
+      for (const Range* r : set) {
+        if (r->start_ns <= cuts[c] && r->end_ns > cuts[c]) held.push_back(r);
+      }
+      Slice s = ClassifySlice(held, cuts[c + 1] - cuts[c]);
+      if (!out.empty() && out.back().cause == s.cause && out.back().name == s.name && out.back().found == s.found) {
+        out.back().ns += s.ns;
+      } else {
+        out.push_back(s);
+      }
+    }
+  }
+}
+
+using ThreadKey = std::pair<std::int64_t, std::int64_t>;  // (pid, tid)
+
+constexpr std::size_t kNamesKept = 5;
+
+void KeepNames(std::vector<HostCauseRange>& names) {
+  std::stable_sort(names.begin(), names.end(),
+                   [](const HostCauseRange& a, const HostCauseRange& b) { return a.idle_s > b.idle_s; });
+  if (names.size() > kNamesKept) names.resize(kNamesKept);
+}
+
+}  // namespace
+
+std::string_view HostCauseName(HostCause cause) {
+  switch (cause) {
+    case HostCause::kAllocator:
+      return "allocator";
+    case HostCause::kSync:
+      return "sync";
+    case HostCause::kBlockingCopy:
+      return "blocking_copy";
+    case HostCause::kCompile:
+      return "compile";
+    case HostCause::kDataLoading:
+      return "data_loading";
+    case HostCause::kGraphCapture:
+      return "graph_capture";
+    case HostCause::kHostCollective:
+      return "host_collective";
+    case HostCause::kLaunch:
+      return "launch_bound";
+    case HostCause::kHostWork:
+      return "host_work";
+    case HostCause::kUnknown:
+    case HostCause::kCount:
+      break;
+  }
+  return "unknown";
+}
+
+HostCause HostCauseFromName(std::string_view name) {
+  for (std::size_t i = 0; i < kHostCauseCount; ++i) {
+    if (HostCauseName(static_cast<HostCause>(i)) == name) return static_cast<HostCause>(i);
+  }
+  return HostCause::kUnknown;
+}
+
+std::optional<HostCause> CauseOfHostRange(std::string_view name, bool api) {
+  return api ? CauseOfApi(name) : CauseOfOp(name);
+}
+
+HostCause CauseOfStack(const std::vector<HostRangeRef>& innermost_first) {
+  bool held = false;
+  for (const auto& r : innermost_first) {
+    if (auto c = CauseOfHostRange(r.name, r.api)) return *c;
+    held = held || !r.plain;
+  }
+  return held ? HostCause::kHostWork : HostCause::kUnknown;
+}
+
+double HostIdleCauses::total_s() const {
+  double s = 0;
+  for (const auto& c : by_cause) s += c.idle_s;
+  return s;
+}
+
+void HostIdleCauses::Merge(const HostIdleCauses& o) {
+  for (std::size_t i = 0; i < kHostCauseCount; ++i) {
+    auto& into = by_cause[i];
+    const auto& from = o.by_cause[i];
+    into.idle_s += from.idle_s;
+    into.gaps += from.gaps;
+    into.calls += from.calls;
+    into.call_s += from.call_s;
+    into.other_thread = into.other_thread || from.other_thread;
+    for (const auto& n : from.names) {
+      auto same = std::find_if(into.names.begin(), into.names.end(),
+                               [&](const HostCauseRange& x) { return x.name == n.name; });
+      if (same == into.names.end()) {
+        into.names.push_back(n);
+      } else {
+        same->gaps += n.gaps;
+        same->idle_s += n.idle_s;
+      }
+    }
+    KeepNames(into.names);
+  }
+}
+
+HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, TimeNs w0, TimeNs w1) {
+  HostIdleCauses out;
+  if (f.idle_gaps.empty()) return out;
+  // The host ranges by thread, each with the cause its name says.
+  std::map<ThreadKey, ThreadRanges> threads;
+  std::vector<std::int8_t> api_cause(t.strings.size(), -2), op_cause(t.strings.size(), -2);
+  auto memo = [&](std::vector<std::int8_t>& m, StringId id, bool api) {
+    if (id.value >= m.size()) m.resize(t.strings.size(), -2);
+    if (m[id.value] == -2) {
+      auto c = CauseOfHostRange(t.Str(id), api);
+      m[id.value] = c ? static_cast<std::int8_t>(*c) : -1;
+    }
+    return m[id.value];
+  };
+  // Asynchronous copies whose host memory is pageable block like synchronous ones: the copy
+  // activity's name says so ("Memcpy HtoD (Pageable -> Device)").
+  std::vector<char> pageable_call(t.api.size(), 0);
+  std::vector<model::GpuRowId> copy_of_call(t.api.size());
+  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
+    if (!f.launch[k].has_value() || t.gpu.kind[k] != model::GpuKind::kMemcpy) continue;
+    copy_of_call[f.launch[k].index()] = model::GpuRowId(static_cast<std::int32_t>(k));
+    if (t.Str(t.gpu.name[k]).find("Pageable") != std::string_view::npos) pageable_call[f.launch[k].index()] = 1;
+  }
+  for (std::size_t a = 0; a < t.api.size(); ++a) {
+    std::int8_t c = pageable_call[a] ? static_cast<std::int8_t>(HostCause::kBlockingCopy)
+                                     : memo(api_cause, t.api.name[a], true);
+    StringId name = t.api.name[a];
+    if (c == static_cast<std::int8_t>(HostCause::kBlockingCopy) && copy_of_call[a].has_value()) {
+      name = t.gpu.name[copy_of_call[a].index()];  // "Memcpy HtoD (Pageable -> Device)": kind and direction
+      // A blocking copy to the host waits for the device to produce the values: the host reads
+      // results back (.item(), .cpu(), .tolist()), a sync whatever the memory.
+      if (IsDeviceToHost(t.Str(name))) c = static_cast<std::int8_t>(HostCause::kSync);
+    } else if (c == static_cast<std::int8_t>(HostCause::kLaunch) &&
+               t.api.end_ns[a] - t.api.start_ns[a] >= kSlowLaunchNs) {
+      c = static_cast<std::int8_t>(HostCause::kCompile);
+    }
+    threads[{t.api.pid[a], t.api.tid[a]}].ranges.push_back(
+        {t.api.start_ns[a], t.api.end_ns[a], name, c, false, false});
+  }
+  for (std::size_t r = 0; r < t.cpu.size(); ++r) {
+    const auto kind = t.cpu.kind[r];
+    const bool plain = kind == model::CpuOpKind::kStep || kind == model::CpuOpKind::kModule;
+    std::int8_t c = plain ? std::int8_t{-1} : memo(op_cause, t.cpu.name[r], false);
+    threads[{t.cpu.pid[r], t.cpu.tid[r]}].ranges.push_back({t.cpu.start_ns[r], t.cpu.end_ns[r], t.cpu.name[r], c,
+                                                            plain, kind == model::CpuOpKind::kStep,
+                                                            kind == model::CpuOpKind::kOp, false});
+  }
+  for (auto& [key, th] : threads) {
+    std::sort(th.ranges.begin(), th.ranges.end(), [](const Range& a, const Range& b) {
+      return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
+    });
+    // Short ops holding a launch call (any depth): the host time inside them is the per-op
+    // overhead of launching. An op whose host time is longer did work of its own.
+    std::vector<Range*> open;
+    for (Range& r : th.ranges) {
+      std::erase_if(open, [&](const Range* o) { return o->end_ns <= r.start_ns; });
+      if (r.cause == static_cast<std::int8_t>(HostCause::kLaunch) && !r.op && !r.plain) {
+        for (Range* o : open) o->launches = o->launches || o->end_ns - o->start_ns < kSlowLaunchNs;
+      }
+      if (r.op) open.push_back(&r);
+    }
+  }
+  // Each gap's thread: the launcher of the first kept activity starting at or after its end.
+  std::vector<std::pair<TimeNs, ThreadKey>> launches;  // (activity start, launching thread)
+  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
+    if (!f.kept[k] || !f.launch[k].has_value()) continue;
+    const std::size_t a = f.launch[k].index();
+    const ThreadKey key{t.api.pid[a], t.api.tid[a]};
+    launches.emplace_back(t.gpu.start_ns[k], key);
+    ++threads[key].launches;
+  }
+  std::sort(launches.begin(), launches.end());
+  // The thread that launches most, then every other launching thread: where a slice that the
+  // gap's own thread leaves unexplained is looked for.
+  std::vector<ThreadKey> fallbacks;
+  for (const auto& [key, th] : threads) {
+    if (th.launches > 0) fallbacks.push_back(key);
+  }
+  std::stable_sort(fallbacks.begin(), fallbacks.end(),
+                   [&](const ThreadKey& a, const ThreadKey& b) { return threads[a].launches > threads[b].launches; });
+  if (fallbacks.empty()) {
+    // No launch is correlated: the threads that call the runtime most stand in.
+    std::vector<std::pair<std::size_t, ThreadKey>> by_calls;
+    for (const auto& [key, th] : threads) by_calls.emplace_back(th.ranges.size(), key);
+    std::stable_sort(by_calls.begin(), by_calls.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    for (const auto& [n, key] : by_calls) fallbacks.push_back(key);
+  }
+  constexpr std::size_t kFallbackThreads = 4;
+  if (fallbacks.size() > kFallbackThreads) fallbacks.resize(kFallbackThreads);
+
+  const auto& gaps = f.idle_gaps;
+  std::map<ThreadKey, std::vector<Ask>> asks;
+  std::vector<ThreadKey> gap_thread(gaps.size());
+  for (std::uint32_t g = 0; g < gaps.size(); ++g) {
+    auto next = std::lower_bound(launches.begin(), launches.end(), std::pair{gaps[g].second, ThreadKey{}},
+                                 [](const auto& a, const auto& b) { return a.first < b.first; });
+    const ThreadKey key = next != launches.end() ? next->second
+                          : !fallbacks.empty()   ? fallbacks.front()
+                                                 : ThreadKey{};
+    asks[key].push_back({gaps[g].first, gaps[g].second, g});
+    gap_thread[g] = key;
+  }
+  std::vector<std::vector<Slice>> slices(gaps.size());
+  std::vector<std::vector<Slice>> found;
+  for (auto& [key, list] : asks) {
+    auto th = threads.find(key);
+    if (th == threads.end()) {
+      for (const Ask& q : list) slices[q.gap] = {{q.end_ns - q.start_ns, HostCause::kUnknown, StringId{}, false}};
+      continue;
+    }
+    SliceOnThread(th->second, list, found);
+    for (std::size_t i = 0; i < list.size(); ++i) slices[list[i].gap] = std::move(found[i]);
+  }
+  // Slices no range on the gap's own thread holds: the other launching threads may say what the
+  // program was doing (a data-loading or compile range on the main thread while the backward
+  // thread waits).
+  std::vector<char> other_thread_found(kHostCauseCount, 0);
+  for (const ThreadKey& key : fallbacks) {
+    std::vector<Ask> unexplained;
+    std::vector<std::pair<std::uint32_t, std::size_t>> where;  // (gap, slice)
+    for (std::uint32_t g = 0; g < gaps.size(); ++g) {
+      if (gap_thread[g] == key) continue;  // its own thread said nothing of it
+      TimeNs at = gaps[g].first;
+      for (std::size_t s = 0; s < slices[g].size(); ++s) {
+        if (!slices[g][s].found) {
+          unexplained.push_back({at, at + slices[g][s].ns, g});
+          where.emplace_back(g, s);
+        }
+        at += slices[g][s].ns;
+      }
+    }
+    if (unexplained.empty()) continue;
+    SliceOnThread(threads[key], unexplained, found);
+    // Each unexplained slice becomes what this thread shows of it: its found parts take their
+    // cause, the rest stays unexplained for the next thread.
+    std::size_t i = 0;
+    while (i < unexplained.size()) {
+      const std::uint32_t g = where[i].first;
+      std::vector<Slice> merged;
+      for (std::size_t s = 0; s < slices[g].size(); ++s) {
+        if (i < where.size() && where[i].first == g && where[i].second == s) {
+          for (const Slice& got : found[i]) {
+            if (got.found) other_thread_found[static_cast<std::size_t>(got.cause)] = 1;
+            merged.push_back(got);
+          }
+          ++i;
+        } else {
+          merged.push_back(slices[g][s]);
+        }
+      }
+      slices[g] = std::move(merged);
+    }
+  }
+  // Per gap: a gap that began while the host blocked in a sync was the sync's (the host waited
+  // for the GPU to drain, then the GPU waited for the host), and a short gap that no range names
+  // is the launch cadence; then the figures.
+  std::unordered_map<std::uint64_t, std::pair<std::int64_t, TimeNs>> by_name;  // (cause, name) → (gaps, ns)
+  for (std::uint32_t g = 0; g < gaps.size(); ++g) {
+    auto& sl = slices[g];
+    if (sl.empty()) continue;
+    const TimeNs len = gaps[g].second - gaps[g].first;
+    const bool after_sync = sl.front().cause == HostCause::kSync;
+    std::array<TimeNs, kHostCauseCount> ns{};
+    for (auto& s : sl) {
+      const bool generic = s.cause == HostCause::kHostWork || s.cause == HostCause::kUnknown;
+      if (generic && after_sync) {
+        s.cause = HostCause::kSync;
+        s.name = sl.front().name;
+      } else if (generic && len < kLaunchBoundGapMaxNs) {
+        s.cause = HostCause::kLaunch;
+      }
+      ns[static_cast<std::size_t>(s.cause)] += s.ns;
+      auto& n = by_name[(static_cast<std::uint64_t>(s.cause) << 32) | s.name.value];
+      n.second += s.ns;
+    }
+    for (const auto& s : sl) {
+      auto& n = by_name[(static_cast<std::uint64_t>(s.cause) << 32) | s.name.value];
+      ++n.first;  // once per slice: a name split over two slices of a gap counts twice, rarely
+    }
+    const auto most = static_cast<std::size_t>(std::max_element(ns.begin(), ns.end()) - ns.begin());
+    ++out.by_cause[most].gaps;
+    for (std::size_t c = 0; c < kHostCauseCount; ++c) out.by_cause[c].idle_s += NsToSeconds(ns[c]);
+  }
+  std::vector<std::pair<std::uint64_t, std::pair<std::int64_t, TimeNs>>> sorted(by_name.begin(), by_name.end());
+  std::sort(sorted.begin(), sorted.end());  // the map's order is not the same from run to run
+  for (const auto& [key, v] : sorted) {
+    auto& fig = out.by_cause[key >> 32];
+    const StringId name{static_cast<std::uint32_t>(key & 0xffffffffu)};
+    fig.names.push_back({std::string(t.Str(name)), v.first, NsToSeconds(v.second)});
+  }
+  for (std::size_t c = 0; c < kHostCauseCount; ++c) {
+    out.by_cause[c].other_thread = other_thread_found[c] != 0;
+    KeepNames(out.by_cause[c].names);
+  }
+  // The cause's calls in the window on the launching threads (a call inside another of the same
+  // cause counts once).
+  for (const ThreadKey& key : fallbacks) {
+    std::array<TimeNs, kHostCauseCount> covered_to = {};
+    covered_to.fill(std::numeric_limits<TimeNs>::min());
+    for (const Range& r : threads[key].ranges) {
+      if (r.cause < 0 || r.cause == static_cast<std::int8_t>(HostCause::kLaunch)) continue;
+      if (r.end_ns <= w0 || r.start_ns >= w1) continue;
+      auto& to = covered_to[static_cast<std::size_t>(r.cause)];
+      if (r.start_ns < to) continue;
+      to = r.end_ns;
+      auto& fig = out.by_cause[static_cast<std::size_t>(r.cause)];
+      ++fig.calls;
+      fig.call_s += NsToSeconds(std::min(r.end_ns, w1) - std::max(r.start_ns, w0));
+    }
+  }
+  return out;
+}
+
+}  // namespace plasmient::verdict
