@@ -147,7 +147,9 @@ TEST(GraphDevTrace, GraphLaunchedKernelsAreCountedAndLabelled) {
   const fs::path trace = *traces / "hta/negative_queue_length_values_check/rank0.json.gz";
   if (!fs::exists(trace)) GTEST_SKIP() << trace << " absent";
   const fs::path out = TempDir("graphs-hta") / "verdict.json";
-  CommandResult a = RunCommand(PlasmientBinary() + " analyze " + trace.string() + " --json " + out.string());
+  const fs::path perfetto = out.parent_path() / "trace.json";
+  CommandResult a = RunCommand(PlasmientBinary() + " analyze " + trace.string() + " --json " + out.string() +
+                               " --perfetto " + perfetto.string());
   ASSERT_EQ(a.exit_code, 0) << a.out;
   EXPECT_NE(a.out.find("graph-replayed: 135 kernels in 70 replays"), std::string::npos) << a.out;
   simdjson::dom::parser parser;
@@ -164,6 +166,18 @@ TEST(GraphDevTrace, GraphLaunchedKernelsAreCountedAndLabelled) {
       EXPECT_EQ(q["count"].get_int64().value(), 345);
     }
   }
+  // In the Perfetto trace every activity a replay ran (kernels and memsets) names its replay.
+  simdjson::dom::parser trace_parser;
+  element events;
+  ASSERT_EQ(trace_parser.load(perfetto.string()).get(events), simdjson::SUCCESS);
+  std::int64_t labelled = 0;
+  for (element ev : events["traceEvents"].get_array()) {
+    std::string_view replay;
+    if (ev["args"]["graph_replay"].get_string().get(replay) == simdjson::SUCCESS) {
+      labelled += replay == "cudaGraphLaunch";
+    }
+  }
+  EXPECT_EQ(labelled, 345);
 }
 
 }  // namespace

@@ -106,8 +106,9 @@ void RenderTopLayers(std::string& out, const verdict::Layers& layers) {
 // The graph replays and how their kernels were matched (docs/graphs.md); "" for an eager trace.
 std::string GraphsLine(const verdict::Evidence& e) {
   if (e.trace_kind() != join::TraceKind::kGraphReplay) return "";
-  const std::string ran = fmt::format("  graph-replayed: {} kernels in {} replays, {}",
-                                      e.graph_replayed_kernels, e.graph_replays, Seconds(e.graph_replayed_s));
+  const std::string ran =
+      fmt::format("  graph-replayed: {} kernels in {} replay{}, {}", e.graph_replayed_kernels,
+                  e.graph_replays, e.graph_replays == 1 ? "" : "s", Seconds(e.graph_replayed_s));
   if (e.graph_matched_kernels == e.graph_replayed_kernels) return ran + ", matched to the capture";
   if (e.graph_matched_kernels == 0) return ran + ", no capture trace";
   return ran + fmt::format(", {} matched to the capture", e.graph_matched_kernels);
