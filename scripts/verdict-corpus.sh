@@ -26,7 +26,7 @@ else
 fi
 synth=$(mktemp -d)
 trap 'rm -rf "$synth"' EXIT
-for s in ddp straggler pipeline decode hostbound moe clock-offset; do
+for s in ddp straggler pipeline decode hostbound moe clock-offset graph-decode graph-decode-replay-only; do
   "$bin" synth --scenario "$s" --ranks 4 --steps 3 --seed 7 -o "$synth/$s" >/dev/null 2>&1
   # Relative paths, so that the JSON does not name the temporary folder.
   (cd "$synth" && run "synth_$s" "$s")

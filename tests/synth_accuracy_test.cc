@@ -125,7 +125,9 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"clock_offset",
                  "--scenario clock-offset --ranks 4 --steps 3 --clock-offset-ms 30 --seed 19"},
         Scenario{"h200", "--scenario ddp --ranks 2 --steps 2 --gpu h200_sxm --seed 20"},
-        Scenario{"host_causes", "--scenario host-causes --ranks 2 --steps 3 --seed 21"}),
+        Scenario{"host_causes", "--scenario host-causes --ranks 2 --steps 3 --seed 21"},
+        // Replays of a captured CUDA graph, the capture traces beside them (docs/graphs.md).
+        Scenario{"graph_decode", "--scenario graph-decode --ranks 2 --steps 3 --seed 22"}),
     [](const auto& info) { return info.param.name; });
 
 // The same scenarios as the agent would have recorded them: native files, the ops' shapes in

@@ -55,6 +55,10 @@ void AddVerdictOptions(CLI::App& app, AnalyzeArgs& a) {
       ->check(CLI::Range(0.01, 1.0));
   app.add_option("--link-bandwidth-gbps", a.link_bandwidth_gbps,
                  "GPU-to-GPU link bandwidth in GB/s for collective bandwidth (default: device table)");
+  app.add_option(
+      "--graph-capture", a.options.graph_captures,
+      "a trace of the CUDA/HIP graph capture whose replays the inputs hold, so that replayed kernels "
+      "take the ops, shapes and layers that launched them (repeat per rank)");
   app.add_option("--top", a.options.top_n, "how many kernels and ops to list")->check(CLI::Range(1, 1000));
   a.options.workers = std::max(1u, std::thread::hardware_concurrency());
   app.add_option("-j,--jobs", a.options.workers,

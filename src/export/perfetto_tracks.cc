@@ -186,6 +186,17 @@ void FieldOrNull(JsonWriter& w, std::string_view key, double v) {
 }
 
 // A kernel's row of the facts table.
+// A graph-replayed activity: the replay that ran it, and the captured launch it was matched to
+// (docs/graphs.md); nothing for an eager one.
+void GraphArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
+  const join::GraphReplays& g = tw.j_.graphs;
+  if (!g.replayed[i]) return;
+  const auto& t = tw.t_;
+  const std::size_t launch = tw.f_.launch[i].index();
+  w.Field("graph_replay", t.Str(t.api.name[launch])).Field("graph_launch_ns", t.api.start_ns[launch]);
+  w.Field("graph_match", g.captured[i].has_value() ? "launch sequence" : "none: no capture trace matched");
+}
+
 void KernelArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
   const auto& t = tw.t_;
   const auto& f = tw.f_;
@@ -203,6 +214,7 @@ void KernelArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
   w.Field("share_ns", f.share_ns[i]).Field("useful_ns", f.useful_ns[i]).Field("lost_ns", f.lost_ns(i));
   if (f.op[i].has_value()) w.Field("op", t.Str(t.cpu.name[f.op[i].index()]));
   ModuleArg(tw, i, w);
+  GraphArgs(tw, i, w);
 }
 
 void CollectiveArgs(TrackWriter& tw, std::size_t i, JsonWriter& w) {
@@ -339,7 +351,8 @@ void RankTracks::Build(const EmitFn& emit) {
     std::string_view name = t.Str(t.gpu.name[i]);
     tw.Slice(step, tid, t.gpu.start_ns[i], t.gpu.end_ns[i], name, comm ? "collective" : "kernel",
              [&](JsonWriter& w) { comm ? CollectiveArgs(tw, i, w) : KernelArgs(tw, i, w); });
-    if (!f.op[i].has_value()) continue;
+    // A replayed kernel's op ran at capture, not when its replay was launched: no arrow.
+    if (!f.op[i].has_value() || d_.joined.graphs.replayed[i]) continue;
     const std::size_t op = f.op[i].index();
     std::int64_t id = (pid_ << 32) + static_cast<std::int64_t>(i);
     TimeNs launch = f.launch[i].has_value() ? t.api.start_ns[f.launch[i].index()] : t.cpu.start_ns[op];

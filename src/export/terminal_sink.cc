@@ -7,6 +7,7 @@
 
 #include "export/explain_sink.h"
 #include "export/units_text.h"
+#include "verdict/fix_rules.h"
 
 namespace plasmient::exporting {
 namespace {
@@ -102,6 +103,17 @@ void RenderTopLayers(std::string& out, const verdict::Layers& layers) {
   }
 }
 
+// The graph replays and how their kernels were matched (docs/graphs.md); "" for an eager trace.
+std::string GraphsLine(const verdict::Evidence& e) {
+  if (e.trace_kind() != join::TraceKind::kGraphReplay) return "";
+  const std::string ran =
+      fmt::format("  graph-replayed: {} kernels in {} replay{}, {}", e.graph_replayed_kernels,
+                  e.graph_replays, e.graph_replays == 1 ? "" : "s", Seconds(e.graph_replayed_s));
+  if (e.graph_matched_kernels == e.graph_replayed_kernels) return ran + ", matched to the capture";
+  if (e.graph_matched_kernels == 0) return ran + ", no capture trace";
+  return ran + fmt::format(", {} matched to the capture", e.graph_matched_kernels);
+}
+
 }  // namespace
 
 std::string RenderRankTable(const verdict::JobVerdict& job) {
@@ -183,8 +195,14 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
                                    Money(job.bill.wasted_per_gpu_hour), Money(job.bill.price_per_gpu_hour));
     BoxLine(out, Truncate(line, kWidth), Columns(Truncate(line, kWidth)));
   }
+  if (std::string line = GraphsLine(job.evidence); !line.empty()) {
+    line = Truncate(line, kWidth);
+    BoxLine(out, line, Columns(line));
+  }
   Loss worst = Loss::kHostBoundIdle;
-  std::string sentence = "  " + VerdictSentence(job, &worst);
+  std::string sentence = "  " + (job.evidence.trace_kind() == join::TraceKind::kCapture
+                                     ? fmt::format("VERDICT: {}.", verdict::kCaptureNoAdvice)
+                                     : VerdictSentence(job, &worst));
   sentence = Truncate(sentence, kWidth);
   BoxLine(out, p("1", sentence), Columns(sentence));
   out += "└" + Repeat("─", kWidth) + "┘\n" + below_box;

@@ -135,6 +135,22 @@ void WriteQuality(JsonWriter& w, const model::DataQuality& q, bool job) {
   w.EndArray();
 }
 
+// CUDA/HIP graphs (docs/graphs.md), written only for a trace that replayed or captured one: an
+// eager trace's JSON has neither field.
+void WriteGraphs(JsonWriter& w, const verdict::Evidence& e) {
+  const join::TraceKind kind = e.trace_kind();
+  if (kind == join::TraceKind::kEager) return;
+  w.Field("trace_kind", join::TraceKindName(kind));
+  w.Key("graphs").BeginObject();
+  w.Field("replays", e.graph_replays).Field("captures", e.graph_captures);
+  w.Field("instantiations", e.graph_instantiations);
+  w.Field("graph_replayed_kernels", e.graph_replayed_kernels).Field("graph_replayed_s", e.graph_replayed_s);
+  w.Field("matched_kernels", e.graph_matched_kernels);
+  w.Field("matched_by", e.graph_matched_kernels > 0 ? "launch sequence" : "none");
+  w.Field("unmodeled_kernels", e.graph_unmodeled_kernels).Field("unmodeled_s", e.graph_unmodeled_s);
+  w.EndObject();
+}
+
 void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.BeginObject();
   w.Field("rank", r.rank).Field("path", r.path);
@@ -152,6 +168,7 @@ void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.Field("clock_offset_s", r.clock_offset_s).Field("clock_aligned", r.clock_aligned);
   w.Field("wait_on_peers_s", r.wait_on_peers_s).Field("transfer_s", r.transfer_s);
   w.Field("caused_wait_s", r.caused_wait_s).Field("p2p_wait_s", r.p2p_wait_s);
+  WriteGraphs(w, r.evidence);
   WriteQuality(w, r.quality, false);
   WriteLayers(w, r.layers);
   w.EndObject();
@@ -288,6 +305,7 @@ void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(s
     w.Key("model_coverage").Null();
   }
   w.Field("compute_kernel_s", job.compute_kernel_s).Field("modeled_compute_s", job.modeled_compute_s);
+  WriteGraphs(w, job.evidence);
 
   w.Key("per_rank").BeginArray();
   hand_over(0);  // what is written so far goes first

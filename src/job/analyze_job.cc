@@ -21,6 +21,7 @@
 #include "ingest/read_trace.h"
 #include "ingest/trace_kinds.h"
 #include "job/combine.h"
+#include "join/graph_replay.h"
 #include "verdict/job_inputs.h"
 
 namespace plasmient::job {
@@ -73,7 +74,20 @@ struct Outcome {
   // A trace that was read: the capture it is, and whether it was checked against the earlier ones.
   std::optional<verdict::InputSet::Key> capture;
   bool admitted = false;
+  // A graph replay with no capture to match, analyzed without the observer: a capture may be among
+  // the inputs still to come (docs/graphs.md, "A capture beside the replay").
+  bool deferred = false;
 };
+
+// The capture a replay trace's graphs were captured in: the one of its rank, else the only one;
+// none for a trace that replayed no graph.
+const model::Trace* CaptureFor(const std::vector<model::Trace>& captures, const model::Trace& trace) {
+  if (captures.empty() || join::TraceKindOf(trace) != join::TraceKind::kGraphReplay) return nullptr;
+  for (const model::Trace& c : captures) {
+    if (c.info.rank >= 0 && c.info.rank == trace.info.rank) return &c;
+  }
+  return captures.size() == 1 ? &captures.front() : nullptr;
+}
 
 // Reads and analyzes the inputs on `workers` threads, each input on one thread from read to
 // verdict, so at most `workers` traces are in memory. Whatever depends on the order of the inputs
@@ -84,8 +98,11 @@ struct Outcome {
 class JobReader {
  public:
   JobReader(const std::vector<std::filesystem::path>& files, const verdict::AnalyzeOptions& options,
-            const JobReadHooks& hooks, const ingest::OpenRules& rules)
+            const JobReadHooks& hooks, const ingest::OpenRules& rules,
+            const std::vector<model::Trace>& captures = {}, bool defer_replays = false)
       : files_(files),
+        captures_(captures),
+        defer_replays_(defer_replays),
         options_(options),
         hooks_(hooks),
         rules_(rules),
@@ -152,11 +169,15 @@ class JobReader {
       return;
     }
     out.capture = verdict::InputSet::KeyOf(*trace);  // before the rank is guessed from the position
+    if (const model::Trace* c = CaptureFor(captures_, *trace))
+      *trace = join::WithCapture(std::move(*trace), *c);
     if (trace->info.rank < 0 && files_.size() > 1) trace->info.rank = static_cast<std::int64_t>(i);
     InOrderObserver observer(*this, i);
     verdict::AnalyzeOptions options = options_;
     options.rank_threads = rank_threads_;
     if (options_.observer != nullptr) options.observer = &observer;
+    out.deferred = defer_replays_ && join::TraceKindOf(*trace) == join::TraceKind::kGraphReplay;
+    if (out.deferred) options.observer = nullptr;
     auto v = verdict::AnalyzeRank(*trace, options);
     if (out.kind == Outcome::Kind::kRepeat) return;  // the observer found it out
     if (!v) {
@@ -261,6 +282,8 @@ class JobReader {
   }
 
   const std::vector<std::filesystem::path>& files_;
+  const std::vector<model::Trace>& captures_;
+  const bool defer_replays_;
   const verdict::AnalyzeOptions& options_;
   const JobReadHooks& hooks_;
   const ingest::OpenRules& rules_;
@@ -275,6 +298,41 @@ class JobReader {
 };
 
 std::size_t MachineCores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// The --graph-capture traces, each checked to be one.
+Result<std::vector<model::Trace>> ReadCaptures(const std::vector<std::string>& paths,
+                                               const ingest::OpenRules& rules) {
+  std::vector<model::Trace> captures;
+  for (const std::string& path : paths) {
+    ingest::IngestOptions ro;
+    ro.open = rules;
+    Result<model::Trace> trace = ingest::ReadTrace(path, ro);
+    if (!trace) return std::unexpected(trace.error());
+    if (join::TraceKindOf(*trace) != join::TraceKind::kCapture) {
+      return Fail(
+          "{}: --graph-capture: not a graph capture (no stream capture or graph instantiation, or "
+          "graphs replayed in it)",
+          path);
+    }
+    captures.push_back(std::move(*trace));
+  }
+  return captures;
+}
+
+// A job folder's capture traces, beside its replays: the ranks whose trace is a capture, when some
+// other rank replayed a graph with nothing to match (docs/graphs.md, "A capture beside the replay").
+std::vector<std::string> CapturesBesideReplays(const std::vector<Outcome>& outcomes) {
+  std::vector<std::string> captures;
+  bool unmatched_replays = false;
+  for (const Outcome& out : outcomes) {
+    if (out.kind != Outcome::Kind::kRank) continue;
+    const verdict::RankVerdict& r = *out.rank;
+    if (r.evidence.trace_kind() == join::TraceKind::kCapture) captures.push_back(r.path);
+    unmatched_replays = unmatched_replays || r.quality.Get(model::Dq::kGraphReplayNoCapture) > 0;
+  }
+  if (!unmatched_replays) captures.clear();
+  return captures;
+}
 
 }  // namespace
 
@@ -292,7 +350,39 @@ Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::pat
                                           const verdict::AnalyzeOptions& options, const JobReadHooks& hooks,
                                           const ingest::OpenRules& rules) {
   if (files.empty()) return Fail("no trace files ({})", ingest::TraceSuffixList());
-  std::vector<Outcome> outcomes = JobReader(files, options, hooks, rules).Run(options.workers);
+  Result<std::vector<model::Trace>> captures = ReadCaptures(options.graph_captures, rules);
+  if (!captures) return std::unexpected(captures.error());
+  // Graph replays in a job of several inputs may have their captures among the inputs: they are
+  // analyzed once all are read, beside those captures (which are then no ranks), or without any.
+  const bool defer = captures->empty() && files.size() > 1;
+  std::vector<Outcome> outcomes =
+      JobReader(files, options, hooks, rules, *captures, defer).Run(options.workers);
+  if (defer) {
+    const std::vector<std::string> beside = CapturesBesideReplays(outcomes);
+    captures = ReadCaptures(beside, rules);
+    if (!captures) return std::unexpected(captures.error());
+    std::vector<std::filesystem::path> again;
+    std::vector<std::size_t> again_of;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      Outcome& out = outcomes[i];
+      if (out.kind != Outcome::Kind::kRank) continue;
+      if (std::find(beside.begin(), beside.end(), out.rank->path) != beside.end()) {
+        out = Outcome{};  // a capture: its launches are the replays' now
+      } else if (out.deferred && (!captures->empty() || options.observer != nullptr)) {
+        again.push_back(files[i]);
+        again_of.push_back(i);
+      }
+    }
+    if (!again.empty()) {
+      std::vector<Outcome> redone =
+          JobReader(again, options, JobReadHooks{.warn = hooks.warn}, rules, *captures).Run(options.workers);
+      for (std::size_t k = 0; k < redone.size(); ++k) {
+        // The rank the first reading gave it (its own, or guessed from its place among all inputs).
+        if (redone[k].kind == Outcome::Kind::kRank) redone[k].rank->rank = outcomes[again_of[k]].rank->rank;
+        outcomes[again_of[k]] = std::move(redone[k]);
+      }
+    }
+  }
   std::vector<verdict::RankVerdict> ranks;
   std::int64_t repeated = 0, skipped = 0;
   Error last_skip;

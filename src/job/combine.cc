@@ -92,11 +92,11 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
   bool all_model = true;
   for (auto& r : ranks) {
     job.quality.Merge(r.quality);
+    job.evidence.Merge(r.evidence);  // a rank with no GPU activity has only its graph counts
     if (!r.no_gpu_reason.empty()) continue;
     if (job.device.name.empty()) job.device = r.device;
     job.job.Add(r.run);
     job.hardware_flops += r.hardware_flops;
-    job.evidence.Merge(r.evidence);
     job.compute_kernel_s += r.compute_kernel_s;
     job.modeled_compute_s += r.modeled_compute_s;
     job.capacity_flops += r.capacity_flops;

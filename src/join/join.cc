@@ -429,16 +429,16 @@ class ForwardLayers {
 
 // Every activity's layer: the range around its launch, else (backward kernels) the range around
 // its forward op, else the backward branch.
-void AssignLayers(const Trace& t, Joined& j, const std::vector<CpuOpRowId>& launch_layer,
-                  std::size_t threads) {
+void AssignLayers(const Trace& t, Joined& j, const std::vector<model::ApiRowId>& issued_by,
+                  const std::vector<CpuOpRowId>& launch_layer, std::size_t threads) {
   const std::size_t n = t.gpu.size();
   j.layer.assign(n, {});
   j.layer_source.assign(n, LayerSource::kNone);
   ForwardLayers forward(t, j, threads);
   NameMemo is_backward_name(t.strings, IsBackwardOpName);
   for (std::size_t i = 0; i < n; ++i) {
-    if (j.launch[i].has_value() && launch_layer[j.launch[i].index()].has_value()) {
-      j.layer[i] = launch_layer[j.launch[i].index()];
+    if (issued_by[i].has_value() && launch_layer[issued_by[i].index()].has_value()) {
+      j.layer[i] = launch_layer[issued_by[i].index()];
       j.layer_source[i] = LayerSource::kLaunch;
       continue;
     }
@@ -480,7 +480,8 @@ ActivityClass ClassifyKernel(const Trace& t, Joined& j, std::size_t i, CpuOpRowI
 }
 
 // Each activity's step and class, and what the join counts as it goes (after NestCpuOps).
-void StepsAndClasses(const Trace& t, const LaunchContext& launch, Joined& j, model::DataQuality& quality) {
+void StepsAndClasses(const Trace& t, const LaunchContext& launch,
+                     const std::vector<model::ApiRowId>& issued_by, Joined& j, model::DataQuality& quality) {
   const std::size_t n = t.gpu.size();
   CollectSteps(t, j);
 
@@ -510,9 +511,9 @@ void StepsAndClasses(const Trace& t, const LaunchContext& launch, Joined& j, mod
       j.cls[i] = ActivityClass::kMemory;
       continue;
     }
-    j.cls[i] = ClassifyKernel(t, j, i,
-                              launched_by.has_value() ? launch.innermost[launched_by.index()] : CpuOpRowId(),
-                              is_comm_name);
+    j.cls[i] = ClassifyKernel(
+        t, j, i, issued_by[i].has_value() ? launch.innermost[issued_by[i].index()] : CpuOpRowId(),
+        is_comm_name);
   }
   MarkQueuedBeforeProfiling(t, j, quality);
   quality.Add(Dq::kGpuBeforeLaunch, before_launch);
@@ -574,22 +575,29 @@ Joined Join(const Trace& t, model::DataQuality& quality, std::size_t threads) {
   for (std::size_t i = 0; i < n; ++i) {
     if (t.gpu.correlation[i] != kNoId) j.launch[i] = launches.Find(t.gpu.correlation[i], t.gpu.pid[i], near);
   }
+  j.graphs = MatchGraphReplays(t, j.launch, quality);
+  // The launch whose host context an activity takes: for a replayed kernel the one recorded
+  // during capture, where the op that issued it ran.
+  std::vector<model::ApiRowId> issued_by = j.launch;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (j.graphs.captured[i].has_value()) issued_by[i] = j.graphs.captured[i];
+  }
   std::vector<char> is_launch(t.api.size(), 0);
-  for (model::ApiRowId l : j.launch) {
+  for (model::ApiRowId l : issued_by) {
     if (l.has_value()) is_launch[l.index()] = 1;
   }
   LaunchContext launch;
   NestCpuOps(t, j, is_launch, launch, threads);
   for (std::size_t i = 0; i < n; ++i) {
-    if (const model::ApiRowId l = j.launch[i]; l.has_value()) {
+    if (const model::ApiRowId l = issued_by[i]; l.has_value()) {
       j.op[i] = launch.op[l.index()];
       j.annotation[i] = launch.annotation[l.index()];
     }
   }
   // The layers need only the CPU-op tree and each activity's op: they are assigned beside the
   // steps and the classes, which write the rest of the join and its data quality.
-  const std::function<void()> rest[] = {[&] { StepsAndClasses(t, launch, j, quality); },
-                                        [&] { AssignLayers(t, j, launch.layer, 1); }};
+  const std::function<void()> rest[] = {[&] { StepsAndClasses(t, launch, issued_by, j, quality); },
+                                        [&] { AssignLayers(t, j, issued_by, launch.layer, 1); }};
   RunConcurrently(threads, rest);
   if (j.steps.empty() && n > 0) quality.Add(Dq::kNoProfilerSteps);
   return j;

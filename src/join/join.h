@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "join/graph_replay.h"
 #include "model/trace.h"
 
 namespace plasmient::join {
@@ -57,6 +58,10 @@ struct Joined {
   std::vector<LayerSource> layer_source;
   // No launch in the trace, launched before profiling began (docs/verdict.md, "The window").
   std::vector<char> queued_before_profiling;
+  // CUDA/HIP graphs (join/graph_replay.h): which activities a graph launch replayed and the launch
+  // recorded during capture each was matched to; op, annotation and layer above come from that
+  // captured launch, the step from the replaying one.
+  GraphReplays graphs;
 
   std::vector<model::CpuOpRowId> op_parent;           // per CpuOps row: enclosing row on its thread, or none
   std::vector<model::CollectiveRowId> op_collective;  // per CpuOps row: its Collectives row, or none

@@ -70,6 +70,17 @@ enum class Severity : std::uint8_t { kInfo, kWarning, kError };
   X(kQueuedBeforeProfiling, "queued_before_profiling", kWarning,                                             \
     "GPU activity launched before profiling began (no launch in the trace, earlier correlation ids): "       \
     "left out of the window")                                                                                \
+  X(kGraphReplayed, "graph_replayed", kInfo,                                                                 \
+    "GPU activities a CUDA/HIP graph launch replayed: their op, shapes and layer come from the capture "     \
+    "they were matched to, else they have none")                                                             \
+  X(kGraphReplayNoCapture, "graph_replay_no_capture", kWarning,                                              \
+    "graph-replayed GPU activities with no capture trace: no op, shapes or layer; profile the capture too "  \
+    "(--graph-capture), warm-up eager steps, or the live agent")                                             \
+  X(kGraphReplayUnmatched, "graph_replay_unmatched", kWarning,                                               \
+    "graph-replayed GPU activities whose replay matches no recorded capture launch by launch (count or "     \
+    "kinds differ): no op, shapes or layer")                                                                 \
+  X(kGraphCaptureLaunch, "graph_capture_launch", kInfo,                                                      \
+    "launch calls recorded during a stream capture: they run only when the graph is replayed")               \
   /* roofline */                                                                                             \
   X(kUnmodeledKernel, "unmodeled_kernel", kWarning,                                                          \
     "compute kernels with no FLOP or byte model: their time is reported as unmodeled")                       \

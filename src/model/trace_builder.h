@@ -57,6 +57,8 @@ class TraceBuilder {
  public:
   TraceBuilder() = default;
   explicit TraceBuilder(TraceInfo info) { trace_.info = std::move(info); }
+  // Goes on building a finished trace (rows added after those it holds).
+  explicit TraceBuilder(Trace trace) : trace_(std::move(trace)) {}
 
   // Each returns the new row's index in its table. A CPU range named "nn.Module: X" becomes a
   // kModule row named X, whatever the format called it.

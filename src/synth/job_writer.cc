@@ -157,7 +157,32 @@ std::vector<FileTruth> WindowTruths(const std::vector<NativeFile>& written,
   return files;
 }
 
+// The trace of rank r's graph capture: its first step's program, captured (docs/graphs.md).
+Status WriteCapture(const SynthConfig& config, const GpuSpec& gpu, const std::string& out_dir, int r,
+                    JobResolver& resolver) {
+  RankFileInfo info;
+  info.rank = r;
+  info.world = config.ranks;
+  info.clock_offset_ns = ClockOffsetNs(config, r);
+  info.path = (std::filesystem::path(out_dir) / CaptureFileName(config, r)).string();
+  info.capture = true;
+  KinetoRankWriter writer(config, gpu, info);
+  PLASMIENT_TRY(writer.Open());
+  RankState state = InitialState(config, r);
+  const Program program = BuildProgram(config, gpu, r, 0);
+  bool progressed = false;
+  Result<SimStatus> status = Simulate(state, program, resolver, &writer, &progressed);
+  if (!status) return std::unexpected(status.error());
+  if (*status != SimStatus::kDone) return Fail("synth: rank {} capture blocked while writing", r);
+  PLASMIENT_TRY(writer.status());
+  return writer.Finish();
+}
+
 }  // namespace
+
+std::string CaptureFileName(const SynthConfig& config, int rank) {
+  return fmt::format("rank-{}.capture.pt.trace.json{}", rank, config.gzip ? ".gz" : "");
+}
 
 std::string RankFileName(const SynthConfig& config, int rank) {
   if (config.format == TraceFormat::kNative) return NativeRankFileName(config, rank);
@@ -209,6 +234,7 @@ Status WriteJob(const SynthConfig& input, const std::string& out_dir, Progress* 
       PLASMIENT_TRY(writer.status());
     }
     PLASMIENT_TRY(writer.Finish());
+    if (HasCaptureTrace(config.scenario)) PLASMIENT_TRY(WriteCapture(config, gpu, out_dir, r, resolver));
 
     const std::vector<TruthActivity>& activities = writer.activities();
     RankReport report;

@@ -21,6 +21,8 @@ struct Progress {
 // File name of rank r's trace: rank-<r>.pt.trace.json, .json.gz with gzip; native: the agent's
 // whole-run name, plasmient.rank<r>.<host>.<pid>.pltrace.
 std::string RankFileName(const SynthConfig& config, int rank);
+// The trace of rank `rank`'s graph capture, beside its replay trace (HasCaptureTrace scenarios).
+std::string CaptureFileName(const SynthConfig& config, int rank);
 
 // Simulates the job (cross-rank communication first, then one rank at a time) and writes
 // RankFileName(config, r) (or a windowed rank's files) and truth.json into out_dir (created if

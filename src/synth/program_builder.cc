@@ -332,6 +332,8 @@ Program BuildProgram(const SynthConfig& config, const GpuSpec& gpu, int rank, in
       BuildPipeline(b, step_index);
       break;
     case Scenario::kDecode:
+    case Scenario::kGraphDecode:
+    case Scenario::kGraphDecodeReplayOnly:
       BuildDecode(b, step_index);
       break;
     case Scenario::kHostbound:

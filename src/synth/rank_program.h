@@ -45,6 +45,7 @@ enum class OpKind : std::uint8_t {
 
 bool IsCommunication(OpKind kind);
 bool IsP2p(OpKind kind);
+bool HasGpuActivity(OpKind kind);  // a kernel, memcpy or memset: not a step mark, stall or wait
 
 // Local stream slots; the writer maps them to CUDA stream ids.
 enum StreamSlot : std::uint8_t {

@@ -11,6 +11,18 @@ bool IsCommunication(OpKind kind) {
 
 bool IsP2p(OpKind kind) { return kind == OpKind::kSend || kind == OpKind::kRecv; }
 
+bool HasGpuActivity(OpKind kind) {
+  switch (kind) {
+    case OpKind::kStepBegin:
+    case OpKind::kHostStall:
+    case OpKind::kSync:
+    case OpKind::kWaitComm:
+      return false;
+    default:
+      return true;
+  }
+}
+
 namespace {
 
 // Folds known communication ends into the tail; false while one is still unknown.
@@ -36,17 +48,6 @@ void Merge(StreamTail& into, const StreamTail& from) {
   }
 }
 
-bool HasGpuActivity(OpKind kind) {
-  switch (kind) {
-    case OpKind::kStepBegin:
-    case OpKind::kHostStall:
-    case OpKind::kSync:
-    case OpKind::kWaitComm:
-      return false;
-    default:
-      return true;
-  }
-}
 
 // Lays the CPU ranges of a launching item out from cpu_ns.
 void LayOutCpu(const Item& item, TimeNs cpu_ns, SimEvent& ev) {

@@ -31,6 +31,7 @@ std::string_view AnnotationName(OpKind kind) {
 
 RankWriter::RankWriter(const SynthConfig& config, const GpuSpec& gpu, RankFileInfo info)
     : config_(config), gpu_(gpu), info_(std::move(info)) {
+  if (IsGraphed(config_.scenario)) graph_mode_ = info_.capture ? GraphMode::kCapture : GraphMode::kReplay;
   pid_ = kRankPidBase + info_.rank;
   tid_ = pid_;
   device_ = info_.rank % 8;
@@ -88,7 +89,39 @@ void RankWriter::GpuActivity(const SimEvent& ev, std::string_view name, std::int
   a.step = ev.step;
   a.name = NameIndex(name);
   a.layer = LayerIndex(*ev.program, item);
+  a.graph_replayed = graph_mode_ == GraphMode::kReplay && IsGraphNode(item);
   activities_.push_back(a);
+}
+
+bool RankWriter::IsGraphNode(const Item& item) {
+  return HasGpuActivity(item.kind) && ClassOf(item.kind) == ActivityClass::kCompute;
+}
+
+// The first node of a run launches the graph; every node's kernel carries that launch's
+// correlation id, as CUPTI records a replay.
+void RankWriter::ReplayNode(const SimEvent& ev) {
+  if (!graph_open_) {
+    graph_open_ = true;
+    graph_correlation_ = next_correlation_++;
+    WriteRuntime({"cuda_runtime", "cudaGraphLaunch", 311, ev.launch_start_ns, ev.launch_end_ns,
+                  graph_correlation_, 0});
+  }
+  GpuActivity(ev, KernelName(*ev.item, gpu_), graph_correlation_, 0);
+}
+
+// Opens a capture before the first node of a run, or closes it (end, instantiate) after the last.
+void RankWriter::Capturing(const SimEvent& ev, bool open) {
+  if (open == graph_open_) return;
+  graph_open_ = open;
+  const TimeNs at = ev.item_start_ns;
+  if (open) {
+    WriteRuntime({"cuda_runtime", "cudaStreamBeginCapture_v10000", 317, at - 3'000, at - 1'000,
+                  next_correlation_++, 0});
+    return;
+  }
+  WriteRuntime({"cuda_runtime", "cudaStreamEndCapture", 318, at, at + 2'000, next_correlation_++, 0});
+  WriteRuntime({"cuda_runtime", "cudaGraphInstantiateWithFlags", 371, at + 3'000, at + 40'000,
+                next_correlation_++, 0});
 }
 
 std::uint32_t RankWriter::NameIndex(std::string_view name) {
@@ -170,6 +203,22 @@ std::uint32_t RankWriter::LayerIndex(const Program& program, const Item& item) {
 void RankWriter::OnItem(const SimEvent& ev) {
   if (!status_) return;
   const Item& item = *ev.item;
+  if (graph_mode_ == GraphMode::kCapture) {
+    // The capture holds the graph's nodes only: what runs outside the graph is not in it.
+    Capturing(ev, IsGraphNode(item));
+    if (!graph_open_) {
+      status_ = MaybeFlush();
+      return;
+    }
+  }
+  if (graph_mode_ == GraphMode::kReplay) {
+    if (IsGraphNode(item)) {
+      ReplayNode(ev);
+      status_ = MaybeFlush();
+      return;
+    }
+    graph_open_ = false;
+  }
   if (item.kind == OpKind::kStepBegin) StepBegins(ev.step, ev.item_start_ns);
   OpenModules(ev);
   // Backward ops run on the autograd engine's thread, as in real traces.
@@ -180,7 +229,7 @@ void RankWriter::OnItem(const SimEvent& ev) {
       step_start_ns_ = ev.item_start_ns;
       break;
     case OpKind::kHostStall: {
-      const bool decode = config_.scenario == Scenario::kDecode;
+      const bool decode = IsDecode(config_.scenario);
       const std::string_view name =
           item.host_call != nullptr ? std::string_view(item.host_call)
           : decode                  ? std::string_view("LLMEngine.step#Scheduler.schedule")
@@ -208,6 +257,7 @@ void RankWriter::OnItem(const SimEvent& ev) {
       const std::int64_t correlation = next_correlation_++;
       WriteRuntime(
           {"cuda_driver", "cuLaunchKernel", 307, ev.launch_start_ns, ev.launch_end_ns, correlation, 0});
+      if (graph_mode_ == GraphMode::kCapture) break;
       WriteFlows(correlation, ev.launch_start_ns, ev.gpu_start_ns, StreamId(item.stream));
       GpuActivity(ev, KernelName(item, gpu_), correlation, 0);
       break;
@@ -294,6 +344,7 @@ void RankWriter::OnItem(const SimEvent& ev) {
       const int cbid = !memory ? 211 : item.kind == OpKind::kMemsetZero ? 51 : 41;
       WriteRuntime(
           {"cuda_runtime", api, cbid, ev.launch_start_ns, ev.launch_end_ns, correlation, external_id});
+      if (graph_mode_ == GraphMode::kCapture) break;  // recorded into the graph, run at replay
       WriteFlows(correlation, ev.launch_start_ns, ev.gpu_start_ns, StreamId(item.stream));
       GpuActivity(ev, KernelName(item, gpu_), correlation, external_id);
       break;
@@ -305,6 +356,17 @@ void RankWriter::OnItem(const SimEvent& ev) {
 void RankWriter::OnProgramEnd(const Program& program, TimeNs cpu_ns) {
   if (!status_) return;
   CloseModules(0);
+  if (graph_mode_ == GraphMode::kCapture) {
+    // A capture is no step: its launches ran nothing.
+    if (graph_open_) {
+      WriteRuntime(
+          {"cuda_runtime", "cudaStreamEndCapture", 318, cpu_ns, cpu_ns + 2'000, next_correlation_++, 0});
+      graph_open_ = false;
+    }
+    status_ = MaybeFlush();
+    return;
+  }
+  graph_open_ = false;
   const std::string step = fmt::format("ProfilerStep#{}", program.step);
   Range({.cat = "user_annotation", .name = step, .start_ns = step_start_ns_, .end_ns = cpu_ns});
   StepEnded(cpu_ns);

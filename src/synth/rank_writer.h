@@ -28,6 +28,7 @@ struct RankFileInfo {
   int world = 1;
   TimeNs clock_offset_ns = 0;  // written ts = true time + offset
   std::string path;
+  bool capture = false;  // the trace of the graph's capture, not of its replays (IsGraphed scenarios)
 };
 
 // A host range as the profiler records it: an op ("cpu_op") or an annotation ("user_annotation").
@@ -102,12 +103,23 @@ class RankWriter : public SimSink {
  private:
   void GpuActivity(const SimEvent& ev, std::string_view name, std::int64_t correlation,
                    std::int64_t external_id);
+  // Graphed scenarios: a compute kernel is a node of the step's graph. The replay trace has one
+  // graph launch per run of consecutive nodes and their kernels, with no op or module around them;
+  // the capture trace has the nodes' ops, modules and launches between a capture's begin and end,
+  // and no GPU activity.
+  enum class GraphMode : std::uint8_t { kEager, kReplay, kCapture };
+  static bool IsGraphNode(const Item& item);
+  void ReplayNode(const SimEvent& ev);
+  void Capturing(const SimEvent& ev, bool open);
   void CloseModules(std::size_t keep);
   void OpenModules(const SimEvent& ev);
   std::uint32_t LayerIndex(const Program& program, const Item& item);
   std::uint32_t NameIndex(std::string_view name);
 
   std::vector<HostStallTruth> stalls_;
+  GraphMode graph_mode_ = GraphMode::kEager;
+  bool graph_open_ = false;  // replay: a graph launch's kernels are being written; capture: inside one
+  std::int64_t graph_correlation_ = 0;
   std::int64_t next_correlation_ = 1000;
   std::int64_t next_external_id_ = 1;
   // The open module ranges (outermost first).

@@ -10,7 +10,7 @@
 namespace plasmient::synth {
 namespace {
 
-constexpr std::array<std::pair<Scenario, std::string_view>, 9> kNames = {{
+constexpr std::array<std::pair<Scenario, std::string_view>, 11> kNames = {{
     {Scenario::kDdp, "ddp"},
     {Scenario::kStraggler, "straggler"},
     {Scenario::kPipeline, "pipeline"},
@@ -20,9 +20,15 @@ constexpr std::array<std::pair<Scenario, std::string_view>, 9> kNames = {{
     {Scenario::kClockOffset, "clock-offset"},
     {Scenario::kDdpExposed, "ddp-exposed"},
     {Scenario::kHostCauses, "host-causes"},
+    {Scenario::kGraphDecode, "graph-decode"},
+    {Scenario::kGraphDecodeReplayOnly, "graph-decode-replay-only"},
 }};
 
 }  // namespace
+
+bool IsDecode(Scenario s) { return s == Scenario::kDecode || IsGraphed(s); }
+bool IsGraphed(Scenario s) { return s == Scenario::kGraphDecode || s == Scenario::kGraphDecodeReplayOnly; }
+bool HasCaptureTrace(Scenario s) { return s == Scenario::kGraphDecode; }
 
 std::string_view ScenarioName(Scenario scenario) {
   for (const auto& [s, name] : kNames) {
@@ -88,6 +94,9 @@ Status Validate(const SynthConfig& c) {
     return Fail("synth: --sample-period-ms {} is not positive", c.sample_period_ms);
   if (c.period_s < 0 || (c.period_s > 0 && !(c.window_s > 0))) {
     return Fail("synth: --window-s {} --period-s {}: a window needs both positive", c.window_s, c.period_s);
+  }
+  if (IsGraphed(c.scenario) && c.format != TraceFormat::kKineto) {
+    return Fail("synth: --scenario {} writes Kineto JSON only", ScenarioName(c.scenario));
   }
   if (c.period_s > 0 && c.format != TraceFormat::kNative)
     return Fail("synth: --period-s needs --format native");

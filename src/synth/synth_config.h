@@ -20,7 +20,15 @@ enum class Scenario : std::uint8_t {
   kClockOffset,  // ddp with every rank's clock shifted by a known amount
   kDdpExposed,   // ddp whose gradient all-reduces all run after the backward pass (none overlapped)
   kHostCauses,   // host-bound idle of known causes: allocator calls, a data loader, unnamed stalls
+  // decode whose compute kernels run from one CUDA-graph replay per step, with a trace of the
+  // graph's capture beside each rank's replay trace; and the same replays with no capture trace
+  kGraphDecode,
+  kGraphDecodeReplayOnly,
 };
+
+bool IsDecode(Scenario scenario);   // decode served eagerly or from a graph
+bool IsGraphed(Scenario scenario);  // the step's compute kernels replay a captured graph
+bool HasCaptureTrace(Scenario scenario);
 
 std::string_view ScenarioName(Scenario scenario);
 std::vector<std::string> ScenarioNames();  // every scenario's name, in one list

@@ -28,9 +28,10 @@ struct TruthActivity {
   bool byte_model = false;  // the launching op has a byte model
   double flops = 0;
   double bytes = 0;
-  int step = 0;             // index of the ProfilerStep that launched it
-  std::uint32_t name = 0;   // caller's kernel-name index (per-name aggregates)
-  std::uint32_t layer = 0;  // caller's layer index (per-module-type aggregates)
+  int step = 0;                 // index of the ProfilerStep that launched it
+  std::uint32_t name = 0;       // caller's kernel-name index (per-name aggregates)
+  std::uint32_t layer = 0;      // caller's layer index (per-module-type aggregates)
+  bool graph_replayed = false;  // run by a graph launch (synth's graph scenarios)
 };
 
 struct LossSeconds {

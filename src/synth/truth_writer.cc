@@ -197,6 +197,12 @@ Status TruthWriter::AddRank(const RankReport& r) {
       it->second += s;
     }
   }
+  for (const TruthActivity& a : *r.activities) {
+    flops_ += a.flop_model ? a.flops : 0;
+    if (!a.graph_replayed || a.cls != ActivityClass::kCompute) continue;
+    ++graph_replayed_kernels_;
+    graph_replayed_s_ += NsToSeconds(a.end_ns - a.start_ns);
+  }
   job_.span_s += t.run.span_s;
   job_.useful_s += t.run.useful_s;
   job_.kernel_union_s += t.run.kernel_union_s;
@@ -243,7 +249,14 @@ Status TruthWriter::Finish(const std::vector<StragglerReport>& stragglers) {
     fmt::format_to(out, "{}\"{}\": {:.12g}", i == 0 ? "" : ", ", host_idle_causes_[i].first,
                    host_idle_causes_[i].second);
   }
-  file_.buffer().append(std::string_view("},\n  \"pipeline\": "));
+  file_.buffer().push_back('}');
+  if (IsGraphed(config_.scenario)) {
+    fmt::format_to(out,
+                   ",\n  \"graphs\": {{\"capture_trace\": {}, \"graph_replayed_kernels\": {}, "
+                   "\"graph_replayed_s\": {:.12g}, \"hardware_flops\": {:.12g}}}",
+                   HasCaptureTrace(config_.scenario), graph_replayed_kernels_, graph_replayed_s_, flops_);
+  }
+  file_.buffer().append(std::string_view(",\n  \"pipeline\": "));
   if (config_.scenario == Scenario::kPipeline) {
     const double s = config_.ranks, m = config_.microbatches;
     fmt::format_to(

@@ -69,6 +69,9 @@ class TruthWriter {
   std::vector<std::pair<int, Totals>> steps_;  // by step number
   std::vector<TimeNs> clock_offsets_ns_;
   std::vector<double> pipeline_bubbles_;
+  // Graphed scenarios: the kernels graph launches ran, their time, and every activity's FLOPs.
+  std::int64_t graph_replayed_kernels_ = 0;
+  double graph_replayed_s_ = 0, flops_ = 0;
   struct LayerTotals {
     double gpu_time_s = 0, useful_s = 0;
   };

@@ -433,6 +433,12 @@ void PlaceEveryActivity(const Trace& t, const join::Joined& j, const JudgedDevic
 // Why a rank with nothing to sweep has no GPU verdict.
 std::string NoGpuReason(const Trace& t, const join::Joined& j, const Sweeps& sweeps, const AnalyzeOptions& o,
                         const model::DataQuality& quality) {
+  if (j.graphs.summary.kind == join::TraceKind::kCapture) {
+    return fmt::format(
+        "a graph capture: {} launches recorded in {} captures ran no GPU work here; they run "
+        "when the graph is replayed (analyze the replay with --graph-capture)",
+        j.graphs.summary.captured_launches, j.graphs.summary.captures);
+  }
   std::string reason = t.gpu.size() == 0 ? "the trace has no GPU activity (no kernels, memcpy or memset): "
                                            "it was taken on CPU only, or in a mode that records no timeline"
                        : !sweeps.acts.empty()
@@ -617,6 +623,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   v.kept_activities = static_cast<std::int64_t>(sweeps.acts.size());
   if (sweeps.empty()) {
     v.no_gpu_reason = NoGpuReason(t, j, sweeps, o, quality);
+    CountGraphLaunches(j.graphs.summary, v.evidence);
     v.device_tier = DeviceActivityOver(t, kNoTime, kNoTime);
     v.quality = quality;
     return v;

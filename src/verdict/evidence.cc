@@ -14,10 +14,6 @@
 namespace plasmient::verdict {
 namespace {
 
-bool IsGraphLaunch(std::string_view api) {
-  return api.starts_with("cudaGraphLaunch") || api.starts_with("hipGraphLaunch");
-}
-
 // A softmax over attention scores: its input's last two dimensions are both the sequence
 // length (an L×L matrix per head), as eager attention materializes it.
 constexpr std::int64_t kEagerAttentionMinLength =
@@ -132,7 +128,35 @@ void MergeShapes(std::vector<GemmShapeLoss>& into, const std::vector<GemmShapeLo
   if (into.size() > keep) into.resize(keep);
 }
 
+// The graph replays' kernels in the window, and those the replay left with no model: the time
+// a verdict cannot judge for want of the capture (docs/graphs.md).
+void CountGraphs(const model::Trace& t, const join::Joined& j, const ActivityFacts& f, Evidence& e) {
+  CountGraphLaunches(j.graphs.summary, e);
+  for (std::size_t k = 0; k < t.gpu.size(); ++k) {
+    if (!f.kept[k] || !j.graphs.replayed[k] || t.gpu.kind[k] != model::GpuKind::kKernel) continue;
+    ++e.graph_replayed_kernels;
+    e.graph_replayed_s += NsToSeconds(t.gpu.end_ns[k] - t.gpu.start_ns[k]);
+    e.graph_matched_kernels += j.graphs.captured[k].has_value();
+    if (f.cls[k] == join::ActivityClass::kCompute && f.loss[k] == Loss::kUnmodeledKernels) {
+      ++e.graph_unmodeled_kernels;
+      e.graph_unmodeled_s += DividedSeconds(f.share_ns[k]);
+    }
+  }
+}
+
 }  // namespace
+
+void CountGraphLaunches(const join::GraphSummary& s, Evidence& e) {
+  e.graph_replays = s.replays;
+  e.graph_captures = s.captures;
+  e.graph_instantiations = s.instantiations;
+}
+
+join::TraceKind Evidence::trace_kind() const {
+  if (graph_replays > 0) return join::TraceKind::kGraphReplay;
+  if (graph_captures > 0 || graph_instantiations > 0) return join::TraceKind::kCapture;
+  return join::TraceKind::kEager;
+}
 
 Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const ActivityFacts& f) {
   Evidence e;
@@ -146,9 +170,10 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
   }
   for (std::size_t a = 0; a < t.api.size(); ++a) {
     std::string_view name = t.Str(t.api.name[a]);
-    e.graph_launches += IsGraphLaunch(name);
+    e.graph_launches += join::IsGraphLaunch(name);
   }
   CountSyncsBeforeIdle(f, e);
+  CountGraphs(t, j, f, e);
   for (const auto& [start, end] : f.idle_gaps) {
     if (end - start < kLaunchGapMaxNs) e.short_gap_idle_s += NsToSeconds(end - start);
   }
@@ -206,6 +231,14 @@ void Evidence::Merge(const Evidence& o) {
   ops_with_shapes += o.ops_with_shapes;
   backward_ops += o.backward_ops;
   graph_launches += o.graph_launches;
+  graph_replays += o.graph_replays;
+  graph_captures += o.graph_captures;
+  graph_instantiations += o.graph_instantiations;
+  graph_replayed_kernels += o.graph_replayed_kernels;
+  graph_matched_kernels += o.graph_matched_kernels;
+  graph_replayed_s += o.graph_replayed_s;
+  graph_unmodeled_kernels += o.graph_unmodeled_kernels;
+  graph_unmodeled_s += o.graph_unmodeled_s;
   syncs_before_idle += o.syncs_before_idle;
   idle_after_syncs_s += o.idle_after_syncs_s;
   compute_kernels += o.compute_kernels;

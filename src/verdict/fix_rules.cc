@@ -177,6 +177,20 @@ Advice MemoryAdvice(const JobVerdict& job) {
 
 Advice UnmodeledAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
+  // Kernels a graph replayed with no capture to match have no op to price: that is what the trace
+  // lacks, not a model the op lacks (docs/graphs.md).
+  const double unmodeled_s = LossSeconds(job, Loss::kUnmodeledKernels);
+  if (e.graph_unmodeled_kernels > 0 && e.graph_unmodeled_s >= kRuleMinShareOfLoss * unmodeled_s) {
+    return {
+        "graph-replayed, no capture trace: these kernels ran from CUDA/HIP graph replays and the trace "
+        "holds no capture of the graph to take their ops and shapes from; profile the capture too "
+        "(analyze REPLAY --graph-capture CAPTURE), or warm-up eager steps, or record with the live agent",
+        "graph-replayed, no capture trace",
+        fmt::format("{} of {} graph-replayed kernels unmodeled, {:.1f} ms, {:.0f}% of the unmodeled time",
+                    e.graph_unmodeled_kernels, e.graph_replayed_kernels, e.graph_unmodeled_s * 1e3,
+                    unmodeled_s > 0 ? 100 * e.graph_unmodeled_s / unmodeled_s : 0.0),
+        e.graph_unmodeled_s};
+  }
   if (!e.pytorch() && e.cpu_ranges == 0 && e.pytorch_kernels > 0) {
     return {
         "the trace was recorded without CPU activities, so no op or shape reaches these kernels: record "
@@ -502,6 +516,12 @@ std::optional<FixLayer> LayerOf(const Layers& layers, Loss loss) {
 
 void BuildFixes(JobVerdict& job) {
   job.fixes.clear();
+  // A trace of a graph's capture ran the program's launches, not its steady state: nothing in it
+  // says what the run would gain, least of all from CUDA graphs (docs/graphs.md).
+  if (job.evidence.trace_kind() == join::TraceKind::kCapture) {
+    job.short_fixes.fill(std::string(kCaptureNoAdvice));
+    return;
+  }
   for (std::size_t i = 0; i < kLossCount; ++i) {
     const auto loss = static_cast<Loss>(i);
     Advice a = AdviceFor(job, loss);

@@ -2,9 +2,14 @@
 // program (docs/fixes.md).
 #pragma once
 
+#include <string_view>
+
 #include "verdict/verdict.h"
 
 namespace plasmient::verdict {
+
+// What a capture trace is told instead of fixes: its launches ran once, to be recorded.
+inline constexpr std::string_view kCaptureNoAdvice = "a graph capture: no steady state to judge";
 
 // Fills job.fixes (losses of at least 1% of capacity, largest first) and job.short_fixes
 // (every loss) from job.job and job.evidence.

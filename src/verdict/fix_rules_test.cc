@@ -209,6 +209,37 @@ TEST(FixRules, NoCudaGraphsAdviceOnACudaGraphCapture) {
   EXPECT_NE(ActionFor(Loss::kHostBoundIdle, eager).find("CUDA graphs"), std::string::npos);
 }
 
+TEST(FixRules, AGraphCaptureIsAdvisedNothing) {
+  Evidence capture = PyTorch();
+  capture.graph_captures = 2;
+  capture.graph_instantiations = 2;
+  JobVerdict job = JobLosing(Loss::kHostBoundIdle, capture);
+  BuildFixes(job);
+  EXPECT_TRUE(job.fixes.empty());
+  for (const std::string& s : job.short_fixes) EXPECT_EQ(s, kCaptureNoAdvice);
+  // Replayed graphs make it a run again, judged as one.
+  capture.graph_replays = 3;
+  JobVerdict replayed = JobLosing(Loss::kHostBoundIdle, capture);
+  BuildFixes(replayed);
+  EXPECT_EQ(replayed.fixes.size(), 1u);
+}
+
+TEST(FixRules, UnmodeledGraphReplaysAskForTheCapture) {
+  Evidence graphs = PyTorch();
+  graphs.graph_replays = 70;
+  graphs.graph_replayed_kernels = 135;
+  graphs.graph_unmodeled_kernels = 135;
+  graphs.graph_unmodeled_s = 0.4;  // of the 0.5 s unmodeled
+  JobVerdict job = JobLosing(Loss::kUnmodeledKernels, graphs);
+  BuildFixes(job);
+  EXPECT_TRUE(OnlyFix(job).action.starts_with("graph-replayed, no capture trace")) << OnlyFix(job).action;
+  EXPECT_NE(OnlyFix(job).evidence.find("135 of 135 graph-replayed kernels"), std::string::npos);
+  EXPECT_NEAR(OnlyFix(job).recoverable, 0.4, 1e-12);
+  // Most of the unmodeled time from eager kernels: the op-model advice, not the capture's.
+  graphs.graph_unmodeled_s = 0.05;
+  EXPECT_FALSE(ActionFor(Loss::kUnmodeledKernels, graphs).starts_with("graph-replayed"));
+}
+
 // The fix follows the largest cause, quotes it, and recovers at most its share; the other causes
 // stay in causes[] with their shares.
 TEST(FixRules, TheLargestHostCauseChoosesTheFix) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <map>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -255,17 +256,26 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
   // Group the kept compute kernels by the op that prices them. Groups are numbered by first
   // kernel and looked up by op row: flat arrays, where a hash map per kernel cost more than
   // the pricing itself.
+  // A graph's kernels are grouped per replay as well: each replay of a captured op runs its work
+  // again (docs/graphs.md), where an eager op's kernels all come from its one call.
   struct Group {
     CpuOpRowId op;
+    std::int32_t replay = -1;  // the graph launch (ApiCalls row) that replayed its kernels, or -1
     std::int32_t kernels = 0;
     double heavy_ns = 0, all_ns = 0;
     bool has_priced_children = false;
     double children_flops = 0, children_bytes = 0;  // of the priced child ops, counted there
   };
   std::vector<Group> groups;
-  std::vector<std::int32_t> group_of(t.cpu.size(), -1);  // per op row: its group, or -1
-  std::vector<char> heavy(n, 0);                         // a grouped kernel's name is a heavy kernel's
-  std::vector<std::int32_t> without_op;                  // kept compute kernels no launch ties to an op
+  std::vector<std::int32_t> group_of(t.cpu.size(), -1);  // per op row: its eager group, or -1
+  std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> replay_group_of;  // (op, replay) → group
+  auto find_group = [&](CpuOpRowId op, std::int32_t replay) -> std::int32_t* {
+    if (replay < 0) return &group_of[op.index()];
+    return &replay_group_of.try_emplace({static_cast<std::int32_t>(op.index()), replay}, -1).first->second;
+  };
+  std::vector<std::int32_t> kernel_group(n, -1);
+  std::vector<char> heavy(n, 0);         // a grouped kernel's name is a heavy kernel's
+  std::vector<std::int32_t> without_op;  // kept compute kernels no launch ties to an op
   for (std::size_t i = 0; i < n; ++i) {
     if (!kept[i] || j.cls[i] != join::ActivityClass::kCompute) continue;
     if (!j.op[i].has_value()) {
@@ -277,11 +287,14 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
       c.backward[i] = pricer.Get(j.op[i]).backward;
       continue;
     }
-    std::int32_t& g = group_of[op.index()];
+    const std::int32_t replay =
+        j.graphs.replayed[i] && j.launch[i].has_value() ? static_cast<std::int32_t>(j.launch[i].index()) : -1;
+    std::int32_t& g = *find_group(op, replay);
     if (g < 0) {
       g = static_cast<std::int32_t>(groups.size());
-      groups.push_back({.op = op});
+      groups.push_back({.op = op, .replay = replay});
     }
+    kernel_group[i] = g;
     Group& group = groups[static_cast<std::size_t>(g)];
     c.cost_op[i] = op;
     ++group.kernels;
@@ -295,7 +308,7 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
   // own kernels get the rest, never the whole op again.
   for (const Group& g : groups) {
     for (CpuOpRowId a = j.op_parent[g.op.index()]; a.has_value(); a = j.op_parent[a.index()]) {
-      const std::int32_t parent = group_of[a.index()];
+      const std::int32_t parent = *find_group(a, g.replay);
       if (parent < 0) continue;
       const roofline::OpCost& child = pricer.Get(g.op).cost;
       Group& to = groups[static_cast<std::size_t>(parent)];
@@ -308,7 +321,7 @@ KernelCosts PriceKernels(const model::Trace& t, const join::Joined& j, const std
   for (std::size_t k = 0; k < n; ++k) {
     const CpuOpRowId op = c.cost_op[k];
     if (!op.has_value()) continue;
-    const Group& g = groups[static_cast<std::size_t>(group_of[op.index()])];
+    const Group& g = groups[static_cast<std::size_t>(kernel_group[k])];
     const OpPrice p = pricer.Get(op);
     const double own_flops = !g.has_priced_children || p.cost.flops < 0
                                  ? p.cost.flops

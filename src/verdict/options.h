@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "join/join.h"
 #include "model/trace.h"
@@ -53,6 +54,9 @@ struct AnalyzeOptions {
   std::size_t top_n = 15;
   double link_bandwidth_bytes_per_s = 0;  // --link-bandwidth-gbps × 1e9: collectives judged by it
   RankObserver* observer = nullptr;       // sees each rank's per-activity detail, in input order
+  // --graph-capture: traces of the graphs' capture, whose launches the replays in the inputs are
+  // matched to (docs/graphs.md, "A capture beside the replay").
+  std::vector<std::string> graph_captures;
   // Ranks of a job read and analyzed at once (job::AnalyzeInputs; --jobs). The figures do not
   // depend on it.
   std::size_t workers = 1;

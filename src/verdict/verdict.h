@@ -10,6 +10,7 @@
 
 #include "base/time_units.h"
 #include "join/collective_instance.h"
+#include "join/graph_replay.h"
 #include "model/data_quality.h"
 #include "roofline/roofline.h"
 #include "verdict/cluster_figures.h"
@@ -142,6 +143,14 @@ struct Evidence {
   std::int64_t ops_with_shapes = 0;  // ops carrying Input Dims
   std::int64_t backward_ops = 0;     // autograd backward ops: training
   std::int64_t graph_launches = 0;   // cudaGraphLaunch / hipGraphLaunch
+  // CUDA/HIP graphs (docs/graphs.md): launches that replayed GPU work, captures and
+  // instantiations recorded, and the kept kernels the replays ran, matched to a captured launch
+  // or not; of those with no model, the unmodeled time the sweep charged.
+  std::int64_t graph_replays = 0, graph_captures = 0, graph_instantiations = 0;
+  std::int64_t graph_replayed_kernels = 0, graph_matched_kernels = 0;
+  double graph_replayed_s = 0;
+  std::int64_t graph_unmodeled_kernels = 0;
+  double graph_unmodeled_s = 0;
   // Synchronizing calls (stream/device/event sync, synchronous copies) during which the GPU ran
   // out of work, and the GPU idle gaps that began while they blocked.
   std::int64_t syncs_before_idle = 0;
@@ -177,6 +186,7 @@ struct Evidence {
   std::optional<CommFamily> dominant_comm_family() const;
   double median_compute_kernel_us() const;  // from the histogram: the bucket's µs; 0 with none
   double gemm_rows() const { return gemm_kernel_s > 0 ? gemm_rows_kernel_s / gemm_kernel_s : 0; }
+  join::TraceKind trace_kind() const;
   bool pytorch() const { return aten_ops > 0; }
   bool training() const { return backward_ops > 0; }
   void Merge(const Evidence& other);

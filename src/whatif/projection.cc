@@ -377,6 +377,22 @@ std::optional<double> Headroom(const Figures& f) {
   return f.wall_s / f.useful_s;
 }
 
+// Kernels a graph replayed with no capture to match have no FLOPs or bytes: a lever would scale
+// their time as if nothing in them changed, and past this share of the window that guess, not the
+// model, decides the projection (docs/graphs.md, "What-if").
+constexpr double kMaxUnmodeledGraphShare = 0.10;
+
+Status ModeledEnoughToProject(const verdict::JobVerdict& job, const Levers& l) {
+  if (!l.any() || job.job.wall_s <= 0) return Ok();  // no lever: the verdict as it is
+  const double share = job.evidence.graph_unmodeled_s / job.job.wall_s;
+  if (share <= kMaxUnmodeledGraphShare) return Ok();
+  return Fail(
+      "no projection: {:.0f}% of the window is graph-replayed kernels with no capture trace, so no FLOPs "
+      "or bytes (over the {:.0f}% a projection can leave unmodeled); analyze the replay with "
+      "--graph-capture CAPTURE",
+      100 * share, 100 * kMaxUnmodeledGraphShare);
+}
+
 }  // namespace
 
 Status Validate(const Levers& l) {
@@ -420,6 +436,7 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
     l.batch_scale = static_cast<double>(l.batch) / static_cast<double>(*batch);
   }
   if (Status ok = Validate(l); !ok) return std::unexpected(ok.error());
+  if (Status ok = ModeledEnoughToProject(job, l); !ok) return std::unexpected(ok.error());
   Projection p;
   p.levers = l;
   std::vector<Figures> current, projected;
