@@ -145,6 +145,41 @@ TEST(ClusterSynth, PipelineShapeAndBubblePerStage) {
   }
 }
 
+// Hosts without clock sync: ranks an hour apart on a two-step profile (far longer than the
+// trace) are aligned by their matched collectives, within 1 µs, never refused.
+TEST(ClusterSynth, AnHourOfClockOffsetIsRecoveredWithinAMicrosecond) {
+  for (const char* ms : {"0.001", "3600000"}) {
+    Job job;
+    ASSERT_NO_FATAL_FAILURE(
+        SynthAndAnalyze(std::string("--scenario clock-offset --ranks 4 --steps 2 --clock-offset-ms ") + ms, job));
+    std::int64_t rank = 0;
+    for (auto offset : job.truth["clock_offsets_ns"].get_array()) {
+      EXPECT_TRUE(job.per_rank.at(rank)["clock_aligned"].get_bool().value()) << ms << " rank " << rank;
+      double ours = job.per_rank.at(rank)["clock_offset_s"].get_double().value() * 1e9;
+      EXPECT_NEAR(ours, static_cast<double>(offset.get_int64().value()), 1e3) << ms << " rank " << rank;
+      ++rank;
+    }
+  }
+}
+
+// Ranks of two unrelated jobs (the same shape but another model width: other message sizes) are
+// refused by their collective signature, naming it.
+TEST(ClusterSynth, UnrelatedTracesAreRefusedByTheirCollectiveSignature) {
+  fs::path a = TempDir("job-a"), b = TempDir("job-b");
+  ASSERT_EQ(RunCommand(PlasmientBinary() + " synth --scenario ddp --ranks 2 --steps 2 -o " + a.string()).exit_code, 0);
+  ASSERT_EQ(RunCommand(PlasmientBinary() + " synth --scenario ddp --ranks 2 --steps 2 --hidden 1024 -o " +
+                       b.string())
+                .exit_code,
+            0);
+  CommandResult r = RunCommand(PlasmientBinary() + " analyze " + (a / "rank-0.pt.trace.json").string() + " " +
+                               (b / "rank-1.pt.trace.json").string() + " -q");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("the inputs are not one job: collective signature: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("move other sizes than rank-0.pt.trace.json's"), std::string::npos) << r.out;
+  fs::remove_all(a);
+  fs::remove_all(b);
+}
+
 // A file in the job's folder that is no trace is skipped with a warning, not fatal.
 TEST(ClusterSynth, AStrayConfigFileInTheFolderIsSkipped) {
   fs::path dir = TempDir("stray");

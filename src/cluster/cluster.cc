@@ -193,28 +193,29 @@ void FindStragglers(std::span<const RankCollectives* const> ranks, const WaitTal
             [](const Straggler& a, const Straggler& b) { return a.caused_wait_s > b.caused_wait_s; });
 }
 
-void ReportAlignment(std::span<const RankCollectives* const> ranks,
+// Offsets are never a criterion: hosts without clock sync are seconds or hours apart, and the
+// matched collectives (by group, kind and sequence, never by time) align them however far. A rank
+// whose matched collectives mostly move other sizes than its peers' is not the same job's.
+void ReportAlignment(std::span<const RankCollectives* const> ranks, const MatchSet& set,
                      std::vector<std::optional<TimeNs>>& offset, const std::vector<std::int64_t>& matches,
                      const ClusterOptions& o, ClusterResult& out) {
   std::vector<std::int64_t> unreached;
-  const TimeNs reference_span = ranks[0]->window_end_ns - ranks[0]->window_start_ns;
+  const auto signatures = CheckSignatures(ranks, set);
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     auto& rf = out.ranks[r];
-    // Ranks of one job are traced together: an offset longer than both traces' own spans means
-    // the matched collectives are not the same ones (two jobs, or one rank's clock is wrong).
-    TimeNs span = std::max(reference_span, ranks[r]->window_end_ns - ranks[r]->window_start_ns);
-    bool far = offset[r] && (*offset[r] > span || -*offset[r] > span);
-    if (far) {
-      out.problems.push_back(
-          fmt::format("rank {}'s clock would be {:.6g} s off rank {}'s, longer than either trace ({:.6g} s): "
-                      "its collectives are not the same ones (not one job?)",
-                      rf.rank, NsToSeconds(*offset[r]), out.reference_rank, NsToSeconds(span)));
+    const auto& sig = signatures[r];
+    const bool foreign = offset[r] && sig.foreign();
+    if (foreign) {
+      out.problems.push_back(fmt::format(
+          "rank {}'s collectives differ from rank {}'s in {} of {} matched ({}): not the same "
+          "collectives (not one job?)",
+          rf.rank, out.reference_rank, sig.differ, sig.compared, sig.example));
       offset[r].reset();
     }
     rf.clock_aligned = offset[r].has_value();
     rf.clock_offset_ns = offset[r].value_or(0);
     rf.alignment_matches = matches[r];
-    if (!rf.clock_aligned && !far) unreached.push_back(rf.rank);
+    if (!rf.clock_aligned && !foreign) unreached.push_back(rf.rank);
     if (matches[r] < o.min_alignment_matches) out.quality.Add(Dq::kClockAlignmentWeak);
   }
   if (!unreached.empty()) {
@@ -245,7 +246,7 @@ ClusterResult AnalyzeCluster(std::span<const RankCollectives> input, const Clust
   std::vector<std::optional<TimeNs>> offset;
   std::vector<std::int64_t> matches;
   AlignClocks(ranks, set, offset, matches);
-  ReportAlignment(ranks, offset, matches, options, out);
+  ReportAlignment(ranks, set, offset, matches, options, out);
 
   WaitTally t;
   t.caused_s.assign(ranks.size(), 0);

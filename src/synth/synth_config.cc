@@ -78,7 +78,10 @@ Status Validate(const SynthConfig& c) {
   if (c.expert_token_fraction <= 0 || c.expert_token_fraction > 1) {
     return Fail("synth: --expert-token-fraction {} out of (0, 1]", c.expert_token_fraction);
   }
-  if (c.clock_offset_ms < 0) return Fail("synth: --clock-offset-ms {} negative", c.clock_offset_ms);
+  // Hosts without clock sync can be hours apart; a day bounds what any capture would show.
+  if (c.clock_offset_ms < 0 || c.clock_offset_ms > 86'400'000) {
+    return Fail("synth: --clock-offset-ms {} out of 0..86400000 (a day)", c.clock_offset_ms);
+  }
   if (c.gzip_level < 1 || c.gzip_level > 9) return Fail("synth: gzip level {} out of 1..9", c.gzip_level);
   if (c.format == TraceFormat::kNative && c.gzip) {
     return Fail("synth: --gzip is for Kineto JSON; native files compress their chunks (zstd)");

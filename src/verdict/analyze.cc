@@ -378,6 +378,8 @@ RankVerdict RankHeader(const model::TraceInfo& info) {
   v.rank = info.rank;
   v.world_size = info.world_size;
   v.job_id = info.job_id;
+  v.backend = info.backend;
+  v.pg_config = info.pg_config;
   v.events = info.events;
   v.input_bytes = info.input_bytes;
   return v;

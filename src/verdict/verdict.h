@@ -266,6 +266,8 @@ struct RankVerdict {
   std::int64_t rank = -1;
   std::int64_t world_size = -1;  // as the trace says; -1 when it does not
   std::string job_id;            // a run id the trace carries, else ""
+  std::string backend;           // the communication backend ("nccl", "gloo"), else ""
+  std::string pg_config;         // the trace's process-group configuration (minified JSON), else ""
   std::int64_t events = 0;
   std::int64_t input_bytes = 0;
   DeviceChoice device;
