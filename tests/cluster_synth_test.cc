@@ -145,6 +145,47 @@ TEST(ClusterSynth, PipelineShapeAndBubblePerStage) {
   }
 }
 
+// A late-start rank (its steps begin late, the same work) and a slow-work rank (its compute is
+// slower) are each named with the cause their truth gives and the wait they caused (≤ 0.5 point
+// of capacity); evening out the work recovers the slow-work rank's share and nothing of the late
+// start's.
+TEST(ClusterSynth, StragglersAreNamedByTheirTruthsCause) {
+  for (const char* scenario : {"late-start", "straggler"}) {
+    Job job;
+    ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze(std::string("--scenario ") + scenario + " --ranks 4 --steps 6", job));
+    auto truth_top = job.truth["stragglers"].at(0);
+    const std::string_view cause = truth_top["cause"].get_string().value();
+    EXPECT_EQ(cause, std::string_view(scenario) == "late-start" ? "late_start" : "slow_work");
+    auto ours = job.verdict["stragglers"].get_array();
+    ASSERT_EQ(ours.size(), 1u) << scenario;
+    auto s = ours.at(0);
+    EXPECT_EQ(s["rank"].get_int64().value(), truth_top["rank"].get_int64().value()) << scenario;
+    EXPECT_EQ(s["cause"].get_string().value(), cause) << scenario;
+    const double truth_share = truth_top["caused_wait_s"].get_double().value() / job.capacity_s;
+    EXPECT_NEAR(s["capacity_fraction"].get_double().value(), truth_share, 0.005) << scenario;
+    // 6 steps. A slow rank's own slower tail of the previous step (its optimizer after the last
+    // all-reduce) delays its next step's start: that part reads as a late start, so the slow-work
+    // cause holds at fewer of its late arrivals.
+    EXPECT_GT(s["confidence"].get_double().value(), cause == "late_start" ? 0.8 : 0.5) << scenario;
+    const double start = s["late_start_s"].get_double().value(), work = s["slow_work_s"].get_double().value();
+    const double recoverable_truth = cause == "slow_work" ? truth_share : 0.0;
+    for (auto f : job.verdict["fixes"].get_array()) {
+      std::string_view action = f["action"].get_string().value();
+      if (action.rfind("rank 3 arrives late", 0) != 0) continue;
+      EXPECT_EQ(action.find("in 0 of"), std::string_view::npos) << action;
+      if (cause == "late_start") {
+        EXPECT_NEAR(f["recoverable"].get_double().value(), recoverable_truth, 0.005) << action;
+        EXPECT_NE(action.find("its step begins late"), std::string_view::npos) << action;
+      }
+    }
+    if (cause == "late_start") {
+      EXPECT_LT(work, 0.05 * (start + work)) << scenario;
+    } else {
+      EXPECT_LT(start, 0.5 * (start + work)) << scenario;
+    }
+  }
+}
+
 // Hosts without clock sync: ranks an hour apart on a two-step profile (far longer than the
 // trace) are aligned by their matched collectives, within 1 µs, never refused.
 TEST(ClusterSynth, AnHourOfClockOffsetIsRecoveredWithinAMicrosecond) {

@@ -10,7 +10,7 @@
 namespace plasmient::synth {
 namespace {
 
-constexpr std::array<std::pair<Scenario, std::string_view>, 8> kNames = {{
+constexpr std::array<std::pair<Scenario, std::string_view>, 9> kNames = {{
     {Scenario::kDdp, "ddp"},
     {Scenario::kStraggler, "straggler"},
     {Scenario::kPipeline, "pipeline"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<Scenario, std::string_view>, 8> kNames = {{
     {Scenario::kMoe, "moe"},
     {Scenario::kClockOffset, "clock-offset"},
     {Scenario::kDdpExposed, "ddp-exposed"},
+    {Scenario::kLateStart, "late-start"},
 }};
 
 }  // namespace
@@ -61,6 +62,9 @@ Status Validate(const SynthConfig& c) {
   if (c.buckets < 1) return Fail("synth: --buckets {} below 1", c.buckets);
   if (c.straggler_factor < 1.0) {
     return Fail("synth: --straggler-factor {} below 1 (kernels would beat the peak)", c.straggler_factor);
+  }
+  if (c.late_start_ms < 0 || c.late_start_ms > 60'000) {
+    return Fail("synth: --late-start-ms {} out of 0..60000", c.late_start_ms);
   }
   if (c.straggler_rank >= c.ranks) {
     return Fail("synth: --straggler-rank {} not below --ranks {}", c.straggler_rank, c.ranks);

@@ -19,6 +19,7 @@ enum class Scenario : std::uint8_t {
   kMoe,          // expert GEMMs on a few % of tokens, all-to-all
   kClockOffset,  // ddp with every rank's clock shifted by a known amount
   kDdpExposed,   // ddp whose gradient all-reduces all run after the backward pass (none overlapped)
+  kLateStart,    // ddp with one rank beginning every step late_start_ms after its peers (same work)
 };
 
 std::string_view ScenarioName(Scenario scenario);
@@ -59,7 +60,11 @@ struct SynthConfig {
 
   // straggler
   double straggler_factor = 1.5;
-  int straggler_rank = -1;  // -1: the last rank
+  int straggler_rank = -1;  // -1: the last rank (straggler, late-start)
+
+  // late-start: the late rank's host is busy this long before each step (outside the profiled
+  // step: the previous step's tail, the input pipeline, another process)
+  double late_start_ms = 5;
 
   // pipeline: stages = ranks
   int microbatches = 8;

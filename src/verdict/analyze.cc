@@ -304,6 +304,7 @@ std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::
       ci.name = ci.kernel;
     }
     ci.kind = join::ParseCollectiveKind(ci.name, ci.kernel);
+    if (!ci.p2p) ci.exposed_s = f.share_ns[i] / static_cast<double>(kNsPerS);
     out.push_back(std::move(ci));
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });

@@ -117,6 +117,8 @@ struct KernelAggregate {
 enum class CommFamily : std::uint8_t { kAllReduce, kAllToAll, kGatherScatter, kOther, kCount };
 inline constexpr std::size_t kCommFamilyCount = static_cast<std::size_t>(CommFamily::kCount);
 CommFamily FamilyOf(join::CollectiveKind kind);
+// Exposed communication's label when one family holds it: "exposed all-reduce wait", ...
+std::string_view CommFamilyLabel(CommFamily family);
 std::string_view CommFamilyName(
     CommFamily family);  // "all-reduce", "all-to-all", "all-gather/reduce-scatter", ...
 
@@ -291,6 +293,9 @@ struct RankVerdict {
   bool clock_aligned = false;
   double wait_on_peers_s = 0, transfer_s = 0, caused_wait_s = 0;  // collectives
   double p2p_wait_s = 0;  // send/recv time spent waiting on the neighbour
+  // Its exposed collective time (no compute resident) split into waiting for the last peer and
+  // the transfer after, over its matched collectives (docs/cluster.md, "Who made whom wait").
+  double exposed_wait_s = 0, exposed_transfer_s = 0;
   Evidence evidence;
   model::DataQuality quality;
   std::string no_gpu_reason;  // non-empty when the trace has no GPU activity
@@ -323,6 +328,9 @@ struct Fix {
   std::string evidence;    // the numbers that chose this advice (docs/fixes.md); empty for general advice
   double recoverable = 0;  // the most of capacity the fix can recover
   std::optional<FixLayer> layer;
+  // The fix's own collective family when it is about one (a straggler's): its label names that
+  // family, not the job's dominant one (FixLabel).
+  std::optional<CommFamily> family = std::nullopt;
 };
 
 // The achieved fraction the bill's addressable share is measured against when none is given
@@ -386,6 +394,8 @@ struct JobVerdict {
   // A loss's label for this job: LossLabel, except exposed communication, named by the
   // collectives whose time was exposed ("exposed all-to-all wait"; docs/verdict.md).
   std::string_view loss_label(Loss loss) const;
+  // A fix's label: its loss's, or its own collective family's when it has one.
+  std::string_view fix_label(const Fix& fix) const;
   double hfu() const { return job.achieved(); }
   // Share of compute-kernel time with a FLOP or byte model; nullopt with no compute kernel.
   std::optional<double> model_coverage() const;
