@@ -21,12 +21,21 @@ if [[ -d $traces ]]; then
   done < <(find "$traces" -type f \( -name '*.json' -o -name '*.json.gz' -o -name '*.sqlite' \) \
              -not -path '*/reference/*' -not -name manifest.json | sort)
   run trace_filter_job "$traces/hta/trace_filter"
+  # Every single-rank dev trace given together as one folder: ranks of different jobs, refused as
+  # not one job, naming why (docs/cluster.md, "Inputs that are not one job").
+  singles=$(mktemp -d)
+  while IFS= read -r f; do
+    ln -s "$(realpath "$f")" "$singles/$(echo "${f#"$traces"/}" | tr '/' '_')"
+  done < <(find "$traces" -type f \( -name '*.json' -o -name '*.json.gz' -o -name '*.sqlite' \) \
+             -not -path '*/reference/*' -not -path '*/trace_filter/*' -not -name manifest.json | sort)
+  (cd "$singles" && run dev_single_ranks_folder .)
+  rm -rf "$singles"
 else
   echo "verdict-corpus: $traces is absent: synth scenarios only" >&2
 fi
 synth=$(mktemp -d)
 trap 'rm -rf "$synth"' EXIT
-for s in ddp straggler pipeline decode hostbound moe clock-offset graph-decode graph-decode-replay-only; do
+for s in ddp straggler pipeline decode hostbound moe clock-offset graph-decode graph-decode-replay-only late-start; do
   "$bin" synth --scenario "$s" --ranks 4 --steps 3 --seed 7 -o "$synth/$s" >/dev/null 2>&1
   # Relative paths, so that the JSON does not name the temporary folder.
   (cd "$synth" && run "synth_$s" "$s")

@@ -145,6 +145,82 @@ TEST(ClusterSynth, PipelineShapeAndBubblePerStage) {
   }
 }
 
+// A late-start rank (its steps begin late, the same work) and a slow-work rank (its compute is
+// slower) are each named with the cause their truth gives and the wait they caused (≤ 0.5 point
+// of capacity); evening out the work recovers the slow-work rank's share and nothing of the late
+// start's.
+TEST(ClusterSynth, StragglersAreNamedByTheirTruthsCause) {
+  for (const char* scenario : {"late-start", "straggler"}) {
+    Job job;
+    ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze(std::string("--scenario ") + scenario + " --ranks 4 --steps 6", job));
+    auto truth_top = job.truth["stragglers"].at(0);
+    const std::string_view cause = truth_top["cause"].get_string().value();
+    EXPECT_EQ(cause, std::string_view(scenario) == "late-start" ? "late_start" : "slow_work");
+    auto ours = job.verdict["stragglers"].get_array();
+    ASSERT_EQ(ours.size(), 1u) << scenario;
+    auto s = ours.at(0);
+    EXPECT_EQ(s["rank"].get_int64().value(), truth_top["rank"].get_int64().value()) << scenario;
+    EXPECT_EQ(s["cause"].get_string().value(), cause) << scenario;
+    const double truth_share = truth_top["caused_wait_s"].get_double().value() / job.capacity_s;
+    EXPECT_NEAR(s["capacity_fraction"].get_double().value(), truth_share, 0.005) << scenario;
+    // 6 steps. A slow rank's own slower tail of the previous step (its optimizer after the last
+    // all-reduce) delays its next step's start: that part reads as a late start, so the slow-work
+    // cause holds at fewer of its late arrivals.
+    EXPECT_GT(s["confidence"].get_double().value(), cause == "late_start" ? 0.8 : 0.5) << scenario;
+    const double start = s["late_start_s"].get_double().value(), work = s["slow_work_s"].get_double().value();
+    const double recoverable_truth = cause == "slow_work" ? truth_share : 0.0;
+    for (auto f : job.verdict["fixes"].get_array()) {
+      std::string_view action = f["action"].get_string().value();
+      if (action.rfind("rank 3 arrives late", 0) != 0) continue;
+      EXPECT_EQ(action.find("in 0 of"), std::string_view::npos) << action;
+      if (cause == "late_start") {
+        EXPECT_NEAR(f["recoverable"].get_double().value(), recoverable_truth, 0.005) << action;
+        EXPECT_NE(action.find("its step begins late"), std::string_view::npos) << action;
+      }
+    }
+    if (cause == "late_start") {
+      EXPECT_LT(work, 0.05 * (start + work)) << scenario;
+    } else {
+      EXPECT_LT(start, 0.5 * (start + work)) << scenario;
+    }
+  }
+}
+
+// Hosts without clock sync: ranks an hour apart on a two-step profile (far longer than the
+// trace) are aligned by their matched collectives, within 1 µs, never refused.
+TEST(ClusterSynth, AnHourOfClockOffsetIsRecoveredWithinAMicrosecond) {
+  for (const char* ms : {"0.001", "3600000"}) {
+    Job job;
+    ASSERT_NO_FATAL_FAILURE(
+        SynthAndAnalyze(std::string("--scenario clock-offset --ranks 4 --steps 2 --clock-offset-ms ") + ms, job));
+    std::int64_t rank = 0;
+    for (auto offset : job.truth["clock_offsets_ns"].get_array()) {
+      EXPECT_TRUE(job.per_rank.at(rank)["clock_aligned"].get_bool().value()) << ms << " rank " << rank;
+      double ours = job.per_rank.at(rank)["clock_offset_s"].get_double().value() * 1e9;
+      EXPECT_NEAR(ours, static_cast<double>(offset.get_int64().value()), 1e3) << ms << " rank " << rank;
+      ++rank;
+    }
+  }
+}
+
+// Ranks of two unrelated jobs (the same shape but another model width: other message sizes) are
+// refused by their collective signature, naming it.
+TEST(ClusterSynth, UnrelatedTracesAreRefusedByTheirCollectiveSignature) {
+  fs::path a = TempDir("job-a"), b = TempDir("job-b");
+  ASSERT_EQ(RunCommand(PlasmientBinary() + " synth --scenario ddp --ranks 2 --steps 2 -o " + a.string()).exit_code, 0);
+  ASSERT_EQ(RunCommand(PlasmientBinary() + " synth --scenario ddp --ranks 2 --steps 2 --hidden 1024 -o " +
+                       b.string())
+                .exit_code,
+            0);
+  CommandResult r = RunCommand(PlasmientBinary() + " analyze " + (a / "rank-0.pt.trace.json").string() + " " +
+                               (b / "rank-1.pt.trace.json").string() + " -q");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("the inputs are not one job: collective signature: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("move other sizes than rank-0.pt.trace.json's"), std::string::npos) << r.out;
+  fs::remove_all(a);
+  fs::remove_all(b);
+}
+
 // A file in the job's folder that is no trace is skipped with a warning, not fatal.
 TEST(ClusterSynth, AStrayConfigFileInTheFolderIsSkipped) {
   fs::path dir = TempDir("stray");

@@ -47,7 +47,10 @@ void AddSynthOptions(CLI::App& app, synth::SynthConfig& c, std::string& out_dir)
   app.add_option("--buckets", c.buckets, "DDP gradient buckets")->capture_default_str();
   app.add_option("--straggler-factor", c.straggler_factor, "Compute slowdown of the straggler")
       ->capture_default_str();
-  app.add_option("--straggler-rank", c.straggler_rank, "Straggler rank (-1: last)")->capture_default_str();
+  app.add_option("--straggler-rank", c.straggler_rank, "Straggler (or late-start) rank (-1: last)")
+      ->capture_default_str();
+  app.add_option("--late-start-ms", c.late_start_ms, "late-start: host delay before each step of the late rank")
+      ->capture_default_str();
   app.add_option("--microbatches", c.microbatches, "Pipeline microbatches per step")->capture_default_str();
   app.add_option("--batch", c.batch, "Decode batch size")->capture_default_str();
   app.add_option("--context", c.context, "Decode KV-cache length at the first step")->capture_default_str();

@@ -79,13 +79,29 @@ void AlignClocks(std::span<const RankCollectives* const> ranks, const MatchSet& 
 }
 
 struct WaitTally {
+  explicit WaitTally(std::size_t n)
+      : caused_s(n), late(n), collectives(n), late_by_s(n), late_kinds(n), steps(n), late_start_s(n),
+        slow_work_s(n), start_held(n), work_held(n), start_steps(n), work_steps(n) {}
   std::vector<double> caused_s;                             // by rank index
   std::map<std::int64_t, std::vector<double>> step_caused;  // step → caused by rank index
   std::vector<std::int64_t> late, collectives;
   std::vector<double> late_by_s;  // Σ arrival − others' median arrival
   std::vector<std::map<CollectiveKind, std::int64_t>> late_kinds;
   std::vector<std::set<std::int64_t>> steps;
+  // Its lateness by cause, and where each cause held (the larger part of one late arrival).
+  std::vector<double> late_start_s, slow_work_s;
+  std::vector<std::int64_t> start_held, work_held;
+  std::vector<std::set<std::int64_t>> start_steps, work_steps;
 };
+
+// Where rank r's work towards an instance began, on the reference clock: its step's start when
+// the trace numbers its steps, else its window's start.
+TimeNs WorkStart(const RankCollectives& r, std::int64_t step, TimeNs offset) {
+  auto it = std::lower_bound(r.step_starts.begin(), r.step_starts.end(), step,
+                             [](const auto& s, std::int64_t n) { return s.first < n; });
+  TimeNs start = it != r.step_starts.end() && it->first == step ? it->second : r.window_start_ns;
+  return start - offset;
+}
 
 // Arrival = kernel start on the reference clock; wait = clip(last arrival − start, 0, duration).
 CollectiveFigures Settle(std::span<const RankCollectives* const> ranks, const Match& m,
@@ -125,6 +141,10 @@ CollectiveFigures Settle(std::span<const RankCollectives* const> ranks, const Ma
     } else {
       rf.wait_on_peers_s += NsToSeconds(wait);
       rf.transfer_s += NsToSeconds(dur - wait);
+      // Where within the kernel its exposed slices fell is not kept: pro rata to wait and transfer.
+      const double waiting = dur > 0 ? static_cast<double>(wait) / static_cast<double>(dur) : 0;
+      rf.exposed_wait_s += it.exposed_s * waiting;
+      rf.exposed_transfer_s += it.exposed_s * (1 - waiting);
       caused += NsToSeconds(wait);
       ++t.collectives[mm.rank_index];
       if (it.step >= 0) t.steps[mm.rank_index].insert(it.step);
@@ -137,11 +157,28 @@ CollectiveFigures Settle(std::span<const RankCollectives* const> ranks, const Ma
   ++out.ranks[late].last_arrivals;
   ++t.late[late];
   ++t.late_kinds[late][m.kind];
-  std::vector<TimeNs> others;
+  // Lateness = its arrival − the others' median; of it, its work start (step start) − the others'
+  // median is a late start, the rest its work since then taking longer than theirs.
+  std::vector<TimeNs> others, others_start;
   for (std::size_t i = 0; i < arrival.size(); ++i) {
-    if (i != last_i) others.push_back(arrival[i]);
+    if (i == last_i) continue;
+    others.push_back(arrival[i]);
+    const auto& mm = m.members[i];
+    others_start.push_back(WorkStart(*ranks[mm.rank_index], ranks[mm.rank_index]->items[mm.item].step,
+                                     *offset[mm.rank_index]));
   }
-  t.late_by_s[late] += NsToSeconds(static_cast<double>(last) - Median(others));
+  const double lateness = NsToSeconds(static_cast<double>(last) - Median(others));
+  t.late_by_s[late] += lateness;
+  const auto& lm = m.members[last_i];
+  const TimeNs own_start = WorkStart(*ranks[late], ranks[late]->items[lm.item].step, *offset[late]);
+  const double started_late =
+      std::clamp(NsToSeconds(static_cast<double>(own_start) - Median(others_start)), 0.0, std::max(0.0, lateness));
+  t.late_start_s[late] += started_late;
+  t.slow_work_s[late] += std::max(0.0, lateness) - started_late;
+  const bool start_held = 2 * started_late >= lateness;
+  ++(start_held ? t.start_held : t.work_held)[late];
+  auto& held_steps = start_held ? t.start_steps[late] : t.work_steps[late];
+  held_steps.insert(f.step >= 0 ? f.step : -1 - static_cast<std::int64_t>(held_steps.size()));
   if (f.step >= 0) {
     auto& v = t.step_caused[f.step];
     v.resize(ranks.size());
@@ -183,6 +220,14 @@ void FindStragglers(std::span<const RankCollectives* const> ranks, const WaitTal
     auto top = std::max_element(t.late_kinds[r].begin(), t.late_kinds[r].end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });
     if (top != t.late_kinds[r].end()) s.kind = top->first;
+    s.late_start_s = t.late_start_s[r];
+    s.slow_work_s = t.slow_work_s[r];
+    const bool start = s.late_start_s > s.slow_work_s;
+    s.cause = start ? "late_start" : "slow_work";
+    const auto held = static_cast<double>(start ? t.start_held[r] : t.work_held[r]);
+    s.cause_steps = static_cast<std::int64_t>((start ? t.start_steps[r] : t.work_steps[r]).size());
+    const auto n = static_cast<double>(s.cause_steps);
+    s.confidence = t.late[r] > 0 ? held / static_cast<double>(t.late[r]) * n / (n + 1) : 0;
     for (const auto& [step, by_rank] : t.step_caused) {
       auto worst = std::max_element(by_rank.begin(), by_rank.end());
       if (*worst > 0 && static_cast<std::size_t>(worst - by_rank.begin()) == r) s.late_steps.push_back(step);
@@ -193,28 +238,29 @@ void FindStragglers(std::span<const RankCollectives* const> ranks, const WaitTal
             [](const Straggler& a, const Straggler& b) { return a.caused_wait_s > b.caused_wait_s; });
 }
 
-void ReportAlignment(std::span<const RankCollectives* const> ranks,
+// Offsets are never a criterion: hosts without clock sync are seconds or hours apart, and the
+// matched collectives (by group, kind and sequence, never by time) align them however far. A rank
+// whose matched collectives mostly move other sizes than its peers' is not the same job's.
+void ReportAlignment(std::span<const RankCollectives* const> ranks, const MatchSet& set,
                      std::vector<std::optional<TimeNs>>& offset, const std::vector<std::int64_t>& matches,
                      const ClusterOptions& o, ClusterResult& out) {
   std::vector<std::int64_t> unreached;
-  const TimeNs reference_span = ranks[0]->window_end_ns - ranks[0]->window_start_ns;
+  const auto signatures = CheckSignatures(ranks, set);
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     auto& rf = out.ranks[r];
-    // Ranks of one job are traced together: an offset longer than both traces' own spans means
-    // the matched collectives are not the same ones (two jobs, or one rank's clock is wrong).
-    TimeNs span = std::max(reference_span, ranks[r]->window_end_ns - ranks[r]->window_start_ns);
-    bool far = offset[r] && (*offset[r] > span || -*offset[r] > span);
-    if (far) {
-      out.problems.push_back(
-          fmt::format("rank {}'s clock would be {:.6g} s off rank {}'s, longer than either trace ({:.6g} s): "
-                      "its collectives are not the same ones (not one job?)",
-                      rf.rank, NsToSeconds(*offset[r]), out.reference_rank, NsToSeconds(span)));
+    const auto& sig = signatures[r];
+    const bool foreign = offset[r] && sig.foreign();
+    if (foreign) {
+      out.problems.push_back(fmt::format(
+          "rank {}'s collectives differ from rank {}'s in {} of {} matched ({}): not the same "
+          "collectives (not one job?)",
+          rf.rank, out.reference_rank, sig.differ, sig.compared, sig.example));
       offset[r].reset();
     }
     rf.clock_aligned = offset[r].has_value();
     rf.clock_offset_ns = offset[r].value_or(0);
     rf.alignment_matches = matches[r];
-    if (!rf.clock_aligned && !far) unreached.push_back(rf.rank);
+    if (!rf.clock_aligned && !foreign) unreached.push_back(rf.rank);
     if (matches[r] < o.min_alignment_matches) out.quality.Add(Dq::kClockAlignmentWeak);
   }
   if (!unreached.empty()) {
@@ -245,15 +291,9 @@ ClusterResult AnalyzeCluster(std::span<const RankCollectives> input, const Clust
   std::vector<std::optional<TimeNs>> offset;
   std::vector<std::int64_t> matches;
   AlignClocks(ranks, set, offset, matches);
-  ReportAlignment(ranks, offset, matches, options, out);
+  ReportAlignment(ranks, set, offset, matches, options, out);
 
-  WaitTally t;
-  t.caused_s.assign(ranks.size(), 0);
-  t.late.assign(ranks.size(), 0);
-  t.collectives.assign(ranks.size(), 0);
-  t.late_by_s.assign(ranks.size(), 0);
-  t.late_kinds.resize(ranks.size());
-  t.steps.resize(ranks.size());
+  WaitTally t(ranks.size());
   std::vector<CollectiveFigures> figures;
   for (const auto& m : set.matches) {
     if (!m.complete()) continue;

@@ -29,6 +29,8 @@ struct RankCollectives {
   std::int64_t rank = -1;
   std::vector<CollectiveInstance> items;
   TimeNs window_start_ns = 0, window_end_ns = 0;  // the rank's run window W, on its own clock
+  // (ProfilerStep number, its start on the rank's own clock), by number: where a late start shows.
+  std::vector<std::pair<std::int64_t, TimeNs>> step_starts = {};
 };
 
 struct ClusterOptions {
@@ -51,6 +53,9 @@ struct RankClusterFigures {
   double transfer_s = 0;                      // collectives: time after the last arrival
   double caused_wait_s = 0;                   // others' wait_on_peers charged to it as the last arrival
   double p2p_wait_s = 0, p2p_transfer_s = 0;  // the same split of its send/recv kernels
+  // Its matched collectives' exposed time (CollectiveInstance::exposed_s) split pro rata into wait
+  // and transfer within each instance.
+  double exposed_wait_s = 0, exposed_transfer_s = 0;
   std::int64_t last_arrivals = 0;  // matched collectives it arrived last at, keeping others waiting
 };
 

@@ -198,4 +198,31 @@ MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks) {
   return out;
 }
 
+std::vector<SignatureCheck> CheckSignatures(std::span<const RankCollectives* const> ranks, const MatchSet& set) {
+  std::vector<SignatureCheck> out(ranks.size());
+  for (const auto& m : set.matches) {
+    if (m.p2p || m.kind == CollectiveKind::kAllToAll || m.members.size() < 2) continue;
+    const auto& first = m.members.front();
+    const std::int64_t ref_bytes = ranks[first.rank_index]->items[first.item].bytes;
+    if (ref_bytes <= 0) continue;
+    for (std::size_t i = 1; i < m.members.size(); ++i) {
+      const auto& mm = m.members[i];
+      const auto& it = ranks[mm.rank_index]->items[mm.item];
+      const std::int64_t bytes = it.bytes;
+      // Members in other steps are other steps' collectives: a rank that profiled other steps.
+      const std::int64_t ref_step = ranks[first.rank_index]->items[first.item].step;
+      if (bytes <= 0 || (it.step >= 0 && ref_step >= 0 && it.step != ref_step)) continue;
+      auto& c = out[mm.rank_index];
+      ++c.compared;
+      if (bytes == ref_bytes) continue;
+      if (c.differ++ == 0) {
+        c.example = fmt::format("{} {} of group '{}' is {} B on rank {} but {} B on rank {}",
+                                CollectiveKindName(m.kind), m.seq >= 0 ? m.seq : m.ordinal, m.group, bytes,
+                                ranks[mm.rank_index]->rank, ref_bytes, ranks[first.rank_index]->rank);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace plasmient::cluster

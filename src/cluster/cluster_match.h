@@ -55,4 +55,16 @@ std::vector<std::int64_t> ParseGroupRanks(std::string_view text);
 // (sizes, member lists, a rank outside its own group) are reported in problems and not matched.
 MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks);
 
+// A rank's collectives against the lowest member's in the matches they share (set by
+// MatchCollectives over `ranks`): the same collective of one job moves the same bytes on every
+// rank, all-to-all aside (its sizes vary per rank). By rank index.
+struct SignatureCheck {
+  std::int64_t compared = 0, differ = 0;
+  std::string example;  // the first disagreement, for a problem line
+
+  // Most of its matched collectives move other sizes than its peers': not the same collectives.
+  bool foreign() const { return compared > 0 && 2 * differ > compared; }
+};
+std::vector<SignatureCheck> CheckSignatures(std::span<const RankCollectives* const> ranks, const MatchSet& set);
+
 }  // namespace plasmient::cluster

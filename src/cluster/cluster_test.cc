@@ -82,13 +82,40 @@ struct Noise {
   }
 };
 
-TEST(ClusterTest, AnOffsetLongerThanTheTracesIsAProblemNeverAnAlignment) {
-  // Two jobs taken months apart whose collectives happen to match by order.
-  const TimeNs months = 8'600'000 * kNsPerS;
-  Job job({0, months});
-  for (int k = 0; k < 5; ++k) {
-    job.Collective("0", {0, 1}, k, "allreduce", {k * 10 * kMs, k * 10 * kMs + kMs}, kMs, k);
+// Hosts without clock sync are seconds or hours apart: matched by group, kind and sequence, the
+// collectives align the ranks however far their clocks are, as exactly as microseconds apart.
+TEST(ClusterTest, OffsetsFromAMicrosecondToADayAreRecoveredExactly) {
+  const TimeNs hour = 3600 * kNsPerS;
+  for (TimeNs offset : {kUs, 40 * kMs, 7 * kNsPerS, hour, -hour, 24 * hour}) {
+    Job job({0, offset, offset / 3});
+    for (int k = 0; k < 5; ++k) {  // a 15 ms profile: far shorter than the offset
+      TimeNs at = k * 3 * kMs;
+      job.Collective("0", {0, 1, 2}, k, "allreduce", {at, at + kMs, at + 200 * kUs}, kMs, 1, {}, 1 << 20);
+    }
+    auto result = AnalyzeCluster(job.ranks, {});
+    ASSERT_EQ(result.ranks.size(), 3u);
+    EXPECT_TRUE(result.problems.empty()) << offset << ": " << result.problems.front();
+    EXPECT_EQ(result.matched, 5);
+    for (int r = 1; r < 3; ++r) {
+      EXPECT_TRUE(result.ranks[r].clock_aligned) << offset;
+      EXPECT_NEAR(static_cast<double>(result.ranks[r].clock_offset_ns), static_cast<double>(job.offset[r]), 1e3)
+          << "offset " << offset << " rank " << r;
+    }
+    // Rank 1 arrives 1 ms late every time: its wait is charged to it on the aligned clock.
+    EXPECT_NEAR(result.ranks[1].caused_wait_s, 5 * (1e-3 + 0.8e-3), 1e-6) << offset;
   }
+}
+
+TEST(ClusterTest, CollectivesOfOtherSizesAreAProblemNeverAnAlignment) {
+  // Two jobs whose collectives happen to match by group, kind and order but move other sizes.
+  Job job({0, 5 * kMs});
+  for (int k = 0; k < 5; ++k) {
+    TimeNs at = k * 10 * kMs;
+    job.Collective("0", {0}, k, "allreduce", {at}, kMs, k, {}, 1 << 20);
+    job.Collective("0", {1}, k, "allreduce", {at}, kMs, k, {}, 3 << 20);
+  }
+  for (auto& c : job.ranks[0].items) c.group_size = 2, c.group_ranks = "[0, 1]";
+  for (auto& c : job.ranks[1].items) c.group_size = 2, c.group_ranks = "[0, 1]";
   auto result = AnalyzeCluster(job.ranks, {});
   ASSERT_EQ(result.ranks.size(), 2u);
   EXPECT_TRUE(result.ranks[0].clock_aligned);
@@ -96,7 +123,9 @@ TEST(ClusterTest, AnOffsetLongerThanTheTracesIsAProblemNeverAnAlignment) {
   EXPECT_EQ(result.ranks[1].clock_offset_ns, 0);
   EXPECT_EQ(result.matched, 0);  // no wait or bandwidth figures from mismatched collectives
   ASSERT_EQ(result.problems.size(), 1u);
-  EXPECT_NE(result.problems[0].find("rank 1's clock would be 8.6e+06 s off rank 0's"), std::string::npos)
+  EXPECT_NE(result.problems[0].find("rank 1's collectives differ from rank 0's in 5 of 5 matched "
+                                    "(all_reduce 0 of group '0' is 3145728 B on rank 1 but 1048576 B on rank 0)"),
+            std::string::npos)
       << result.problems[0];
 }
 
@@ -176,6 +205,63 @@ TEST(ClusterTest, NamesTheStragglerWithExactCausedWait) {
   EXPECT_NEAR(result.ranks[3].caused_wait_s, 0.054, 1e-12);
   EXPECT_EQ(result.ranks[3].wait_on_peers_s, 0);
   EXPECT_EQ(result.ranks[3].last_arrivals, 9);
+}
+
+// The 8-rank case: a rank that arrives last because its step began late, its work as long as
+// its peers', is a late start (nothing to recover by evening out its work); a rank whose step
+// began on time and whose work took longer is slow work.
+TEST(ClusterTest, StragglersByCauseLateStartOrSlowWork) {
+  for (bool late_start : {true, false}) {
+    Job job({0, 5 * kMs, -9 * kMs, 17 * kMs});
+    for (auto& r : job.ranks) r.window_end_ns = r.window_start_ns + 600 * kMs;
+    for (int step = 0; step < 6; ++step) {
+      TimeNs t = step * 100 * kMs;
+      // Every rank begins its step at t (rank 3: t + 2 ms when late_start) and works 10 ms
+      // (rank 3: 12 ms when slow): rank 3 arrives 2 ms late either way.
+      for (int r = 0; r < 4; ++r) {
+        TimeNs begin = t + (r == 3 && late_start ? 2 * kMs : 0);
+        job.ranks[r].step_starts.emplace_back(step, begin + job.offset[r]);
+      }
+      job.Collective("0", {0, 1, 2, 3}, step, "allreduce", {t + 10 * kMs, t + 10 * kMs, t + 10 * kMs, t + 12 * kMs},
+                     kMs, step);
+    }
+    auto result = AnalyzeCluster(job.ranks, {});
+    ASSERT_EQ(result.stragglers.size(), 1u) << late_start;
+    const auto& s = result.stragglers[0];
+    EXPECT_EQ(s.rank, 3);
+    EXPECT_NEAR(s.caused_wait_s, 6 * 3 * 0.002, 1e-12);
+    EXPECT_EQ(s.cause, late_start ? "late_start" : "slow_work");
+    EXPECT_NEAR(s.late_start_s, late_start ? 0.012 : 0, 1e-12);
+    EXPECT_NEAR(s.slow_work_s, late_start ? 0 : 0.012, 1e-12);
+    EXPECT_EQ(s.cause_steps, 6);
+    EXPECT_NEAR(s.confidence, 6.0 / 7.0, 1e-12);  // held in every late collective, over 6 steps
+  }
+}
+
+TEST(ClusterTest, OneStepIsWeakEvidence) {
+  Job job({0, 0});
+  for (auto& r : job.ranks) r.window_end_ns = r.window_start_ns + 15 * kMs;
+  job.ranks[0].step_starts = {{3, 0}};
+  job.ranks[1].step_starts = {{3, 7 * kMs}};  // began 7 ms late, the same 3 ms of work
+  job.Collective("0", {0, 1}, 0, "alltoall", {3 * kMs, 10 * kMs}, kMs, 3);
+  auto result = AnalyzeCluster(job.ranks, {});
+  ASSERT_EQ(result.stragglers.size(), 1u);
+  EXPECT_EQ(result.stragglers[0].cause, "late_start");
+  EXPECT_NEAR(result.stragglers[0].confidence, 0.5, 1e-12);
+}
+
+// A collective's exposed time is split pro rata into the wait for the last peer and the transfer.
+TEST(ClusterTest, ExposedTimeSplitsIntoWaitAndTransfer) {
+  Job job({0, 3 * kMs});
+  job.Collective("0", {0, 1}, 0, "allreduce", {0, 3 * kMs}, kMs, 0);  // rank 0: 3 ms wait, 1 ms transfer
+  job.ranks[0].items[0].exposed_s = 0.002;  // half its 4 ms kernel had no compute beside it
+  job.ranks[1].items[0].exposed_s = 0.001;  // rank 1: no wait, 1 ms transfer, all exposed
+  auto result = AnalyzeCluster(job.ranks, {});
+  ASSERT_EQ(result.matched, 1);
+  EXPECT_NEAR(result.ranks[0].exposed_wait_s, 0.0015, 1e-12);
+  EXPECT_NEAR(result.ranks[0].exposed_transfer_s, 0.0005, 1e-12);
+  EXPECT_NEAR(result.ranks[1].exposed_wait_s, 0, 1e-12);
+  EXPECT_NEAR(result.ranks[1].exposed_transfer_s, 0.001, 1e-12);
 }
 
 TEST(ClusterTest, NoStragglerWhenArrivalsOnlyJitter) {

@@ -20,24 +20,40 @@ std::string SlowOpName(const verdict::SlowOp& o) {
   return o.shapes.empty() ? o.op : fmt::format("{} {}", o.op, o.shapes);
 }
 
-}  // namespace
-
-Fix StragglerFix(const Straggler& s) {
+Fix StragglerAdvice(const Straggler& s) {
   std::string where = s.kind ? std::string(CollectiveKindName(*s.kind)) : "collectives";
-  std::string when = s.steps > 0 ? fmt::format("in {} of {} steps", s.late_steps.size(), s.steps)
-                                 : fmt::format("at {} of {}", s.late_collectives, s.collectives);
+  // Steps where it caused the most wait, when it did in any; else its late collectives.
+  std::string when = s.steps > 0 && !s.late_steps.empty()
+                         ? fmt::format("in {} of {} steps", s.late_steps.size(), s.steps)
+                         : fmt::format("at {} of {}", s.late_collectives, s.collectives);
   std::string late =
       fmt::format("rank {} arrives late at {} {} ({:.1f} ms each): others wait {:.1f} ms on it", s.rank,
                   where, when, s.mean_late_s * 1e3, s.caused_wait_s * 1e3);
-  std::string arrivals = fmt::format("rank {} was the last to arrive at {} of {} collectives", s.rank,
-                                     s.late_collectives, s.collectives);
+  const double lateness = s.late_start_s + s.slow_work_s;
+  const double work_share = lateness > 0 ? s.slow_work_s / lateness : 1;
+  std::string arrivals = fmt::format(
+      "rank {} was the last to arrive at {} of {} collectives; of its lateness {:.1f} ms is a late start "
+      "and {:.1f} ms slower work; {} ({:.0f}% confidence{})",
+      s.rank, s.late_collectives, s.collectives, s.late_start_s * 1e3, s.slow_work_s * 1e3,
+      s.cause == "late_start" ? "late start" : "slow work", 100 * s.confidence,
+      s.cause_steps <= 1 && s.steps <= 1 ? ": the evidence is one step" : "");
+  if (s.cause == "late_start") {
+    // Its work took no longer than its peers': evening it out recovers nothing.
+    return {Loss::kExposedCommunication,
+            s.capacity_fraction,
+            late + "; its step begins late (its work takes no longer than its peers'): look at what runs "
+                   "before its step (host, input pipeline, the previous step's tail)",
+            {fmt::format("rank {}", s.rank)},
+            arrivals,
+            s.capacity_fraction * work_share};
+  }
   if (s.slow_ops.empty()) {
     return {Loss::kExposedCommunication,
             s.capacity_fraction,
             late + "; even out its work, input pipeline or host",
             {fmt::format("rank {}", s.rank)},
             arrivals,
-            s.capacity_fraction};
+            s.capacity_fraction * work_share};
   }
   // Its own ops run slower than the same ops elsewhere: the GPU (or its share of the work) is
   // where the lateness comes from, and evening those ops out recovers the share they explain.
@@ -73,7 +89,15 @@ Fix StragglerFix(const Straggler& s) {
                       late, ops),
           std::move(culprits),
           arrivals + evidence,
-          s.capacity_fraction * std::min(1.0, explained)};
+          s.capacity_fraction * std::min({1.0, explained, work_share})};
+}
+
+}  // namespace
+
+Fix StragglerFix(const Straggler& s) {
+  Fix fix = StragglerAdvice(s);
+  if (s.kind) fix.family = verdict::FamilyOf(*s.kind);  // its label names the collective it holds up
+  return fix;
 }
 
 void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
@@ -83,6 +107,10 @@ void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
     if (!r.no_gpu_reason.empty()) continue;
     // Moved out for the analysis and back after it: no copy of every rank's collectives.
     input.push_back({r.rank, std::move(r.collectives), r.run.start_ns, r.run.end_ns});
+    for (const auto& s : r.steps) {
+      if (s.number >= 0) input.back().step_starts.emplace_back(s.number, s.figures.start_ns);
+    }
+    std::sort(input.back().step_starts.begin(), input.back().step_starts.end());
     sources.push_back(&r);
   }
   if (input.size() < 2) {
@@ -106,6 +134,8 @@ void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
     r->transfer_s = c.transfer_s;
     r->caused_wait_s = c.caused_wait_s;
     r->p2p_wait_s = c.p2p_wait_s;
+    r->exposed_wait_s = c.exposed_wait_s;
+    r->exposed_transfer_s = c.exposed_transfer_s;
   }
   // The job's extent on the reference rank's clock: rank clocks can be tens of ms apart.
   bool first = true;

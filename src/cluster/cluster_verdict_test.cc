@@ -67,6 +67,54 @@ TEST(ClusterVerdictTest, FillsRankFiguresStragglersAndAFixNamingTheRank) {
   EXPECT_EQ(f.culprits, (std::vector<std::string>{"rank 3"}));
 }
 
+// Rank 3's steps begin 2 ms late, its work as long as its peers': the fix says so, recovers
+// nothing by evening out its work, and its label names the collective it holds up.
+TEST(ClusterVerdictTest, ALateStartIsNamedAsSuchAndRecoversNothingFromWork) {
+  JobVerdict job = StragglerJob();
+  for (auto& r : job.ranks) {
+    const TimeNs offset = r.rank == 2 ? 40 * kMs : 0;
+    for (int step = 0; step < 10; ++step) {
+      verdict::StepFigures s;
+      s.number = step;
+      s.figures.start_ns = step * 100 * kMs - 10 * kMs + (r.rank == 3 && step < 9 ? 2 * kMs : 0) + offset;
+      r.steps.push_back(s);
+    }
+  }
+  job.evidence.exposed_comm_s[static_cast<std::size_t>(verdict::CommFamily::kAllToAll)] = 1;  // the job's dominant
+  AddClusterFigures(job, {});
+  ASSERT_EQ(job.stragglers.size(), 1u);
+  EXPECT_EQ(job.stragglers[0].cause, "late_start");
+  EXPECT_NEAR(job.stragglers[0].late_start_s, 0.018, 1e-12);
+  EXPECT_NEAR(job.stragglers[0].slow_work_s, 0, 1e-12);
+  ASSERT_EQ(job.fixes.size(), 1u);
+  const Fix& f = job.fixes[0];
+  EXPECT_NE(f.action.find("its step begins late"), std::string::npos) << f.action;
+  EXPECT_EQ(f.action.find("even out its work"), std::string::npos) << f.action;
+  EXPECT_NEAR(f.recoverable, 0, 1e-12);
+  EXPECT_NE(f.evidence.find("18.0 ms is a late start and 0.0 ms slower work; late start (90% confidence)"),
+            std::string::npos)
+      << f.evidence;
+  EXPECT_EQ(job.loss_label(Loss::kExposedCommunication), "exposed all-to-all wait");
+  EXPECT_EQ(job.fix_label(f), "exposed all-reduce wait");
+}
+
+TEST(ClusterVerdictTest, NoStepsWithoutLatenessAreCounted) {
+  verdict::Straggler s;
+  s.rank = 5;
+  s.kind = CollectiveKind::kAllReduce;
+  s.steps = 1;  // it caused less wait than another rank in its one step
+  s.late_collectives = 1;
+  s.collectives = 4;
+  s.slow_work_s = 0.001;
+  s.cause = "slow_work";
+  s.cause_steps = 1;
+  s.confidence = 0.5;
+  const Fix f = StragglerFix(s);
+  EXPECT_EQ(f.action.find("in 0 of"), std::string::npos) << f.action;
+  EXPECT_EQ(f.action.rfind("rank 5 arrives late at all_reduce at 1 of 4 (", 0), 0u) << f.action;
+  EXPECT_NE(f.evidence.find("(50% confidence: the evidence is one step)"), std::string::npos) << f.evidence;
+}
+
 TEST(ClusterVerdictTest, OneRankLeavesTheJobUntouched) {
   JobVerdict job = StragglerJob();
   job.ranks.resize(1);

@@ -69,7 +69,7 @@ void FixesSection(std::string& out, const verdict::JobVerdict& job) {
       "<section id=\"fixes\"><h2>What to change <small>largest loss first</small></h2><ol class=\"fixes\">";
   for (const auto& fx : job.fixes) {
     out += fmt::format("<li>{}<span class=\"pct\">{}</span><b>{}</b> — {}", Chip(verdict::LossKey(fx.loss)),
-                       Percent(fx.fraction), HtmlEscape(job.loss_label(fx.loss)), HtmlEscape(fx.action));
+                       Percent(fx.fraction), HtmlEscape(job.fix_label(fx)), HtmlEscape(fx.action));
     if (fx.layer) out += "<div class=\"culprits\">" + HtmlEscape(FixLayerText(*fx.layer, fx.loss)) + "</div>";
     if (!fx.culprits.empty()) {
       std::string names;

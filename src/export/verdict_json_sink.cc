@@ -169,6 +169,7 @@ void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.Field("wait_on_peers_s", r.wait_on_peers_s).Field("transfer_s", r.transfer_s);
   w.Field("caused_wait_s", r.caused_wait_s).Field("p2p_wait_s", r.p2p_wait_s);
   WriteGraphs(w, r.evidence);
+  w.Field("exposed_wait_s", r.exposed_wait_s).Field("exposed_transfer_s", r.exposed_transfer_s);
   WriteQuality(w, r.quality, false);
   WriteLayers(w, r.layers);
   w.EndObject();
@@ -210,6 +211,8 @@ void WriteCluster(JsonWriter& w, const verdict::JobVerdict& job) {
     WriteInts(w, "late_steps", s.late_steps);
     w.Field("steps", s.steps).Field("late_collectives", s.late_collectives);
     w.Field("collectives", s.collectives).Field("mean_late_s", s.mean_late_s);
+    w.Field("late_start_s", s.late_start_s).Field("slow_work_s", s.slow_work_s).Field("cause", s.cause);
+    w.Field("confidence", s.confidence).Field("cause_steps", s.cause_steps);
     w.Key("slow_ops").BeginArray();
     for (const auto& o : s.slow_ops) {
       w.BeginObject().Field("op", o.op).Field("shapes", o.shapes).Field("kernel", o.kernel);

@@ -18,6 +18,7 @@
 
 #include "base/parallel.h"
 #include "cluster/cluster_verdict.h"
+#include "cluster/job_identity.h"
 #include "ingest/read_trace.h"
 #include "ingest/trace_kinds.h"
 #include "job/combine.h"
@@ -406,7 +407,7 @@ Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::pat
     }
   }
   if (ranks.empty()) return std::unexpected(last_skip);
-  if (auto why = verdict::NotOneJob(ranks); !why.empty()) {
+  if (auto why = cluster::NotOneJob(ranks); !why.empty()) {
     return Fail("the inputs are not one job: {}; analyze each job's traces on their own",
                 fmt::join(why, "; "));
   }

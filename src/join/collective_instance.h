@@ -26,6 +26,9 @@ struct CollectiveInstance {
   std::int64_t peer = -1;
   std::int32_t group_rank = -1;
   std::string kernel;  // kernel name
+  // Its share of the rank's exposed_communication slices (no compute kernel resident; the
+  // sweep, docs/verdict.md), seconds; 0 for send/recv and where the source does not say.
+  double exposed_s = 0;
 };
 
 }  // namespace plasmient::join

@@ -31,7 +31,7 @@ std::uint64_t MixSeed(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std:
 }
 
 int StragglerRank(const SynthConfig& config) {
-  if (config.scenario != Scenario::kStraggler) return -1;
+  if (config.scenario != Scenario::kStraggler && config.scenario != Scenario::kLateStart) return -1;
   return config.straggler_rank >= 0 ? config.straggler_rank : config.ranks - 1;
 }
 
@@ -317,12 +317,17 @@ void ExposeAllReduces(Program& p) {
 
 Program BuildProgram(const SynthConfig& config, const GpuSpec& gpu, int rank, int step_index) {
   ProgramBuilder b(config, gpu, rank, step_index);
-  b.Plain(OpKind::kStepBegin);
+  const bool late = config.scenario == Scenario::kLateStart && rank == StragglerRank(config);
+  // The step begins after the host's delay: idle outside the profiled step, the work unchanged.
+  b.Plain(OpKind::kStepBegin, late ? static_cast<TimeNs>(std::llround(config.late_start_ms * 1e6)) : 0);
   switch (config.scenario) {
     case Scenario::kDdp:
     case Scenario::kStraggler:
     case Scenario::kClockOffset:
-      if (rank == StragglerRank(config)) b.SetSlowdown(config.straggler_factor);
+    case Scenario::kLateStart:
+      if (config.scenario == Scenario::kStraggler && rank == StragglerRank(config)) {
+        b.SetSlowdown(config.straggler_factor);
+      }
       BuildTraining(b, step_index);
       break;
     case Scenario::kMoe:

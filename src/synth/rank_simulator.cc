@@ -76,6 +76,8 @@ Result<SimStatus> Simulate(RankState& state, const Program& program, CommResolve
     switch (item.kind) {
       case OpKind::kStepBegin:
       case OpKind::kHostStall:
+        // A step's gpu_ns is a delay before it begins (synth late-start), outside the step.
+        if (item.kind == OpKind::kStepBegin) state.cpu_ns += item.gpu_ns;
         ev.item_start_ns = ev.op_start_ns = state.cpu_ns;
         state.cpu_ns += item.kind == OpKind::kHostStall ? item.gpu_ns : 2'000;
         ev.op_end_ns = ev.item_end_ns = ev.launch_start_ns = ev.launch_end_ns = state.cpu_ns;

@@ -10,7 +10,7 @@
 namespace plasmient::synth {
 namespace {
 
-constexpr std::array<std::pair<Scenario, std::string_view>, 11> kNames = {{
+constexpr std::array<std::pair<Scenario, std::string_view>, 12> kNames = {{
     {Scenario::kDdp, "ddp"},
     {Scenario::kStraggler, "straggler"},
     {Scenario::kPipeline, "pipeline"},
@@ -22,6 +22,7 @@ constexpr std::array<std::pair<Scenario, std::string_view>, 11> kNames = {{
     {Scenario::kHostCauses, "host-causes"},
     {Scenario::kGraphDecode, "graph-decode"},
     {Scenario::kGraphDecodeReplayOnly, "graph-decode-replay-only"},
+    {Scenario::kLateStart, "late-start"},
 }};
 
 }  // namespace
@@ -69,6 +70,9 @@ Status Validate(const SynthConfig& c) {
   if (c.straggler_factor < 1.0) {
     return Fail("synth: --straggler-factor {} below 1 (kernels would beat the peak)", c.straggler_factor);
   }
+  if (c.late_start_ms < 0 || c.late_start_ms > 60'000) {
+    return Fail("synth: --late-start-ms {} out of 0..60000", c.late_start_ms);
+  }
   if (c.straggler_rank >= c.ranks) {
     return Fail("synth: --straggler-rank {} not below --ranks {}", c.straggler_rank, c.ranks);
   }
@@ -85,7 +89,10 @@ Status Validate(const SynthConfig& c) {
   if (c.expert_token_fraction <= 0 || c.expert_token_fraction > 1) {
     return Fail("synth: --expert-token-fraction {} out of (0, 1]", c.expert_token_fraction);
   }
-  if (c.clock_offset_ms < 0) return Fail("synth: --clock-offset-ms {} negative", c.clock_offset_ms);
+  // Hosts without clock sync can be hours apart; a day bounds what any capture would show.
+  if (c.clock_offset_ms < 0 || c.clock_offset_ms > 86'400'000) {
+    return Fail("synth: --clock-offset-ms {} out of 0..86400000 (a day)", c.clock_offset_ms);
+  }
   if (c.gzip_level < 1 || c.gzip_level > 9) return Fail("synth: gzip level {} out of 1..9", c.gzip_level);
   if (c.format == TraceFormat::kNative && c.gzip) {
     return Fail("synth: --gzip is for Kineto JSON; native files compress their chunks (zstd)");

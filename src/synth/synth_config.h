@@ -24,6 +24,7 @@ enum class Scenario : std::uint8_t {
   // graph's capture beside each rank's replay trace; and the same replays with no capture trace
   kGraphDecode,
   kGraphDecodeReplayOnly,
+  kLateStart,    // ddp with one rank beginning every step late_start_ms after its peers (same work)
 };
 
 bool IsDecode(Scenario scenario);   // decode served eagerly or from a graph
@@ -68,7 +69,11 @@ struct SynthConfig {
 
   // straggler
   double straggler_factor = 1.5;
-  int straggler_rank = -1;  // -1: the last rank
+  int straggler_rank = -1;  // -1: the last rank (straggler, late-start)
+
+  // late-start: the late rank's host is busy this long before each step (outside the profiled
+  // step: the previous step's tail, the input pipeline, another process)
+  double late_start_ms = 5;
 
   // pipeline: stages = ranks
   int microbatches = 8;

@@ -230,8 +230,8 @@ Status TruthWriter::Finish(const std::vector<StragglerReport>& stragglers) {
   }
   file_.buffer().append(std::string_view("],\n  \"stragglers\": ["));
   for (std::size_t i = 0; i < stragglers.size(); ++i) {
-    fmt::format_to(out, "{}\n    {{\"rank\": {}, \"caused_wait_s\": {:.12g}}}", i == 0 ? "" : ",",
-                   stragglers[i].rank, stragglers[i].caused_wait_s);
+    fmt::format_to(out, "{}\n    {{\"rank\": {}, \"caused_wait_s\": {:.12g}, \"cause\": \"{}\"}}",
+                   i == 0 ? "" : ",", stragglers[i].rank, stragglers[i].caused_wait_s, stragglers[i].cause);
   }
   file_.buffer().append(std::string_view("],\n  \"layer_types\": ["));
   for (std::size_t i = 0; i < layer_types_.size(); ++i) {

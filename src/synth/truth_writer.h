@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -42,6 +43,9 @@ struct RankReport {
 struct StragglerReport {
   int rank = 0;
   double caused_wait_s = 0;  // sum over other ranks of their wait for this rank's late arrival
+  // Why it arrived late: "slow_work" (straggler: its compute is slower), "late_start" (late-start:
+  // its steps begin late, the same work), "jitter" (any other rank that was last now and then).
+  std::string_view cause = "jitter";
 };
 
 class TruthWriter {

@@ -304,6 +304,7 @@ std::vector<CollectiveInstance> CollectiveInstances(const Trace& t, const join::
       ci.name = ci.kernel;
     }
     ci.kind = join::ParseCollectiveKind(ci.name, ci.kernel);
+    if (!ci.p2p) ci.exposed_s = f.share_ns[i] / static_cast<double>(kNsPerS);
     out.push_back(std::move(ci));
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
@@ -378,6 +379,8 @@ RankVerdict RankHeader(const model::TraceInfo& info) {
   v.rank = info.rank;
   v.world_size = info.world_size;
   v.job_id = info.job_id;
+  v.backend = info.backend;
+  v.pg_config = info.pg_config;
   v.events = info.events;
   v.input_bytes = info.input_bytes;
   return v;

@@ -39,6 +39,13 @@ struct Straggler {
   // Its ops that ran longer than on the other ranks, by excess time (set by the cluster stage
   // when the ranks' verdicts carry op times); empty when none explains its lateness.
   std::vector<SlowOp> slow_ops;
+  // Its lateness (Σ over the collectives it arrived last at of its arrival minus the others'
+  // median) split by cause (docs/cluster.md): its step began late (host, input pipeline, the
+  // previous step's tail, outside the trace), or its work since the step began took longer.
+  double late_start_s = 0, slow_work_s = 0;
+  std::string cause;        // "late_start" or "slow_work": the larger part
+  double confidence = 0;    // share of its late collectives the cause holds at × n/(n+1), n steps
+  std::int64_t cause_steps = 0;  // steps (or collectives, without step numbers) where the cause holds
   double lateness_s() const { return mean_late_s * static_cast<double>(late_collectives); }
 };
 

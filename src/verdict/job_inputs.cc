@@ -33,6 +33,13 @@ std::vector<const RankVerdict*> FirstPerValue(const std::vector<RankVerdict>& ra
   return firsts;
 }
 
+// Step numbers (ProfilerStep#N) or collective sequence numbers: which steps the trace holds.
+bool SaysItsSteps(const RankVerdict& r) {
+  return std::any_of(r.steps.begin(), r.steps.end(), [](const StepFigures& s) { return s.number >= 0; }) ||
+         std::any_of(r.collectives.begin(), r.collectives.end(),
+                     [](const join::CollectiveInstance& c) { return c.seq >= 0 || c.step >= 0; });
+}
+
 }  // namespace
 
 InputSet::Key InputSet::KeyOf(const model::Trace& t) {
@@ -84,10 +91,13 @@ std::vector<std::string> NotOneJob(const std::vector<RankVerdict>& ranks) {
     break;  // one such line is evidence enough
   }
 
+  // Capture times count only where no step or sequence numbers say which steps a trace holds:
+  // hosts without clock sync are seconds or hours apart, and numbered steps and collectives are
+  // matched by their numbers (the cluster layer), however far the clocks.
   const RankVerdict* earliest = nullptr;
   const RankVerdict* latest = nullptr;
   for (const auto& r : ranks) {
-    if (!r.no_gpu_reason.empty() || r.run.start_ns < kWallClockFromNs) continue;
+    if (!r.no_gpu_reason.empty() || r.run.start_ns < kWallClockFromNs || SaysItsSteps(r)) continue;
     if (earliest == nullptr || r.run.end_ns < earliest->run.end_ns) earliest = &r;
     if (latest == nullptr || r.run.start_ns > latest->run.start_ns) latest = &r;
   }

@@ -67,6 +67,14 @@ TEST(NotOneJob, NamesTheEvidence) {
   why = NotOneJob({Rank("a.json", 0, 8, kEpoch2023), Rank("b.json", 1, 8, kEpoch2023 + months)});
   ASSERT_EQ(why.size(), 1u);
   EXPECT_NE(why[0].find("b.json was captured 2400.0 h after a.json"), std::string::npos) << why[0];
+  // Numbered steps say which steps each trace holds: capture times count for nothing then (hosts
+  // without clock sync can be hours apart).
+  auto numbered = [&](std::string path, std::int64_t rank, TimeNs start) {
+    RankVerdict r = Rank(std::move(path), rank, 8, start);
+    r.steps.push_back({.number = 12, .figures = {}});
+    return r;
+  };
+  EXPECT_TRUE(NotOneJob({numbered("a.json", 0, kEpoch2023), numbered("b.json", 1, kEpoch2023 + months)}).empty());
   // Clocks that count from boot say nothing about when a capture was taken.
   EXPECT_TRUE(NotOneJob({Rank("a.json", 0, 8, 0), Rank("b.json", 1, 8, months)}).empty());
 }

@@ -110,7 +110,15 @@ std::string_view JobVerdict::loss_label(Loss loss) const {
   if (loss != Loss::kExposedCommunication || evidence.exposed_comm_total_s() <= 0) return LossLabel(loss);
   const auto family = evidence.dominant_comm_family();
   if (!family) return "exposed communication (mixed)";
-  switch (*family) {
+  return CommFamilyLabel(*family);
+}
+
+std::string_view JobVerdict::fix_label(const Fix& fix) const {
+  return fix.loss == Loss::kExposedCommunication && fix.family ? CommFamilyLabel(*fix.family) : loss_label(fix.loss);
+}
+
+std::string_view CommFamilyLabel(CommFamily family) {
+  switch (family) {
     case CommFamily::kAllReduce:
       return "exposed all-reduce wait";
     case CommFamily::kAllToAll:

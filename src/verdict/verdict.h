@@ -119,6 +119,8 @@ struct KernelAggregate {
 enum class CommFamily : std::uint8_t { kAllReduce, kAllToAll, kGatherScatter, kOther, kCount };
 inline constexpr std::size_t kCommFamilyCount = static_cast<std::size_t>(CommFamily::kCount);
 CommFamily FamilyOf(join::CollectiveKind kind);
+// Exposed communication's label when one family holds it: "exposed all-reduce wait", ...
+std::string_view CommFamilyLabel(CommFamily family);
 std::string_view CommFamilyName(
     CommFamily family);  // "all-reduce", "all-to-all", "all-gather/reduce-scatter", ...
 
@@ -281,6 +283,8 @@ struct RankVerdict {
   std::int64_t rank = -1;
   std::int64_t world_size = -1;  // as the trace says; -1 when it does not
   std::string job_id;            // a run id the trace carries, else ""
+  std::string backend;           // the communication backend ("nccl", "gloo"), else ""
+  std::string pg_config;         // the trace's process-group configuration (minified JSON), else ""
   std::int64_t events = 0;
   std::int64_t input_bytes = 0;
   DeviceChoice device;
@@ -304,6 +308,9 @@ struct RankVerdict {
   bool clock_aligned = false;
   double wait_on_peers_s = 0, transfer_s = 0, caused_wait_s = 0;  // collectives
   double p2p_wait_s = 0;  // send/recv time spent waiting on the neighbour
+  // Its exposed collective time (no compute resident) split into waiting for the last peer and
+  // the transfer after, over its matched collectives (docs/cluster.md, "Who made whom wait").
+  double exposed_wait_s = 0, exposed_transfer_s = 0;
   Evidence evidence;
   model::DataQuality quality;
   std::string no_gpu_reason;  // non-empty when the trace has no GPU activity
@@ -348,6 +355,9 @@ struct Fix {
   double recoverable = 0;  // the most of capacity the fix can recover
   std::optional<FixLayer> layer;
   std::vector<Cause> causes;  // the loss split by cause, largest first; empty where none is read
+  // The fix's own collective family when it is about one (a straggler's): its label names that
+  // family, not the job's dominant one (FixLabel).
+  std::optional<CommFamily> family = std::nullopt;
 };
 
 // The achieved fraction the bill's addressable share is measured against when none is given
@@ -411,6 +421,8 @@ struct JobVerdict {
   // A loss's label for this job: LossLabel, except exposed communication, named by the
   // collectives whose time was exposed ("exposed all-to-all wait"; docs/verdict.md).
   std::string_view loss_label(Loss loss) const;
+  // A fix's label: its loss's, or its own collective family's when it has one.
+  std::string_view fix_label(const Fix& fix) const;
   double hfu() const { return job.achieved(); }
   // Share of compute-kernel time with a FLOP or byte model; nullopt with no compute kernel.
   std::optional<double> model_coverage() const;
