@@ -631,6 +631,18 @@ bool ServeDaemon::Record(Task& task) {
   }
   store::SqliteStore* store = Store();
   if (!store) return false;
+  // Another serve sharing the store may have recorded the job while this one analyzed it: then
+  // neither store gets it a second time (its rows went to this serve's outbox only if not).
+  auto seen = store->HasJob(task.context.job_key);
+  if (!seen) {
+    StoreFailed(Problem::kStore, seen.error().message);
+    return false;
+  }
+  if (*seen) {
+    ++counters_.duplicates;
+    Finish(entry);
+    return true;
+  }
   if (outbox_) {
     // Journaled as done only once every store has it or its outbox file is durable.
     auto put = outbox_->Put(task.context.job_key, batch);
