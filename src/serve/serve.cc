@@ -500,16 +500,7 @@ std::shared_ptr<ServeDaemon::Task> ServeDaemon::Prepare(const SpoolEntry& entry)
   }
   store::SqliteStore* store = Store();
   if (!store) return nullptr;
-  auto seen = store->HasJob(*key);
-  if (!seen) {
-    StoreFailed(Problem::kStore, seen.error().message);
-    return nullptr;
-  }
-  if (*seen) {
-    ++counters_.duplicates;
-    Finish(entry);
-    return nullptr;
-  }
+  if (SeenBefore(*store, *key, entry) != Seen::kNew) return nullptr;
   auto marker_labels = ReadMarkerLabels(entry, rules);
   if (!marker_labels) {
     Fail(entry, marker_labels.error().message);
@@ -604,6 +595,19 @@ void ServeDaemon::RecordFinished() {
   }
 }
 
+ServeDaemon::Seen ServeDaemon::SeenBefore(store::SqliteStore& store, const std::string& job_key,
+                                          const SpoolEntry& entry) {
+  auto seen = store.HasJob(job_key);
+  if (!seen) {
+    StoreFailed(Problem::kStore, seen.error().message);
+    return Seen::kUnknown;
+  }
+  if (!*seen) return Seen::kNew;
+  ++counters_.duplicates;
+  Finish(entry);
+  return Seen::kRecorded;
+}
+
 bool ServeDaemon::Record(Task& task) {
   const SpoolEntry& entry = task.entry;
   AnalysisOutcome& outcome = task.outcome;
@@ -633,16 +637,7 @@ bool ServeDaemon::Record(Task& task) {
   if (!store) return false;
   // Another serve sharing the store may have recorded the job while this one analyzed it: then
   // neither store gets it a second time (its rows went to this serve's outbox only if not).
-  auto seen = store->HasJob(task.context.job_key);
-  if (!seen) {
-    StoreFailed(Problem::kStore, seen.error().message);
-    return false;
-  }
-  if (*seen) {
-    ++counters_.duplicates;
-    Finish(entry);
-    return true;
-  }
+  if (Seen seen = SeenBefore(*store, task.context.job_key, entry); seen != Seen::kNew) return seen == Seen::kRecorded;
   if (outbox_) {
     // Journaled as done only once every store has it or its outbox file is durable.
     auto put = outbox_->Put(task.context.job_key, batch);

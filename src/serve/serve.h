@@ -131,6 +131,10 @@ class ServeDaemon {
   void RecordFinished();
   // False when the store or the outbox failed: tried again later with the same result.
   bool Record(Task& task);
+  // Whether the store journaled the key already (the entry is then a duplicate, moved on), or
+  // cannot say (a store problem, reported; the entry stays for a retry).
+  enum class Seen { kNew, kRecorded, kUnknown };
+  Seen SeenBefore(store::SqliteStore& store, const std::string& job_key, const SpoolEntry& entry);
   void Fail(const SpoolEntry& entry, std::string_view error);
   void Finish(const SpoolEntry& entry);  // analyzed (or seen before): to done/, or deleted
   Status LockSpool(const std::filesystem::path& state);
