@@ -63,6 +63,10 @@ fi
 # The systemd unit.
 unit=$root/usr/lib/systemd/system/plasmient-serve.service
 [[ -f $unit ]] || fail "no systemd unit in $main_deb"
+# serve shares the node with the job: its memory and task count are capped in the unit.
+for limit in MemoryMax TasksMax; do
+  grep -Eq "^$limit=[0-9]+[KMGT]?$" "$unit" || fail "the unit sets no $limit="
+done
 if have systemd-analyze; then
   mkdir "$work/unit"
   sed "s|/usr/bin/plasmient|$bin|" "$unit" >"$work/unit/plasmient-serve.service"

@@ -9,14 +9,53 @@
 #include <cstring>
 #include <utility>
 
+#include "base/replace_file.h"
+
 namespace plasmient {
+namespace {
+
+// The process's umask without changing it (umask(2) would, for every thread at once): Linux
+// reports it in /proc/self/status; 022 where it does not.
+mode_t CurrentUmask() {
+  mode_t mask = 022;
+  if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[128];
+    unsigned value = 0;
+    while (std::fgets(line, sizeof line, f)) {
+      if (std::sscanf(line, "Umask: %o", &value) == 1) {
+        mask = static_cast<mode_t>(value);
+        break;
+      }
+    }
+    std::fclose(f);
+  }
+  return mask;
+}
+
+}  // namespace
 
 Result<OutputFile> OutputFile::Open(const std::string& path) {
   struct stat st {};
   const bool in_place = ::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
-  std::string temp = in_place ? std::string() : fmt::format("{}.{}.partial", path, ::getpid());
-  std::FILE* file = std::fopen(in_place ? path.c_str() : temp.c_str(), "wb");
-  if (file == nullptr) return Fail("{}: cannot write: {}", path, std::strerror(errno));
+  if (in_place) {
+    std::FILE* file = std::fopen(path.c_str(), "wb");
+    if (file == nullptr) return Fail("{}: cannot write: {}", path, std::strerror(errno));
+    return OutputFile(path, std::string(), file);
+  }
+  // A new file under an unpredictable name (base/replace_file.h): a link planted at the old
+  // "<path>.<pid>.partial" made `--out` in a shared folder write through it.
+  std::string temp;
+  int fd = CreateTempBeside(path, ".partial", temp);
+  std::FILE* file = fd < 0 ? nullptr : ::fdopen(fd, "wb");
+  if (file == nullptr) {
+    int error = errno;
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(temp.c_str());
+    }
+    return Fail("{}: cannot write: {}", path, std::strerror(error));
+  }
+  ::fchmod(fd, 0666 & ~CurrentUmask());  // mkstemp makes it 0600; an output file is the user's usual mode
   return OutputFile(path, std::move(temp), file);
 }
 

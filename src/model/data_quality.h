@@ -101,7 +101,11 @@ enum class Severity : std::uint8_t { kInfo, kWarning, kError };
   X(kNoProfilerSteps, "no_profiler_steps", kInfo, "no ProfilerStep#N ranges: no per-step verdict")           \
   X(kStepsFilteredOut, "steps_filtered_out", kInfo, "GPU activities left out by --steps")                    \
   X(kStrayActivity, "stray_activity", kWarning,                                                              \
-    "GPU activity beyond an idle gap over 100 times the rest of the trace's span: left out of the window")   \
+    "GPU activity beyond an idle gap of 10 times the rest of the trace's span: left out of the window")      \
+  X(kLongWindow, "long_window", kWarning,                                                                    \
+    "the window is over a day long: the bill covers all of it; check for a clock jump or stray activity")    \
+  X(kLongKernel, "long_kernel", kWarning,                                                                    \
+    "kernels over an hour long (persistent kernels are real): kept, and billed for their whole time")        \
   /* live agent */                                                                                           \
   X(kDroppedRecords, "dropped_records", kError,                                                              \
     "records the live agent dropped when its buffers were full: totals are low by this much")                \

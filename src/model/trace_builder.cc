@@ -2,8 +2,17 @@
 
 #include <algorithm>
 
+#include "base/bounded_name.h"
+
 namespace plasmient::model {
 namespace {
+
+// A name as the model keeps it (base/bounded_name.h): bounded and valid UTF-8. Only a name not
+// seen before is checked, so a trace's millions of rows pay one lookup each, as before.
+StringId InternName(StringPool& pool, std::string_view name) {
+  if (StringId id = pool.Find(name); !id.empty() || name.empty()) return id;
+  return IsBoundedName(name) ? pool.Intern(name) : pool.Intern(BoundName(name));
+}
 
 template <typename Table>
 std::int32_t NextRow(const Table& t) {
@@ -22,7 +31,7 @@ std::int32_t TraceBuilder::AddGpu(const GpuRow& r) {
   t.device.push_back(r.device);
   t.stream.push_back(r.stream);
   t.pid.push_back(r.pid);
-  t.name.push_back(trace_.strings.Intern(r.name));
+  t.name.push_back(InternName(trace_.strings, r.name));
   t.kind.push_back(r.kind);
   t.correlation.push_back(r.correlation);
   t.external_id.push_back(r.external_id);
@@ -37,7 +46,7 @@ std::int32_t TraceBuilder::AddApi(const ApiRow& r) {
   t.end_ns.push_back(ClampEnd(r.start_ns, r.end_ns));
   t.pid.push_back(r.pid);
   t.tid.push_back(r.tid);
-  t.name.push_back(trace_.strings.Intern(r.name));
+  t.name.push_back(InternName(trace_.strings, r.name));
   t.correlation.push_back(r.correlation);
   t.external_id.push_back(r.external_id);
   return row;
@@ -57,7 +66,7 @@ std::int32_t TraceBuilder::AddCpuOp(const CpuOpRow& r) {
     name.remove_prefix(kModuleRangePrefix.size());
     kind = CpuOpKind::kModule;
   }
-  t.name.push_back(s.Intern(name));
+  t.name.push_back(InternName(s, name));
   t.kind.push_back(kind);
   t.external_id.push_back(r.external_id);
   t.step.push_back(r.step);
@@ -76,12 +85,12 @@ std::int32_t TraceBuilder::AddCollective(const CollectiveRow& r) {
   auto& s = trace_.strings;
   t.cpu_op.push_back(r.cpu_op);
   t.gpu.push_back(r.gpu);
-  t.name.push_back(s.Intern(r.name));
+  t.name.push_back(InternName(s, r.name));
   t.in_nelems.push_back(r.in_nelems);
   t.out_nelems.push_back(r.out_nelems);
   t.dtype.push_back(s.Intern(r.dtype));
   t.group_size.push_back(r.group_size);
-  t.pg_name.push_back(s.Intern(r.pg_name));
+  t.pg_name.push_back(InternName(s, r.pg_name));
   t.pg_ranks.push_back(s.Intern(r.pg_ranks));
   t.seq.push_back(r.seq);
   t.bytes.push_back(r.bytes);
@@ -94,7 +103,7 @@ void TraceBuilder::AddSample(const SampleRow& r) {
   auto& t = trace_.samples;
   t.ts_ns.push_back(r.ts_ns);
   t.device.push_back(r.device);
-  t.metric.push_back(trace_.strings.Intern(r.metric));
+  t.metric.push_back(InternName(trace_.strings, r.metric));
   t.value.push_back(r.value);
 }
 

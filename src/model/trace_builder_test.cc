@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/bounded_name.h"
+
 namespace plasmient::model {
 namespace {
 
@@ -16,6 +18,23 @@ TEST(TraceBuilder, InternsNamesAndClampsNegativeDurations) {
   EXPECT_EQ(t.Str(t.gpu.name[0]), "k");
   EXPECT_EQ(t.gpu.correlation[1], kNoId);
   EXPECT_EQ(t.gpu.pid[1], kNoId);
+}
+
+// Issue 36: 6 MiB kernel names made /metrics 503 MB and the store 353 MB larger, and invalid
+// UTF-8 in native names made --json invalid. The model keeps bounded, valid names.
+TEST(TraceBuilder, NamesAreBoundedAndValidUtf8) {
+  TraceBuilder b;
+  std::string huge(6 << 20, 'k');
+  for (int i = 0; i < 3; ++i) b.AddGpu({.start_ns = i, .end_ns = i + 1, .name = huge});
+  b.AddCpuOp({.start_ns = 0, .end_ns = 1, .name = huge + "op"});
+  b.AddApi({.start_ns = 0, .end_ns = 1, .name = "cudaLaunch\xFFKernel"});
+  Trace t = std::move(b).Finish();
+  EXPECT_EQ(t.gpu.name[0], t.gpu.name[2]);  // one name, cut once, the same each time
+  EXPECT_LE(t.Str(t.gpu.name[0]).size(), kMaxNameBytes);
+  EXPECT_LE(t.Str(t.cpu.name[0]).size(), kMaxNameBytes);
+  EXPECT_NE(t.Str(t.gpu.name[0]), t.Str(t.cpu.name[0]));
+  EXPECT_EQ(t.Str(t.api.name[0]), "cudaLaunch\xEF\xBF\xBDKernel");
+  EXPECT_LT(t.strings.bytes(), 4 * kMaxNameBytes);
 }
 
 TEST(TraceBuilder, ShiftTimeMovesEveryTable) {

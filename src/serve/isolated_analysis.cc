@@ -128,7 +128,8 @@ std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::Analy
   SetLimit(RLIMIT_DATA, static_cast<rlim_t>((StatusKb("VmData") << 10) + (limits.memory_mb << 20)));
   SetLimit(RLIMIT_CORE, 0);
   std::string out = RunAnalysis(files, options, rules, context);
-  int fd = ::open(result_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  // Removed by the parent before the fork: O_EXCL refuses whatever else is there by now, a link included.
+  int fd = ::open(result_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   bool ok = fd >= 0 && WriteAll(fd, out) && ::close(fd) == 0;
   ::_exit(ok ? 0 : kNoResultExit);
 }

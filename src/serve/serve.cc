@@ -14,7 +14,6 @@
 #include <memory>
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include "base/text.h"
 #include "base/time_units.h"
@@ -22,7 +21,6 @@
 #include "ingest/trace_kinds.h"
 #include "job/analyze_job.h"
 #include "serve/cluster_watch.h"
-#include "serve/http_guard.h"
 #include "store/record.h"
 
 namespace plasmient::serve {
@@ -168,63 +166,31 @@ Status ServeDaemon::Start() {
     PLASMIENT_TRY(outbox_->Open());
   }
 
-  http_ = std::make_unique<httplib::Server>();
-  int threads = options_.http_threads;
-  http_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
-  // A response goes out as two writes (headers, body): with Nagle's algorithm the body waits for
-  // the client's delayed ACK of the headers, 40 ms on Linux, on every keep-alive scrape.
-  http_->set_tcp_nodelay(true);
-  http_->set_keep_alive_max_count(10'000);
-  http_->set_keep_alive_timeout(5);
-  // Bodies: the endpoints take none, so a large one is refused (413) before it is read whole.
-  http_->set_payload_max_length(options_.max_body_bytes);
-  http_->set_read_timeout(options_.http_read_timeout_s);
-  http_->set_write_timeout(options_.http_read_timeout_s);
-  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    ++counters_.scrapes;
-    std::string body = RenderMetrics();
-    constexpr const char* kType = "text/plain; version=0.0.4; charset=utf-8";
-    if (body.size() >= kCompressMinBytes) {
-      res.set_content(std::move(body), kType);  // compressed when the scraper accepts it
-      return;
+  HttpLimits limits;
+  limits.workers = options_.http_threads;
+  limits.head_timeout = std::chrono::seconds(options_.http_read_timeout_s);
+  limits.write_timeout = std::chrono::seconds(options_.http_read_timeout_s);
+  limits.compress_min_bytes = kCompressMinBytes;  // a smaller one costs more to compress than it saves
+  http_ = std::make_unique<HttpServer>(limits, [this](const HttpRequest& req) {
+    HttpResponse res;
+    if (req.path == "/metrics") {
+      ++counters_.scrapes;
+      res.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      res.body = RenderMetrics();
+    } else if (req.path == "/healthz") {
+      std::string why = Unhealthy();
+      if (!why.empty()) res.status = 503;
+      res.body = why.empty() ? "ok\n" : why + "\n";
+    } else if (req.path == "/") {
+      res.body = "plasmient serve: metrics at /metrics\n";
+    } else {
+      res.status = 404;
+      res.body = "not found\n";
     }
-    // A small exposition costs more to compress than it saves on loopback. The library compresses
-    // a body set whole but never one sent through a provider of known length: send it that way.
-    auto plain = std::make_shared<const std::string>(std::move(body));
-    res.set_content_provider(plain->size(), kType,
-                             [plain](size_t offset, size_t length, httplib::DataSink& sink) {
-                               return sink.write(plain->data() + offset, length);
-                             });
+    return res;
   });
-  http_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
-    std::string why = Unhealthy();
-    if (!why.empty()) res.status = 503;
-    res.set_content(why.empty() ? "ok\n" : why + "\n", "text/plain");
-  });
-  http_->Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("plasmient serve: metrics at /metrics\n", "text/plain");
-  });
-  // The library listens with a backlog of 5, which drops the SYNs of a burst of scrapers (each
-  // retried a second later): keep the listening socket and raise its backlog after the bind.
-  int listen_fd = -1;
-  http_->set_socket_options([&listen_fd](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    listen_fd = sock;
-  });
-  if (options_.listen_port == 0) {
-    port_ = http_->bind_to_any_port(options_.listen_host.c_str());
-    if (port_ < 0) return plasmient::Fail("--listen {}:0: cannot bind", options_.listen_host);
-  } else {
-    if (!http_->bind_to_port(options_.listen_host.c_str(), options_.listen_port)) {
-      return plasmient::Fail("--listen {}:{}: cannot bind (in use, or not an address of this host)",
-                             options_.listen_host, options_.listen_port);
-    }
-    port_ = options_.listen_port;
-  }
-  if (listen_fd >= 0) ::listen(listen_fd, 1024);
-  http_thread_ = std::thread([this] { http_->listen_after_bind(); });
-  reaper_.Start(port_, std::chrono::seconds(2 * options_.http_read_timeout_s));
+  PLASMIENT_TRY(http_->Start(options_.listen_host, options_.listen_port));
+  port_ = http_->port();
   if (outbox_) outbox_->Start();
   pool_ = std::make_unique<WorkerPool>(workers_, static_cast<std::size_t>(workers_),
                                        [] { LowerThreadPriority(); });
@@ -266,14 +232,12 @@ void ServeDaemon::ClusterLoop() {
 void ServeDaemon::Stop() {
   stop_ = true;
   cv_.notify_all();
-  if (http_) http_->stop();
+  if (http_) http_->Stop();
 }
 
 void ServeDaemon::Wait() {
   if (ingest_thread_.joinable()) ingest_thread_.join();
   if (cluster_thread_.joinable()) cluster_thread_.join();
-  if (http_thread_.joinable()) http_thread_.join();
-  reaper_.Stop();
   if (outbox_) outbox_->Stop();
 }
 
@@ -536,16 +500,7 @@ std::shared_ptr<ServeDaemon::Task> ServeDaemon::Prepare(const SpoolEntry& entry)
   }
   store::SqliteStore* store = Store();
   if (!store) return nullptr;
-  auto seen = store->HasJob(*key);
-  if (!seen) {
-    StoreFailed(Problem::kStore, seen.error().message);
-    return nullptr;
-  }
-  if (*seen) {
-    ++counters_.duplicates;
-    Finish(entry);
-    return nullptr;
-  }
+  if (SeenBefore(*store, *key, entry) != Seen::kNew) return nullptr;
   auto marker_labels = ReadMarkerLabels(entry, rules);
   if (!marker_labels) {
     Fail(entry, marker_labels.error().message);
@@ -640,6 +595,19 @@ void ServeDaemon::RecordFinished() {
   }
 }
 
+ServeDaemon::Seen ServeDaemon::SeenBefore(store::SqliteStore& store, const std::string& job_key,
+                                          const SpoolEntry& entry) {
+  auto seen = store.HasJob(job_key);
+  if (!seen) {
+    StoreFailed(Problem::kStore, seen.error().message);
+    return Seen::kUnknown;
+  }
+  if (!*seen) return Seen::kNew;
+  ++counters_.duplicates;
+  Finish(entry);
+  return Seen::kRecorded;
+}
+
 bool ServeDaemon::Record(Task& task) {
   const SpoolEntry& entry = task.entry;
   AnalysisOutcome& outcome = task.outcome;
@@ -667,6 +635,9 @@ bool ServeDaemon::Record(Task& task) {
   }
   store::SqliteStore* store = Store();
   if (!store) return false;
+  // Another serve sharing the store may have recorded the job while this one analyzed it: then
+  // neither store gets it a second time (its rows went to this serve's outbox only if not).
+  if (Seen seen = SeenBefore(*store, task.context.job_key, entry); seen != Seen::kNew) return seen == Seen::kRecorded;
   if (outbox_) {
     // Journaled as done only once every store has it or its outbox file is durable.
     auto put = outbox_->Put(task.context.job_key, batch);

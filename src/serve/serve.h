@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "serve/http_guard.h"
+#include "serve/http_server.h"
 #include "serve/isolated_analysis.h"
 #include "serve/metrics.h"
 #include "serve/serve_pool.h"
@@ -31,10 +31,6 @@
 #include "store/clickhouse_outbox.h"
 #include "store/sqlite_store.h"
 #include "verdict/analyze.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace plasmient::serve {
 
@@ -49,14 +45,13 @@ struct ServeOptions {
   verdict::AnalyzeOptions analyze;
   int poll_ms = 200;
   std::size_t max_jobs_in_metrics = 32;
-  int http_threads = 128;
+  int http_threads = 4;                   // responses at once (HttpLimits::workers)
   std::string host;                       // the host label; default gethostname()
   bool delete_done = false;               // delete analyzed traces instead of moving to done/
   LiveSampler* live = nullptr;            // live GPU sampler (the agent's NVML reader), or none
   SpoolRules spool_rules;                 // --any-owner
   AnalysisLimits limits;                  // --analysis-timeout-s, --analysis-memory-mb, --analysis-cpu-s
-  std::size_t max_body_bytes = 64 << 10;  // HTTP request bodies (the endpoints take none)
-  int http_read_timeout_s = 5;            // a request's header and body, and idle keep-alive
+  int http_read_timeout_s = 5;            // a request's head, a response, and idle keep-alive
   // --cluster-every-s: the cluster layer over the store (ClickHouse when given, else SQLite) for
   // jobs whose per-rank rows changed, this often; 0: never. One serve of a fleet is enough.
   double cluster_every_s = 0;
@@ -136,6 +131,10 @@ class ServeDaemon {
   void RecordFinished();
   // False when the store or the outbox failed: tried again later with the same result.
   bool Record(Task& task);
+  // Whether the store journaled the key already (the entry is then a duplicate, moved on), or
+  // cannot say (a store problem, reported; the entry stays for a retry).
+  enum class Seen { kNew, kRecorded, kUnknown };
+  Seen SeenBefore(store::SqliteStore& store, const std::string& job_key, const SpoolEntry& entry);
   void Fail(const SpoolEntry& entry, std::string_view error);
   void Finish(const SpoolEntry& entry);  // analyzed (or seen before): to done/, or deleted
   Status LockSpool(const std::filesystem::path& state);
@@ -162,10 +161,9 @@ class ServeDaemon {
   std::unique_ptr<store::ClickHouseOutbox> outbox_;
   MetricsRegistry metrics_;
   ServeCounters counters_;
-  std::unique_ptr<httplib::Server> http_;
-  SlowClientReaper reaper_;
+  std::unique_ptr<HttpServer> http_;
   int port_ = 0;
-  std::thread http_thread_, ingest_thread_, cluster_thread_;
+  std::thread ingest_thread_, cluster_thread_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<bool> stop_{false};

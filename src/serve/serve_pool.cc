@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "base/replace_file.h"
+
 namespace plasmient::serve {
 namespace fs = std::filesystem;
 
@@ -196,25 +198,7 @@ Status InProgressMarks::Write() const {
   for (const auto* marks : {&crashed_, &marked_}) {
     for (const auto& [name, attempts] : *marks) text += fmt::format("{} {}\n", attempts, Escape(name));
   }
-  fs::path tmp = path_;
-  tmp += ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  bool ok = fd >= 0;
-  for (std::string_view rest = text; ok && !rest.empty();) {
-    ssize_t n = ::write(fd, rest.data(), rest.size());
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) rest.remove_prefix(static_cast<std::size_t>(n));
-  }
-  ok = ok && ::fsync(fd) == 0;
-  int error = errno;
-  if (fd >= 0) ::close(fd);
-  if (ok && ::rename(tmp.c_str(), path_.c_str()) != 0) {
-    ok = false;
-    error = errno;
-  }
-  if (!ok) return Fail("{}: cannot write: {}", path_.string(), std::strerror(error));
-  return Ok();
+  return ReplaceFile(path_, text, {.mode = 0600, .durable = true, .temp_suffix = ".tmp"});
 }
 
 void LowerThreadPriority() {

@@ -38,6 +38,13 @@ bool IsTraceFileName(std::string_view name) {
 
 namespace {
 
+// A file with another name elsewhere may be someone else's file: where protected_hardlinks is 0
+// anyone can link a file they cannot read into the spool, and serve, reading it, would put its
+// text in the store. Refused unread.
+std::string HardLinkRefusal(const fs::path& p, nlink_t links) {
+  return fmt::format("{}: has {} hard links: refused", p.string(), links);
+}
+
 // Why a path in the spool is refused, or empty: read with lstat, so a link is seen as a link.
 std::string Refusal(const fs::path& p, bool folder_ok, uid_t owner, const SpoolRules& rules) {
   struct stat st {};
@@ -51,6 +58,7 @@ std::string Refusal(const fs::path& p, bool folder_ok, uid_t owner, const SpoolR
     return fmt::format("{}: owned by uid {}, not by the spool's owner (uid {}): refused (serve --any-owner)",
                        p.string(), st.st_uid, owner);
   }
+  if (S_ISREG(st.st_mode) && st.st_nlink > 1) return HardLinkRefusal(p, st.st_nlink);
   return {};
 }
 
@@ -139,6 +147,8 @@ Result<store::Labels> ReadMarkerLabels(const SpoolEntry& entry, const ingest::Op
   if (entry.marker.empty()) return labels;
   auto f = ingest::InputFile::Open(entry.marker.string(), rules);
   if (!f) return std::unexpected(f.error());
+  struct stat st {};
+  if (::fstat(f->fd(), &st) == 0 && st.st_nlink > 1) return Fail("{}", HardLinkRefusal(entry.marker, st.st_nlink));
   if (f->size() > kMaxMarkerBytes) {
     return Fail("{}: larger than {} KiB: not a marker", entry.marker.string(), kMaxMarkerBytes >> 10);
   }

@@ -119,6 +119,30 @@ TEST_F(SpoolTest, BadMarkerLineNamesTheByteOffset) {
   EXPECT_NE(labels.error().message.find("byte 9"), std::string::npos) << labels.error().message;
 }
 
+// Issue 36: where protected_hardlinks is 0, a hard link to a root-only file used as a marker put
+// its text in the store. A trace or marker with a second name is refused unread.
+TEST_F(SpoolTest, HardLinkedEntriesAndMarkersAreRefused) {
+  Write(".secret", "user=root-only\n");  // not an entry: a dot name
+  Write("job/rank0.json", "0");
+  fs::create_hard_link(dir_ / ".secret", dir_ / "job.done");
+  Write("other.json", "x");
+  fs::create_hard_link(dir_ / "other.json", dir_ / "linked.json");
+  int refused = 0;
+  for (const auto& e : ListReady(dir_, 10, nullptr)) {
+    if (e.refusal.empty()) continue;
+    ++refused;
+    EXPECT_NE(e.refusal.find("hard links: refused"), std::string::npos) << e.refusal;
+  }
+  EXPECT_EQ(refused, 3);  // job (its marker), other.json and linked.json
+  // Read directly (the marker became a link after the scan): still refused.
+  SpoolEntry job;
+  job.path = dir_ / "job";
+  job.marker = dir_ / "job.done";
+  auto labels = ReadMarkerLabels(job);
+  ASSERT_FALSE(labels);
+  EXPECT_NE(labels.error().message.find("hard links"), std::string::npos);
+}
+
 TEST_F(SpoolTest, HashFollowsContentAndName) {
   Write("a.json", "hello");
   auto h1 = HashEntry(ListReady(dir_, 10, nullptr).at(0));

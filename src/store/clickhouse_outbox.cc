@@ -11,39 +11,35 @@
 
 #include <fmt/format.h>
 
+#include "base/replace_file.h"
+
 namespace plasmient::store {
 namespace fs = std::filesystem;
 
 namespace {
 
 constexpr std::string_view kSuffix = ".tsv";
+// "<key>.sent": the key's rows reached ClickHouse. A Put of the key after that (the SQLite write
+// failed after the outbox file was sent, and the entry was retried) writes nothing, so a job
+// reaches the rollups once whatever happens to the SQLite write. Kept a week, far beyond any
+// retry: once SQLite journals the key, serve never puts it again.
+constexpr std::string_view kSentSuffix = ".sent";
+constexpr auto kSentMemory = std::chrono::hours(24 * 7);
 
-Status WriteDurably(const fs::path& path, std::string_view data) {
-  fs::path tmp = path;
-  tmp += ".part";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Fail("{}: cannot create", tmp.string());
-  std::size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
-    if (n <= 0) {
-      ::close(fd);
-      return Fail("{}: write failed at byte {}", tmp.string(), off);
-    }
-    off += static_cast<std::size_t>(n);
+// The file name of a job key: keys are hex hashes; anything else is made a file name.
+std::string FileStem(std::string_view key) {
+  std::string stem(key);
+  for (char& c : stem) {
+    bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_';
+    if (!ok) c = '_';
   }
-  bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok) return Fail("{}: fsync failed", tmp.string());
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return Fail("{}: cannot rename into place: {}", path.string(), ec.message());
-  // The rename is durable once the folder is: only then may the caller journal the job as done.
-  int dir = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  bool synced = dir >= 0 && ::fsync(dir) == 0;
-  if (dir >= 0) ::close(dir);
-  if (!synced) return Fail("{}: cannot sync its folder", path.string());
-  return Ok();
+  return stem;
+}
+
+// A crash leaves at most a "<file>.XXXXXX.part", removed on the next Open; the rename is durable
+// before the caller journals the job as done.
+Status WriteDurably(const fs::path& path, std::string_view data) {
+  return ReplaceFile(path, data, {.mode = 0644, .durable = true, .temp_suffix = ".part"});
 }
 
 std::vector<fs::path> ListPending(const fs::path& dir) {
@@ -69,8 +65,13 @@ Status ClickHouseOutbox::Open() {
   fs::create_directories(dir_, ec);
   if (ec) return Fail("{}: cannot create the ClickHouse outbox: {}", dir_.string(), ec.message());
   // A .part file is a write a crash cut short: its analysis was not journaled, and is redone.
+  // A file beside its .sent mark was sent, and the run died before removing it.
+  auto now = fs::file_time_type::clock::now();
   for (const auto& e : fs::directory_iterator(dir_, ec)) {
-    if (e.path().extension() == ".part") fs::remove(e.path(), ec);
+    const fs::path& p = e.path();
+    if (p.extension() == ".part") fs::remove(p, ec);
+    if (p.extension() == kSentSuffix && now - fs::last_write_time(p, ec) > kSentMemory) fs::remove(p, ec);
+    if (p.extension() == kSuffix && fs::exists(fs::path(p).replace_extension(kSentSuffix), ec)) fs::remove(p, ec);
   }
   std::int64_t bytes = 0, files = 0;
   for (const auto& p : ListPending(dir_)) {
@@ -131,17 +132,24 @@ Result<bool> ClickHouseOutbox::Put(const std::string& job_key, const Batch& batc
   std::string data = Serialize(batch);
   auto size = static_cast<std::int64_t>(data.size());
   std::lock_guard lock(mu_);
-  if (counters_.pending_bytes + size > max_bytes_) {
+  std::string stem = FileStem(job_key);
+  std::error_code ec;
+  if (fs::exists(dir_ / (stem + std::string(kSentSuffix)), ec)) {
+    ++counters_.already_sent;  // a retry of a job ClickHouse has: nothing to send again
+    return true;
+  }
+  // One file per key: a retry rewrites it (same name, same rows), never adds a second.
+  fs::path path = dir_ / (stem + std::string(kSuffix));
+  auto before = static_cast<std::int64_t>(fs::file_size(path, ec));
+  bool pending = !ec;
+  if (!pending) before = 0;
+  if (counters_.pending_bytes - before + size > max_bytes_) {
     ++counters_.overflow_jobs;
     return false;
   }
-  auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
-  fs::path path = dir_ / fmt::format("{:020}-{}{}", now_ns, job_key, kSuffix);
   PLASMIENT_TRY(WriteDurably(path, data));
-  counters_.pending_bytes += size;
-  ++counters_.pending_files;
+  counters_.pending_bytes += size - before;
+  if (!pending) ++counters_.pending_files;
   cv_.notify_all();
   return true;
 }
@@ -186,6 +194,11 @@ Status ClickHouseOutbox::SendSome(std::size_t max_files) {
   std::lock_guard lock(mu_);
   for (const auto& [p, bytes] : sent) {
     std::error_code ec;
+    // The mark first: a crash between the two leaves both, and Open removes the file.
+    if (auto marked = ReplaceFile(fs::path(p).replace_extension(kSentSuffix), "", {.mode = 0644, .durable = true});
+        !marked) {
+      fmt::print(stderr, "plasmient serve: {}\n", marked.error().message);
+    }
     fs::remove(p, ec);
     maybe_sent_.erase(p.filename().string());
     counters_.pending_bytes -= bytes;

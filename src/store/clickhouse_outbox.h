@@ -1,6 +1,8 @@
 // A bounded on-disk outbox in front of ClickHouse: every analysis is written here first (one
-// file per job key, atomically), a sender thread inserts them in batches and deletes what
-// landed. While ClickHouse is unreachable files wait and are retried; nothing is lost up to
+// file per job key, "<key>.tsv", atomically; a retry rewrites it), a sender thread inserts them in
+// batches, deletes what landed and marks its key sent ("<key>.sent"), after which a Put of that
+// key writes nothing: a job reaches ClickHouse's rollups once, whatever happens to the SQLite
+// write that follows the Put. While ClickHouse is unreachable files wait and are retried; nothing is lost up to
 // `max_bytes`, and what would overflow it is dropped and counted.
 #pragma once
 
@@ -19,6 +21,7 @@ namespace plasmient::store {
 struct OutboxCounters {
   std::atomic<std::int64_t> pending_files{0}, pending_bytes{0};
   std::atomic<std::int64_t> sent_jobs{0}, sent_rows{0}, overflow_jobs{0}, send_failures{0};
+  std::atomic<std::int64_t> already_sent{0};  // Puts of a key whose rows had reached ClickHouse
   std::atomic<bool> reachable{false};
 };
 
@@ -28,7 +31,8 @@ class ClickHouseOutbox {
   ~ClickHouseOutbox();
 
   Status Open();  // creates the folder, counts what a previous run left
-  // Queues one job's rows; false when the outbox is full (the job is counted as overflow).
+  // Queues one job's rows (nothing when the key was sent already); false when the outbox is full
+  // (the job is counted as overflow).
   Result<bool> Put(const std::string& job_key, const Batch& batch);
   void Start();
   void Stop();  // the sender finishes its current batch; unsent files stay for the next run

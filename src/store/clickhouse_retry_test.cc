@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <bit>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -292,7 +293,7 @@ void SendFailingMidway(bool kept_before_failing) {
     EXPECT_GT(box.counters().sent_rows, 0);
   }
   ExpectEachRowOnce(ch, all);
-  EXPECT_TRUE(fs::is_empty(dir));
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().extension(), ".sent") << e.path();
   fs::remove_all(dir);
 }
 
@@ -323,6 +324,54 @@ TEST(ClickHouseRetryTest, FilesAPreviousRunLeftAreCheckedFirst) {
   Batch all = Rows("k0", 7);
   all.Append(Rows("k1", 9));
   ExpectEachRowOnce(ch, all);
+  fs::remove_all(dir);
+}
+
+// Issue 36: while the SQLite write kept failing (a locked store, a full disk) each retry wrote a
+// new outbox file, so ClickHouse's rollups counted the job 3 to 13 times. A retry now rewrites
+// the key's one file, and a key already sent is not sent again, in this run or the next.
+TEST(ClickHouseRetryTest, RetriesOfOneJobReachClickHouseOnce) {
+  FakeClickHouse ch;
+  fs::path dir = FreshDir("retry_once");
+  {
+    ClickHouseOutbox box(dir, 1 << 20, ch.Store());
+    ASSERT_TRUE(box.Open());
+    for (int retry = 0; retry < 3; ++retry) ASSERT_TRUE(*box.Put("k0", Rows("k0", 7)));
+    EXPECT_EQ(box.counters().pending_files, 1);
+    EXPECT_EQ(box.counters().pending_bytes, static_cast<std::int64_t>(ClickHouseOutbox::Serialize(Rows("k0", 7)).size()));
+    ASSERT_TRUE(box.Flush());
+    for (int retry = 0; retry < 3; ++retry) ASSERT_TRUE(*box.Put("k0", Rows("k0", 7)));  // after the send
+    EXPECT_EQ(box.counters().pending_files, 0);
+    EXPECT_EQ(box.counters().already_sent, 3);
+    ASSERT_TRUE(box.Flush());
+  }
+  {
+    ClickHouseOutbox restarted(dir, 1 << 20, ch.Store());  // kill -9 and a restart before SQLite journaled it
+    ASSERT_TRUE(restarted.Open());
+    ASSERT_TRUE(*restarted.Put("k0", Rows("k0", 7)));
+    ASSERT_TRUE(restarted.Flush());
+    EXPECT_EQ(restarted.counters().sent_jobs, 0);
+  }
+  ExpectEachRowOnce(ch, Rows("k0", 7));
+  EXPECT_EQ(ch.Rows(TableId::kJobs).size(), 1u);
+  fs::remove_all(dir);
+}
+
+// A run killed after its send and before it removed the file: the next run sees the mark and
+// drops the file unsent.
+TEST(ClickHouseRetryTest, AFileBesideItsSentMarkIsNotSentAgain) {
+  FakeClickHouse ch;
+  fs::path dir = FreshDir("retry_marked");
+  fs::create_directories(dir);
+  ASSERT_TRUE(ch.Store()->Insert(Rows("k0", 7), ClickHouseStore::Sent::kNever));
+  { std::ofstream(dir / "k0.tsv") << ClickHouseOutbox::Serialize(Rows("k0", 7)); }
+  { std::ofstream(dir / "k0.sent"); }
+  ClickHouseOutbox box(dir, 1 << 20, ch.Store());
+  ASSERT_TRUE(box.Open());
+  EXPECT_EQ(box.counters().pending_files, 0);
+  ASSERT_TRUE(box.Flush());
+  EXPECT_EQ(ch.Rows(TableId::kJobs).size(), 1u);
+  EXPECT_FALSE(fs::exists(dir / "k0.tsv"));
   fs::remove_all(dir);
 }
 

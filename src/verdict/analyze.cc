@@ -590,6 +590,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   const join::Joined j = join::Join(t, quality, o.rank_threads);
   std::vector<char> kept = SelectActivities(t, j, o, quality);
   ExcludeStrayActivities(t, kept, quality);
+  FlagLongWindows(t, kept, quality);
 
   // Pricing, the sweeps and the facts that need no pricing read only the join and which
   // activities are kept: they run at once, the costliest first.

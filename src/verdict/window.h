@@ -14,4 +14,8 @@ namespace plasmient::verdict {
 // the trace (the thresholds and their reasons are beside the code).
 void ExcludeStrayActivities(const model::Trace& trace, std::vector<char>& kept, model::DataQuality& quality);
 
+// Counts, never drops, what the window kept that a bill should warn of: a window over a day
+// (long_window) and kernels over an hour (long_kernel).
+void FlagLongWindows(const model::Trace& trace, const std::vector<char>& kept, model::DataQuality& quality);
+
 }  // namespace plasmient::verdict

@@ -199,6 +199,66 @@ PY
   [[ $a == 200 && $b == 200 ]]
 }
 
+# The HTTP attacks of the second probe, each with serve's RSS before and after (within 50 MB).
+# http_attack PORT KIND: one attack from Python; prints what serve answered.
+http_attack() {
+  timeout 60 python3 - "$@" <<'PY'
+import socket, sys
+port, kind = int(sys.argv[1]), sys.argv[2]
+def conn():
+    c = socket.create_connection(("127.0.0.1", port), timeout=10); return c
+def status(c):
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            d = c.recv(4096)
+            if not d: break
+            data += d
+    except OSError: pass
+    return data.split(b" ")[1].decode() if data.count(b" ") else "none"
+if kind == "ranges":  # 4 requests of 1,000 ranges each: cpp-httplib built a 1,000-part body per request
+    ranges = ",".join(f"{i*50}-{i*50+10}" for i in range(1000))
+    out = []
+    for _ in range(4):
+        c = conn(); c.sendall(f"GET /metrics HTTP/1.1\r\nRange: bytes={ranges}\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while True:
+            d = c.recv(65536)
+            if not d: break
+            data += d
+        out.append(data.split(b" ")[1].decode())
+    print(",".join(out))
+elif kind == "chunked":  # a chunked POST without Expect: 100-continue, 256 MB unless cut off
+    c = conn(); c.sendall(b"POST /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+    chunk = b"100000\r\n" + b"x" * 0x100000 + b"\r\n"; sent = 0
+    try:
+        while sent < 256: c.sendall(chunk); sent += 1
+    except OSError: pass
+    print(status(c), f"{sent}MB")
+elif kind == "headers":  # 50 MB of header lines
+    c = conn(); c.sendall(b"GET /metrics HTTP/1.1\r\n"); line = b"X-Big: " + b"a" * 1000 + b"\r\n"; sent = 0
+    try:
+        while sent < 50 * 1024 * 1024: c.sendall(line); sent += len(line)
+    except OSError: pass
+    print(status(c), f"{sent >> 20}MB")
+PY
+}
+p_http_attacks() {
+  local s; s=$(new_spool http-attacks)
+  serve_on "$s" "${new[@]}" || return 1
+  local rss0; rss0=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
+  local ranges chunked headers
+  ranges=$(http_attack "$port" ranges)
+  chunked=$(http_attack "$port" chunked)
+  headers=$(http_attack "$port" headers)
+  local hwm; hwm=$(awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status")
+  local health; health=$(healthz "$port")
+  stop_serve
+  echo "  ranges: $ranges; chunked: $chunked; headers: $headers; serve RSS ${rss0} kB, peak ${hwm} kB"
+  [[ $ranges == 200,200,200,200 && $chunked == 413\ * && $headers == 431\ * && $health == 200 ]] \
+    && ((hwm - rss0 < 51200))
+}
+
 # --- item 1: isolation --------------------------------------------------------------------------
 p_memory_limit() {
   [[ -n ${HOSTILE_OLD:-} ]] && return 1
@@ -420,6 +480,7 @@ probe "3 MB gzip holding one 3 GB JSON string: failed/, daemon healthy" p_huge_s
 probe "SQLite whose kernel table is a recursive view: refused" p_sqlite_view
 probe "64 MB POSTs (with a length and chunked): 413, RSS flat" p_http_body
 probe "130 slow-header clients: /healthz and /metrics answer" p_slow_clients
+probe "1,000 ranges, a chunked 256 MB POST, 50 MB of headers: 200, 413, 431, peak RSS +50 MB at most" p_http_attacks
 probe "analysis over its memory limit: failed/ with the reason, daemon healthy" p_memory_limit
 probe "analysis over its time limit: failed/ with the reason" p_time_limit
 probe "entry the daemon died on twice: set aside" p_set_aside

@@ -1,5 +1,7 @@
 #include "collect/agent/agent_config.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -108,14 +110,20 @@ std::string CaptureRequestPath(const std::string& spool, std::int64_t pid) {
 }
 
 std::string WriteCaptureRequest(const std::string& path, std::int64_t id, double seconds) {
-  std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (f == nullptr) return tmp + ": cannot create: " + std::strerror(errno);
-  bool ok = std::fprintf(f, "%lld %.3f\n", static_cast<long long>(id), seconds) > 0;
-  ok = std::fclose(f) == 0 && ok;
+  // The spool is shared by a group (mode 3770), where the kernel's protected_symlinks does not
+  // apply: the temporary file gets an unpredictable name created with O_EXCL (mkstemp), so no
+  // link planted there is written through, and the rename replaces whatever is at `path` (a
+  // link included) without following it. The file is the requester's: agents read its owner.
+  std::string tmp = path + ".XXXXXX";
+  int fd = ::mkostemp(&tmp[0], O_CLOEXEC);
+  if (fd < 0) return path + ": cannot create a request beside it: " + std::strerror(errno);
+  char line[64];
+  int n = std::snprintf(line, sizeof line, "%lld %.3f\n", static_cast<long long>(id), seconds);
+  bool ok = n > 0 && ::fchmod(fd, 0644) == 0 && ::write(fd, line, static_cast<std::size_t>(n)) == n;
+  ok = ::close(fd) == 0 && ok;
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::string why = path + ": cannot write: " + std::strerror(errno);
-    std::remove(tmp.c_str());
+    ::unlink(tmp.c_str());
     return why;
   }
   return {};
@@ -123,8 +131,22 @@ std::string WriteCaptureRequest(const std::string& path, std::int64_t id, double
 
 CaptureRequest ReadCaptureRequest(const std::string& path) {
   CaptureRequest r;
-  std::FILE* f = std::fopen(path.c_str(), "r");
-  if (f == nullptr) return r;
+  // Only the agent's own user (or root) may turn its tracing on: the request file is its
+  // writer's, and the spool is shared by a group. A link, a hard link or anything but a regular
+  // file is no request.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return r;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+      (st.st_uid != ::geteuid() && st.st_uid != 0)) {
+    ::close(fd);
+    return r;
+  }
+  std::FILE* f = ::fdopen(fd, "r");
+  if (f == nullptr) {
+    ::close(fd);
+    return r;
+  }
   long long id = 0;
   double seconds = 0;
   if (std::fscanf(f, "%lld %lf", &id, &seconds) == 2 && id > 0 && seconds > 0 && seconds < 86400) {

@@ -62,7 +62,8 @@ struct CaptureRequest {
   std::int64_t id = 0;
   double seconds = 0;
 };
-// The request at `path`, or {} (id 0) when there is none or it does not parse.
+// The request at `path`, or {} (id 0) when there is none, it does not parse, or it is not a
+// regular file with one link owned by the agent's user or root (another user's request is none).
 CaptureRequest ReadCaptureRequest(const std::string& path);
 
 }  // namespace plasmient::collect

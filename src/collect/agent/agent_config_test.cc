@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -87,6 +90,32 @@ TEST(AgentConfig, CaptureRequests) {
   EXPECT_EQ(ReadCaptureRequest(path).id, 0) << "a negative length is no request";
   std::remove(path.c_str());
   EXPECT_NE(WriteCaptureRequest("/nonexistent/dir/x", 1, 1), "");
+}
+
+// Issue 36: `capture` wrote ".<request>.tmp" with fopen(…, "w"), so a link planted at that name
+// in the group-writable spool made it overwrite any file the requester (root) could write.
+TEST(AgentConfig, CaptureRequestsWriteThroughNoLink) {
+  std::string dir = ::testing::TempDir() + "/capture_links_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::string victim = dir + "/victim", path = CaptureRequestPath(dir, "j1");
+  { std::ofstream(victim) << "secret\n"; }
+  std::filesystem::create_symlink(victim, path + ".tmp");
+  std::filesystem::create_symlink(victim, path);
+  ASSERT_EQ(WriteCaptureRequest(path, 99, 1.5), "");
+  std::ifstream in(victim);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "secret\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(path));
+  EXPECT_EQ(ReadCaptureRequest(path).id, 99);
+  // Another user's request is none (checked where the test can make one: as root).
+  if (::geteuid() == 0) {
+    ASSERT_EQ(::chown(path.c_str(), 12345, 12345), 0);
+    EXPECT_EQ(ReadCaptureRequest(path).id, 0);
+    ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
+  }
+  std::filesystem::create_hard_link(path, dir + "/second-name");
+  EXPECT_EQ(ReadCaptureRequest(path).id, 0) << "a hard-linked request is none";
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,0 +1,42 @@
+#include "base/bounded_name.h"
+
+#include <gtest/gtest.h>
+
+namespace plasmient {
+namespace {
+
+TEST(BoundedNameTest, ShortValidNamesAreUnchanged) {
+  EXPECT_TRUE(IsBoundedName("ampere_sgemm_128x64_nn"));
+  EXPECT_EQ(BoundName("ampere_sgemm_128x64_nn"), "ampere_sgemm_128x64_nn");
+  EXPECT_EQ(BoundName("aten::matmul \xC3\xA9"), "aten::matmul \xC3\xA9");
+  EXPECT_TRUE(IsBoundedName(std::string(kMaxNameBytes, 'k')));
+}
+
+TEST(BoundedNameTest, InvalidBytesBecomeReplacementCharacters) {
+  EXPECT_FALSE(IsBoundedName("bad\xFF" "name"));
+  EXPECT_EQ(BoundName("bad\xFF" "name\xC3"), "bad\xEF\xBF\xBDname\xEF\xBF\xBD");
+  EXPECT_EQ(BoundName("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate, byte by byte
+}
+
+// A 6 MiB name (the hostile probe's) comes out at most kMaxNameBytes, valid, and distinct from
+// another that shares its first bytes.
+TEST(BoundedNameTest, LongNamesAreCutWithAStableHash) {
+  std::string a(6 << 20, 'x'), b = a;
+  b.back() = 'y';
+  std::string ca = BoundName(a), cb = BoundName(b);
+  EXPECT_LE(ca.size(), kMaxNameBytes);
+  EXPECT_TRUE(IsBoundedName(ca));
+  EXPECT_NE(ca, cb);
+  EXPECT_EQ(ca, BoundName(a));
+  EXPECT_TRUE(ca.starts_with(std::string(kMaxNameBytes - 32, 'x')));
+  EXPECT_EQ(ca.substr(ca.size() - 17, 1), "#");
+  // The cut never splits a character: 2-byte characters up to and past the cap.
+  std::string accents;
+  for (std::size_t i = 0; i < kMaxNameBytes; ++i) accents += "\xC3\xA9";
+  std::string cut = BoundName(accents);
+  EXPECT_LE(cut.size(), kMaxNameBytes);
+  EXPECT_TRUE(IsBoundedName(cut));
+}
+
+}  // namespace
+}  // namespace plasmient
