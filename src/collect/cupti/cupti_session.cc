@@ -14,6 +14,7 @@
 #include "collect/agent/clock.h"
 #include "collect/cublas/gemm_scope.h"
 #include "collect/cupti/activity_converter.h"
+#include "collect/cupti/cupti_api.h"
 #include "collect/cupti/nvtx_steps.h"
 
 namespace plasmient::collect {
@@ -31,6 +32,7 @@ struct Session {
 };
 
 Session* g_session = nullptr;
+CuptiApi g_api;
 thread_local bool t_in_runtime_launch = false;
 
 std::uint64_t Timestamp() { return MonotonicNs(); }
@@ -38,7 +40,7 @@ std::uint64_t Timestamp() { return MonotonicNs(); }
 const char* ApiName(wire::ApiDomain domain, std::uint32_t cbid) {
   const char* name = nullptr;
   auto d = domain == wire::ApiDomain::kRuntime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
-  return cuptiGetCallbackName(d, cbid, &name) == CUPTI_SUCCESS ? name : nullptr;
+  return g_api.GetCallbackName(d, cbid, &name) == CUPTI_SUCCESS ? name : nullptr;
 }
 
 void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -57,7 +59,7 @@ void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, s
   Session& s = *g_session;
   if (buffer != nullptr && valid > 0) s.converter->ConvertBuffer(buffer, valid);
   size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+  if (g_api.GetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped > 0) {
     s.agent->sink().CountDrops(wire::DropSource::kCuptiBuffers, static_cast<std::int64_t>(dropped));
   }
   if (buffer == nullptr) return;
@@ -114,21 +116,18 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
 
 void EnableLaunchCallbacks(CUpti_SubscriberHandle subscriber, bool on) {
   for (CUpti_CallbackId id : kRuntimeLaunches) {
-    cuptiEnableCallback(on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+    g_api.EnableCallback(on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
   }
   for (CUpti_CallbackId id : kDriverLaunches)
-    cuptiEnableCallback(on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+    g_api.EnableCallback(on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
 }
 
-void FlushCupti(bool forced) { cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); }
+void FlushCupti(bool forced) { g_api.ActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); }
 
 // libcupti's own path, for NVTX injection (NVTX reads NVTX_INJECTION64_PATH at its first call).
 void PointNvtxAtCupti() {
-  if (std::getenv("NVTX_INJECTION64_PATH") != nullptr) return;
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) != 0 && info.dli_fname != nullptr) {
-    setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
-  }
+  if (std::getenv("NVTX_INJECTION64_PATH") != nullptr || g_api.path.empty()) return;
+  setenv("NVTX_INJECTION64_PATH", g_api.path.c_str(), 0);
 }
 
 }  // namespace
@@ -150,7 +149,7 @@ namespace {
 
 std::string ResultText(CUptiResult rc) {
   const char* text = nullptr;
-  cuptiGetResultString(rc, &text);
+  g_api.GetResultString(rc, &text);
   return text != nullptr ? text : "error " + std::to_string(rc);
 }
 
@@ -159,18 +158,19 @@ struct SetUp {
   CUpti_SubscriberHandle subscriber = nullptr;
   std::vector<CUpti_ActivityKind> enabled;
   void Undo() {
-    for (auto it = enabled.rbegin(); it != enabled.rend(); ++it) cuptiActivityDisable(*it);
+    for (auto it = enabled.rbegin(); it != enabled.rend(); ++it) g_api.ActivityDisable(*it);
     enabled.clear();
-    if (subscriber != nullptr) cuptiUnsubscribe(subscriber);
+    if (subscriber != nullptr) g_api.Unsubscribe(subscriber);
     subscriber = nullptr;
   }
 };
 
 }  // namespace
 
-std::string StartCuptiSession(Agent& agent) {
+std::string StartCuptiSession(Agent& agent, const CuptiApi& api) {
+  g_api = api;
   uint32_t version = 0;
-  if (cuptiGetVersion(&version) != CUPTI_SUCCESS || !CuptiVersionSupported(version)) {
+  if (g_api.GetVersion(&version) != CUPTI_SUCCESS || !CuptiVersionSupported(version)) {
     return "libcupti reports API version " + std::to_string(version) + ", built for " +
            std::to_string(CUPTI_API_VERSION) + " (record layouts differ between major versions)";
   }
@@ -178,7 +178,7 @@ std::string StartCuptiSession(Agent& agent) {
   if (!note.empty()) std::fprintf(stderr, "plasmient agent: %s\n", note.c_str());
   auto* s = new Session();  // lives until the process ends: CUPTI may call back during exit
   s->agent = &agent;
-  s->converter = std::make_unique<ActivityConverter>(agent.sink(), &cuptiActivityGetNextRecord, &ApiName);
+  s->converter = std::make_unique<ActivityConverter>(agent.sink(), g_api.GetNextRecord, &ApiName);
   g_session = s;
 
   SetUp setup;
@@ -188,7 +188,7 @@ std::string StartCuptiSession(Agent& agent) {
   params.subscriberName = "Plasmient";
   params.oldSubscriberName = old_name;
   params.oldSubscriberSize = sizeof old_name;
-  if (cuptiSubscribe_v2(&setup.subscriber, &OnCallback, nullptr, &params) != CUPTI_SUCCESS) {
+  if (g_api.Subscribe(&setup.subscriber, &OnCallback, nullptr, &params) != CUPTI_SUCCESS) {
     setup.subscriber = nullptr;
     return std::string("another CUPTI client is attached (") + (old_name[0] != '\0' ? old_name : "unknown") +
            ")";
@@ -197,12 +197,12 @@ std::string StartCuptiSession(Agent& agent) {
   EnableLaunchCallbacks(s->subscriber, true);
   uint8_t zeroed = 1;
   size_t one = sizeof zeroed;
-  cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &one, &zeroed);
-  if (cuptiActivityRegisterTimestampCallback(&Timestamp) != CUPTI_SUCCESS) {
+  g_api.ActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &one, &zeroed);
+  if (g_api.RegisterTimestampCallback(&Timestamp) != CUPTI_SUCCESS) {
     setup.Undo();
     return "cuptiActivityRegisterTimestampCallback failed";
   }
-  if (cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted) != CUPTI_SUCCESS) {
+  if (g_api.RegisterCallbacks(&BufferRequested, &BufferCompleted) != CUPTI_SUCCESS) {
     setup.Undo();
     return "cuptiActivityRegisterCallbacks failed";
   }
@@ -224,18 +224,18 @@ std::string StartCuptiSession(Agent& agent) {
     // DEVICE records are emitted at driver initialization, which may already be under way when
     // the injection runs: EnableAndDump also emits the devices that exist.
     CUptiResult rc =
-        kind == CUPTI_ACTIVITY_KIND_DEVICE ? cuptiActivityEnableAndDump(kind) : cuptiActivityEnable(kind);
+        kind == CUPTI_ACTIVITY_KIND_DEVICE ? g_api.ActivityEnableAndDump(kind) : g_api.ActivityEnable(kind);
     if (rc == CUPTI_SUCCESS) setup.enabled.push_back(kind);
     if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_NOT_COMPATIBLE) {
       setup.Undo();
-      return "cuptiActivityEnable(" + std::to_string(kind) + "): " + ResultText(rc);
+      return "g_api.ActivityEnable(" + std::to_string(kind) + "): " + ResultText(rc);
     }
   }
   if (agent.config().windowed()) {
     // Step ranges, always: a due window opens at the next step (window_schedule.h). One string
     // comparison per NVTX range the application starts.
     for (CUpti_CallbackId id : kNvtxRangeStarts)
-      cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_NVTX, id);
+      g_api.EnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_NVTX, id);
     // Between windows every kind but DEVICE is off, and so are the launch callbacks: the
     // application's launches cost CUPTI nothing there.
     std::vector<CUpti_ActivityKind> switched;
@@ -244,7 +244,7 @@ std::string StartCuptiSession(Agent& agent) {
     }
     agent.SetKernelSwitch([s, switched](bool on) {
       EnableLaunchCallbacks(s->subscriber, on);
-      for (CUpti_ActivityKind kind : switched) on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind);
+      for (CUpti_ActivityKind kind : switched) on ? g_api.ActivityEnable(kind) : g_api.ActivityDisable(kind);
       if (!on) {
         FlushCupti(true);
         s->converter->Flush();

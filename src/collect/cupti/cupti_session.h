@@ -7,11 +7,13 @@
 
 namespace plasmient::collect {
 class Agent;
+struct CuptiApi;
 
 // Sets up CUPTI per gpu-apis.md 2.1. Empty string on success, else why CUPTI is not used
 // (another CUPTI client, version mismatch, ...); the agent then carries on without it, and
 // whatever the set-up had subscribed or enabled is undone.
-std::string StartCuptiSession(Agent& agent);
+// `api`: the libcupti functions (cupti_api.h), copied.
+std::string StartCuptiSession(Agent& agent, const CuptiApi& api);
 
 // A libcupti of the same major version as the build is accepted (PyTorch may load a newer 13.x
 // first: PyTorch 2.15's cu13 wheels ship CUPTI 13.2). The converter reads the 13.0 record structs

@@ -3,6 +3,7 @@
 #include "collect/cupti/cupti_session.h"
 
 #include <cupti.h>
+#include <dlfcn.h>
 #include <generated_nvtx_meta.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 
 #include "collect/agent/agent.h"
 #include "collect/cublas/gemm_scope.h"
+#include "collect/cupti/cupti_api.h"
 #include "collect/cupti/nvtx_steps.h"
 
 namespace {
@@ -108,6 +110,13 @@ CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain, uint32_t, const char** na
 namespace plasmient::collect {
 namespace {
 
+// The stand-ins above, found the way the agent finds libcupti's (the test exports its symbols).
+CuptiApi StandIn() {
+  CuptiApi api;
+  EXPECT_EQ(ResolveCupti(RTLD_DEFAULT, api), "");
+  return api;
+}
+
 struct TestAgent {
   explicit TestAgent(double period_s = 0, double window_s = 0)
       : agent(Config(period_s, window_s), SinkOptions{}) {
@@ -133,6 +142,33 @@ struct TestAgent {
   Agent agent;
 };
 
+const char* NoEnv(const char*) { return nullptr; }
+
+// PyTorch's wheels keep libcupti under site-packages, where neither the loader cache nor a
+// RUNPATH looks: the folders next to the loaded torch are tried before the toolkit's.
+TEST(CuptiLibrary, WheelFoldersComeBeforeTheToolkit) {
+  std::vector<std::string> loaded = {"/usr/lib/x86_64-linux-gnu/libc.so.6",
+                                     "/opt/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so"};
+  auto c = CuptiCandidates(loaded, &NoEnv, "/build/cuda/lib/libcupti.so.13");
+  ASSERT_GE(c.size(), 4u);
+  EXPECT_EQ(c[0], "/opt/venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcupti.so.13");
+  EXPECT_EQ(c[1], "/opt/venv/lib/python3.12/site-packages/nvidia/cuda_cupti/lib/libcupti.so.13");
+  EXPECT_EQ(c[2], "libcupti.so.13") << "then the loader's own search";
+  EXPECT_EQ(c.back(), "/build/cuda/lib/libcupti.so.13") << "the build's copy last";
+  auto env = [](const char* n) -> const char* {
+    return std::string(n) == "PLASMIENT_CUPTI_LIBRARY" ? "/x/libcupti.so.13" : nullptr;
+  };
+  EXPECT_EQ(CuptiCandidates(loaded, env, "/b"), std::vector<std::string>{"/x/libcupti.so.13"})
+      << "the user's choice alone";
+}
+
+TEST(CuptiLibrary, NoneUsableSaysWhy) {
+  CuptiApi api;
+  std::string why = OpenCupti({"/nonexistent/libcupti.so.13"}, api);
+  EXPECT_NE(why.find("no usable libcupti.so.13"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos) << "one line";
+}
+
 TEST(CuptiSession, SameMajorVersionIsAccepted) {
   EXPECT_TRUE(CuptiVersionSupported(CUPTI_API_VERSION));
   EXPECT_TRUE(CuptiVersionSupported(130200));  // CUDA 13.2's CUPTI, loaded first by PyTorch
@@ -155,7 +191,7 @@ TEST(CuptiSession, NewerMinorLayoutsAreNamed) {
 TEST(CuptiSession, NewerMinorStartsAndDumpsDevices) {
   TestAgent t;
   g_version = 130200;
-  EXPECT_EQ(StartCuptiSession(t.agent), "");
+  EXPECT_EQ(StartCuptiSession(t.agent, StandIn()), "");
   EXPECT_TRUE(g_subscribed);
   EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   EXPECT_TRUE(g_dumped.count(CUPTI_ACTIVITY_KIND_DEVICE)) << "devices that exist before enable are emitted";
@@ -169,7 +205,7 @@ TEST(CuptiSession, NewerMinorStartsAndDumpsDevices) {
 TEST(CuptiSession, WindowedSessionSwitchesKindsWithTheWindow) {
   {
     TestAgent t(/*period_s=*/100, /*window_s=*/1);  // the first window opens after 99 s
-    EXPECT_EQ(StartCuptiSession(t.agent), "");
+    EXPECT_EQ(StartCuptiSession(t.agent, StandIn()), "");
     EXPECT_FALSE(t.agent.kernels_on());
     EXPECT_EQ(g_enabled, std::set<int>{CUPTI_ACTIVITY_KIND_DEVICE});
     for (const auto& [domain, id] : g_callbacks)
@@ -179,7 +215,7 @@ TEST(CuptiSession, WindowedSessionSwitchesKindsWithTheWindow) {
     g_enabled.clear();
   }
   TestAgent t(/*period_s=*/5, /*window_s=*/5);  // always in a window, one file every 5 s
-  EXPECT_EQ(StartCuptiSession(t.agent), "");
+  EXPECT_EQ(StartCuptiSession(t.agent, StandIn()), "");
   EXPECT_TRUE(t.agent.kernels_on());
   EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_MARKER));
@@ -206,7 +242,7 @@ bool KernelsOnWithin(const Agent& agent, std::chrono::milliseconds limit) {
 // when it starts (the writer switches within its poll); other ranges do not open it.
 TEST(CuptiSession, DueWindowOpensAtTheNextStepRange) {
   TestAgent t(/*period_s=*/3, /*window_s=*/1.5);  // due 1.5 s after the start
-  ASSERT_EQ(StartCuptiSession(t.agent), "");
+  ASSERT_EQ(StartCuptiSession(t.agent, StandIn()), "");
   ASSERT_NE(g_callback, nullptr);
   EXPECT_TRUE(g_callbacks.count({CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePushA}))
       << "step ranges are watched between windows";
@@ -227,7 +263,7 @@ TEST(CuptiSession, FailedSetUpUnsubscribesAndDisables) {
   TestAgent t;
   g_failing_kind = CUPTI_ACTIVITY_KIND_MARKER;
   int unsubscribes = g_unsubscribes;
-  std::string why = StartCuptiSession(t.agent);
+  std::string why = StartCuptiSession(t.agent, StandIn());
   EXPECT_NE(why.find("stand-in error"), std::string::npos) << why;
   EXPECT_FALSE(g_subscribed) << "CUPTI left subscribed: no other tool can attach";
   EXPECT_EQ(g_unsubscribes, unsubscribes + 1);
