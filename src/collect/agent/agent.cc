@@ -184,7 +184,9 @@ std::uint32_t WindowFlags(bool kernels) {
 std::string Agent::Start() {
   writer_.SetTick([this] { OnWriterTick(); });
   if (config_.windowed()) {
-    schedule_ = std::make_unique<WindowSchedule>(MonotonicNs(), Ns(config_.window_s), Ns(config_.period_s));
+    std::uint64_t now = MonotonicNs();
+    schedule_ = std::make_unique<WindowSchedule>(now, Ns(config_.window_s), Ns(config_.period_s));
+    if (config_.phase_on_wall_clock) schedule_->PhaseOnRealtime(RealtimeNs() - static_cast<std::int64_t>(now));
     kernels_on_.store(schedule_->kernels_on());
     path_ = config_.spool.empty() ? config_.out_dir : config_.spool;
     writer_.Open(WindowFilePath(config_, file_seq_),
@@ -284,6 +286,7 @@ void Agent::OnWriterTick() {
   if (tick_) tick_();
   if (!schedule_) return;
   std::uint64_t mono = MonotonicNs();
+  if (config_.phase_on_wall_clock) schedule_->PhaseOnRealtime(RealtimeNs() - static_cast<std::int64_t>(mono));
   PollCapture(mono);
   using Action = WindowSchedule::Action;
   Action action = schedule_->Tick(mono, capture_until_ns_);

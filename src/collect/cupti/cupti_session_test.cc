@@ -133,6 +133,7 @@ struct TestAgent {
     c.pid = getpid();
     c.host = "cupti-test";
     c.period_s = period_s;
+    c.phase_on_wall_clock = false;  // windows phased from the start: the test's timings
     c.window_s = window_s;
     if (period_s > 0) {
       EXPECT_EQ(system(("mkdir -p " + c.spool).c_str()), 0);
