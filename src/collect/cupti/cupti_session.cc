@@ -29,7 +29,15 @@ struct Session {
   BoundedQueue<std::uint8_t*> free_buffers{kMaxBuffers};
   std::atomic<std::size_t> allocated{0};
   CUpti_SubscriberHandle subscriber = nullptr;
+  // Kernel launches the callbacks saw (windows: only inside them), and at the open window's
+  // start, the launches and kernel records so far; when it closed.
+  std::atomic<std::uint64_t> launches{0};
+  std::uint64_t open_launches = 0, open_kernels = 0, closed_ns = 0;
 };
+
+// A closed window waits this long for the records of the kernels launched in it (PyTorch runs
+// up to a step ahead of the GPU), then gives up on the rest, counted (DropSource::kWindowClose).
+constexpr std::uint64_t kWindowGraceNs = 2'000'000'000;
 
 Session* g_session = nullptr;
 CuptiApi g_api;
@@ -97,16 +105,21 @@ constexpr CUpti_CallbackId kRuntimeLaunches[] = {
     CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
     CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
 
+void NoteLaunch(std::uint32_t correlation) {
+  g_session->launches.fetch_add(1, std::memory_order_relaxed);
+  NoteKernelLaunch(correlation);
+}
+
 // Launch callbacks: report the launch's correlation id to a cuBLAS call in progress on this
 // thread. A driver launch made inside a runtime launch is the same kernel: counted once.
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && IsRuntimeLaunch(cbid)) {
     t_in_runtime_launch = cb->callbackSite == CUPTI_API_ENTER;
-    if (cb->callbackSite == CUPTI_API_ENTER) NoteKernelLaunch(cb->correlationId);
+    if (cb->callbackSite == CUPTI_API_ENTER) NoteLaunch(cb->correlationId);
   } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER &&
              !t_in_runtime_launch) {
-    NoteKernelLaunch(cb->correlationId);
+    NoteLaunch(cb->correlationId);
   } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
     const auto* nvtx = static_cast<const CUpti_NvtxData*>(data);
     if (!IsStepRangeName(NvtxRangeText(cbid, nvtx->functionParams))) return;
@@ -242,13 +255,31 @@ std::string StartCuptiSession(Agent& agent, const CuptiApi& api) {
     for (CUpti_ActivityKind kind : setup.enabled) {
       if (kind != CUPTI_ACTIVITY_KIND_DEVICE) switched.push_back(kind);
     }
+    // Off stops new records only: the window's file stays open while the kernels launched in
+    // it run (the drain below). cuptiActivityFlushAll does not wait for the GPU, and a forced
+    // flush returns incomplete records with zero timestamps.
     agent.SetKernelSwitch([s, switched](bool on) {
+      if (on) {
+        s->open_launches = s->launches.load(std::memory_order_relaxed);
+        s->open_kernels = s->converter->kernels_seen();
+      }
       EnableLaunchCallbacks(s->subscriber, on);
       for (CUpti_ActivityKind kind : switched) on ? g_api.ActivityEnable(kind) : g_api.ActivityDisable(kind);
-      if (!on) {
-        FlushCupti(true);
-        s->converter->Flush();
+      if (!on) s->closed_ns = MonotonicNs();
+    });
+    agent.SetWindowDrain([s](bool force) {
+      std::uint64_t want = s->launches.load(std::memory_order_relaxed) - s->open_launches;
+      if (!force && s->converter->kernels_seen() - s->open_kernels < want &&
+          MonotonicNs() - s->closed_ns < kWindowGraceNs) {
+        FlushCupti(false);  // completed buffers only
+        return false;
       }
+      FlushCupti(true);
+      s->converter->Flush();
+      std::uint64_t got = s->converter->kernels_seen() - s->open_kernels;
+      if (got < want)
+        s->agent->sink().CountDrops(wire::DropSource::kWindowClose, static_cast<std::int64_t>(want - got));
+      return true;
     });
   }
   agent.SetWriterTick([] { FlushCupti(false); });

@@ -7,19 +7,27 @@
 #include <generated_nvtx_meta.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
 #include <cstdio>
 #include <set>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "collect/agent/agent.h"
+#include "collect/agent/clock.h"
 #include "collect/cublas/gemm_scope.h"
 #include "collect/cupti/cupti_api.h"
 #include "collect/cupti/nvtx_steps.h"
+#include "collect/testing/fake_activity_buffer.h"
+#include "ingest/native/native_reader.h"
 
 namespace {
 
@@ -31,6 +39,20 @@ std::set<int> g_dumped;
 std::set<std::pair<int, int>> g_callbacks;  // (domain, cbid) enabled
 CUpti_ActivityKind g_failing_kind = CUPTI_ACTIVITY_KIND_INVALID;
 CUpti_CallbackFunc g_callback = nullptr;
+CUpti_BuffersCallbackRequestFunc g_buffer_requested = nullptr;
+CUpti_BuffersCallbackCompleteFunc g_buffer_completed = nullptr;
+
+// The stand-in GPU: a kernel launched while CONCURRENT_KERNEL is enabled completes `g_gpu_lag_ns`
+// later. An unforced flush hands over the completed ones; a forced flush hands over all, the
+// incomplete ones with zero timestamps (cupti_activity.h: "could not be collected").
+struct PendingKernel {
+  std::uint32_t correlation;
+  std::uint64_t start_ns, end_ns;
+};
+std::mutex g_gpu_mutex;
+std::vector<PendingKernel> g_pending;
+std::uint32_t g_correlation = 0;
+std::uint64_t g_gpu_lag_ns = 300'000'000;
 
 }  // namespace
 
@@ -61,6 +83,7 @@ CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
 }
 CUptiResult cuptiEnableCallback(uint32_t on, CUpti_SubscriberHandle, CUpti_CallbackDomain d,
                                 CUpti_CallbackId id) {
+  std::lock_guard<std::mutex> lock(g_gpu_mutex);
   if (on) {
     g_callbacks.insert({d, static_cast<int>(id)});
   } else {
@@ -70,11 +93,14 @@ CUptiResult cuptiEnableCallback(uint32_t on, CUpti_SubscriberHandle, CUpti_Callb
 }
 CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute, size_t*, void*) { return CUPTI_SUCCESS; }
 CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc) { return CUPTI_SUCCESS; }
-CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc,
-                                           CUpti_BuffersCallbackCompleteFunc) {
+CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
+                                           CUpti_BuffersCallbackCompleteFunc completed) {
+  g_buffer_requested = requested;
+  g_buffer_completed = completed;
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
+  std::lock_guard<std::mutex> lock(g_gpu_mutex);
   if (kind == g_failing_kind) return CUPTI_ERROR_UNKNOWN;
   g_enabled.insert(kind);
   return CUPTI_SUCCESS;
@@ -86,16 +112,50 @@ CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind) {
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
+  std::lock_guard<std::mutex> lock(g_gpu_mutex);
   g_enabled.erase(kind);
   return CUPTI_SUCCESS;
 }
-CUptiResult cuptiActivityFlushAll(uint32_t) { return CUPTI_SUCCESS; }
+CUptiResult cuptiActivityFlushAll(uint32_t flags) {
+  std::lock_guard<std::mutex> lock(g_gpu_mutex);
+  const bool forced = (flags & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0;
+  const std::uint64_t now = plasmient::collect::MonotonicNs();
+  plasmient::collect::FakeActivityBuffer records;
+  std::vector<PendingKernel> left;
+  for (const PendingKernel& p : g_pending) {
+    if (!forced && p.end_ns > now) {
+      left.push_back(p);
+      continue;
+    }
+    CUpti_ActivityKernel10 k{};
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k.correlationId = p.correlation;
+    k.streamId = 7;
+    k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+    k.name = "standin_kernel";
+    if (p.end_ns <= now) {
+      k.start = p.start_ns;
+      k.end = p.end_ns;
+    }
+    records.Add(k);
+  }
+  g_pending.swap(left);
+  if (records.records() == 0 || g_buffer_requested == nullptr) return CUPTI_SUCCESS;
+  uint8_t* buffer = nullptr;
+  size_t size = 0, max_records = 0;
+  g_buffer_requested(&buffer, &size, &max_records);
+  if (buffer == nullptr || size < records.size()) return CUPTI_SUCCESS;
+  std::memcpy(buffer, records.data(), records.size());
+  plasmient::collect::FakeActivityBuffer::Use(&records);
+  g_buffer_completed(nullptr, 0, buffer, size, records.size());
+  return CUPTI_SUCCESS;
+}
 CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* n) {
   *n = 0;
   return CUPTI_SUCCESS;
 }
-CUptiResult cuptiActivityGetNextRecord(uint8_t*, size_t, CUpti_Activity**) {
-  return CUPTI_ERROR_MAX_LIMIT_REACHED;
+CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid, CUpti_Activity** record) {
+  return plasmient::collect::FakeActivityBuffer::Next(buffer, valid, record);
 }
 CUptiResult cuptiGetResultString(CUptiResult, const char** text) {
   *text = "stand-in error";
@@ -258,6 +318,86 @@ TEST(CuptiSession, DueWindowOpensAtTheNextStepRange) {
   cuptiUnsubscribe(nullptr);
   g_enabled.clear();
   g_callbacks.clear();
+}
+
+// The application launches a kernel: CUPTI's launch callback when it is enabled, and a kernel on
+// the stand-in GPU when kernel tracing is. True when the kernel will be traced.
+bool Launch() {
+  bool traced = false, callback = false;
+  std::uint32_t correlation = 0;
+  constexpr int kLaunch = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+  {
+    std::lock_guard<std::mutex> lock(g_gpu_mutex);
+    correlation = ++g_correlation;
+    callback = g_callbacks.count({CUPTI_CB_DOMAIN_RUNTIME_API, kLaunch}) > 0;
+    if (g_enabled.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
+      std::uint64_t now = MonotonicNs();
+      g_pending.push_back({correlation, now + 1'000, now + g_gpu_lag_ns});
+      traced = true;
+    }
+  }
+  if (callback) {
+    CUpti_CallbackData data{};
+    data.correlationId = correlation;
+    data.callbackSite = CUPTI_API_ENTER;
+    g_callback(nullptr, CUPTI_CB_DOMAIN_RUNTIME_API, kLaunch, &data);
+    data.callbackSite = CUPTI_API_EXIT;
+    g_callback(nullptr, CUPTI_CB_DOMAIN_RUNTIME_API, kLaunch, &data);
+  }
+  return traced;
+}
+
+std::int64_t KernelCount(const model::Trace& t) {
+  return std::count(t.gpu.kind.begin(), t.gpu.kind.end(), model::GpuKind::kKernel);
+}
+
+// The window's files in the spool, in order, read back.
+std::vector<model::Trace> SpoolFiles(const std::string& spool) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(spool))
+    if (e.path().extension() == ".pltrace") names.push_back(e.path().string());
+  std::sort(names.begin(), names.end());
+  std::vector<model::Trace> out;
+  for (const std::string& n : names) {
+    auto t = ingest::native::ReadNative(n);
+    EXPECT_TRUE(t) << n << ": " << t.error().message;
+    if (t) out.push_back(std::move(*t));
+  }
+  return out;
+}
+
+// PyTorch runs ahead of the GPU: when a window closes, its last kernels have been launched but
+// not run. The close stops new records, keeps the window's file open until every kernel launched
+// in it has come back (the launch callbacks give the count), then rotates: the window holds them
+// all, with real timestamps, and the samples file after it none.
+TEST(CuptiSession, WindowCloseWaitsForTheKernelsLaunchedInIt) {
+  std::int64_t traced = 0;
+  std::string spool = ::testing::TempDir() + "/cupti_session_spool_" + std::to_string(getpid());
+  std::filesystem::remove_all(spool);  // other tests' windows
+  {
+    TestAgent t(/*period_s=*/2, /*window_s=*/1);  // the window: 1 s to 2 s after the start
+    ASSERT_EQ(StartCuptiSession(t.agent, StandIn()), "");
+    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2600);
+    while (std::chrono::steady_clock::now() < until) {
+      traced += Launch();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // before the next window, at 3 s
+    t.agent.Shutdown();
+    cuptiUnsubscribe(nullptr);
+    std::lock_guard<std::mutex> lock(g_gpu_mutex);
+    g_enabled.clear();
+    g_callbacks.clear();
+    g_pending.clear();
+  }
+  ASSERT_GT(traced, 50) << "kernels were launched inside the window";
+  std::vector<model::Trace> files = SpoolFiles(spool);
+  ASSERT_EQ(files.size(), 3u) << "samples, window, samples";
+  EXPECT_EQ(KernelCount(files[0]), 0);
+  EXPECT_EQ(KernelCount(files[1]), traced) << "every kernel launched in the window, in its file";
+  EXPECT_EQ(KernelCount(files[2]), 0) << "none moved into the next file";
+  for (const model::Trace& f : files) EXPECT_EQ(f.quality.Get(model::Dq::kDroppedRecords), 0);
+  std::filesystem::remove_all(spool);
 }
 
 TEST(CuptiSession, FailedSetUpUnsubscribesAndDisables) {
