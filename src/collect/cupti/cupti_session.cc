@@ -28,11 +28,22 @@ struct Session {
   std::unique_ptr<ActivityConverter> converter;
   BoundedQueue<std::uint8_t*> free_buffers{kMaxBuffers};
   std::atomic<std::size_t> allocated{0};
+  std::atomic<std::uint8_t*> ours[kMaxBuffers] = {};  // the buffers we allocated
   CUpti_SubscriberHandle subscriber = nullptr;
   // Kernel launches the callbacks saw (windows: only inside them), and at the open window's
   // start, the launches and kernel records so far; when it closed.
   std::atomic<std::uint64_t> launches{0};
   std::uint64_t open_launches = 0, open_kernels = 0, closed_ns = 0;
+  // Another CUPTI client (torch.profiler's Kineto) holding the activity API: its buffer
+  // callbacks replaced ours. Launches meanwhile are counted as not seen (`excused` from the
+  // window's accounting); re-armed on the writer's next tick after it disables its kinds.
+  std::vector<CUpti_ActivityKind> kinds;  // what we enable while kernels are on
+  std::mutex foreign_mutex;
+  bool taken = false;
+  std::uint64_t taken_ns = 0, taken_launches = 0;
+  std::atomic<bool> rearm{false};
+  std::atomic<std::uint64_t> excused{0};
+  std::uint64_t open_excused = 0;
 };
 
 // A closed window waits this long for the records of the kernels launched in it (PyTorch runs
@@ -56,9 +67,10 @@ void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_record
   *size = kBufferBytes;
   *buffer = nullptr;
   if (g_session->free_buffers.TryPop(*buffer)) return;
-  if (g_session->allocated.fetch_add(1) < kMaxBuffers) {
+  if (std::size_t i = g_session->allocated.fetch_add(1); i < kMaxBuffers) {
     *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
     if (*buffer != nullptr) std::memset(*buffer, 0, kBufferBytes);
+    g_session->ours[i].store(*buffer);
   }
   // nullptr: CUPTI drops records and counts them; we read the count at completion.
 }
@@ -71,6 +83,11 @@ void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, s
     s.agent->sink().CountDrops(wire::DropSource::kCuptiBuffers, static_cast<std::int64_t>(dropped));
   }
   if (buffer == nullptr) return;
+  // A buffer another client requested, handed back to us after our callbacks were re-armed:
+  // its records are read, the buffer is not ours to reuse or free.
+  bool ours = false;
+  for (const auto& b : s.ours) ours = ours || b.load(std::memory_order_relaxed) == buffer;
+  if (!ours) return;
   std::memset(buffer, 0, valid);  // we asked CUPTI for pre-zeroed buffers
   if (!s.free_buffers.TryPush(buffer)) std::free(buffer);
 }
@@ -143,7 +160,54 @@ void PointNvtxAtCupti() {
   setenv("NVTX_INJECTION64_PATH", g_api.path.c_str(), 0);
 }
 
+// Our clock, buffer callbacks and (kernels on) kinds again, after another client let go.
+void Rearm(Session& s, bool kernels_on) {
+  g_api.RegisterTimestampCallback(&Timestamp);
+  g_api.RegisterCallbacks(&BufferRequested, &BufferCompleted);
+  if (kernels_on)
+    for (CUpti_ActivityKind kind : s.kinds) g_api.ActivityEnable(kind);
+}
+
 }  // namespace
+
+CUptiResult ForeignRegisterCallbacks(decltype(&cuptiActivityRegisterCallbacks) real,
+                                     CUpti_BuffersCallbackRequestFunc requested,
+                                     CUpti_BuffersCallbackCompleteFunc completed) {
+  CUptiResult rc = real(requested, completed);
+  Session* s = g_session;
+  if (s == nullptr || rc != CUPTI_SUCCESS || requested == &BufferRequested) return rc;
+  std::lock_guard<std::mutex> lock(s->foreign_mutex);
+  if (!s->taken) {
+    s->taken = true;
+    s->taken_ns = MonotonicNs();
+    s->taken_launches = s->launches.load();
+    s->rearm.store(false);
+    std::fprintf(stderr,
+                 "plasmient agent: another CUPTI client (torch.profiler?) took activity tracing; "
+                 "kernels launched until it stops are counted as not seen\n");
+  }
+  return rc;
+}
+
+CUptiResult ForeignDisable(decltype(&cuptiActivityDisable) real, CUpti_ActivityKind kind) {
+  CUptiResult rc = real(kind);
+  Session* s = g_session;
+  if (s == nullptr || kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) return rc;
+  std::lock_guard<std::mutex> lock(s->foreign_mutex);
+  if (!s->taken) return rc;
+  // The other client stopped (Kineto disables its kinds, then flushes its buffers): the span is
+  // counted, and we re-arm on the writer's next tick, after its flush.
+  s->taken = false;
+  std::uint64_t unseen = s->launches.load() - s->taken_launches;
+  s->excused.fetch_add(unseen);
+  if (unseen > 0) s->agent->sink().CountDrops(wire::DropSource::kCuptiTaken, static_cast<std::int64_t>(unseen));
+  std::fprintf(stderr,
+               "plasmient agent: another CUPTI client held activity tracing for %.3f s: %llu kernels "
+               "launched then are not in the trace (counted as dropped); tracing resumes\n",
+               static_cast<double>(MonotonicNs() - s->taken_ns) / 1e9, static_cast<unsigned long long>(unseen));
+  s->rearm.store(true);
+  return rc;
+}
 
 bool CuptiVersionSupported(std::uint32_t runtime_version) {
   return runtime_version / 10000 == CUPTI_API_VERSION / 10000;
@@ -244,6 +308,8 @@ std::string StartCuptiSession(Agent& agent, const CuptiApi& api) {
       return "g_api.ActivityEnable(" + std::to_string(kind) + "): " + ResultText(rc);
     }
   }
+  for (CUpti_ActivityKind kind : setup.enabled)
+    if (kind != CUPTI_ACTIVITY_KIND_DEVICE) s->kinds.push_back(kind);
   if (agent.config().windowed()) {
     // Step ranges, always: a due window opens at the next step (window_schedule.h). One string
     // comparison per NVTX range the application starts.
@@ -262,13 +328,19 @@ std::string StartCuptiSession(Agent& agent, const CuptiApi& api) {
       if (on) {
         s->open_launches = s->launches.load(std::memory_order_relaxed);
         s->open_kernels = s->converter->kernels_seen();
+        s->open_excused = s->excused.load(std::memory_order_relaxed);
       }
       EnableLaunchCallbacks(s->subscriber, on);
       for (CUpti_ActivityKind kind : switched) on ? g_api.ActivityEnable(kind) : g_api.ActivityDisable(kind);
       if (!on) s->closed_ns = MonotonicNs();
     });
     agent.SetWindowDrain([s](bool force) {
-      std::uint64_t want = s->launches.load(std::memory_order_relaxed) - s->open_launches;
+      std::uint64_t want = s->launches.load(std::memory_order_relaxed) - s->open_launches -
+                           (s->excused.load(std::memory_order_relaxed) - s->open_excused);
+      {
+        std::lock_guard<std::mutex> lock(s->foreign_mutex);  // counted when the other client stops
+        if (s->taken) want -= std::min(want, s->launches.load() - std::max(s->taken_launches, s->open_launches));
+      }
       if (!force && s->converter->kernels_seen() - s->open_kernels < want &&
           MonotonicNs() - s->closed_ns < kWindowGraceNs) {
         FlushCupti(false);  // completed buffers only
@@ -282,10 +354,20 @@ std::string StartCuptiSession(Agent& agent, const CuptiApi& api) {
       return true;
     });
   }
-  agent.SetWriterTick([] { FlushCupti(false); });
-  agent.AddPreCloseHook([s] {
+  agent.SetWriterTick([s, &agent] {
+    if (s->rearm.exchange(false)) Rearm(*s, agent.kernels_on());
+    FlushCupti(false);
+  });
+  agent.AddPreCloseHook([s, &agent] {
     FlushCupti(true);
     s->converter->Flush();
+    // A whole-run trace is one window: launches whose kernels never came (another client
+    // holding CUPTI unseen, records CUPTI lost) are counted, never a silent 0.
+    if (!agent.config().windowed()) {
+      std::uint64_t want = s->launches.load() - s->excused.load(), got = s->converter->kernels_seen();
+      if (got < want)
+        agent.sink().CountDrops(wire::DropSource::kWindowClose, static_cast<std::int64_t>(want - got));
+    }
   });
   return {};
 }

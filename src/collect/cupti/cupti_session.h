@@ -2,6 +2,8 @@
 // ActivityConverter, CUPTI's clock set to the agent's, launch callbacks for the cuBLAS tie-up.
 #pragma once
 
+#include <cupti.h>
+
 #include <cstdint>
 #include <string>
 
@@ -14,6 +16,19 @@ struct CuptiApi;
 // whatever the set-up had subscribed or enabled is undone.
 // `api`: the libcupti functions (cupti_api.h), copied.
 std::string StartCuptiSession(Agent& agent, const CuptiApi& api);
+
+// Another CUPTI client in the process (torch.profiler's Kineto) calling the activity API, routed
+// here by the agent's exported interposers (cupti_interpose.cc) and forwarded to `real`. CUPTI's
+// activity API is process-global: Kineto ignores its failed cuptiSubscribe, registers its own
+// buffer callbacks (replacing ours, without an error) and timestamp source, and disables its
+// kinds when it stops. Its registration marks the start of a span the agent cannot see; its
+// disable of CONCURRENT_KERNEL the end: the launches in between are counted as dropped
+// (DropSource::kCuptiTaken, one stderr line each way), and the agent's clock, callbacks and
+// kinds are re-armed on the writer's next tick.
+CUptiResult ForeignRegisterCallbacks(decltype(&cuptiActivityRegisterCallbacks) real,
+                                     CUpti_BuffersCallbackRequestFunc requested,
+                                     CUpti_BuffersCallbackCompleteFunc completed);
+CUptiResult ForeignDisable(decltype(&cuptiActivityDisable) real, CUpti_ActivityKind kind);
 
 // A libcupti of the same major version as the build is accepted (PyTorch may load a newer 13.x
 // first: PyTorch 2.15's cu13 wheels ship CUPTI 13.2). The converter reads the 13.0 record structs

@@ -400,6 +400,61 @@ TEST(CuptiSession, WindowCloseWaitsForTheKernelsLaunchedInIt) {
   std::filesystem::remove_all(spool);
 }
 
+// torch.profiler's Kineto, as it calls CUPTI (pytorch/kineto CuptiActivityApi.cpp): its own
+// buffer callbacks, its kinds, and at its stop a disable and a flush.
+std::atomic<int> g_kineto_records{0};
+alignas(8) std::uint8_t g_kineto_buffer[1 << 20];
+void CUPTIAPI KinetoRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = g_kineto_buffer;
+  *size = sizeof g_kineto_buffer;
+  *max_records = 0;
+}
+void CUPTIAPI KinetoCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) ++g_kineto_records;
+}
+
+// A torch.profiler session in the middle of a whole-run trace takes CUPTI's activity API (its
+// failed subscribe ignored, its buffer callbacks replacing ours). The agent counts the launches
+// it could not see as dropped, re-arms after the profiler stops, and traces the rest: the trace
+// is never silently short with 0 drops.
+TEST(CuptiSession, TorchProfilerSessionIsCountedAndTracingResumes) {
+  g_gpu_lag_ns = 1'000'000;
+  g_kineto_records = 0;
+  TestAgent t;
+  ASSERT_EQ(StartCuptiSession(t.agent, StandIn()), "");
+  auto launch = [](int n) {
+    int traced = 0;
+    for (int i = 0; i < n; ++i) traced += Launch();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the writer flushes
+    return traced;
+  };
+  EXPECT_EQ(launch(50), 50);
+  // torch.profiler starts.
+  CUpti_SubscriberHandle kineto = nullptr;
+  EXPECT_NE(cuptiSubscribe_v2(&kineto, nullptr, nullptr, nullptr), CUPTI_SUCCESS) << "Kineto ignores it";
+  ForeignRegisterCallbacks(&cuptiActivityRegisterCallbacks, &KinetoRequested, &KinetoCompleted);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  launch(60);
+  // torch.profiler stops: disables its kinds, then flushes its buffers.
+  ForeignDisable(&cuptiActivityDisable, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  cuptiActivityFlushAll(0);
+  EXPECT_EQ(g_kineto_records, 60) << "the profiler's own trace is whole";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // re-armed on the next tick
+  EXPECT_EQ(launch(70), 70) << "kernel tracing is on again";
+  t.agent.Shutdown();
+  auto trace = ingest::native::ReadNative(t.agent.path());
+  ASSERT_TRUE(trace) << trace.error().message;
+  EXPECT_EQ(KernelCount(*trace), 120) << "before and after the profiler session";
+  EXPECT_EQ(trace->quality.Get(model::Dq::kDroppedRecords), 60) << "the span it could not see, counted";
+  cuptiUnsubscribe(nullptr);
+  std::lock_guard<std::mutex> lock(g_gpu_mutex);
+  g_enabled.clear();
+  g_callbacks.clear();
+  g_pending.clear();
+  g_gpu_lag_ns = 300'000'000;
+}
+
 TEST(CuptiSession, FailedSetUpUnsubscribesAndDisables) {
   TestAgent t;
   g_failing_kind = CUPTI_ACTIVITY_KIND_MARKER;
