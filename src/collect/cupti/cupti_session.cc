@@ -213,6 +213,21 @@ bool CuptiVersionSupported(std::uint32_t runtime_version) {
   return runtime_version / 10000 == CUPTI_API_VERSION / 10000;
 }
 
+std::string CuptiKnownIssues(std::uint32_t runtime_version) {
+  std::string out;
+  if (runtime_version < 130200) {
+    out += "libcupti " + std::to_string(runtime_version) +
+           ": cudaGraphLaunch correlation ids may be wrong in every session after the first (fixed in "
+           "13.1 Update 1): graph kernels in windows after the first may not tie to their launch\n";
+  }
+  if (runtime_version < 130500) {
+    out += "libcupti " + std::to_string(runtime_version) +
+           ": CPU use of long activity tracing may grow without bound (fixed in 13.4 Update 1): "
+           "prefer windows (PLASMIENT_PERIOD_S) to whole-run traces of long jobs\n";
+  }
+  return out;
+}
+
 std::string CuptiLayoutNote(std::uint32_t runtime_version) {
   if (runtime_version <= CUPTI_API_VERSION) return {};
   std::string newer = "libcupti " + std::to_string(runtime_version) + " is newer than the build's " +
@@ -253,6 +268,9 @@ std::string StartCuptiSession(Agent& agent, const CuptiApi& api) {
   }
   std::string note = CuptiLayoutNote(version);
   if (!note.empty()) std::fprintf(stderr, "plasmient agent: %s\n", note.c_str());
+  std::string issues = CuptiKnownIssues(version);
+  for (std::size_t at = 0, end; (end = issues.find('\n', at)) != std::string::npos; at = end + 1)
+    std::fprintf(stderr, "plasmient agent: %.*s\n", static_cast<int>(end - at), issues.c_str() + at);
   auto* s = new Session();  // lives until the process ends: CUPTI may call back during exit
   s->agent = &agent;
   s->converter = std::make_unique<ActivityConverter>(agent.sink(), g_api.GetNextRecord, &ApiName);

@@ -40,6 +40,11 @@ bool CuptiVersionSupported(std::uint32_t runtime_version);
 // the same offset, and the other structs it reads unchanged (compared field by field with CUPTI
 // 13.2.86's cupti_activity.h). Newer minors are read the same way, unchecked.
 inline constexpr std::uint32_t kCuptiLayoutsCheckedThrough = 130299;
+// The known CUPTI bugs that bear on this use (NVIDIA's CUPTI release notes), named at start-up for
+// the version in use, one line each; empty when none applies. By API version: the update level
+// (13.1 "Update 1") is not visible in it, so a 13.1 or 13.4 minor is named as possibly affected.
+std::string CuptiKnownIssues(std::uint32_t runtime_version);
+
 // Empty for a libcupti as old as the build; else the line that names the newer version and says
 // whether its layouts were checked (scripts/gpu-check.sh runs the agent on PyTorch's libcupti).
 std::string CuptiLayoutNote(std::uint32_t runtime_version);

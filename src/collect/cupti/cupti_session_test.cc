@@ -230,6 +230,17 @@ TEST(CuptiLibrary, NoneUsableSaysWhy) {
   EXPECT_EQ(why.find('\n'), std::string::npos) << "one line";
 }
 
+// CUPTI 13.0's graph-correlation and long-session bugs are named for the version in use.
+TEST(CuptiSession, KnownBugsOfTheVersionAreNamed) {
+  std::string old = CuptiKnownIssues(130001);
+  EXPECT_NE(old.find("cudaGraphLaunch correlation"), std::string::npos) << old;
+  EXPECT_NE(old.find("13.4 Update 1"), std::string::npos) << old;
+  std::string mid = CuptiKnownIssues(130200);
+  EXPECT_EQ(mid.find("cudaGraphLaunch"), std::string::npos) << mid;
+  EXPECT_NE(mid.find("CPU use"), std::string::npos) << mid;
+  EXPECT_EQ(CuptiKnownIssues(130500), "");
+}
+
 TEST(CuptiSession, SameMajorVersionIsAccepted) {
   EXPECT_TRUE(CuptiVersionSupported(CUPTI_API_VERSION));
   EXPECT_TRUE(CuptiVersionSupported(130200));  // CUDA 13.2's CUPTI, loaded first by PyTorch
