@@ -28,6 +28,10 @@ std::string ResolveCupti(void* handle, CuptiApi& api) {
   get(api.GetNextRecord, "cuptiActivityGetNextRecord");
   get(api.GetResultString, "cuptiGetResultString");
   get(api.GetCallbackName, "cuptiGetCallbackName");
+  api.EnableRuntimeApi = reinterpret_cast<decltype(api.EnableRuntimeApi)>(
+      dlsym(handle, "cuptiActivityEnableRuntimeApi"));
+  api.EnableDriverApi =
+      reinterpret_cast<decltype(api.EnableDriverApi)>(dlsym(handle, "cuptiActivityEnableDriverApi"));
   if (missing.empty()) {
     Dl_info info;
     if (dladdr(reinterpret_cast<void*>(api.GetVersion), &info) != 0 && info.dli_fname != nullptr)

@@ -29,6 +29,9 @@ struct CuptiApi {
   decltype(&cuptiActivityGetNextRecord) GetNextRecord = nullptr;
   decltype(&cuptiGetResultString) GetResultString = nullptr;
   decltype(&cuptiGetCallbackName) GetCallbackName = nullptr;
+  // Optional (null when the libcupti lacks them): per-API record filters.
+  decltype(&cuptiActivityEnableRuntimeApi) EnableRuntimeApi = nullptr;
+  decltype(&cuptiActivityEnableDriverApi) EnableDriverApi = nullptr;
   std::string path;  // the file the functions came from ("" when unknown)
 };
 

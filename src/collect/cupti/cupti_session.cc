@@ -152,6 +152,30 @@ void EnableLaunchCallbacks(CUpti_SubscriberHandle subscriber, bool on) {
     g_api.EnableCallback(on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
 }
 
+// API records the analysis never reads (launches, copies, syncs, allocations and graph calls
+// it does): device and context queries PyTorch makes constantly, and the agent's own NVML
+// sampler's device lookups (cuDeviceGet*, cuDevicePrimaryCtxGetState on every poll, ~330
+// records/s per rank on 8 GPUs). Enabling RUNTIME/DRIVER resets these filters
+// (cupti_activity.h), so they are applied after every enable.
+constexpr CUpti_CallbackId kUnreadRuntimeApis[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,         CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,      CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v2_v11030};
+constexpr CUpti_CallbackId kUnreadDriverApis[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,         CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetPCIBusId,  CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetUuid_v2,   CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,     CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2};
+
+void FilterUnreadApis() {
+  if (g_api.EnableRuntimeApi != nullptr)
+    for (CUpti_CallbackId id : kUnreadRuntimeApis) g_api.EnableRuntimeApi(id, 0);
+  if (g_api.EnableDriverApi != nullptr)
+    for (CUpti_CallbackId id : kUnreadDriverApis) g_api.EnableDriverApi(id, 0);
+}
+
 void FlushCupti(bool forced) { g_api.ActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); }
 
 // libcupti's own path, for NVTX injection (NVTX reads NVTX_INJECTION64_PATH at its first call).
@@ -164,8 +188,10 @@ void PointNvtxAtCupti() {
 void Rearm(Session& s, bool kernels_on) {
   g_api.RegisterTimestampCallback(&Timestamp);
   g_api.RegisterCallbacks(&BufferRequested, &BufferCompleted);
-  if (kernels_on)
+  if (kernels_on) {
     for (CUpti_ActivityKind kind : s.kinds) g_api.ActivityEnable(kind);
+    FilterUnreadApis();
+  }
 }
 
 }  // namespace
@@ -326,6 +352,7 @@ std::string StartCuptiSession(Agent& agent, const CuptiApi& api) {
       return "g_api.ActivityEnable(" + std::to_string(kind) + "): " + ResultText(rc);
     }
   }
+  FilterUnreadApis();
   for (CUpti_ActivityKind kind : setup.enabled)
     if (kind != CUPTI_ACTIVITY_KIND_DEVICE) s->kinds.push_back(kind);
   if (agent.config().windowed()) {
@@ -350,6 +377,7 @@ std::string StartCuptiSession(Agent& agent, const CuptiApi& api) {
       }
       EnableLaunchCallbacks(s->subscriber, on);
       for (CUpti_ActivityKind kind : switched) on ? g_api.ActivityEnable(kind) : g_api.ActivityDisable(kind);
+      if (on) FilterUnreadApis();
       if (!on) s->closed_ns = MonotonicNs();
     });
     agent.SetWindowDrain([s](bool force) {

@@ -39,6 +39,7 @@ std::set<int> g_dumped;
 std::set<std::pair<int, int>> g_callbacks;  // (domain, cbid) enabled
 CUpti_ActivityKind g_failing_kind = CUPTI_ACTIVITY_KIND_INVALID;
 CUpti_CallbackFunc g_callback = nullptr;
+std::set<std::pair<int, int>> g_api_filtered;  // (RUNTIME/DRIVER kind, cbid) not recorded
 CUpti_BuffersCallbackRequestFunc g_buffer_requested = nullptr;
 CUpti_BuffersCallbackCompleteFunc g_buffer_completed = nullptr;
 
@@ -99,9 +100,24 @@ CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requ
   g_buffer_completed = completed;
   return CUPTI_SUCCESS;
 }
+CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
+  std::lock_guard<std::mutex> lock(g_gpu_mutex);
+  if (enable) g_api_filtered.erase({CUPTI_ACTIVITY_KIND_RUNTIME, cbid});
+  else g_api_filtered.insert({CUPTI_ACTIVITY_KIND_RUNTIME, cbid});
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) {
+  std::lock_guard<std::mutex> lock(g_gpu_mutex);
+  if (enable) g_api_filtered.erase({CUPTI_ACTIVITY_KIND_DRIVER, cbid});
+  else g_api_filtered.insert({CUPTI_ACTIVITY_KIND_DRIVER, cbid});
+  return CUPTI_SUCCESS;
+}
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   std::lock_guard<std::mutex> lock(g_gpu_mutex);
   if (kind == g_failing_kind) return CUPTI_ERROR_UNKNOWN;
+  // Enabling the whole kind overrides the per-API settings made before (cupti_activity.h).
+  for (auto it = g_api_filtered.begin(); it != g_api_filtered.end();)
+    it = it->first == kind ? g_api_filtered.erase(it) : std::next(it);
   g_enabled.insert(kind);
   return CUPTI_SUCCESS;
 }
@@ -271,6 +287,29 @@ TEST(CuptiSession, NewerMinorStartsAndDumpsDevices) {
   cuptiUnsubscribe(nullptr);
   g_enabled.clear();
   g_version = CUPTI_API_VERSION;
+}
+
+bool Filtered(int kind, int cbid) {
+  std::lock_guard<std::mutex> lock(g_gpu_mutex);
+  return g_api_filtered.count({kind, cbid}) > 0;
+}
+
+// API records the analysis never reads are filtered, the agent's own NVML device lookups among
+// them, and again after each window's enable (which resets the filters); launches are kept.
+TEST(CuptiSession, UnreadApiRecordsAreFilteredInEveryWindow) {
+  TestAgent t(/*period_s=*/5, /*window_s=*/5);  // always in a window: the switch enables again
+  ASSERT_EQ(StartCuptiSession(t.agent, StandIn()), "");
+  EXPECT_TRUE(Filtered(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020));
+  EXPECT_TRUE(Filtered(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState))
+      << "the NVML sampler's own lookups";
+  EXPECT_TRUE(Filtered(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuDeviceGetPCIBusId));
+  EXPECT_FALSE(Filtered(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000));
+  EXPECT_FALSE(Filtered(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel));
+  cuptiUnsubscribe(nullptr);
+  std::lock_guard<std::mutex> lock(g_gpu_mutex);
+  g_enabled.clear();
+  g_callbacks.clear();
+  g_api_filtered.clear();
 }
 
 // Between windows only DEVICE stays enabled; inside one, every kind.
