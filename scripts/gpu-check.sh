@@ -19,7 +19,9 @@
 # median of steady-state steps (warm-up left out), agent on vs off, and windows vs off. Any
 # dropped record or a trace without its closing chunk fails the check; so do missing GPM values
 # on Hopper or later, a rank without its trace, and a comparison that cannot reach a verdict.
-# Summary table last; exit 1 on any FAIL. tests/gpu_check/gpu_check_evaluate_test.py runs the
+# Every row is printed as it is known (the run's rows as each stage ends, the checks as the
+# evaluation reaches them, most important first), so a run cut short still reports what it
+# measured; the summary table is repeated last; exit 1 on any FAIL. tests/gpu_check/gpu_check_evaluate_test.py runs the
 # evaluation on canned outputs (ctest -L agent).
 set -uo pipefail
 
@@ -27,6 +29,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 COMPARE="$ROOT/src/collect/gpu_check/compare.py"
 OVERHEAD_LIMIT_PCT=5          # agent tracing every kernel vs no agent
 WINDOWS_OVERHEAD_LIMIT_PCT=1  # duty-cycled windows vs no agent
+NCCL_LATENCY_LIMIT_PCT=10     # 8 KiB all-reduce with the NCCL profiler plugin vs without
 STEP_TIMEOUT_S=${STEP_TIMEOUT_S:-150}
 BUDGET_S=${BUDGET_S:-480}
 
@@ -55,13 +58,16 @@ SUMMARY=()   # "name|status|detail"
 FAILED=0
 
 note() { echo "== $*" | tee -a "$LOG"; }
-record() {   # record NAME STATUS DETAIL: a summary row
+row() { printf '%-36s %-5s %s\n' "$1" "$2" "$3"; }
+record() {   # record NAME STATUS DETAIL: a summary row, printed at once
   SUMMARY+=("$1|$2|$3")
+  row "$1" "$2" "$3"
   [[ "$2" == FAIL ]] && FAILED=1
   return 0
 }
 record_run() {   # record_run NAME STATUS DETAIL: a row of the run, kept for the evaluation
   echo "$1|$2|$3" >> "$STATUS"
+  [[ $mode == run ]] && row "$1" "$2" "$3"
 }
 run_step() {   # run_step NAME CMD...: run_logged, and a row: a crash, a hang or a non-zero exit fails
   local name="$1" rc; shift
@@ -181,17 +187,46 @@ evaluate() {
       compare "$OUT/torch-checks.txt" torch "$OUT/torch-profile.json" "$OUT/torch-agent.json" \
         "$OUT/torch-kernels.csv"
       compare "$OUT/torch-integrity.txt" integrity torch "$OUT/torch-kernels.csv"
+      compare "$OUT/torch-numerics.txt" numerics torch_numerics "$OUT/torch-plain.json" "$OUT/torch-agent.json"
       overhead torch_steps "$OUT/torch-plain.json" "$OUT/torch-agent.json" "$OVERHEAD_LIMIT_PCT"
+      compare "$OUT/torch-step-cost.txt" step_cost torch_whole_run "$OUT/torch-plain.json" \
+        "$OUT/torch-agent.json" "$OVERHEAD_LIMIT_PCT"
     else
       record torch_trace FAIL "no agent trace, step timings or torch.profiler reference (see $LOG)"
+    fi
+  fi
+
+  if attempted torch_profiler_run; then
+    if [[ -s "$OUT/torch-profile-agent.json" && -s "$OUT/torch-profile.json" && -s "$OUT/torch-profile-agent.csv" ]]; then
+      compare "$OUT/torch-profiler-checks.txt" profiler torch_under_agent "$OUT/torch-profile-agent.json" \
+        "$OUT/torch-profile.json" "$OUT/torch-profile-agent.csv"
+    else
+      record torch_profiler_under_agent FAIL "no torch.profiler result or agent trace (see $LOG)"
+    fi
+  fi
+
+  if attempted torch_host_run; then
+    if [[ -s "$OUT/torch-host-plain.json" && -s "$OUT/torch-host-agent.json" ]]; then
+      compare "$OUT/torch-host-cost.txt" host_cost torch_host_bound "$OUT/torch-host-plain.json" \
+        "$OUT/torch-host-agent.json" "$OVERHEAD_LIMIT_PCT"
+      compare "$OUT/torch-host-numerics.txt" numerics torch_host_numerics "$OUT/torch-host-plain.json" \
+        "$OUT/torch-host-agent.json"
+    else
+      record torch_host_bound FAIL "no output from the host-bound runs (see $LOG)"
     fi
   fi
 
   if attempted torch_windows_run; then
     if [[ -s "$OUT/torch-windows.json" && -s "$OUT/torch-plain-long.json" ]]; then
       windows_check torch_windows "$OUT/torch-spool/main"
+      compare "$OUT/torch-windows-numerics.txt" numerics torch_windows_numerics "$OUT/torch-plain-long.json" \
+        "$OUT/torch-windows.json"
       overhead torch_windows_vs_off "$OUT/torch-plain-long.json" "$OUT/torch-windows.json" \
         "$WINDOWS_OVERHEAD_LIMIT_PCT"
+      # Windows of 0.2 s every 6 s (the default 2 s in 60 s ratio): the mean over every step
+      # (a median is an untraced step whatever a window costs), and the p99 at window edges.
+      compare "$OUT/torch-windows-step-cost.txt" step_cost torch_windows_vs_off "$OUT/torch-plain-long.json" \
+        "$OUT/torch-windows.json" "$WINDOWS_OVERHEAD_LIMIT_PCT"
     else
       record torch_windows FAIL "no output from the windowed PyTorch run (see $LOG)"
     fi
@@ -209,6 +244,18 @@ evaluate() {
       done
     else
       record nccl_two_ranks FAIL "no result from the two-rank run (see $LOG)"
+    fi
+    if [[ -s "$OUT/nccl.json" && -s "$OUT/nccl-noplugin.json" && $(json_field "$OUT/nccl.json" ok) == True ]]; then
+      compare "$OUT/nccl-latency.txt" nccl_latency plugin "$OUT/nccl.json" "$OUT/nccl-noplugin.json" \
+        "$NCCL_LATENCY_LIMIT_PCT"
+    fi
+  fi
+
+  if attempted sigterm_run; then
+    if [[ -s "$OUT/sigterm.csv" ]]; then
+      compare "$OUT/sigterm-integrity.txt" integrity sigterm "$OUT/sigterm.csv"
+    else
+      record sigterm_trace FAIL "no trace from the process ended by SIGTERM (see $LOG)"
     fi
   fi
 
@@ -255,6 +302,13 @@ else
   record_run build_agent FAIL "see $LOG"
 fi
 AGENT="$WORK/build-agent/libplasmient_agent.so"
+if [[ -f "$AGENT" ]]; then   # loads wherever PyTorch loads: NEEDED, GLIBC_ <= 2.28, preload harmless
+  if portable=$(sh "$ROOT/src/collect/agent/portable_check.sh" "$AGENT" 2>&1); then
+    record_run agent_portable PASS "$(echo "$portable" | grep NEEDED | sed 's/^agent_portable: //')"
+  else
+    record_run agent_portable FAIL "$(echo "$portable" | grep FAIL | head -n 2 | tr '\n' ' ')"
+  fi
+fi
 DUMP="$WORK/build-agent/plasmient_agent_dump"
 LAUNCH="$WORK/build-agent/plasmient_agent_run"
 
@@ -354,26 +408,60 @@ if [[ $have_python == 1 ]] && python3 -c 'import torch, sys; sys.exit(0 if torch
   trace=$(largest_trace "$OUT/torch-trace")
   [[ -n "$trace" ]] && dump_csv "$trace" "$OUT/torch-kernels.csv"
 
-  record_run torch_windows_run RAN "400 training steps: plain, windowed agent (0.3 s every 1 s)"
-  note "PyTorch steps under the windowed agent (0.3 s every 1 s)"
+  # torch.profiler under the agent: the profiler keeps every kernel, the agent counts the span it
+  # could not see and traces the steps after it.
+  record_run torch_profiler_run RAN "torch.profiler over 30 steps, then 30 more, under the agent"
+  note "PyTorch steps: torch.profiler under the agent"
+  rm -rf "$OUT/torch-profile-trace"
+  run_step torch_profiler_agent "$LAUNCH" --out "$OUT/torch-profile-trace" --agent "$AGENT" -- \
+    python3 "$STEPS" profile-then-plain "$OUT/torch-profile-agent.json"
+  trace=$(largest_trace "$OUT/torch-profile-trace")
+  [[ -n "$trace" ]] && dump_csv "$trace" "$OUT/torch-profile-agent.csv"
+
+  # The default duty ratio (2 s in 60 s) shortened to 0.2 s in 6 s; wall-clock phased, the first
+  # window opens 5.8-11.8 s after the start: ~14 s of steps hold one or two. No per-step sync:
+  # the window's close must wait for the kernels queued ahead (no drops, none between windows).
+  record_run torch_windows_run RAN "7000 training steps: plain, windowed agent (0.2 s every 6 s)"
+  note "PyTorch steps under the windowed agent (0.2 s every 6 s: the default duty ratio)"
   rm -rf "$OUT/torch-spool" && mkdir -p "$OUT/torch-spool/main"
-  run_step torch_plain_long python3 "$STEPS" plain "$OUT/torch-plain-long.json" 400
-  run_step torch_windows env PLASMIENT_PERIOD_S=1 PLASMIENT_WINDOW_S=0.3 PLASMIENT_SPOOL="$OUT/torch-spool" \
-    "$LAUNCH" --out "$OUT/torch-windows-out" --agent "$AGENT" -- python3 "$STEPS" plain "$OUT/torch-windows.json" 400
+  run_step torch_plain_long python3 "$STEPS" plain "$OUT/torch-plain-long.json" 7000
+  run_step torch_windows env PLASMIENT_PERIOD_S=6 PLASMIENT_WINDOW_S=0.2 PLASMIENT_SPOOL="$OUT/torch-spool" \
+    "$LAUNCH" --out "$OUT/torch-windows-out" --agent "$AGENT" -- python3 "$STEPS" plain "$OUT/torch-windows.json" 7000
   # The launcher's shell children write spools of their own: keep the training process's files.
   pid=$(largest_trace "$OUT/torch-spool" | xargs -r basename | awk -F- '{print $(NF-1)}')
   [[ -n "$pid" ]] && find "$OUT/torch-spool" -maxdepth 1 -name "*-$pid-*.pltrace" -exec mv {} "$OUT/torch-spool/main/" \;
   dump_spool "$OUT/torch-spool/main"
 
-  record_run nccl_run RAN "two ranks, 50 all-reduces of 4 MiB"
+  record_run nccl_run RAN "two ranks (NCCL_HOSTID each on one GPU), 50 x 4 MiB, 1000 x 8 KiB timed"
   note "NCCL: two ranks, all-reduce, under the agent"
   rm -rf "$OUT/nccl-trace"
   run_step nccl "$LAUNCH" --out "$OUT/nccl-trace" --agent "$AGENT" -- \
     python3 "$ROOT/src/collect/gpu_check/nccl_allreduce.py" "$OUT/nccl.json" 50
+  note "NCCL: the same without the profiler plugin (its latency cost)"
+  run_step nccl_noplugin env NCCL_PROFILER_PLUGIN=none \
+    python3 "$ROOT/src/collect/gpu_check/nccl_allreduce.py" "$OUT/nccl-noplugin.json" 50
   for rank in 0 1; do
     trace=$(largest_trace "$OUT/nccl-trace" "plasmient.rank$rank.*.pltrace")
     [[ -n "$trace" ]] && dump_csv "$trace" "$OUT/nccl-rank$rank.csv"
   done
+
+  # Host-bound steps (~50 us kernels): the agent's per-launch host cost shows in host time.
+  record_run torch_host_run RAN "200 host-bound steps (width 256, batch 64): plain, agent"
+  note "PyTorch host-bound steps: plain, under the agent"
+  run_step torch_host_plain python3 "$STEPS" plain "$OUT/torch-host-plain.json" 200 host
+  run_step torch_host_agent "$LAUNCH" --out "$OUT/torch-host-trace" --agent "$AGENT" -- \
+    python3 "$STEPS" plain "$OUT/torch-host-agent.json" 200 host
+
+  # SIGTERM after 8 s: the process dies of it (143) and its trace is complete.
+  record_run sigterm_run RAN "SIGTERM after 8 s of training under the agent"
+  note "SIGTERM under the agent"
+  rm -rf "$OUT/sigterm-trace"
+  run_logged sigterm timeout --preserve-status -s TERM 8 "$LAUNCH" --out "$OUT/sigterm-trace" --agent "$AGENT" -- \
+    python3 "$STEPS" plain "$OUT/sigterm.json" 1000000
+  rc=$?
+  record_run sigterm_exit "$([[ $rc == 143 ]] && echo PASS || echo FAIL)" "exit $rc (want 143)"
+  trace=$(largest_trace "$OUT/sigterm-trace")
+  [[ -n "$trace" ]] && dump_csv "$trace" "$OUT/sigterm.csv"
 else
   record_run torch SKIP "PyTorch with CUDA not available (training steps and NCCL not run)"
 fi

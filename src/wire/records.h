@@ -84,7 +84,9 @@ enum class DropSource : std::uint16_t {
   kSizeCap = 5,         // records not written: the file reached its size cap
   kSpool = 6,           // records the disk refused (full, unwritable): a window file, or a chunk
                         // of a whole-run file
-  kCount = 7,
+  kWindowClose = 7,     // kernels launched in a window whose records had not come when it closed
+  kCuptiTaken = 8,      // kernels launched while another CUPTI client (torch.profiler) held tracing
+  kCount = 9,
 };
 
 struct DropRecord {

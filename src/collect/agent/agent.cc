@@ -184,7 +184,9 @@ std::uint32_t WindowFlags(bool kernels) {
 std::string Agent::Start() {
   writer_.SetTick([this] { OnWriterTick(); });
   if (config_.windowed()) {
-    schedule_ = std::make_unique<WindowSchedule>(MonotonicNs(), Ns(config_.window_s), Ns(config_.period_s));
+    std::uint64_t now = MonotonicNs();
+    schedule_ = std::make_unique<WindowSchedule>(now, Ns(config_.window_s), Ns(config_.period_s));
+    if (config_.phase_on_wall_clock) schedule_->PhaseOnRealtime(RealtimeNs() - static_cast<std::int64_t>(now));
     kernels_on_.store(schedule_->kernels_on());
     path_ = config_.spool.empty() ? config_.out_dir : config_.spool;
     writer_.Open(WindowFilePath(config_, file_seq_),
@@ -263,6 +265,11 @@ void Agent::SetKernelSwitch(std::function<void(bool on)> kernel_switch) {
   if (kernel_switch_) kernel_switch_(kernels_on());
 }
 
+void Agent::SetWindowDrain(std::function<bool(bool force)> drain) {
+  std::lock_guard<std::mutex> lock(tick_mutex_);
+  window_drain_ = std::move(drain);
+}
+
 void Agent::PollCapture(std::uint64_t now_ns) {
   const std::string spool = config_.spool.empty() ? config_.out_dir : config_.spool;
   const std::string paths[2] = {CaptureRequestPath(spool, config_.job_id),
@@ -284,17 +291,26 @@ void Agent::OnWriterTick() {
   if (tick_) tick_();
   if (!schedule_) return;
   std::uint64_t mono = MonotonicNs();
+  if (config_.phase_on_wall_clock) schedule_->PhaseOnRealtime(RealtimeNs() - static_cast<std::int64_t>(mono));
   PollCapture(mono);
   using Action = WindowSchedule::Action;
   Action action = schedule_->Tick(mono, capture_until_ns_);
+  // A closed window's file stays open until its last records are in (or given up on); a new
+  // file due meanwhile ends the wait at once.
+  if (draining_ && (action != Action::kNone || window_drain_(false))) {
+    if (action != Action::kNone) window_drain_(true);
+    draining_ = false;
+    writer_.Rotate(WindowFilePath(config_, ++file_seq_), WindowFlags(false));
+  }
   // A window ends: its records reach the sink before its file is completed. One starts: its
   // file is opened before collection begins.
   if (action == Action::kClose) {
     if (kernel_switch_) kernel_switch_(false);
     kernels_on_.store(false);
+    draining_ = static_cast<bool>(window_drain_);
   }
   if (action == Action::kArm || action == Action::kOpen || action == Action::kRenew ||
-      action == Action::kClose)
+      (action == Action::kClose && !draining_))
     writer_.Rotate(WindowFilePath(config_, ++file_seq_), WindowFlags(action != Action::kClose));
   if (action == Action::kOpen || action == Action::kOpenArmed) {
     kernels_on_.store(true);

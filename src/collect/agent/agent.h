@@ -59,6 +59,12 @@ class Agent {
   // at each window's start and end; switched off, it must hand over what was collected (a
   // forced flush) before it returns, so the window's file holds it.
   void SetKernelSwitch(std::function<void(bool on)> kernel_switch);
+  // A window's close that waits for its records (CUPTI: kernels launched in the window that the
+  // GPU has not run yet). With a drain set, the kernel switch's "off" only stops new records;
+  // then `drain(force)` is called on each writer tick, the window's file still open, until it
+  // returns true: it has handed over the window's records, or counted those it gave up on. With
+  // force (a new file is due) it must finish at once.
+  void SetWindowDrain(std::function<bool(bool force)> drain);
   bool kernels_on() const { return kernels_on_.load(std::memory_order_relaxed); }
   // An application thread began a step (a ProfilerStep#N range, IsStepRangeName): lock-free.
   // Windowed, a due window waits for it when steps are visible (window_schedule.h); the writer
@@ -81,6 +87,8 @@ class Agent {
   std::mutex tick_mutex_;
   std::function<void()> tick_;
   std::function<void(bool)> kernel_switch_;
+  std::function<bool(bool)> window_drain_;
+  bool draining_ = false;  // a window closed, its file waits for the drain
   std::atomic<bool> kernels_on_{true};
   std::unique_ptr<WindowSchedule> schedule_;  // windowed only; set before the writer starts
   std::uint64_t file_seq_ = 0;

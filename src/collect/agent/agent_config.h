@@ -27,6 +27,9 @@ struct AgentConfig {
   // The defaults keep the expected overhead under 1% (docs/agent.md, "Overhead model").
   double window_s = 2;
   double period_s = 60;
+  // Periods start at CLOCK_REALTIME multiples of period_s, so every rank windows the same
+  // seconds (PLASMIENT_WINDOW_PHASE=wall, the default); `start`: from this process's start.
+  bool phase_on_wall_clock = true;
   // PLASMIENT_SPOOL; unset: /var/spool/plasmient when it is a writable folder, else out_dir
   // (also when empty).
   std::string spool;

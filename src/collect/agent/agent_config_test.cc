@@ -71,6 +71,8 @@ TEST(AgentConfig, DutyCycleAndWindowNames) {
   auto d = ConfigFromEnv(Env({{"PLASMIENT_OUT_DIR", "/out"}, {"PLASMIENT_WINDOW_S", "-1"}}), 5, "h");
   EXPECT_DOUBLE_EQ(d.period_s, 60);
   EXPECT_DOUBLE_EQ(d.window_s, 2) << "a bad value keeps the default";
+  EXPECT_TRUE(d.phase_on_wall_clock) << "ranks window the same seconds by default";
+  EXPECT_FALSE(ConfigFromEnv(Env({{"PLASMIENT_WINDOW_PHASE", "start"}}), 1, "h").phase_on_wall_clock);
   EXPECT_EQ(WindowFilePath(d, 0).substr(WindowFilePath(d, 0).rfind('/')), "/nojob-norank-h-5-000000.pltrace");
   // A window longer than the period, or none: always in a window.
   EXPECT_DOUBLE_EQ(ConfigFromEnv(Env({{"PLASMIENT_WINDOW_S", "90"}}), 1, "h").window_s, 60);

@@ -1,11 +1,13 @@
 // libplasmient_agent.so entry points: CUDA injection, agent services (NVML sampler), and the
 // C functions tests and launchers use. The NCCL plugin and cuBLAS interposer export their own.
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "collect/agent/agent.h"
 #include "collect/cublas/gemm_scope.h"
+#include "collect/cupti/cupti_api.h"
 #include "collect/cupti/cupti_session.h"
 #include "collect/nvml/nvml_api.h"
 #include "collect/nvml/nvml_sampler.h"
@@ -45,9 +47,19 @@ Agent* StartedAgent() { return Agent::Get(); }
 
 // Called by the CUDA driver inside cuInit when CUDA_INJECTION64_PATH names this library.
 PLASMIENT_EXPORT int InitializeInjection(void) {
-  plasmient::collect::Agent* agent = plasmient::collect::StartedAgent();
-  if (agent == nullptr) return 0;
-  std::string why = plasmient::collect::StartCuptiSession(*agent);
+  namespace pc = plasmient::collect;
+  pc::Agent* agent = pc::StartedAgent();
+  if (agent == nullptr) return 1;  // the agent said why; CUDA carries on untouched
+  pc::CuptiApi api;
+  std::string why = pc::OpenCupti(
+      pc::CuptiCandidates(pc::LoadedObjects(), [](const char* n) -> const char* { return std::getenv(n); },
+                          PLASMIENT_CUPTI_BUILD_PATH),
+      api);
+  if (!why.empty()) {
+    std::fprintf(stderr, "plasmient agent: device counters only: %s\n", why.c_str());
+    return 1;
+  }
+  why = pc::StartCuptiSession(*agent, api);
   if (!why.empty()) {
     std::fprintf(stderr, "plasmient agent: CUDA activity tracing off: %s\n", why.c_str());
   }

@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "collect/agent/agent_config.h"
 #include "collect/agent/trace_writer.h"
 #include "collect/testing/test_child.h"
 #include "wire/chunk_codec.h"
@@ -240,6 +241,27 @@ TEST(TraceWriter, FullDiskDropsCountedChunksAndWritingResumes) {
   EXPECT_EQ(r.drops[static_cast<std::size_t>(wire::DropSource::kSpool)], 1500);
   EXPECT_NE(std::find(r.strings.begin(), r.strings.end(), "named while the disk was full"), r.strings.end());
   std::remove(path.c_str());
+}
+
+// The spool is shared: a link planted at a window's .part name is not followed (the file it
+// names keeps its contents) and the window is dropped, counted.
+TEST(TraceWriter, PlantedLinkInTheSpoolIsNotFollowed) {
+  std::string dir = ::testing::TempDir() + "/planted_" + std::to_string(getpid());
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()), 0);
+  std::string victim = dir + "/victim", window = dir + "/w-000001.pltrace";
+  { std::ofstream(victim) << "keep me"; }
+  ASSERT_EQ(symlink(victim.c_str(), PartPath(window).c_str()), 0);
+  RecordSink sink;
+  WriterOptions options;
+  options.windowed = true;
+  TraceWriter writer(sink, options);
+  writer.Open(window, /*start_thread=*/false, 0);
+  writer.Close();
+  std::ifstream in(victim);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "keep me") << "the planted link was followed";
+  EXPECT_EQ(writer.files_dropped(), 1u);
+  EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
 TEST(TraceWriter, UnwritableFolderIsReported) {

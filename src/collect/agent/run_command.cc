@@ -106,11 +106,8 @@ std::vector<std::string> AgentEnvironment(const std::vector<std::string>& base, 
   };
   replace("CUDA_INJECTION64_PATH");
   if (options.nccl_plugin) replace("NCCL_PROFILER_PLUGIN");
-#ifdef PLASMIENT_CUPTI_LIBRARY_PATH
-  if (Get(env, "NVTX_INJECTION64_PATH").empty() && Exists(PLASMIENT_CUPTI_LIBRARY_PATH)) {
-    Set(env, "NVTX_INJECTION64_PATH", PLASMIENT_CUPTI_LIBRARY_PATH);
-  }
-#endif
+  // NVTX_INJECTION64_PATH is left to the agent: it names the libcupti the process uses, once
+  // the agent has chosen it at cuInit. A path set here could load a second copy.
   if (options.gemm_shapes) {
     std::string preload = Get(env, "LD_PRELOAD");
     Set(env, "LD_PRELOAD", preload.empty() ? agent_path : agent_path + ":" + preload);

@@ -76,6 +76,16 @@ TEST(AgentEnvironment, SetsInjectionPluginAndPreload) {
             0);
 }
 
+// The launcher does not name a libcupti for NVTX: the build's copy next to the application's own
+// (PyTorch's) would be a second CUPTI in the process, one the agent never attached to. The agent
+// sets NVTX_INJECTION64_PATH at cuInit to the copy it opened.
+TEST(AgentEnvironment, LeavesNvtxInjectionToTheAgent) {
+  RunOptions o;
+  o.out_dir = "/o";
+  auto env = AgentEnvironment({"PATH=/bin"}, o, "/lib/libplasmient_agent.so");
+  for (const std::string& e : env) EXPECT_NE(e.rfind("NVTX_INJECTION64_PATH=", 0), 0u) << e;
+}
+
 // Another tool's injection (Nsight Systems sets CUDA_INJECTION64_PATH) is replaced, and said.
 TEST(AgentEnvironment, SaysWhenItReplacesAnotherTool) {
   RunOptions o;

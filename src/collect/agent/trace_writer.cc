@@ -40,7 +40,11 @@ std::string TraceWriter::StartFile(const std::string& path, std::uint32_t file_f
   encoder_.StartFile();
   std::copy(std::begin(drops_base_), std::end(drops_base_), std::begin(drops_reported_));
   std::string why;
-  fd_ = ::open(part_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Never through a symlink, and in the shared spool only a file of our own making: a name
+  // planted there (a link to another file, a file left by someone else) costs the window,
+  // counted, never another file's contents.
+  fd_ = ::open(part_path_.c_str(),
+               O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (options_.windowed ? O_EXCL : O_TRUNC), 0644);
   const auto [realtime_ns, monotonic_ns] = ClockPair(MonotonicNs());
   wire::FileHeader h = wire::MakeFileHeader(realtime_ns, monotonic_ns, file_flags);
   if (fd_ < 0) {

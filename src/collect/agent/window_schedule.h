@@ -6,6 +6,9 @@
 // of arming: it opens then, on time. Without visible steps a window opens on time and closes at
 // the end of its period, as the stretches say. A window as long as the period (always on) gets a
 // new file each period and is never armed.
+// Periods are phased on the wall clock (PhaseOnRealtime): period k is [k·P, (k+1)·P) on
+// CLOCK_REALTIME, mapped to the monotonic clock at each tick, so every rank of a job, and every
+// node under NTP/PTP, windows the same seconds. Without it, periods start at `start_ns`.
 // Tick runs on the writer thread; NoteStep, the step clock, is lock-free for the application
 // thread that marks steps (it then asks the writer for a tick at once when armed()).
 #pragma once
@@ -18,6 +21,10 @@ namespace plasmient::collect {
 class WindowSchedule {
  public:
   WindowSchedule(std::uint64_t start_ns, std::uint64_t window_ns, std::uint64_t period_ns);
+  // Phases the periods on CLOCK_REALTIME, given realtime − monotonic now (ns). Called at each
+  // tick: a clock step moves the next boundaries with it, and no period opens twice.
+  // Period boundaries are then at CLOCK_REALTIME multiples of the period.
+  void PhaseOnRealtime(std::int64_t realtime_minus_monotonic_ns);
 
   enum class Action {
     kNone,
@@ -43,16 +50,18 @@ class WindowSchedule {
  private:
   enum class State { kSamples, kArmed, kWindow };
   std::uint64_t start_ns_, window_ns_, period_ns_;
+  std::uint64_t phase_ns_;  // period boundaries are at monotonic ≡ phase_ns_ (mod period_ns_)
+  std::uint64_t due_end_ns_;  // the end of the last period whose window was due
   State state_;
-  std::uint64_t period_ = 0;  // the first period whose window has not been due yet
   std::uint64_t window_end_ns_ = 0, armed_at_ns_ = 0;
   std::atomic<std::uint64_t> last_step_ns_{0};
   std::atomic<bool> armed_{false};
 
-  std::uint64_t PeriodOf(std::uint64_t now_ns) const { return (now_ns - start_ns_) / period_ns_; }
+  // Period k is [(k − 1)·P + phase, k·P + phase).
+  std::uint64_t PeriodOf(std::uint64_t now_ns) const { return (now_ns + period_ns_ - phase_ns_) / period_ns_; }
   bool InWindowStretch(std::uint64_t now_ns) const;
   bool StepsVisible(std::uint64_t now_ns) const;
-  std::uint64_t PeriodEnd(std::uint64_t period) const { return start_ns_ + (period + 1) * period_ns_; }
+  std::uint64_t PeriodEnd(std::uint64_t period) const { return period * period_ns_ + phase_ns_; }
 };
 
 }  // namespace plasmient::collect

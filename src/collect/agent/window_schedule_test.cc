@@ -48,6 +48,45 @@ Switches Drive(WindowSchedule& s, std::uint64_t from, std::uint64_t to, std::uin
   return r;
 }
 
+// Ranks start CUDA seconds apart. Phased on the wall clock, their windows open at the same
+// instants, the last W before each CLOCK_REALTIME multiple of the period; phased on their own
+// starts (the default without PhaseOnRealtime) they would not overlap.
+TEST(WindowSchedule, RanksStartedApartWindowTheSameSeconds) {
+  constexpr std::int64_t kRealtimeMinusMonotonic = 1'764'000'000 * std::int64_t{kS} + 300 * std::int64_t{kMs};
+  constexpr std::uint64_t kPeriod = 10 * kS, kWindow = 2 * kS;
+  WindowSchedule first(kStart, kWindow, kPeriod), second(kStart + 3'700 * kMs, kWindow, kPeriod);
+  first.PhaseOnRealtime(kRealtimeMinusMonotonic);
+  second.PhaseOnRealtime(kRealtimeMinusMonotonic);
+  Switches a = Drive(first, kStart, kStart + 40 * kS, 0, 0);
+  Switches b = Drive(second, kStart + 3'700 * kMs, kStart + 40 * kS, 0, 0);
+  ASSERT_GE(b.on_ns.size(), 3u);
+  std::vector<std::uint64_t> a_after;
+  for (std::uint64_t t : a.on_ns)
+    if (t >= kStart + 3'700 * kMs) a_after.push_back(t);
+  EXPECT_EQ(a_after, b.on_ns) << "both ranks open their windows at the same instants";
+  for (std::uint64_t t : b.on_ns) {
+    auto realtime = static_cast<std::uint64_t>(static_cast<std::int64_t>(t) + kRealtimeMinusMonotonic);
+    EXPECT_EQ(realtime % kPeriod, kPeriod - kWindow) << "opens W before a wall-clock multiple of P";
+  }
+  for (std::uint64_t t : b.off_ns) {
+    auto realtime = static_cast<std::uint64_t>(static_cast<std::int64_t>(t) + kRealtimeMinusMonotonic);
+    EXPECT_EQ(realtime % kPeriod, 0u) << "closes on the multiple";
+  }
+}
+
+// A clock step (NTP) moves the phase: the period in progress does not get a second window.
+TEST(WindowSchedule, ClockStepOpensNoSecondWindowInAPeriod) {
+  WindowSchedule s(kStart, 2 * kS, 10 * kS);
+  s.PhaseOnRealtime(0);
+  std::uint64_t t = kStart;
+  int opens = 0;
+  for (; t < kStart + 10 * kS; t += 100 * kMs) opens += s.Tick(t) == Action::kOpen;
+  EXPECT_EQ(opens, 1);  // in [8 s, 10 s) of the realtime period
+  s.PhaseOnRealtime(-500 * std::int64_t{kMs});  // the wall clock stepped back 0.5 s
+  for (; t < kStart + 10'400 * kMs; t += 100 * kMs) opens += s.Tick(t) == Action::kOpen;
+  EXPECT_EQ(opens, 1) << "the same period, seen again after the step, is not windowed twice";
+}
+
 // No steps seen: windows open on time, in the last W of each period, and close at its end.
 TEST(WindowSchedule, WithoutStepsWindowsOpenOnTime) {
   WindowSchedule s(kStart, 2 * kS, 10 * kS);

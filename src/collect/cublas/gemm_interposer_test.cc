@@ -84,6 +84,7 @@ TEST(GemmInterposer, NothingRecordedBetweenWindows) {
     setenv("PLASMIENT_SPOOL", spool, 1);
     setenv("PLASMIENT_NVML_PERIOD_MS", "0", 1);
     setenv("PLASMIENT_PERIOD_S", "100", 1);  // the first window opens after 99 s
+    setenv("PLASMIENT_WINDOW_PHASE", "start", 1);
     setenv("PLASMIENT_WINDOW_S", "1", 1);
     if (plasmient_agent_start() != 0) exit(3);
     float one = 1;

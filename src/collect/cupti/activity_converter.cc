@@ -137,6 +137,7 @@ void ActivityConverter::Convert(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      kernels_seen_.fetch_add(1, std::memory_order_relaxed);
       if (!Timed(k->start, k->end)) return;
       wire::KernelRecord r;
       r.header = HeaderFor<wire::KernelRecord>(RecordKind::kKernel);

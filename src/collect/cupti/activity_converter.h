@@ -6,6 +6,7 @@
 
 #include <cupti_activity.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -51,6 +52,8 @@ class ActivityConverter {
     producer_.Flush();
   }
   ConverterStats stats() const { return stats_; }
+  // Kernel records received, timed or not (a window's close waits for its launches' records).
+  std::uint64_t kernels_seen() const { return kernels_seen_.load(std::memory_order_relaxed); }
 
  private:
   // CUPTI strings with a stable address for the session (kernel, device names): by pointer.
@@ -77,6 +80,7 @@ class ActivityConverter {
   IdMap api_names_;
   std::unordered_map<std::string, std::uint32_t> texts_;
   ConverterStats stats_;
+  std::atomic<std::uint64_t> kernels_seen_{0};
   std::mutex mutex_;
   std::uint32_t pid_;
 };

@@ -77,6 +77,24 @@ def torch_rows(kernels=100, kernel_ns=80_800):
     return rows + samples(0, 2) + tail()
 
 
+def profiler_rows():
+    """torch.profiler held CUPTI over plasmient_steps: its 100 kernels counted as dropped (source
+    8, kCuptiTaken), then the agent traced the steps after it."""
+    rows = [row("range", "plasmient_steps", 1_000, 20_000_000),
+            row("range", "plasmient_after_profiler", 30_000_000, 50_000_000)]
+    rows += [row("kernel", "ampere_bf16_gemm", 31_000_000 + i * 100_000, 31_000_000 + i * 100_000 + 80_000, i)
+             for i in range(100)]
+    return rows + samples(0, 2) + tail(drops={8: 100})
+
+
+def steps(median, n=30, loss="0x1.5p-1", checksum="0x1.2345p+10", **more):
+    """A torch_steps.py result: per-step times around `median`, the final loss and checksum."""
+    out = {"step_ms_median": median, "step_ms": [median] * n, "event_ms_total": median * n,
+           "loss": loss, "checksum": checksum, "host_ms_total": median * n * 1.01}
+    out.update(more)
+    return out
+
+
 def spool_rows(seq):
     """A duty-cycled spool: samples, window, samples, window."""
     t = seq * 1_000_000_000
@@ -103,7 +121,10 @@ class Canned:
                               "workload_agent_exit|PASS|exit 0\nworkload_windows_run|RAN|12000 steps\n"
                               "torch_run|RAN|30 steps\ntorch_agent_exit|PASS|exit 0\n"
                               "torch_windows_run|RAN|400 steps\nnccl_run|RAN|two ranks\n"
-                              "workload_torch_cupti_run|RAN|nvidia/cu13/lib/libcupti.so.13\n",
+                              "workload_torch_cupti_run|RAN|nvidia/cu13/lib/libcupti.so.13\n"
+                              "torch_profiler_run|RAN|profiler under the agent\n"
+                              "torch_host_run|RAN|200 host-bound steps\nsigterm_run|RAN|SIGTERM\n"
+                              "sigterm_exit|PASS|exit 143 (want 143)\n",
             "compute_cap_major": "9\n",
             "workload-plain.json": {"step_ms_median": 0.300},
             "workload.json": {"m": M, "n": M, "k": M, "iters": ITERS,
@@ -119,12 +140,19 @@ class Canned:
             "workload-windows.json": {"step_ms_median": 0.301},
             "workload-long-kernels.csv": samples(0, 30) + tail(),
             "torch-profile.json": {"kernels": 100, "kernel_us": 8000.0, "event_ms_total": 10.0},
-            "torch-plain.json": {"step_ms_median": 0.333, "event_ms_total": 10.0},
-            "torch-agent.json": {"step_ms_median": 0.336, "event_ms_total": 10.1},
+            "torch-plain.json": steps(0.333, event_ms_total=10.0),
+            "torch-agent.json": steps(0.336, event_ms_total=10.1),
             "torch-kernels.csv": torch_rows(),
-            "torch-plain-long.json": {"step_ms_median": 0.333},
-            "torch-windows.json": {"step_ms_median": 0.334},
-            "nccl.json": {"ok": True, "world": 2, "count": 50, "bytes": ALLREDUCE_BYTES, "shared_gpu": False},
+            "torch-plain-long.json": steps(0.333),
+            "torch-windows.json": steps(0.334),
+            "torch-profile-agent.json": {"kernels": 100, "kernel_us": 8000.0, "event_ms_total": 10.0},
+            "torch-profile-agent.csv": profiler_rows(),
+            "torch-host-plain.json": steps(0.050, host_ms_total=12.0),
+            "torch-host-agent.json": steps(0.051, host_ms_total=12.3),
+            "sigterm.csv": torch_rows(),
+            "nccl.json": {"ok": True, "world": 2, "count": 50, "bytes": ALLREDUCE_BYTES, "shared_gpu": False,
+                          "latency_us_median": 41.0},
+            "nccl-noplugin.json": {"ok": True, "latency_us_median": 40.0},
             "nccl-rank0.csv": nccl_rows(),
             "nccl-rank1.csv": nccl_rows(),
         }
@@ -181,7 +209,31 @@ class GpuCheckEvaluate(unittest.TestCase):
             "overhead_workload_whole_run_vs_off", "torch_kernel_count", "torch_kernel_share_within_5pts",
             "overhead_torch_steps", "torch_windows_complete", "overhead_torch_windows_vs_off",
             "nccl_rank0_one_record_each", "nccl_rank1_one_record_each", "nccl_seq_match", "nccl_rank1_last_chunk",
-            "torch_cupti_gemm_kernels_tied", "torch_cupti_triad_duration_within_5pct", "torch_cupti_workload_no_drops"])
+            "torch_cupti_gemm_kernels_tied", "torch_cupti_triad_duration_within_5pct", "torch_cupti_workload_no_drops",
+            "torch_numerics_torch-agent", "torch_windows_numerics_torch-windows", "step_mean_torch_whole_run",
+            "step_mean_torch_windows_vs_off", "torch_under_agent_profiler_whole", "torch_under_agent_span_accounted",
+            "torch_under_agent_resumes", "host_torch_host_bound", "nccl_latency_plugin", "sigterm_last_chunk",
+            "sigterm_exit"])
+        self.assertRows(rows, out, "INFO", ["step_p99_torch_windows_vs_off"])
+
+    # The agent changed the numbers, lost torch.profiler's span without a count, stopped tracing
+    # after it, or slowed the host-bound steps and small all-reduces past their limits.
+    def test_harm_and_cost_fail_their_rows(self):
+        c = Canned()
+        c.files["torch-agent.json"]["checksum"] = "0x1.2346p+10"
+        c.files["torch-profile-agent.csv"] = [r for r in profiler_rows()
+                                              if r["kind"] not in ("kernel", "drops")]
+        c.files["torch-host-agent.json"]["host_ms_total"] = 14.0
+        c.files["nccl.json"]["latency_us_median"] = 48.0
+        c.files["torch-windows.json"]["step_ms"] = [0.334] * 29 + [3.0]  # a stall at a window edge
+        rc, rows, out = evaluate(c)
+        self.assertEqual(rc, 1, out)
+        self.assertRows(rows, out, "FAIL", [
+            "torch_numerics_torch-agent", "torch_under_agent_span_accounted", "torch_under_agent_resumes",
+            "host_torch_host_bound", "nccl_latency_plugin", "step_mean_torch_windows_vs_off"])
+        self.assertRows(rows, out, "PASS", [
+            "torch_windows_numerics_torch-windows", "torch_under_agent_profiler_whole",
+            "overhead_torch_windows_vs_off"])
 
     def test_trace_defects_fail_their_rows(self):
         c = Canned()
@@ -213,6 +265,7 @@ class GpuCheckEvaluate(unittest.TestCase):
         c = Canned()
         c.files["workload-windows.json"] = {"step_ms_median": 0.306}  # +2% with windows: over 1%
         c.files["torch-agent.json"]["step_ms_median"] = 0.360  # +8% tracing every kernel: over 5%
+        c.files["torch-agent.json"]["step_ms"] = [0.360] * 30
         c.files["workload-long-kernels.csv"] = samples(0, 30, sm_util=0.0) + tail()  # GPM read as zeros
         del c.files["workload.json"]["gemm_tflops"]  # compare.py raises KeyError half-way
         c.files["workload-plain.json"] = {"median": 0.3}  # no step_ms_median: no overhead figure

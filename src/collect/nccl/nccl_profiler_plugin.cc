@@ -168,12 +168,17 @@ void Finish(Op* op) {
     end = std::clamp(gpu_end, op->record.start_ns, end);
   }
   op->record.end_ns = end;
+  if (op->record.n_channels == 0) op->record.n_channels = static_cast<decltype(op->record.n_channels)>(op->started);
   op->agent->sink().PushSmall(op->record);
   Pool().Release(op);
 }
 
+// NCCL 2.28 announces 0 channels for CollNet and multi-node NVLS collectives (the task's
+// nChannels is never set on that path) yet sends a KernelCh child per channel: 0 means "unknown",
+// and such a collective ends when every child that started has stopped (or goes stale).
 void FinishIfDone(Op* op) {
-  if (!op->own_open && op->in_flight == 0 && op->started >= op->expected) Finish(op);
+  bool channels_done = op->expected > 0 ? op->started >= op->expected : op->started > 0;
+  if (!op->own_open && op->in_flight == 0 && channels_done) Finish(op);
 }
 
 enum class SweepFor {
@@ -184,7 +189,8 @@ enum class SweepFor {
 
 bool Stale(const Op& op, std::uint64_t now, SweepFor why) {
   if (op.own_open || op.in_flight > 0) return false;
-  bool short_wait = op.started > 0 || why == SweepFor::kPressure;
+  // A collective of unknown channel count may have none that report: it goes stale as soon.
+  bool short_wait = op.started > 0 || op.expected == 0 || why == SweepFor::kPressure;
   return now - op.touched_ns >= (short_wait ? kStaleNs : kChildlessStaleNs);
 }
 

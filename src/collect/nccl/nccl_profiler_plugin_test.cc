@@ -359,13 +359,16 @@ TEST(NcclProfilerPlugin, LateChildOfAFinishedCollectiveIsIgnored) {
   coll.coll.func = "AllReduce";
   coll.coll.datatype = "ncclFloat32";
   coll.coll.count = 8;
-  coll.coll.nChannels = 0;  // no channel: written at its own stop
+  coll.coll.nChannels = 1;
   void* first = nullptr;
   plugin->startEvent(ctx, &first, &coll);
   plugin->stopEvent(first);
   EventDescrV5 ch{};
   ch.type = kProfileKernelCh;
   ch.parentObj = first;
+  void* only = nullptr;
+  plugin->startEvent(ctx, &only, &ch);
+  plugin->stopEvent(only);  // its one channel: written
   void* late = &ch;
   plugin->startEvent(ctx, &late, &ch);
   EXPECT_EQ(late, nullptr);
@@ -376,6 +379,51 @@ TEST(NcclProfilerPlugin, LateChildOfAFinishedCollectiveIsIgnored) {
   auto t = ingest::native::ReadNative(path);
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->collectives.size(), 1u);
+  std::remove(path.c_str());
+}
+
+// NCCL 2.28's CollNet and multi-node NVLS collectives (SHARP clusters) announce nChannels = 0
+// yet send a KernelCh per channel after the enqueue: the record ends with its channels, not at
+// the enqueue.
+TEST(NcclProfilerPlugin, ZeroChannelCollectiveEndsWithItsChannels) {
+  Plugin loaded = Load("nccl_plugin_zero_channels");
+  const ProfilerV5* plugin = loaded.v5;
+  ASSERT_NE(plugin, nullptr);
+  void* ctx = nullptr;
+  int mask = 0;
+  ASSERT_EQ(plugin->init(&ctx, 0x5a4bull, &mask, "world", 2, 16, 0, nullptr), kNcclSuccess);
+  EventDescrV5 coll{};
+  coll.type = kProfileColl;
+  coll.coll.seqNumber = 7;
+  coll.coll.func = "AllReduce";
+  coll.coll.datatype = "ncclBfloat16";
+  coll.coll.count = 1 << 20;
+  coll.coll.algo = "NVLS";
+  coll.coll.nChannels = 0;  // what NCCL sends on the collnet path
+  void* h = nullptr;
+  plugin->startEvent(ctx, &h, &coll);
+  ASSERT_NE(h, nullptr);
+  plugin->stopEvent(h);  // the enqueue
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EventDescrV5 ch{};
+  ch.type = kProfileKernelCh;
+  ch.parentObj = h;
+  void* ch0 = nullptr;
+  void* ch1 = nullptr;
+  plugin->startEvent(ctx, &ch0, &ch);
+  plugin->startEvent(ctx, &ch1, &ch);
+  EXPECT_NE(ch0, nullptr) << "the channels of a 0-channel collective are taken";
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  plugin->stopEvent(ch0);
+  plugin->stopEvent(ch1);
+  EXPECT_EQ(plugin->finalize(ctx), kNcclSuccess);
+  std::string path = loaded.trace_path();
+  loaded.shutdown();
+  auto records = CollectiveRecords(path);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_GE(records[0].end_ns - records[0].start_ns, 75'000'000u)
+      << "ends when its channels end, not at the enqueue";
+  EXPECT_EQ(records[0].n_channels, 2u) << "the channels that reported";
   std::remove(path.c_str());
 }
 
