@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +34,10 @@ PLASMIENT_OLD(int, pthread_key_delete, (pthread_key_t))
 PLASMIENT_OLD(void*, pthread_getspecific, (pthread_key_t))
 PLASMIENT_OLD(int, pthread_setspecific, (pthread_key_t, const void*))
 PLASMIENT_OLD(int, pthread_sigmask, (int, const sigset_t*, sigset_t*))
+// Before 2.33 the stat family were inline calls of these, with the structure's version first.
+PLASMIENT_OLD(int, __fxstat, (int, int, struct stat*))
+PLASMIENT_OLD(int, __xstat, (int, const char*, struct stat*))
+PLASMIENT_OLD(int, __lxstat, (int, const char*, struct stat*))
 
 extern "C" {
 
@@ -63,6 +68,11 @@ int __wrap_pthread_setspecific(pthread_key_t key, const void* value) {
 int __wrap_pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
   return plasmient_old_pthread_sigmask(how, set, old);
 }
+// fstat, stat and lstat exist as functions from 2.33; x86-64's struct stat is version 1.
+constexpr int kStatVersion = 1;
+int __wrap_fstat(int fd, struct stat* st) { return plasmient_old___fxstat(kStatVersion, fd, st); }
+int __wrap_stat(const char* path, struct stat* st) { return plasmient_old___xstat(kStatVersion, path, st); }
+int __wrap_lstat(const char* path, struct stat* st) { return plasmient_old___lxstat(kStatVersion, path, st); }
 
 // libstdc++ skips atomic reference counts when this says the process has one thread. The agent
 // starts threads of its own: never single-threaded.
