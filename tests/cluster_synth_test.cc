@@ -152,7 +152,8 @@ TEST(ClusterSynth, PipelineShapeAndBubblePerStage) {
 TEST(ClusterSynth, StragglersAreNamedByTheirTruthsCause) {
   for (const char* scenario : {"late-start", "straggler"}) {
     Job job;
-    ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze(std::string("--scenario ") + scenario + " --ranks 4 --steps 6", job));
+    ASSERT_NO_FATAL_FAILURE(
+        SynthAndAnalyze(std::string("--scenario ") + scenario + " --ranks 4 --steps 6", job));
     auto truth_top = job.truth["stragglers"].at(0);
     const std::string_view cause = truth_top["cause"].get_string().value();
     EXPECT_EQ(cause, std::string_view(scenario) == "late-start" ? "late_start" : "slow_work");
@@ -191,8 +192,8 @@ TEST(ClusterSynth, StragglersAreNamedByTheirTruthsCause) {
 TEST(ClusterSynth, AnHourOfClockOffsetIsRecoveredWithinAMicrosecond) {
   for (const char* ms : {"0.001", "3600000"}) {
     Job job;
-    ASSERT_NO_FATAL_FAILURE(
-        SynthAndAnalyze(std::string("--scenario clock-offset --ranks 4 --steps 2 --clock-offset-ms ") + ms, job));
+    ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze(
+        std::string("--scenario clock-offset --ranks 4 --steps 2 --clock-offset-ms ") + ms, job));
     std::int64_t rank = 0;
     for (auto offset : job.truth["clock_offsets_ns"].get_array()) {
       EXPECT_TRUE(job.per_rank.at(rank)["clock_aligned"].get_bool().value()) << ms << " rank " << rank;
@@ -207,7 +208,9 @@ TEST(ClusterSynth, AnHourOfClockOffsetIsRecoveredWithinAMicrosecond) {
 // refused by their collective signature, naming it.
 TEST(ClusterSynth, UnrelatedTracesAreRefusedByTheirCollectiveSignature) {
   fs::path a = TempDir("job-a"), b = TempDir("job-b");
-  ASSERT_EQ(RunCommand(PlasmientBinary() + " synth --scenario ddp --ranks 2 --steps 2 -o " + a.string()).exit_code, 0);
+  ASSERT_EQ(
+      RunCommand(PlasmientBinary() + " synth --scenario ddp --ranks 2 --steps 2 -o " + a.string()).exit_code,
+      0);
   ASSERT_EQ(RunCommand(PlasmientBinary() + " synth --scenario ddp --ranks 2 --steps 2 --hidden 1024 -o " +
                        b.string())
                 .exit_code,

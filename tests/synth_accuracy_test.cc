@@ -184,7 +184,8 @@ void ExpectHostCauses(const std::string& name, const std::string& flags, std::st
   for (element f : run.got["fixes"].get_array()) {
     if (f["loss"].get_string().value() != "host_bound_idle") continue;
     action = std::string(f["action"].get_string().value());
-    for (element c : f["causes"].get_array()) got[std::string(c["cause"].get_string().value())] = c["share"].get_double();
+    for (element c : f["causes"].get_array())
+      got[std::string(c["cause"].get_string().value())] = c["share"].get_double();
   }
   ASSERT_FALSE(got.empty()) << "no causes in the host-bound fix";
   std::string top_truth;

@@ -13,8 +13,12 @@ TEST(BoundedNameTest, ShortValidNamesAreUnchanged) {
 }
 
 TEST(BoundedNameTest, InvalidBytesBecomeReplacementCharacters) {
-  EXPECT_FALSE(IsBoundedName("bad\xFF" "name"));
-  EXPECT_EQ(BoundName("bad\xFF" "name\xC3"), "bad\xEF\xBF\xBDname\xEF\xBF\xBD");
+  EXPECT_FALSE(
+      IsBoundedName("bad\xFF"
+                    "name"));
+  EXPECT_EQ(BoundName("bad\xFF"
+                      "name\xC3"),
+            "bad\xEF\xBF\xBDname\xEF\xBF\xBD");
   EXPECT_EQ(BoundName("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate, byte by byte
 }
 

@@ -18,7 +18,8 @@ int CreateTempBeside(const std::filesystem::path& path, std::string_view suffix,
   return ::mkostemps(temp_name.data(), static_cast<int>(suffix.size()), O_CLOEXEC);
 }
 
-Status ReplaceFile(const std::filesystem::path& path, std::string_view data, const ReplaceFileOptions& options) {
+Status ReplaceFile(const std::filesystem::path& path, std::string_view data,
+                   const ReplaceFileOptions& options) {
   std::string temp;
   int fd = CreateTempBeside(path, options.temp_suffix, temp);
   if (fd < 0) return Fail("{}: cannot write: {}", path.string(), std::strerror(errno));

@@ -24,7 +24,8 @@ struct ReplaceFileOptions {
 };
 
 // Errors: "PATH: cannot write: REASON".
-Status ReplaceFile(const std::filesystem::path& path, std::string_view data, const ReplaceFileOptions& options = {});
+Status ReplaceFile(const std::filesystem::path& path, std::string_view data,
+                   const ReplaceFileOptions& options = {});
 
 // mkostemps on "<path>.XXXXXX<suffix>": a new file (O_EXCL, never a link), its descriptor and name;
 // -1 with errno set when none could be made.

@@ -470,7 +470,8 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
       ->capture_default_str();
   serve
       ->add_option("--http-timeout-s", serve_args->http_timeout_s,
-                   "HTTP: how long a request head may take to arrive, a response to go out, and an idle connection to stay open")
+                   "HTTP: how long a request head may take to arrive, a response to go out, and an idle "
+                   "connection to stay open")
       ->check(CLI::Range(1, 600))
       ->capture_default_str();
   serve_args->clickhouse.Add(*serve);

@@ -49,7 +49,8 @@ void AddSynthOptions(CLI::App& app, synth::SynthConfig& c, std::string& out_dir)
       ->capture_default_str();
   app.add_option("--straggler-rank", c.straggler_rank, "Straggler (or late-start) rank (-1: last)")
       ->capture_default_str();
-  app.add_option("--late-start-ms", c.late_start_ms, "late-start: host delay before each step of the late rank")
+  app.add_option("--late-start-ms", c.late_start_ms,
+                 "late-start: host delay before each step of the late rank")
       ->capture_default_str();
   app.add_option("--microbatches", c.microbatches, "Pipeline microbatches per step")->capture_default_str();
   app.add_option("--batch", c.batch, "Decode batch size")->capture_default_str();

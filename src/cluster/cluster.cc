@@ -80,8 +80,18 @@ void AlignClocks(std::span<const RankCollectives* const> ranks, const MatchSet& 
 
 struct WaitTally {
   explicit WaitTally(std::size_t n)
-      : caused_s(n), late(n), collectives(n), late_by_s(n), late_kinds(n), steps(n), late_start_s(n),
-        slow_work_s(n), start_held(n), work_held(n), start_steps(n), work_steps(n) {}
+      : caused_s(n),
+        late(n),
+        collectives(n),
+        late_by_s(n),
+        late_kinds(n),
+        steps(n),
+        late_start_s(n),
+        slow_work_s(n),
+        start_held(n),
+        work_held(n),
+        start_steps(n),
+        work_steps(n) {}
   std::vector<double> caused_s;                             // by rank index
   std::map<std::int64_t, std::vector<double>> step_caused;  // step → caused by rank index
   std::vector<std::int64_t> late, collectives;
@@ -164,15 +174,15 @@ CollectiveFigures Settle(std::span<const RankCollectives* const> ranks, const Ma
     if (i == last_i) continue;
     others.push_back(arrival[i]);
     const auto& mm = m.members[i];
-    others_start.push_back(WorkStart(*ranks[mm.rank_index], ranks[mm.rank_index]->items[mm.item].step,
-                                     *offset[mm.rank_index]));
+    others_start.push_back(
+        WorkStart(*ranks[mm.rank_index], ranks[mm.rank_index]->items[mm.item].step, *offset[mm.rank_index]));
   }
   const double lateness = NsToSeconds(static_cast<double>(last) - Median(others));
   t.late_by_s[late] += lateness;
   const auto& lm = m.members[last_i];
   const TimeNs own_start = WorkStart(*ranks[late], ranks[late]->items[lm.item].step, *offset[late]);
-  const double started_late =
-      std::clamp(NsToSeconds(static_cast<double>(own_start) - Median(others_start)), 0.0, std::max(0.0, lateness));
+  const double started_late = std::clamp(NsToSeconds(static_cast<double>(own_start) - Median(others_start)),
+                                         0.0, std::max(0.0, lateness));
   t.late_start_s[late] += started_late;
   t.slow_work_s[late] += std::max(0.0, lateness) - started_late;
   const bool start_held = 2 * started_late >= lateness;
@@ -251,10 +261,10 @@ void ReportAlignment(std::span<const RankCollectives* const> ranks, const MatchS
     const auto& sig = signatures[r];
     const bool foreign = offset[r] && sig.foreign();
     if (foreign) {
-      out.problems.push_back(fmt::format(
-          "rank {}'s collectives differ from rank {}'s in {} of {} matched ({}): not the same "
-          "collectives (not one job?)",
-          rf.rank, out.reference_rank, sig.differ, sig.compared, sig.example));
+      out.problems.push_back(
+          fmt::format("rank {}'s collectives differ from rank {}'s in {} of {} matched ({}): not the same "
+                      "collectives (not one job?)",
+                      rf.rank, out.reference_rank, sig.differ, sig.compared, sig.example));
       offset[r].reset();
     }
     rf.clock_aligned = offset[r].has_value();

@@ -198,7 +198,8 @@ MatchSet MatchCollectives(std::span<const RankCollectives* const> ranks) {
   return out;
 }
 
-std::vector<SignatureCheck> CheckSignatures(std::span<const RankCollectives* const> ranks, const MatchSet& set) {
+std::vector<SignatureCheck> CheckSignatures(std::span<const RankCollectives* const> ranks,
+                                            const MatchSet& set) {
   std::vector<SignatureCheck> out(ranks.size());
   for (const auto& m : set.matches) {
     if (m.p2p || m.kind == CollectiveKind::kAllToAll || m.members.size() < 2) continue;

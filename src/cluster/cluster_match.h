@@ -65,6 +65,7 @@ struct SignatureCheck {
   // Most of its matched collectives move other sizes than its peers': not the same collectives.
   bool foreign() const { return compared > 0 && 2 * differ > compared; }
 };
-std::vector<SignatureCheck> CheckSignatures(std::span<const RankCollectives* const> ranks, const MatchSet& set);
+std::vector<SignatureCheck> CheckSignatures(std::span<const RankCollectives* const> ranks,
+                                            const MatchSet& set);
 
 }  // namespace plasmient::cluster

@@ -98,7 +98,8 @@ TEST(ClusterTest, OffsetsFromAMicrosecondToADayAreRecoveredExactly) {
     EXPECT_EQ(result.matched, 5);
     for (int r = 1; r < 3; ++r) {
       EXPECT_TRUE(result.ranks[r].clock_aligned) << offset;
-      EXPECT_NEAR(static_cast<double>(result.ranks[r].clock_offset_ns), static_cast<double>(job.offset[r]), 1e3)
+      EXPECT_NEAR(static_cast<double>(result.ranks[r].clock_offset_ns), static_cast<double>(job.offset[r]),
+                  1e3)
           << "offset " << offset << " rank " << r;
     }
     // Rank 1 arrives 1 ms late every time: its wait is charged to it on the aligned clock.
@@ -123,9 +124,10 @@ TEST(ClusterTest, CollectivesOfOtherSizesAreAProblemNeverAnAlignment) {
   EXPECT_EQ(result.ranks[1].clock_offset_ns, 0);
   EXPECT_EQ(result.matched, 0);  // no wait or bandwidth figures from mismatched collectives
   ASSERT_EQ(result.problems.size(), 1u);
-  EXPECT_NE(result.problems[0].find("rank 1's collectives differ from rank 0's in 5 of 5 matched "
-                                    "(all_reduce 0 of group '0' is 3145728 B on rank 1 but 1048576 B on rank 0)"),
-            std::string::npos)
+  EXPECT_NE(
+      result.problems[0].find("rank 1's collectives differ from rank 0's in 5 of 5 matched "
+                              "(all_reduce 0 of group '0' is 3145728 B on rank 1 but 1048576 B on rank 0)"),
+      std::string::npos)
       << result.problems[0];
 }
 
@@ -222,8 +224,8 @@ TEST(ClusterTest, StragglersByCauseLateStartOrSlowWork) {
         TimeNs begin = t + (r == 3 && late_start ? 2 * kMs : 0);
         job.ranks[r].step_starts.emplace_back(step, begin + job.offset[r]);
       }
-      job.Collective("0", {0, 1, 2, 3}, step, "allreduce", {t + 10 * kMs, t + 10 * kMs, t + 10 * kMs, t + 12 * kMs},
-                     kMs, step);
+      job.Collective("0", {0, 1, 2, 3}, step, "allreduce",
+                     {t + 10 * kMs, t + 10 * kMs, t + 10 * kMs, t + 12 * kMs}, kMs, step);
     }
     auto result = AnalyzeCluster(job.ranks, {});
     ASSERT_EQ(result.stragglers.size(), 1u) << late_start;

@@ -41,8 +41,9 @@ Fix StragglerAdvice(const Straggler& s) {
     // Its work took no longer than its peers': evening it out recovers nothing.
     return {Loss::kExposedCommunication,
             s.capacity_fraction,
-            late + "; its step begins late (its work takes no longer than its peers'): look at what runs "
-                   "before its step (host, input pipeline, the previous step's tail)",
+            late +
+                "; its step begins late (its work takes no longer than its peers'): look at what runs "
+                "before its step (host, input pipeline, the previous step's tail)",
             {fmt::format("rank {}", s.rank)},
             arrivals,
             s.capacity_fraction * work_share};

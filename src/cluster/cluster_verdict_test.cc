@@ -80,7 +80,8 @@ TEST(ClusterVerdictTest, ALateStartIsNamedAsSuchAndRecoversNothingFromWork) {
       r.steps.push_back(s);
     }
   }
-  job.evidence.exposed_comm_s[static_cast<std::size_t>(verdict::CommFamily::kAllToAll)] = 1;  // the job's dominant
+  job.evidence.exposed_comm_s[static_cast<std::size_t>(verdict::CommFamily::kAllToAll)] =
+      1;  // the job's dominant
   AddClusterFigures(job, {});
   ASSERT_EQ(job.stragglers.size(), 1u);
   EXPECT_EQ(job.stragglers[0].cause, "late_start");

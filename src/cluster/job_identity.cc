@@ -27,8 +27,8 @@ void Backend(const std::vector<RankVerdict>& ranks, std::vector<std::string>& wh
     if (first == nullptr) {
       first = &r;
     } else if (r.backend != first->backend) {
-      why.push_back(fmt::format("backend {} in {} but {} in {}", first->backend, FileName(first->path), r.backend,
-                                FileName(r.path)));
+      why.push_back(fmt::format("backend {} in {} but {} in {}", first->backend, FileName(first->path),
+                                r.backend, FileName(r.path)));
       return;
     }
   }
@@ -59,7 +59,7 @@ void ProcessGroups(const std::vector<RankVerdict>& ranks, std::vector<std::strin
 // The kinds each rank runs on each group, over the steps two ranks both hold (all of them when
 // either has no step numbers): one job's ranks of a group run the same collectives.
 std::set<std::pair<std::string, join::CollectiveKind>> KindsOn(const RankVerdict& r,
-                                                                const std::set<std::int64_t>& steps) {
+                                                               const std::set<std::int64_t>& steps) {
   std::set<std::pair<std::string, join::CollectiveKind>> kinds;
   for (const auto& c : r.collectives) {
     if (c.p2p || c.group.empty()) continue;
@@ -84,8 +84,9 @@ void Signature(const std::vector<RankVerdict>& ranks, std::vector<std::string>& 
     if (r.rank >= 0 && r.no_gpu_reason.empty() && !r.collectives.empty()) by_rank.push_back(&r);
   }
   std::stable_sort(by_rank.begin(), by_rank.end(), [](auto* a, auto* b) { return a->rank < b->rank; });
-  by_rank.erase(std::unique(by_rank.begin(), by_rank.end(), [](auto* a, auto* b) { return a->rank == b->rank; }),
-                by_rank.end());
+  by_rank.erase(
+      std::unique(by_rank.begin(), by_rank.end(), [](auto* a, auto* b) { return a->rank == b->rank; }),
+      by_rank.end());
   if (by_rank.size() < 2) return;
   const RankVerdict& ref = *by_rank.front();
   const auto ref_steps = StepsOf(ref);
@@ -114,9 +115,10 @@ void Signature(const std::vector<RankVerdict>& ranks, std::vector<std::string>& 
   const auto checks = CheckSignatures(pointers, set);
   for (std::size_t i = 0; i < checks.size(); ++i) {
     if (!checks[i].foreign()) continue;
-    why.push_back(fmt::format("collective signature: {} of {} matched collectives of {} move other sizes than {}'s ({})",
-                              checks[i].differ, checks[i].compared, FileName(by_rank[i]->path),
-                              FileName(ref.path), checks[i].example));
+    why.push_back(fmt::format(
+        "collective signature: {} of {} matched collectives of {} move other sizes than {}'s ({})",
+        checks[i].differ, checks[i].compared, FileName(by_rank[i]->path), FileName(ref.path),
+        checks[i].example));
     return;
   }
 }

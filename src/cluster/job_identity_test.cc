@@ -10,13 +10,15 @@ using verdict::RankVerdict;
 constexpr TimeNs kEpoch2023 = 1'682'725'898'000'000'000;
 
 // Rank `rank` of an 8-rank NCCL job on H100s: `n` all-reduces of `bytes` on group "0" in step 5.
-RankVerdict Rank(std::string path, std::int64_t rank, TimeNs start_ns, std::int64_t bytes = 1 << 20, int n = 4) {
+RankVerdict Rank(std::string path, std::int64_t rank, TimeNs start_ns, std::int64_t bytes = 1 << 20,
+                 int n = 4) {
   RankVerdict r;
   r.path = std::move(path);
   r.rank = rank;
   r.world_size = 8;
   r.backend = "nccl";
-  r.pg_config = R"([{"pg_name":"0","pg_desc":"default_pg","backend_config":"cuda:nccl","pg_size":8,"ranks":[]}])";
+  r.pg_config =
+      R"([{"pg_name":"0","pg_desc":"default_pg","backend_config":"cuda:nccl","pg_size":8,"ranks":[]}])";
   r.run.start_ns = start_ns;
   r.run.end_ns = start_ns + 15 * kNsPerMs;
   r.device = {.name = "NVIDIA H100 SXM 80GB", .key = "h100_sxm", .source = "trace: name"};

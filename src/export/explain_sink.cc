@@ -65,7 +65,8 @@ std::vector<SentencePiece> HostClause(const Column& c) {
   }
   // The cause the verdict's host-bound idle reads for the same ranges (verdict/host_causes.h).
   std::vector<verdict::HostRangeRef> stack;
-  for (const auto& h : c.host) stack.push_back({h.name, h.kind == "api", h.kind == "step" || h.kind == "module"});
+  for (const auto& h : c.host)
+    stack.push_back({h.name, h.kind == "api", h.kind == "step" || h.kind == "module"});
   const verdict::HostCause cause = verdict::CauseOfStack(stack);
   for (const auto& h : c.host) {
     const auto named = verdict::CauseOfHostRange(h.name, h.kind == "api");

@@ -32,14 +32,22 @@ constexpr int kAcceptsPerRound = 16;
 
 std::string_view Reason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Content Too Large";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    default: return "Status";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 413:
+      return "Content Too Large";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
   }
 }
 
@@ -69,10 +77,12 @@ bool SendAll(int fd, std::string_view data, std::chrono::steady_clock::time_poin
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     pollfd p{fd, POLLOUT, 0};
-    if (::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), kMaxPollMs))) < 0 && errno != EINTR) {
+    if (::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), kMaxPollMs))) < 0 &&
+        errno != EINTR) {
       return false;
     }
   }
@@ -117,7 +127,8 @@ Status HttpServer::Start(const std::string& host, int port) {
   ::freeaddrinfo(found);
   if (!bound) {
     if (fd >= 0) ::close(fd);
-    return plasmient::Fail("--listen {}:{}: cannot bind (in use, or not an address of this host)", host, port);
+    return plasmient::Fail("--listen {}:{}: cannot bind (in use, or not an address of this host)", host,
+                           port);
   }
   sockaddr_storage local{};
   socklen_t n = sizeof local;
@@ -249,7 +260,7 @@ void HttpServer::Evict(const std::string& peer) {
     if (c.peer == peer && c.order < peer_order) peer_order = c.order, oldest_of_peer = fd;
     if (c.order < any_order) any_order = c.order, oldest = fd;
   }
-  int victim = from_peer >= limits_.max_per_peer            ? oldest_of_peer
+  int victim = from_peer >= limits_.max_per_peer                ? oldest_of_peer
                : connections_.size() >= limits_.max_connections ? oldest
                                                                 : -1;
   if (victim < 0) return;
@@ -261,8 +272,9 @@ void HttpServer::Read(int fd, Connection& c) {
   char chunk[4096];
   for (;;) {
     std::size_t cap = limits_.max_head_bytes + 4;  // a head and its blank line
-    std::size_t room = c.state == State::kClosing ? sizeof chunk
-                                                   : std::min(sizeof chunk, cap - std::min(cap, c.buffer.size()));
+    std::size_t room = c.state == State::kClosing
+                           ? sizeof chunk
+                           : std::min(sizeof chunk, cap - std::min(cap, c.buffer.size()));
     if (room == 0) break;
     ssize_t n = ::recv(fd, chunk, room, 0);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
@@ -303,8 +315,10 @@ bool HttpServer::TakeRequest(int fd, Connection& c) {
     Refuse(fd, c, 400, "bad request line");
     return true;
   }
-  Job job{fd, {std::string(line.substr(0, s1)), std::string(line.substr(s1 + 1, s2 - s1 - 1))},
-          line.substr(s2 + 1) == "HTTP/1.1", false};
+  Job job{fd,
+          {std::string(line.substr(0, s1)), std::string(line.substr(s1 + 1, s2 - s1 - 1))},
+          line.substr(s2 + 1) == "HTTP/1.1",
+          false};
   if (auto q = job.request.path.find('?'); q != std::string::npos) job.request.path.resize(q);
   bool has_body = false;
   std::size_t headers = 0;
@@ -357,8 +371,8 @@ bool HttpServer::TakeRequest(int fd, Connection& c) {
 // hundred bytes, which a fresh socket's buffer always takes.
 void HttpServer::Refuse(int fd, Connection& c, int status, std::string_view why) {
   std::string response = fmt::format(
-      "HTTP/1.1 {} {}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}\n", status,
-      Reason(status), why.size() + 1, why);
+      "HTTP/1.1 {} {}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}\n",
+      status, Reason(status), why.size() + 1, why);
   (void)!::send(fd, response.data(), response.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   ::shutdown(fd, SHUT_WR);
   c.state = State::kClosing;
@@ -388,12 +402,13 @@ void HttpServer::WorkerLoop() {
       gzip = !packed.empty();
       if (gzip) res.body = std::move(packed);
     }
-    std::string head = fmt::format("HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n{}{}\r\n", res.status,
-                                   Reason(res.status), res.content_type, res.body.size(),
-                                   gzip ? "Content-Encoding: gzip\r\n" : "",
-                                   job.keep_alive ? "" : "Connection: close\r\n");
+    std::string head =
+        fmt::format("HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n{}{}\r\n", res.status,
+                    Reason(res.status), res.content_type, res.body.size(),
+                    gzip ? "Content-Encoding: gzip\r\n" : "", job.keep_alive ? "" : "Connection: close\r\n");
     auto deadline = Clock::now() + limits_.write_timeout;
-    bool sent = SendAll(job.fd, head, deadline) && (job.request.method == "HEAD" || SendAll(job.fd, res.body, deadline));
+    bool sent = SendAll(job.fd, head, deadline) &&
+                (job.request.method == "HEAD" || SendAll(job.fd, res.body, deadline));
     {
       std::lock_guard lock(mu_);
       returned_.emplace_back(job.fd, sent && job.keep_alive);

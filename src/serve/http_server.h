@@ -36,7 +36,7 @@ namespace plasmient::serve {
 struct HttpLimits {
   std::size_t max_head_bytes = 16 << 10;  // request line and headers together
   std::size_t max_headers = 64;
-  int workers = 4;                        // responses under way at once
+  int workers = 4;  // responses under way at once
   std::size_t max_connections = 256;
   std::size_t max_per_peer = 128;
   // From a connection's start (or its previous response) to a complete request head; also how
@@ -58,8 +58,8 @@ struct HttpResponse {
 };
 
 struct HttpCounters {
-  std::atomic<std::int64_t> requests{0}, refused_head{0}, refused_body{0}, refused_method{0},
-      bad_requests{0}, timed_out{0}, evicted{0}, refused_connections{0};
+  std::atomic<std::int64_t> requests{0}, refused_head{0}, refused_body{0}, refused_method{0}, bad_requests{0},
+      timed_out{0}, evicted{0}, refused_connections{0};
 };
 
 class HttpServer {
@@ -118,7 +118,7 @@ class HttpServer {
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Job> jobs_;                          // under mu_
+  std::deque<Job> jobs_;                        // under mu_
   std::vector<std::pair<int, bool>> returned_;  // under mu_: (fd, keep alive) from the workers
 };
 

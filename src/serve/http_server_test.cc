@@ -26,7 +26,8 @@ using namespace std::chrono_literals;
 // About the size of a real exposition (200 KB in the probe).
 std::string Exposition() {
   std::string body;
-  for (int i = 0; body.size() < (200 << 10); ++i) body += fmt::format("plasmient_metric{{rank=\"{}\"}} {}\n", i, i * 7);
+  for (int i = 0; body.size() < (200 << 10); ++i)
+    body += fmt::format("plasmient_metric{{rank=\"{}\"}} {}\n", i, i * 7);
   return body;
 }
 
@@ -55,7 +56,8 @@ class HttpServerTest : public ::testing::Test {
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<std::uint16_t>(server_->port()));
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    timeval tv{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
+    timeval tv{static_cast<time_t>(timeout.count() / 1000),
+               static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
@@ -90,7 +92,8 @@ class HttpServerTest : public ::testing::Test {
     r.head = data.substr(0, end + 4);
     r.status = std::atoi(r.head.c_str() + 9);
     std::size_t length = 0;
-    if (auto at = r.head.find("Content-Length: "); at != std::string::npos) length = std::stoul(r.head.substr(at + 16));
+    if (auto at = r.head.find("Content-Length: "); at != std::string::npos)
+      length = std::stoul(r.head.substr(at + 16));
     r.body = data.substr(end + 4);
     while (r.body.size() < length) {
       ssize_t n = ::recv(fd, buf, sizeof buf, 0);

@@ -637,7 +637,8 @@ bool ServeDaemon::Record(Task& task) {
   if (!store) return false;
   // Another serve sharing the store may have recorded the job while this one analyzed it: then
   // neither store gets it a second time (its rows went to this serve's outbox only if not).
-  if (Seen seen = SeenBefore(*store, task.context.job_key, entry); seen != Seen::kNew) return seen == Seen::kRecorded;
+  if (Seen seen = SeenBefore(*store, task.context.job_key, entry); seen != Seen::kNew)
+    return seen == Seen::kRecorded;
   if (outbox_) {
     // Journaled as done only once every store has it or its outbox file is durable.
     auto put = outbox_->Put(task.context.job_key, batch);

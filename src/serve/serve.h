@@ -45,13 +45,13 @@ struct ServeOptions {
   verdict::AnalyzeOptions analyze;
   int poll_ms = 200;
   std::size_t max_jobs_in_metrics = 32;
-  int http_threads = 4;                   // responses at once (HttpLimits::workers)
-  std::string host;                       // the host label; default gethostname()
-  bool delete_done = false;               // delete analyzed traces instead of moving to done/
-  LiveSampler* live = nullptr;            // live GPU sampler (the agent's NVML reader), or none
-  SpoolRules spool_rules;                 // --any-owner
-  AnalysisLimits limits;                  // --analysis-timeout-s, --analysis-memory-mb, --analysis-cpu-s
-  int http_read_timeout_s = 5;            // a request's head, a response, and idle keep-alive
+  int http_threads = 4;         // responses at once (HttpLimits::workers)
+  std::string host;             // the host label; default gethostname()
+  bool delete_done = false;     // delete analyzed traces instead of moving to done/
+  LiveSampler* live = nullptr;  // live GPU sampler (the agent's NVML reader), or none
+  SpoolRules spool_rules;       // --any-owner
+  AnalysisLimits limits;        // --analysis-timeout-s, --analysis-memory-mb, --analysis-cpu-s
+  int http_read_timeout_s = 5;  // a request's head, a response, and idle keep-alive
   // --cluster-every-s: the cluster layer over the store (ClickHouse when given, else SQLite) for
   // jobs whose per-rank rows changed, this often; 0: never. One serve of a fleet is enough.
   double cluster_every_s = 0;

@@ -148,7 +148,8 @@ Result<store::Labels> ReadMarkerLabels(const SpoolEntry& entry, const ingest::Op
   auto f = ingest::InputFile::Open(entry.marker.string(), rules);
   if (!f) return std::unexpected(f.error());
   struct stat st {};
-  if (::fstat(f->fd(), &st) == 0 && st.st_nlink > 1) return Fail("{}", HardLinkRefusal(entry.marker, st.st_nlink));
+  if (::fstat(f->fd(), &st) == 0 && st.st_nlink > 1)
+    return Fail("{}", HardLinkRefusal(entry.marker, st.st_nlink));
   if (f->size() > kMaxMarkerBytes) {
     return Fail("{}: larger than {} KiB: not a marker", entry.marker.string(), kMaxMarkerBytes >> 10);
   }

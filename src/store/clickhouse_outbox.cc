@@ -30,7 +30,8 @@ constexpr auto kSentMemory = std::chrono::hours(24 * 7);
 std::string FileStem(std::string_view key) {
   std::string stem(key);
   for (char& c : stem) {
-    bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_';
+    bool ok =
+        (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_';
     if (!ok) c = '_';
   }
   return stem;
@@ -71,7 +72,8 @@ Status ClickHouseOutbox::Open() {
     const fs::path& p = e.path();
     if (p.extension() == ".part") fs::remove(p, ec);
     if (p.extension() == kSentSuffix && now - fs::last_write_time(p, ec) > kSentMemory) fs::remove(p, ec);
-    if (p.extension() == kSuffix && fs::exists(fs::path(p).replace_extension(kSentSuffix), ec)) fs::remove(p, ec);
+    if (p.extension() == kSuffix && fs::exists(fs::path(p).replace_extension(kSentSuffix), ec))
+      fs::remove(p, ec);
   }
   std::int64_t bytes = 0, files = 0;
   for (const auto& p : ListPending(dir_)) {
@@ -195,7 +197,8 @@ Status ClickHouseOutbox::SendSome(std::size_t max_files) {
   for (const auto& [p, bytes] : sent) {
     std::error_code ec;
     // The mark first: a crash between the two leaves both, and Open removes the file.
-    if (auto marked = ReplaceFile(fs::path(p).replace_extension(kSentSuffix), "", {.mode = 0644, .durable = true});
+    if (auto marked =
+            ReplaceFile(fs::path(p).replace_extension(kSentSuffix), "", {.mode = 0644, .durable = true});
         !marked) {
       fmt::print(stderr, "plasmient serve: {}\n", marked.error().message);
     }

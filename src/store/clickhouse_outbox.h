@@ -2,8 +2,8 @@
 // file per job key, "<key>.tsv", atomically; a retry rewrites it), a sender thread inserts them in
 // batches, deletes what landed and marks its key sent ("<key>.sent"), after which a Put of that
 // key writes nothing: a job reaches ClickHouse's rollups once, whatever happens to the SQLite
-// write that follows the Put. While ClickHouse is unreachable files wait and are retried; nothing is lost up to
-// `max_bytes`, and what would overflow it is dropped and counted.
+// write that follows the Put. While ClickHouse is unreachable files wait and are retried; nothing is lost up
+// to `max_bytes`, and what would overflow it is dropped and counted.
 #pragma once
 
 #include <atomic>

@@ -338,7 +338,8 @@ TEST(ClickHouseRetryTest, RetriesOfOneJobReachClickHouseOnce) {
     ASSERT_TRUE(box.Open());
     for (int retry = 0; retry < 3; ++retry) ASSERT_TRUE(*box.Put("k0", Rows("k0", 7)));
     EXPECT_EQ(box.counters().pending_files, 1);
-    EXPECT_EQ(box.counters().pending_bytes, static_cast<std::int64_t>(ClickHouseOutbox::Serialize(Rows("k0", 7)).size()));
+    EXPECT_EQ(box.counters().pending_bytes,
+              static_cast<std::int64_t>(ClickHouseOutbox::Serialize(Rows("k0", 7)).size()));
     ASSERT_TRUE(box.Flush());
     for (int retry = 0; retry < 3; ++retry) ASSERT_TRUE(*box.Put("k0", Rows("k0", 7)));  // after the send
     EXPECT_EQ(box.counters().pending_files, 0);

@@ -268,7 +268,8 @@ Status WriteJob(const SynthConfig& input, const std::string& out_dir, Progress* 
     const double caused = resolver.caused_wait_ns()[static_cast<std::size_t>(r)];
     if (caused <= 0) continue;
     std::string_view cause = "jitter";
-    if (r == StragglerRank(config)) cause = config.scenario == Scenario::kLateStart ? "late_start" : "slow_work";
+    if (r == StragglerRank(config))
+      cause = config.scenario == Scenario::kLateStart ? "late_start" : "slow_work";
     stragglers.push_back({r, NsToSeconds(caused), cause});
   }
   std::sort(stragglers.begin(), stragglers.end(), [](const StragglerReport& a, const StragglerReport& b) {

@@ -48,7 +48,6 @@ void Merge(StreamTail& into, const StreamTail& from) {
   }
 }
 
-
 // Lays the CPU ranges of a launching item out from cpu_ns.
 void LayOutCpu(const Item& item, TimeNs cpu_ns, SimEvent& ev) {
   const TimeNs pad = item.autograd_fn != nullptr ? kAutogradPadNs : 0;

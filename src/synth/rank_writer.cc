@@ -233,11 +233,12 @@ void RankWriter::OnItem(const SimEvent& ev) {
       const std::string_view name =
           item.host_call != nullptr ? std::string_view(item.host_call)
           : decode                  ? std::string_view("LLMEngine.step#Scheduler.schedule")
-                                    : std::string_view("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+                   : std::string_view("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
       if (item.host_call_api) {
         WriteRuntime({"cuda_runtime", name, 0, ev.item_start_ns, ev.item_end_ns, next_correlation_++, 0});
       } else if (!name.empty()) {
-        Range({.cat = "user_annotation", .name = name, .start_ns = ev.item_start_ns, .end_ns = ev.item_end_ns});
+        Range(
+            {.cat = "user_annotation", .name = name, .start_ns = ev.item_start_ns, .end_ns = ev.item_end_ns});
       }
       stalls_.push_back({ev.item_start_ns, ev.item_end_ns,
                          item.cause != nullptr ? item.cause

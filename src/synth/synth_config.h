@@ -24,7 +24,7 @@ enum class Scenario : std::uint8_t {
   // graph's capture beside each rank's replay trace; and the same replays with no capture trace
   kGraphDecode,
   kGraphDecodeReplayOnly,
-  kLateStart,    // ddp with one rank beginning every step late_start_ms after its peers (same work)
+  kLateStart,  // ddp with one rank beginning every step late_start_ms after its peers (same work)
 };
 
 bool IsDecode(Scenario scenario);   // decode served eagerly or from a graph

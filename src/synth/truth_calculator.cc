@@ -185,8 +185,8 @@ WindowTruth ComputeWindow(std::span<const TruthActivity> activities, TimeNs star
 }
 
 std::vector<std::pair<std::string, double>> HostIdleByCause(std::span<const TruthActivity> activities,
-                                                           TimeNs start_ns, TimeNs end_ns,
-                                                           std::span<const HostStallTruth> stalls) {
+                                                            TimeNs start_ns, TimeNs end_ns,
+                                                            std::span<const HostStallTruth> stalls) {
   // The idle intervals: the window less the union of the activities.
   std::vector<std::pair<TimeNs, TimeNs>> busy;
   for (const TruthActivity& a : activities) {

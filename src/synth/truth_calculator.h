@@ -96,8 +96,8 @@ struct HostStallTruth {
 // The GPU idle of [start_ns, end_ns) (no activity resident) that falls inside each stall, summed
 // by cause, in first-seen order: what each cause of the host-bound idle holds.
 std::vector<std::pair<std::string, double>> HostIdleByCause(std::span<const TruthActivity> activities,
-                                                           TimeNs start_ns, TimeNs end_ns,
-                                                           std::span<const HostStallTruth> stalls);
+                                                            TimeNs start_ns, TimeNs end_ns,
+                                                            std::span<const HostStallTruth> stalls);
 
 struct StepTruth {
   int step = 0;

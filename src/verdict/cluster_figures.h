@@ -43,8 +43,8 @@ struct Straggler {
   // median) split by cause (docs/cluster.md): its step began late (host, input pipeline, the
   // previous step's tail, outside the trace), or its work since the step began took longer.
   double late_start_s = 0, slow_work_s = 0;
-  std::string cause;        // "late_start" or "slow_work": the larger part
-  double confidence = 0;    // share of its late collectives the cause holds at × n/(n+1), n steps
+  std::string cause;             // "late_start" or "slow_work": the larger part
+  double confidence = 0;         // share of its late collectives the cause holds at × n/(n+1), n steps
   std::int64_t cause_steps = 0;  // steps (or collectives, without step numbers) where the cause holds
   double lateness_s() const { return mean_late_s * static_cast<double>(late_collectives); }
 };

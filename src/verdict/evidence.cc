@@ -180,7 +180,8 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
   NameMemo is_pytorch_kernel(t.strings, [](std::string_view n) {
     return n.find("at::native::") != std::string_view::npos || n.find("at::cuda::") != std::string_view::npos;
   });
-  for (std::size_t k = 0; k < t.gpu.size(); ++k) e.pytorch_kernels += f.kept[k] && is_pytorch_kernel(t.gpu.name[k]);
+  for (std::size_t k = 0; k < t.gpu.size(); ++k)
+    e.pytorch_kernels += f.kept[k] && is_pytorch_kernel(t.gpu.name[k]);
   std::vector<GemmShapeLoss> shapes;
   std::unordered_map<std::uint32_t, double> glue_by_name;
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {

@@ -106,10 +106,11 @@ Advice ComputeAdvice(const JobVerdict& job) {
         e.poor_gemm_lost_s};
   }
   const std::string dtypes = FasterDtypes(job);
-  return {e.pytorch() ? fmt::format("raise GEMM efficiency: larger or 64/128-aligned shapes, fewer tiny GEMMs, {}"
-                                    "torch.compile",
-                                    dtypes.empty() ? std::string() : dtypes + ", ")
-                      : "raise kernel efficiency: larger, aligned problem sizes; tensor-core data types",
+  return {e.pytorch()
+              ? fmt::format("raise GEMM efficiency: larger or 64/128-aligned shapes, fewer tiny GEMMs, {}"
+                            "torch.compile",
+                            dtypes.empty() ? std::string() : dtypes + ", ")
+              : "raise kernel efficiency: larger, aligned problem sizes; tensor-core data types",
           "tune GEMM shapes and dtypes", ""};
 }
 
@@ -340,38 +341,43 @@ Advice HostCauseAdvice(const JobVerdict& job, HostCause cause, const Cause& seen
   const std::string names = CauseNames(c);
   const double window_s = job.job.wall_s;
   const std::string calls =
-      c.calls > 0 ? fmt::format("{} calls hold the host {} of the {}{}", Thousands(c.calls), Seconds(c.call_s),
-                                Seconds(window_s), job.ranks.size() > 1 ? " of rank windows" : " window")
-                  : std::string();
+      c.calls > 0
+          ? fmt::format("{} calls hold the host {} of the {}{}", Thousands(c.calls), Seconds(c.call_s),
+                        Seconds(window_s), job.ranks.size() > 1 ? " of rank windows" : " window")
+          : std::string();
   const std::string held = fmt::format("{:.0f}% of the host-bound idle ({})", 100 * seen.share, names);
   switch (cause) {
     case HostCause::kAllocator:
-      return {fmt::format("the host frees and allocates device memory in the loop ({}): the caching allocator "
-                          "looks disabled (PYTORCH_NO_CUDA_MEMORY_CACHING / PYTORCH_NO_HIP_MEMORY_CACHING set) "
-                          "or torch.cuda.empty_cache() runs every step: keep the caching allocator on and "
-                          "call empty_cache() outside the step, if at all",
-                          calls.empty() ? held : calls + "; " + held),
-              "keep the caching allocator on", seen.evidence, seen.seconds};
+      return {
+          fmt::format("the host frees and allocates device memory in the loop ({}): the caching allocator "
+                      "looks disabled (PYTORCH_NO_CUDA_MEMORY_CACHING / PYTORCH_NO_HIP_MEMORY_CACHING set) "
+                      "or torch.cuda.empty_cache() runs every step: keep the caching allocator on and "
+                      "call empty_cache() outside the step, if at all",
+                      calls.empty() ? held : calls + "; " + held),
+          "keep the caching allocator on", seen.evidence, seen.seconds};
     case HostCause::kSync:
-      return {fmt::format("the host waits for the GPU to drain, then the GPU waits for the host ({}): remove "
-                          "synchronizations from the loop (.item(), .cpu(), .tolist(), printing tensors, "
-                          "nonzero/masked_select and other data-dependent shapes, explicit synchronize): keep "
-                          "the values on the device or read them a step later",
-                          held),
-              "remove host syncs", seen.evidence, seen.seconds};
+      return {
+          fmt::format("the host waits for the GPU to drain, then the GPU waits for the host ({}): remove "
+                      "synchronizations from the loop (.item(), .cpu(), .tolist(), printing tensors, "
+                      "nonzero/masked_select and other data-dependent shapes, explicit synchronize): keep "
+                      "the values on the device or read them a step later",
+                      held),
+          "remove host syncs", seen.evidence, seen.seconds};
     case HostCause::kBlockingCopy:
-      return {fmt::format("copies block the host ({}): copy from pinned memory (pin_memory=True) with "
-                          "non_blocking=True, and issue the next batch's copy ahead of its use (a side stream "
-                          "or the DataLoader's pin_memory thread)",
-                          held),
-              "pinned, non_blocking copies", seen.evidence, seen.seconds};
+      return {
+          fmt::format("copies block the host ({}): copy from pinned memory (pin_memory=True) with "
+                      "non_blocking=True, and issue the next batch's copy ahead of its use (a side stream "
+                      "or the DataLoader's pin_memory thread)",
+                      held),
+          "pinned, non_blocking copies", seen.evidence, seen.seconds};
     case HostCause::kCompile:
-      return {fmt::format("the window is compilation and module loading ({}): a warm-up, not the steady state, "
-                          "and its figures are not the run's: profile after the first iterations (a "
-                          "torch.profiler schedule with wait/warmup steps), and keep compiled kernels between "
-                          "runs (TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR, ahead-of-time compilation)",
-                          held),
-              "warm-up: profile later", seen.evidence, seen.seconds};
+      return {
+          fmt::format("the window is compilation and module loading ({}): a warm-up, not the steady state, "
+                      "and its figures are not the run's: profile after the first iterations (a "
+                      "torch.profiler schedule with wait/warmup steps), and keep compiled kernels between "
+                      "runs (TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR, ahead-of-time compilation)",
+                      held),
+          "warm-up: profile later", seen.evidence, seen.seconds};
     case HostCause::kDataLoading:
       return {fmt::format("the GPU waits for the data loader ({}): more DataLoader workers (num_workers, "
                           "persistent_workers, prefetch_factor), pin_memory=True, and decoding or "
@@ -395,43 +401,48 @@ Advice HostCauseAdvice(const JobVerdict& job, HostCause cause, const Cause& seen
               ? fmt::format("{} compute kernels, median {:.0f} µs; ", Thousands(e.compute_kernels), median_us)
               : std::string();
       if (e.graph_launches > 0) {
-        return {"the GPU idles between CUDA-graph replays while the host launches: capture more of the step in "
-                "the graph and overlap the host's work between replays (sampling, scheduling)",
-                "capture more, overlap host work",
-                fmt::format("{}{}; {}", kernels, Count(e.graph_launches, "graph launches", "graph launch"),
-                            seen.evidence),
-                seen.seconds};
+        return {
+            "the GPU idles between CUDA-graph replays while the host launches: capture more of the step in "
+            "the graph and overlap the host's work between replays (sampling, scheduling)",
+            "capture more, overlap host work",
+            fmt::format("{}{}; {}", kernels, Count(e.graph_launches, "graph launches", "graph launch"),
+                        seen.evidence),
+            seen.seconds};
       }
-      return {e.pytorch() ? "many short kernels launched one by one: the GPU waits for the host between them; "
-                            "capture the step in CUDA graphs (torch.compile mode=\"reduce-overhead\", "
-                            "torch.cuda.graphs) or fuse the small kernels (torch.compile)"
-                          : "many short kernels launched one by one: the GPU waits for the host between them; "
-                            "capture them in CUDA graphs or fuse them",
+      return {e.pytorch()
+                  ? "many short kernels launched one by one: the GPU waits for the host between them; "
+                    "capture the step in CUDA graphs (torch.compile mode=\"reduce-overhead\", "
+                    "torch.cuda.graphs) or fuse the small kernels (torch.compile)"
+                  : "many short kernels launched one by one: the GPU waits for the host between them; "
+                    "capture them in CUDA graphs or fuse them",
               "CUDA graphs or fuse tiny kernels", kernels + seen.evidence, seen.seconds};
     }
     case HostCause::kHostWork:
       if (e.graph_launches > 0) {
-        return {fmt::format("the GPU idles between CUDA-graph replays while the host runs {}: overlap the "
-                            "host's work with the replays (schedule the next step while this one runs) or "
-                            "capture more of the step",
-                            names.empty() ? std::string("its own code") : names),
-                "overlap host work, capture more",
-                fmt::format("{}; {}", Count(e.graph_launches, "graph launches", "graph launch"), seen.evidence),
-                seen.seconds};
+        return {
+            fmt::format("the GPU idles between CUDA-graph replays while the host runs {}: overlap the "
+                        "host's work with the replays (schedule the next step while this one runs) or "
+                        "capture more of the step",
+                        names.empty() ? std::string("its own code") : names),
+            "overlap host work, capture more",
+            fmt::format("{}; {}", Count(e.graph_launches, "graph launches", "graph launch"), seen.evidence),
+            seen.seconds};
       }
-      return {fmt::format("the host runs {} while the GPU waits, launching nothing: move that work out of the "
-                          "step or overlap it with the GPU (prepare the next step while this one runs), and "
-                          "cut per-op overhead (torch.compile, CUDA graphs)",
-                          names.empty() ? std::string("its own code") : names),
-              "overlap host work", seen.evidence, seen.seconds};
+      return {
+          fmt::format("the host runs {} while the GPU waits, launching nothing: move that work out of the "
+                      "step or overlap it with the GPU (prepare the next step while this one runs), and "
+                      "cut per-op overhead (torch.compile, CUDA graphs)",
+                      names.empty() ? std::string("its own code") : names),
+          "overlap host work", seen.evidence, seen.seconds};
     case HostCause::kUnknown:
     case HostCause::kCount:
       break;
   }
-  return {"no host range spans this idle, so its cause is unknown from this trace: record the CPU activities "
-          "(torch.profiler ProfilerActivity.CPU) with record_function ranges around data loading, scheduling "
-          "and host work, then read it again",
-          "cause unknown: record CPU ranges", seen.evidence, seen.seconds};
+  return {
+      "no host range spans this idle, so its cause is unknown from this trace: record the CPU activities "
+      "(torch.profiler ProfilerActivity.CPU) with record_function ranges around data loading, scheduling "
+      "and host work, then read it again",
+      "cause unknown: record CPU ranges", seen.evidence, seen.seconds};
 }
 
 Advice HostAdvice(const JobVerdict& job) {
@@ -439,15 +450,17 @@ Advice HostAdvice(const JobVerdict& job) {
   const double idle_s = LossSeconds(job, Loss::kHostBoundIdle);
   std::vector<Cause> causes = HostCauses(e, idle_s);
   if (causes.empty()) {
-    return {e.pytorch() ? "keep the host ahead of the GPU: fewer, larger launches (CUDA graphs), asynchronous "
-                          "data loading"
-                        : "fewer and larger launches, or CUDA graphs; keep the host ahead of the GPU",
+    return {e.pytorch()
+                ? "keep the host ahead of the GPU: fewer, larger launches (CUDA graphs), asynchronous "
+                  "data loading"
+                : "fewer and larger launches, or CUDA graphs; keep the host ahead of the GPU",
             "keep the host ahead", "no idle gap was attributed"};
   }
   // The fix follows the largest cause; the others stay in the evidence with their shares.
   Advice a = HostCauseAdvice(job, HostCauseFromName(causes.front().kind), causes.front());
   std::string shares;
-  for (const auto& c : causes) shares += fmt::format("{}{} {:.0f}%", shares.empty() ? "" : ", ", c.kind, 100 * c.share);
+  for (const auto& c : causes)
+    shares += fmt::format("{}{} {:.0f}%", shares.empty() ? "" : ", ", c.kind, 100 * c.share);
   a.evidence = fmt::format("host-bound idle by cause: {}; {}: {}", shares, causes.front().kind, a.evidence);
   a.causes = std::move(causes);
   return a;

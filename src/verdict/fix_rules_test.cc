@@ -271,7 +271,8 @@ TEST(FixRules, AllocatorCallsAreQuotedWithTheirCountAndHostTime) {
   Idle(e, HostCause::kUnknown, 0.02);
   JobVerdict a = JobLosing(Loss::kHostBoundIdle, e);
   BuildFixes(a);
-  EXPECT_NE(OnlyFix(a).action.find("1,360 calls hold the host 900.0 ms of the 1.00 s window"), std::string::npos)
+  EXPECT_NE(OnlyFix(a).action.find("1,360 calls hold the host 900.0 ms of the 1.00 s window"),
+            std::string::npos)
       << OnlyFix(a).action;
   EXPECT_NE(OnlyFix(a).action.find("caching allocator"), std::string::npos);
   EXPECT_EQ(OnlyFix(a).causes.back().kind, "unknown");
@@ -293,7 +294,8 @@ Evidence TinyKernels(double launch_idle_s) {
   e.compute_kernel_us[6] = 700;  // median 6 µs
   e.compute_kernel_us[200] = 300;
   Idle(e, HostCause::kLaunch, launch_idle_s, "cudaLaunchKernel");
-  Idle(e, HostCause::kDataLoading, 0.5 - launch_idle_s, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
+  Idle(e, HostCause::kDataLoading, 0.5 - launch_idle_s,
+       "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
   return e;
 }
 

@@ -27,20 +27,22 @@ std::optional<HostCause> CauseOfApi(std::string_view n) {
   if (n.find("BeginCapture") != std::string_view::npos || n.find("EndCapture") != std::string_view::npos ||
       n.find("GraphInstantiate") != std::string_view::npos || n.find("GraphUpload") != std::string_view::npos)
     return HostCause::kGraphCapture;
-  if (StartsWithAny(n, {"nvrtc", "hiprtc", "cuModuleLoad", "cuLibraryLoad", "cudaLibraryLoad", "hipModuleLoad",
-                        "cuLinkCreate", "cuLinkAdd", "cuLinkComplete", "hipLinkCreate", "hipLinkAdd",
-                        "hipLinkComplete", "cuModuleUnload", "hipModuleUnload"}))
+  if (StartsWithAny(n, {"nvrtc", "hiprtc", "cuModuleLoad", "cuLibraryLoad", "cudaLibraryLoad",
+                        "hipModuleLoad", "cuLinkCreate", "cuLinkAdd", "cuLinkComplete", "hipLinkCreate",
+                        "hipLinkAdd", "hipLinkComplete", "cuModuleUnload", "hipModuleUnload"}))
     return HostCause::kCompile;
-  if (StartsWithAny(n, {"cudaFree", "cudaMalloc", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
-                        "cuMemAlloc", "cuMemFree", "cuMemCreate", "cuMemMap", "cuMemUnmap", "cuMemRelease",
-                        "cuMemAddressReserve", "cuMemAddressFree", "cuMemHostAlloc", "cuMemHostRegister",
-                        "hipFree", "hipMalloc", "hipHostMalloc", "hipHostFree", "hipExtMallocWithFlags",
-                        "hipHostRegister", "hipHostUnregister", "hipMemCreate", "hipMemMap", "hipMemUnmap",
-                        "hipMemRelease"}))
+  if (StartsWithAny(n,
+                    {"cudaFree",           "cudaMalloc",        "cudaHostAlloc",     "cudaHostRegister",
+                     "cudaHostUnregister", "cuMemAlloc",        "cuMemFree",         "cuMemCreate",
+                     "cuMemMap",           "cuMemUnmap",        "cuMemRelease",      "cuMemAddressReserve",
+                     "cuMemAddressFree",   "cuMemHostAlloc",    "cuMemHostRegister", "hipFree",
+                     "hipMalloc",          "hipHostMalloc",     "hipHostFree",       "hipExtMallocWithFlags",
+                     "hipHostRegister",    "hipHostUnregister", "hipMemCreate",      "hipMemMap",
+                     "hipMemUnmap",        "hipMemRelease"}))
     return HostCause::kAllocator;
-  if (n.find("Synchronize") != std::string_view::npos || StartsWithAny(n, {"cudaEventQuery", "hipEventQuery",
-                                                                           "cudaStreamQuery", "hipStreamQuery",
-                                                                           "cuEventQuery", "cuStreamQuery"}))
+  if (n.find("Synchronize") != std::string_view::npos ||
+      StartsWithAny(n, {"cudaEventQuery", "hipEventQuery", "cudaStreamQuery", "hipStreamQuery",
+                        "cuEventQuery", "cuStreamQuery"}))
     return HostCause::kSync;
   if (StartsWithAny(n, {"cudaMemcpy", "hipMemcpy", "cuMemcpy"})) {
     // The asynchronous forms return at once unless the host memory is pageable (the copy's own
@@ -60,8 +62,8 @@ std::optional<HostCause> CauseOfOp(std::string_view name) {
       ContainsAny(lower, {"autotun", "nvrtc", "jit_compile", "codegen"}))
     return HostCause::kCompile;
   if (ContainsAny(lower, {"dataloader"})) return HostCause::kDataLoading;
-  if (ContainsAny(lower, {"graph capture", "graph_capture", "cudagraph::capture", "capture_begin", "capture_end",
-                          "graph.capture", "graph_pool"}))
+  if (ContainsAny(lower, {"graph capture", "graph_capture", "cudagraph::capture", "capture_begin",
+                          "capture_end", "graph.capture", "graph_pool"}))
     return HostCause::kGraphCapture;
   if (ContainsAny(lower, {"gloo", "barrier"})) return HostCause::kHostCollective;
   if (name == "aten::item" || name == "aten::_local_scalar_dense" || name == "aten::nonzero" ||
@@ -73,7 +75,8 @@ std::optional<HostCause> CauseOfOp(std::string_view name) {
 }
 
 bool IsDeviceToHost(std::string_view copy) {
-  for (std::string_view d : {"DtoH", "Device-to-Host", "Device -> Host", "Device -> Pageable", "Device -> Pinned"}) {
+  for (std::string_view d :
+       {"DtoH", "Device-to-Host", "Device -> Host", "Device -> Pageable", "Device -> Pinned"}) {
     if (copy.find(d) != std::string_view::npos) return true;
   }
   return false;
@@ -82,10 +85,10 @@ bool IsDeviceToHost(std::string_view copy) {
 struct Range {
   TimeNs start_ns, end_ns;
   StringId name;
-  std::int8_t cause;  // HostCause, or -1 when the range names none
-  bool plain;         // a step or module range
-  bool step;          // a step: it holds everything and names nothing
-  bool op = false;    // an op (not an annotation)
+  std::int8_t cause;      // HostCause, or -1 when the range names none
+  bool plain;             // a step or module range
+  bool step;              // a step: it holds everything and names nothing
+  bool op = false;        // an op (not an annotation)
   bool launches = false;  // an op holding a launch call: its host time is the launch's overhead
 };
 
@@ -122,7 +125,8 @@ Slice ClassifySlice(const std::vector<const Range*>& held, TimeNs ns) {
     if (!r->plain && inner(innermost_op, r)) innermost_op = r;
     if (r->plain && !r->step && inner(innermost_module, r)) innermost_module = r;
   }
-  if (innermost_cause) return {ns, static_cast<HostCause>(innermost_cause->cause), innermost_cause->name, true};
+  if (innermost_cause)
+    return {ns, static_cast<HostCause>(innermost_cause->cause), innermost_cause->name, true};
   if (innermost_op) {
     return {ns, innermost_op->launches ? HostCause::kLaunch : HostCause::kHostWork, innermost_op->name, true};
   }
@@ -151,7 +155,8 @@ void SliceOnThread(const ThreadRanges& th, const std::vector<Ask>& asks,
     while (next < rs.size() && rs[next].start_ns <= q.start_ns) open.push_back(&rs[next++]);
     std::erase_if(open, [&](const Range* r) { return r->end_ns <= q.start_ns; });
     set = open;
-    for (std::size_t i = next; i < rs.size() && rs[i].start_ns < q.end_ns && set.size() < kMaxRangesPerGap; ++i)
+    for (std::size_t i = next; i < rs.size() && rs[i].start_ns < q.end_ns && set.size() < kMaxRangesPerGap;
+         ++i)
       set.push_back(&rs[i]);
     cuts.assign({q.start_ns, q.end_ns});
     for (const Range* r : set) {
@@ -167,7 +172,8 @@ void SliceOnThread(const ThreadRanges& th, const std::vector<Ask>& asks,
         if (r->start_ns <= cuts[c] && r->end_ns > cuts[c]) held.push_back(r);
       }
       Slice s = ClassifySlice(held, cuts[c + 1] - cuts[c]);
-      if (!out.empty() && out.back().cause == s.cause && out.back().name == s.name && out.back().found == s.found) {
+      if (!out.empty() && out.back().cause == s.cause && out.back().name == s.name &&
+          out.back().found == s.found) {
         out.back().ns += s.ns;
       } else {
         out.push_back(s);
@@ -285,7 +291,8 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
     if (!f.launch[k].has_value() || t.gpu.kind[k] != model::GpuKind::kMemcpy) continue;
     copy_of_call[f.launch[k].index()] = model::GpuRowId(static_cast<std::int32_t>(k));
-    if (t.Str(t.gpu.name[k]).find("Pageable") != std::string_view::npos) pageable_call[f.launch[k].index()] = 1;
+    if (t.Str(t.gpu.name[k]).find("Pageable") != std::string_view::npos)
+      pageable_call[f.launch[k].index()] = 1;
   }
   for (std::size_t a = 0; a < t.api.size(); ++a) {
     std::int8_t c = pageable_call[a] ? static_cast<std::int8_t>(HostCause::kBlockingCopy)
@@ -307,8 +314,8 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
     const auto kind = t.cpu.kind[r];
     const bool plain = kind == model::CpuOpKind::kStep || kind == model::CpuOpKind::kModule;
     std::int8_t c = plain ? std::int8_t{-1} : memo(op_cause, t.cpu.name[r], false);
-    threads[{t.cpu.pid[r], t.cpu.tid[r]}].ranges.push_back({t.cpu.start_ns[r], t.cpu.end_ns[r], t.cpu.name[r], c,
-                                                            plain, kind == model::CpuOpKind::kStep,
+    threads[{t.cpu.pid[r], t.cpu.tid[r]}].ranges.push_back({t.cpu.start_ns[r], t.cpu.end_ns[r], t.cpu.name[r],
+                                                            c, plain, kind == model::CpuOpKind::kStep,
                                                             kind == model::CpuOpKind::kOp, false});
   }
   for (auto& [key, th] : threads) {
@@ -342,8 +349,9 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
   for (const auto& [key, th] : threads) {
     if (th.launches > 0) fallbacks.push_back(key);
   }
-  std::stable_sort(fallbacks.begin(), fallbacks.end(),
-                   [&](const ThreadKey& a, const ThreadKey& b) { return threads[a].launches > threads[b].launches; });
+  std::stable_sort(fallbacks.begin(), fallbacks.end(), [&](const ThreadKey& a, const ThreadKey& b) {
+    return threads[a].launches > threads[b].launches;
+  });
   if (fallbacks.empty()) {
     // No launch is correlated: the threads that call the runtime most stand in.
     std::vector<std::pair<std::size_t, ThreadKey>> by_calls;
@@ -371,7 +379,8 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
   for (auto& [key, list] : asks) {
     auto th = threads.find(key);
     if (th == threads.end()) {
-      for (const Ask& q : list) slices[q.gap] = {{q.end_ns - q.start_ns, HostCause::kUnknown, StringId{}, false}};
+      for (const Ask& q : list)
+        slices[q.gap] = {{q.end_ns - q.start_ns, HostCause::kUnknown, StringId{}, false}};
       continue;
     }
     SliceOnThread(th->second, list, found);
@@ -447,7 +456,8 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
     ++out.by_cause[most].gaps;
     for (std::size_t c = 0; c < kHostCauseCount; ++c) out.by_cause[c].idle_s += NsToSeconds(ns[c]);
   }
-  std::vector<std::pair<std::uint64_t, std::pair<std::int64_t, TimeNs>>> sorted(by_name.begin(), by_name.end());
+  std::vector<std::pair<std::uint64_t, std::pair<std::int64_t, TimeNs>>> sorted(by_name.begin(),
+                                                                                by_name.end());
   std::sort(sorted.begin(), sorted.end());  // the map's order is not the same from run to run
   for (const auto& [key, v] : sorted) {
     auto& fig = out.by_cause[key >> 32];

@@ -32,7 +32,7 @@ enum class HostCause : std::uint8_t {
   kCount,
 };
 inline constexpr std::size_t kHostCauseCount = static_cast<std::size_t>(HostCause::kCount);
-std::string_view HostCauseName(HostCause cause);  // "allocator", "sync", ... (the JSON's words)
+std::string_view HostCauseName(HostCause cause);     // "allocator", "sync", ... (the JSON's words)
 HostCause HostCauseFromName(std::string_view name);  // kUnknown for a name of no cause
 
 // The cause a host range names by itself, or nullopt when it names none (a plain op, a module).
@@ -62,7 +62,7 @@ struct HostCauseFigures {
   // inside another of the same cause counts once).
   std::int64_t calls = 0;
   double call_s = 0;
-  bool other_thread = false;  // some of its idle was found on a thread other than the launcher's
+  bool other_thread = false;          // some of its idle was found on a thread other than the launcher's
   std::vector<HostCauseRange> names;  // by idle, largest first, a few
 };
 
@@ -79,7 +79,7 @@ inline constexpr TimeNs kLaunchBoundGapMaxNs = 50 * kNsPerUs;
 
 // Attributes every idle gap in facts.idle_gaps (the window's slices with nothing resident) of
 // the window [window_start_ns, window_end_ns), whose host calls it counts.
-HostIdleCauses AttributeHostIdle(const model::Trace& trace, const ActivityFacts& facts, TimeNs window_start_ns,
-                                 TimeNs window_end_ns);
+HostIdleCauses AttributeHostIdle(const model::Trace& trace, const ActivityFacts& facts,
+                                 TimeNs window_start_ns, TimeNs window_end_ns);
 
 }  // namespace plasmient::verdict

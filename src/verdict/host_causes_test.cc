@@ -37,7 +37,8 @@ struct Host {
   }
   void Range(std::string_view name, TimeNs start, TimeNs end, CpuOpKind kind = CpuOpKind::kOp,
              std::int64_t tid = 1) {
-    b.AddCpuOp({.start_ns = start * kUs, .end_ns = end * kUs, .pid = 1, .tid = tid, .name = name, .kind = kind});
+    b.AddCpuOp(
+        {.start_ns = start * kUs, .end_ns = end * kUs, .pid = 1, .tid = tid, .name = name, .kind = kind});
   }
 };
 
@@ -106,7 +107,8 @@ TEST(HostCauses, NamesAreClassifiedByWhatTheCallDoes) {
   EXPECT_EQ(CauseOfHostRange("CompiledFunctionBackward", false), std::nullopt);
   EXPECT_EQ(CauseOfHostRange("aten::_local_scalar_dense", false), HostCause::kSync);
   EXPECT_EQ(CauseOfHostRange("aten::mm", false), std::nullopt);
-  EXPECT_EQ(CauseOfStack({{"aten::mm", false, false}, {"ProfilerStep#3", false, true}}), HostCause::kHostWork);
+  EXPECT_EQ(CauseOfStack({{"aten::mm", false, false}, {"ProfilerStep#3", false, true}}),
+            HostCause::kHostWork);
   EXPECT_EQ(CauseOfStack({{"ProfilerStep#3", false, true}}), HostCause::kUnknown);
   EXPECT_EQ(CauseOfStack({{"aten::stack", false, false},
                           {"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", false, false}}),
@@ -117,7 +119,11 @@ TEST(HostCauses, NamesAreClassifiedByWhatTheCallDoes) {
 TEST(HostCauses, AnAsyncCallWhoseCopyIsPageableBlocks) {
   Host h;
   h.Kernel(0, 100, 0);
-  h.b.AddApi({.start_ns = 100 * kUs, .end_ns = 900 * kUs, .pid = 1, .tid = 1, .name = "cudaMemcpyAsync",
+  h.b.AddApi({.start_ns = 100 * kUs,
+              .end_ns = 900 * kUs,
+              .pid = 1,
+              .tid = 1,
+              .name = "cudaMemcpyAsync",
               .correlation = 99});
   h.b.AddGpu({.start_ns = 880 * kUs,
               .end_ns = 900 * kUs,
@@ -139,7 +145,11 @@ TEST(HostCauses, AnAsyncCallWhoseCopyIsPageableBlocks) {
 TEST(HostCauses, ABlockingCopyToTheHostIsASync) {
   Host h;
   h.Kernel(0, 100, 0);
-  h.b.AddApi({.start_ns = 50 * kUs, .end_ns = 900 * kUs, .pid = 1, .tid = 1, .name = "hipMemcpyWithStream",
+  h.b.AddApi({.start_ns = 50 * kUs,
+              .end_ns = 900 * kUs,
+              .pid = 1,
+              .tid = 1,
+              .name = "hipMemcpyWithStream",
               .correlation = 99});
   h.b.AddGpu({.start_ns = 880 * kUs,
               .end_ns = 890 * kUs,
@@ -165,7 +175,11 @@ TEST(HostCauses, ABlockingCopyToTheHostIsASync) {
 TEST(HostCauses, SlowLaunchesLoadModulesAndShortLaunchingOpsAreLaunchOverhead) {
   Host h;
   h.Kernel(0, 100, 0);
-  h.b.AddApi({.start_ns = 200 * kUs, .end_ns = 500 * kUs, .pid = 1, .tid = 1, .name = "hipLaunchKernel",
+  h.b.AddApi({.start_ns = 200 * kUs,
+              .end_ns = 500 * kUs,
+              .pid = 1,
+              .tid = 1,
+              .name = "hipLaunchKernel",
               .correlation = 50});
   h.b.AddGpu({.start_ns = 510 * kUs, .end_ns = 600 * kUs, .stream = 7, .name = "k", .correlation = 50});
   h.Range("aten::relu", 640, 700);  // 60 µs, launches: overhead
@@ -176,9 +190,10 @@ TEST(HostCauses, SlowLaunchesLoadModulesAndShortLaunchingOpsAreLaunchOverhead) {
   auto v = AnalyzeRank(t, testing::TestOptions());
   ASSERT_TRUE(v) << v.error().message;
   const HostIdleCauses& c = v->evidence.host_idle;
-  EXPECT_NEAR(Us(c[HostCause::kCompile].idle_s), 300, 1e-6);        // 200..500
-  EXPECT_NEAR(Us(c[HostCause::kLaunch].idle_s), 50 + 3 + 7 + 3, 1e-6);  // 640..700 (relu, its launch), 1190..1193
-  EXPECT_NEAR(Us(c[HostCause::kHostWork].idle_s), 390 + 7, 1e-6);   // 800..1190, 1193..1200
+  EXPECT_NEAR(Us(c[HostCause::kCompile].idle_s), 300, 1e-6);  // 200..500
+  EXPECT_NEAR(Us(c[HostCause::kLaunch].idle_s), 50 + 3 + 7 + 3,
+              1e-6);                                               // 640..700 (relu, its launch), 1190..1193
+  EXPECT_NEAR(Us(c[HostCause::kHostWork].idle_s), 390 + 7, 1e-6);  // 800..1190, 1193..1200
 }
 
 }  // namespace

@@ -74,7 +74,8 @@ TEST(NotOneJob, NamesTheEvidence) {
     r.steps.push_back({.number = 12, .figures = {}});
     return r;
   };
-  EXPECT_TRUE(NotOneJob({numbered("a.json", 0, kEpoch2023), numbered("b.json", 1, kEpoch2023 + months)}).empty());
+  EXPECT_TRUE(
+      NotOneJob({numbered("a.json", 0, kEpoch2023), numbered("b.json", 1, kEpoch2023 + months)}).empty());
   // Clocks that count from boot say nothing about when a capture was taken.
   EXPECT_TRUE(NotOneJob({Rank("a.json", 0, 8, 0), Rank("b.json", 1, 8, months)}).empty());
 }

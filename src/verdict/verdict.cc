@@ -114,7 +114,8 @@ std::string_view JobVerdict::loss_label(Loss loss) const {
 }
 
 std::string_view JobVerdict::fix_label(const Fix& fix) const {
-  return fix.loss == Loss::kExposedCommunication && fix.family ? CommFamilyLabel(*fix.family) : loss_label(fix.loss);
+  return fix.loss == Loss::kExposedCommunication && fix.family ? CommFamilyLabel(*fix.family)
+                                                               : loss_label(fix.loss);
 }
 
 std::string_view CommFamilyLabel(CommFamily family) {

@@ -65,8 +65,8 @@ void ExcludeStrayActivities(const model::Trace& t, std::vector<char>& kept, mode
   for (std::size_t r = 1; r < runs; ++r) {
     if (size(r) > size(bulk)) bulk = r;
   }
-  const auto max_stray =
-      std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(kStrayMaxShare * static_cast<double>(order.size()))));
+  const auto max_stray = std::max<std::size_t>(
+      1, static_cast<std::size_t>(std::ceil(kStrayMaxShare * static_cast<double>(order.size()))));
   std::size_t lo = bulk, hi = bulk;  // runs kept so far: [lo, hi]
   bool left_open = lo > 0, right_open = hi + 1 < runs;
   while (left_open || right_open) {

@@ -117,7 +117,8 @@ TEST(StrayActivities, WindowsOverADayAndKernelsOverAnHourAreFlagged) {
   EXPECT_EQ(t.quality.Get(Dq::kLongWindow), 0);
   Timeline days;
   days.Bulk(10);
-  for (int d = 1; d <= 3; ++d) days.Kernel(d * 24 * hour, d * 24 * hour + 20 * hour);  // 20-hour kernels, a day apart
+  for (int d = 1; d <= 3; ++d)
+    days.Kernel(d * 24 * hour, d * 24 * hour + 20 * hour);  // 20-hour kernels, a day apart
   model::Trace long_run = std::move(days.b).Finish();
   kept = Kept(long_run);
   FlagLongWindows(long_run, kept, long_run.quality);

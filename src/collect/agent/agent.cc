@@ -186,7 +186,8 @@ std::string Agent::Start() {
   if (config_.windowed()) {
     std::uint64_t now = MonotonicNs();
     schedule_ = std::make_unique<WindowSchedule>(now, Ns(config_.window_s), Ns(config_.period_s));
-    if (config_.phase_on_wall_clock) schedule_->PhaseOnRealtime(RealtimeNs() - static_cast<std::int64_t>(now));
+    if (config_.phase_on_wall_clock)
+      schedule_->PhaseOnRealtime(RealtimeNs() - static_cast<std::int64_t>(now));
     kernels_on_.store(schedule_->kernels_on());
     path_ = config_.spool.empty() ? config_.out_dir : config_.spool;
     writer_.Open(WindowFilePath(config_, file_seq_),

@@ -74,7 +74,8 @@ AgentConfig ConfigFromEnv(const GetEnvFn& get_env, std::int64_t pid, const std::
   c.max_trace_mb = FirstInt(get_env, {"PLASMIENT_MAX_TRACE_MB"}, static_cast<std::int32_t>(c.max_trace_mb));
   c.period_s = Seconds(get_env, "PLASMIENT_PERIOD_S", c.period_s);
   c.window_s = Seconds(get_env, "PLASMIENT_WINDOW_S", c.window_s);
-  if (const char* phase = get_env("PLASMIENT_WINDOW_PHASE"); phase != nullptr && std::strcmp(phase, "start") == 0)
+  if (const char* phase = get_env("PLASMIENT_WINDOW_PHASE");
+      phase != nullptr && std::strcmp(phase, "start") == 0)
     c.phase_on_wall_clock = false;
   if (c.window_s <= 0 || c.window_s > c.period_s) c.window_s = c.period_s;  // always in a window
   if (const char* d = get_env("PLASMIENT_SPOOL"); d != nullptr && *d != '\0') {

@@ -51,10 +51,11 @@ PLASMIENT_EXPORT int InitializeInjection(void) {
   pc::Agent* agent = pc::StartedAgent();
   if (agent == nullptr) return 1;  // the agent said why; CUDA carries on untouched
   pc::CuptiApi api;
-  std::string why = pc::OpenCupti(
-      pc::CuptiCandidates(pc::LoadedObjects(), [](const char* n) -> const char* { return std::getenv(n); },
-                          PLASMIENT_CUPTI_BUILD_PATH),
-      api);
+  std::string why =
+      pc::OpenCupti(pc::CuptiCandidates(
+                        pc::LoadedObjects(), [](const char* n) -> const char* { return std::getenv(n); },
+                        PLASMIENT_CUPTI_BUILD_PATH),
+                    api);
   if (!why.empty()) {
     std::fprintf(stderr, "plasmient agent: device counters only: %s\n", why.c_str());
     return 1;

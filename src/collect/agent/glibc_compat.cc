@@ -15,8 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#define PLASMIENT_OLD(ret, name, params)                                 \
-  extern "C" ret plasmient_old_##name params;                            \
+#define PLASMIENT_OLD(ret, name, params)      \
+  extern "C" ret plasmient_old_##name params; \
   __asm__(".symver plasmient_old_" #name ", " #name "@GLIBC_2.2.5");
 
 PLASMIENT_OLD(void*, dlopen, (const char*, int))

@@ -50,7 +50,7 @@ class WindowSchedule {
  private:
   enum class State { kSamples, kArmed, kWindow };
   std::uint64_t start_ns_, window_ns_, period_ns_;
-  std::uint64_t phase_ns_;  // period boundaries are at monotonic ≡ phase_ns_ (mod period_ns_)
+  std::uint64_t phase_ns_;    // period boundaries are at monotonic ≡ phase_ns_ (mod period_ns_)
   std::uint64_t due_end_ns_;  // the end of the last period whose window was due
   State state_;
   std::uint64_t window_end_ns_ = 0, armed_at_ns_ = 0;
@@ -58,7 +58,9 @@ class WindowSchedule {
   std::atomic<bool> armed_{false};
 
   // Period k is [(k − 1)·P + phase, k·P + phase).
-  std::uint64_t PeriodOf(std::uint64_t now_ns) const { return (now_ns + period_ns_ - phase_ns_) / period_ns_; }
+  std::uint64_t PeriodOf(std::uint64_t now_ns) const {
+    return (now_ns + period_ns_ - phase_ns_) / period_ns_;
+  }
   bool InWindowStretch(std::uint64_t now_ns) const;
   bool StepsVisible(std::uint64_t now_ns) const;
   std::uint64_t PeriodEnd(std::uint64_t period) const { return period * period_ns_ + phase_ns_; }

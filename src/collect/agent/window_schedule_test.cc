@@ -81,7 +81,7 @@ TEST(WindowSchedule, ClockStepOpensNoSecondWindowInAPeriod) {
   std::uint64_t t = kStart;
   int opens = 0;
   for (; t < kStart + 10 * kS; t += 100 * kMs) opens += s.Tick(t) == Action::kOpen;
-  EXPECT_EQ(opens, 1);  // in [8 s, 10 s) of the realtime period
+  EXPECT_EQ(opens, 1);                          // in [8 s, 10 s) of the realtime period
   s.PhaseOnRealtime(-500 * std::int64_t{kMs});  // the wall clock stepped back 0.5 s
   for (; t < kStart + 10'400 * kMs; t += 100 * kMs) opens += s.Tick(t) == Action::kOpen;
   EXPECT_EQ(opens, 1) << "the same period, seen again after the step, is not windowed twice";

@@ -28,8 +28,8 @@ std::string ResolveCupti(void* handle, CuptiApi& api) {
   get(api.GetNextRecord, "cuptiActivityGetNextRecord");
   get(api.GetResultString, "cuptiGetResultString");
   get(api.GetCallbackName, "cuptiGetCallbackName");
-  api.EnableRuntimeApi = reinterpret_cast<decltype(api.EnableRuntimeApi)>(
-      dlsym(handle, "cuptiActivityEnableRuntimeApi"));
+  api.EnableRuntimeApi =
+      reinterpret_cast<decltype(api.EnableRuntimeApi)>(dlsym(handle, "cuptiActivityEnableRuntimeApi"));
   api.EnableDriverApi =
       reinterpret_cast<decltype(api.EnableDriverApi)>(dlsym(handle, "cuptiActivityEnableDriverApi"));
   if (missing.empty()) {
@@ -41,8 +41,7 @@ std::string ResolveCupti(void* handle, CuptiApi& api) {
 }
 
 std::vector<std::string> CuptiCandidates(const std::vector<std::string>& loaded,
-                                         const char* (*getenv_fn)(const char*),
-                                         std::string_view build_path) {
+                                         const char* (*getenv_fn)(const char*), std::string_view build_path) {
   constexpr const char* kSoname = "libcupti.so.13";
   std::vector<std::string> out;
   std::set<std::string> seen;

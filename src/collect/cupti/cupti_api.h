@@ -46,8 +46,7 @@ std::string ResolveCupti(void* handle, CuptiApi& api);
 // own search), then CUDA_HOME / CUDA_PATH / /usr/local/cuda, then `build_path` (the build's).
 // A copy already in the process is preferred over all of these (OpenCupti).
 std::vector<std::string> CuptiCandidates(const std::vector<std::string>& loaded,
-                                         const char* (*getenv_fn)(const char*),
-                                         std::string_view build_path);
+                                         const char* (*getenv_fn)(const char*), std::string_view build_path);
 
 // The process's own libcupti.so.13 (RTLD_NOLOAD), else the first candidate that opens and has
 // every function. Empty on success; else why none was usable (one line).

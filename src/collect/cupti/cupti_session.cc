@@ -158,12 +158,14 @@ void EnableLaunchCallbacks(CUpti_SubscriberHandle subscriber, bool on) {
 // records/s per rank on 8 GPUs). Enabling RUNTIME/DRIVER resets these filters
 // (cupti_activity.h), so they are applied after every enable.
 constexpr CUpti_CallbackId kUnreadRuntimeApis[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,         CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,      CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v2_v11030};
 constexpr CUpti_CallbackId kUnreadDriverApis[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,         CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,          CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,
     CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
     CUPTI_DRIVER_TRACE_CBID_cuDeviceGetPCIBusId,  CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
     CUPTI_DRIVER_TRACE_CBID_cuDeviceGetUuid_v2,   CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,
@@ -226,11 +228,13 @@ CUptiResult ForeignDisable(decltype(&cuptiActivityDisable) real, CUpti_ActivityK
   s->taken = false;
   std::uint64_t unseen = s->launches.load() - s->taken_launches;
   s->excused.fetch_add(unseen);
-  if (unseen > 0) s->agent->sink().CountDrops(wire::DropSource::kCuptiTaken, static_cast<std::int64_t>(unseen));
+  if (unseen > 0)
+    s->agent->sink().CountDrops(wire::DropSource::kCuptiTaken, static_cast<std::int64_t>(unseen));
   std::fprintf(stderr,
                "plasmient agent: another CUPTI client held activity tracing for %.3f s: %llu kernels "
                "launched then are not in the trace (counted as dropped); tracing resumes\n",
-               static_cast<double>(MonotonicNs() - s->taken_ns) / 1e9, static_cast<unsigned long long>(unseen));
+               static_cast<double>(MonotonicNs() - s->taken_ns) / 1e9,
+               static_cast<unsigned long long>(unseen));
   s->rearm.store(true);
   return rc;
 }
@@ -385,7 +389,8 @@ std::string StartCuptiSession(Agent& agent, const CuptiApi& api) {
                            (s->excused.load(std::memory_order_relaxed) - s->open_excused);
       {
         std::lock_guard<std::mutex> lock(s->foreign_mutex);  // counted when the other client stops
-        if (s->taken) want -= std::min(want, s->launches.load() - std::max(s->taken_launches, s->open_launches));
+        if (s->taken)
+          want -= std::min(want, s->launches.load() - std::max(s->taken_launches, s->open_launches));
       }
       if (!force && s->converter->kernels_seen() - s->open_kernels < want &&
           MonotonicNs() - s->closed_ns < kWindowGraceNs) {

@@ -9,10 +9,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
-#include <cstdio>
 #include <set>
 #include <string>
 #include <thread>
@@ -102,14 +102,18 @@ CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requ
 }
 CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
   std::lock_guard<std::mutex> lock(g_gpu_mutex);
-  if (enable) g_api_filtered.erase({CUPTI_ACTIVITY_KIND_RUNTIME, cbid});
-  else g_api_filtered.insert({CUPTI_ACTIVITY_KIND_RUNTIME, cbid});
+  if (enable)
+    g_api_filtered.erase({CUPTI_ACTIVITY_KIND_RUNTIME, cbid});
+  else
+    g_api_filtered.insert({CUPTI_ACTIVITY_KIND_RUNTIME, cbid});
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) {
   std::lock_guard<std::mutex> lock(g_gpu_mutex);
-  if (enable) g_api_filtered.erase({CUPTI_ACTIVITY_KIND_DRIVER, cbid});
-  else g_api_filtered.insert({CUPTI_ACTIVITY_KIND_DRIVER, cbid});
+  if (enable)
+    g_api_filtered.erase({CUPTI_ACTIVITY_KIND_DRIVER, cbid});
+  else
+    g_api_filtered.insert({CUPTI_ACTIVITY_KIND_DRIVER, cbid});
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {

@@ -168,7 +168,8 @@ void Finish(Op* op) {
     end = std::clamp(gpu_end, op->record.start_ns, end);
   }
   op->record.end_ns = end;
-  if (op->record.n_channels == 0) op->record.n_channels = static_cast<decltype(op->record.n_channels)>(op->started);
+  if (op->record.n_channels == 0)
+    op->record.n_channels = static_cast<decltype(op->record.n_channels)>(op->started);
   op->agent->sink().PushSmall(op->record);
   Pool().Release(op);
 }
