@@ -179,8 +179,8 @@ TEST(AnalyzeRank, TheFactsTableHoldsEachActivitysRooflinePointBoundAndShare) {
   EXPECT_NEAR(gemm.lost_s, (f.share_ns[0] - f.useful_ns[0]) * 1e-9, 1e-15);
 }
 
-// The fixes' evidence reads the facts table's idle gaps and host syncs: a sync during which the
-// GPU ran dry counts with the gap it began; one that returned with work still queued does not.
+// The fixes' evidence reads the facts table's idle gaps and the host's calls: a sync during which
+// the GPU ran dry owns the gap it began; one that returned with work still queued does not.
 TEST(AnalyzeRank, HostSyncEvidenceReadsTheFactsTablesGapsAndSyncs) {
   Builder t;
   t.Kernel("aten::add", kAddDims, kAddTypes, "vectorized_elementwise_kernel", 0, 100'000);
@@ -195,9 +195,9 @@ TEST(AnalyzeRank, HostSyncEvidenceReadsTheFactsTablesGapsAndSyncs) {
   using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
   EXPECT_EQ(copy.facts.idle_gaps, (Intervals{{100'000, 300'000}, {400'000, 410'000}}));
   EXPECT_EQ(copy.facts.host_syncs, (Intervals{{50'000, 120'000}, {320'000, 390'000}}));
-  EXPECT_EQ(v->evidence.syncs_before_idle, 1);
-  EXPECT_NEAR(v->evidence.idle_after_syncs_s, 200e-6, 1e-15);
-  EXPECT_NEAR(v->evidence.short_gap_idle_s, 10e-6, 1e-15);  // under 50 µs: a launch gap
+  EXPECT_EQ(v->evidence.host_idle[HostCause::kSync].gaps, 1);
+  EXPECT_NEAR(v->evidence.host_idle[HostCause::kSync].idle_s, 200e-6, 1e-15);
+  EXPECT_NEAR(v->evidence.host_idle[HostCause::kLaunch].idle_s, 10e-6, 1e-15);  // under 50 µs: a launch gap
   EXPECT_NEAR(v->run.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)], 210e-6, 1e-15);
 }
 

@@ -27,9 +27,6 @@ bool IsScoreSoftmax(std::string_view op, std::string_view dims) {
   return s.size() >= 3 && s[s.size() - 1] == s[s.size() - 2] && s.back() >= kEagerAttentionMinLength;
 }
 
-// Idle gaps shorter than this between kernels are the host's launch cadence (a few µs of launch
-// overhead per kernel, a Python op between them), not waits for data or a synchronization.
-constexpr TimeNs kLaunchGapMaxNs = 50 * kNsPerUs;
 // A GEMM dimension under this, with the kernel under kSmallGemmMaxAchieved of its peak, is too
 // small to fill the tensor cores' tiles (128×128 or 128×256 output tiles on current parts).
 constexpr std::int64_t kSmallGemmDim = 64;
@@ -37,21 +34,6 @@ constexpr double kSmallGemmMaxAchieved = 0.25;
 // Shapes kept per rank: the job names three. The same for the glue ops.
 constexpr std::size_t kGemmShapesKept = 8;
 constexpr std::size_t kGlueOpsKept = 8;
-
-// Synchronizing calls during which the GPU ran out of work: the gap that began while the host
-// blocked is what the sync cost (the host returns, then launches again). A gap counts once.
-void CountSyncsBeforeIdle(const ActivityFacts& f, Evidence& e) {
-  const auto& gaps = f.idle_gaps;
-  std::vector<char> counted(gaps.size(), 0);
-  for (const auto& [start, end] : f.host_syncs) {
-    auto g = std::lower_bound(gaps.begin(), gaps.end(), std::pair{start, kNoTime});
-    if (g == gaps.end() || g->first > end) continue;
-    ++e.syncs_before_idle;
-    auto i = static_cast<std::size_t>(g - gaps.begin());
-    if (!counted[i]) e.idle_after_syncs_s += NsToSeconds(g->second - g->first);
-    counted[i] = 1;
-  }
-}
 
 // ns→s by division, not NsToSeconds' multiplication by 1e-9: these figures (lost seconds of
 // GEMM shapes and glue kernels, exposed communication by collective) were always divided, and the
@@ -172,11 +154,7 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
     std::string_view name = t.Str(t.api.name[a]);
     e.graph_launches += join::IsGraphLaunch(name);
   }
-  CountSyncsBeforeIdle(f, e);
   CountGraphs(t, j, f, e);
-  for (const auto& [start, end] : f.idle_gaps) {
-    if (end - start < kLaunchGapMaxNs) e.short_gap_idle_s += NsToSeconds(end - start);
-  }
   NameMemo is_pytorch_kernel(t.strings, [](std::string_view n) {
     return n.find("at::native::") != std::string_view::npos || n.find("at::cuda::") != std::string_view::npos;
   });
@@ -240,11 +218,8 @@ void Evidence::Merge(const Evidence& o) {
   graph_replayed_s += o.graph_replayed_s;
   graph_unmodeled_kernels += o.graph_unmodeled_kernels;
   graph_unmodeled_s += o.graph_unmodeled_s;
-  syncs_before_idle += o.syncs_before_idle;
-  idle_after_syncs_s += o.idle_after_syncs_s;
   compute_kernels += o.compute_kernels;
   for (std::size_t i = 0; i < kKernelDurationBuckets; ++i) compute_kernel_us[i] += o.compute_kernel_us[i];
-  short_gap_idle_s += o.short_gap_idle_s;
   poor_gemm_kernels += o.poor_gemm_kernels;
   poor_gemm_lost_s += o.poor_gemm_lost_s;
   MergeShapes(poor_gemm_shapes, o.poor_gemm_shapes, kGemmShapesKept);

@@ -153,13 +153,8 @@ struct Evidence {
   double graph_replayed_s = 0;
   std::int64_t graph_unmodeled_kernels = 0;
   double graph_unmodeled_s = 0;
-  // Synchronizing calls (stream/device/event sync, synchronous copies) during which the GPU ran
-  // out of work, and the GPU idle gaps that began while they blocked.
-  std::int64_t syncs_before_idle = 0;
-  double idle_after_syncs_s = 0;
   std::int64_t compute_kernels = 0;
   std::array<std::int64_t, kKernelDurationBuckets> compute_kernel_us{};  // their durations, by µs
-  double short_gap_idle_s = 0;  // GPU idle in gaps shorter than a launch gap's bound (docs/fixes.md)
   // GEMMs with small or unaligned shapes and their lost time; the shapes by lost time (a few).
   std::int64_t poor_gemm_kernels = 0;
   double poor_gemm_lost_s = 0;
