@@ -324,7 +324,8 @@ std::vector<Cause> HostCauses(const Evidence& e, double idle_s) {
     if (c.calls > 0) {
       evidence += fmt::format("; {} such calls hold the host {}", Thousands(c.calls), Seconds(c.call_s));
     }
-    const bool inferred = cause == HostCause::kLaunch || cause == HostCause::kHostWork || c.other_thread;
+    const bool inferred = cause == HostCause::kLaunch || cause == HostCause::kHostWork ||
+                          cause == HostCause::kUnseenWait || c.other_thread;
     out.push_back({std::string(HostCauseName(cause)), share * idle_s, share, std::move(evidence),
                    cause == HostCause::kUnknown ? "low"
                    : inferred                   ? "medium"
@@ -417,6 +418,12 @@ Advice HostCauseAdvice(const JobVerdict& job, HostCause cause, const Cause& seen
                     "capture them in CUDA graphs or fuse them",
               "CUDA graphs or fuse tiny kernels", kernels + seen.evidence, seen.seconds};
     }
+    case HostCause::kUnseenWait:
+      return {fmt::format("the host blocks while no recorded GPU work runs ({}): it waits on work this trace "
+                          "does not show (another process or stream outside the profile, kernels the "
+                          "profiler missed, a peer): profile that work too before acting on this idle",
+                          held),
+              "waits on unrecorded work", seen.evidence, seen.seconds};
     case HostCause::kHostWork:
       if (e.graph_launches > 0) {
         return {

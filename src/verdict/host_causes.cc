@@ -182,6 +182,26 @@ void SliceOnThread(const ThreadRanges& th, const std::vector<Ask>& asks,
   }
 }
 
+// The sync slices of a gap starting at gap_start_ns, past kSyncReturnMaxNs into it, become unseen
+// waits under the same name.
+void SplitUnseenWaits(TimeNs gap_start_ns, std::vector<Slice>& slices) {
+  const TimeNs bound = gap_start_ns + kSyncReturnMaxNs;
+  std::vector<Slice> out;
+  TimeNs at = gap_start_ns;
+  for (const Slice& s : slices) {
+    const TimeNs end = at + s.ns;
+    if (s.cause == HostCause::kSync && s.found && end > bound) {
+      const TimeNs before = std::max<TimeNs>(0, bound - at);
+      if (before > 0) out.push_back({before, HostCause::kSync, s.name, true});
+      out.push_back({s.ns - before, HostCause::kUnseenWait, s.name, true});
+    } else {
+      out.push_back(s);
+    }
+    at = end;
+  }
+  slices = std::move(out);
+}
+
 using ThreadKey = std::pair<std::int64_t, std::int64_t>;  // (pid, tid)
 
 constexpr std::size_t kNamesKept = 5;
@@ -212,6 +232,8 @@ std::string_view HostCauseName(HostCause cause) {
       return "host_collective";
     case HostCause::kLaunch:
       return "launch_bound";
+    case HostCause::kUnseenWait:
+      return "unseen_wait";
     case HostCause::kHostWork:
       return "host_work";
     case HostCause::kUnknown:
@@ -426,13 +448,15 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
       slices[g] = std::move(merged);
     }
   }
-  // Per gap: a gap that began while the host blocked in a sync was the sync's (the host waited
-  // for the GPU to drain, then the GPU waited for the host), and a short gap that no range names
-  // is the launch cadence; then the figures.
+  // Per gap: a sync call still blocking kSyncReturnMaxNs into the gap waited, from then on, on work
+  // the trace does not show (nothing recorded was resident); a gap that began while the host
+  // blocked in a sync was the sync's (the host waited for the GPU to drain, then the GPU waited for
+  // the host); a short gap that no range names is the launch cadence; then the figures.
   std::unordered_map<std::uint64_t, std::pair<std::int64_t, TimeNs>> by_name;  // (cause, name) → (gaps, ns)
   for (std::uint32_t g = 0; g < gaps.size(); ++g) {
     auto& sl = slices[g];
     if (sl.empty()) continue;
+    SplitUnseenWaits(gaps[g].first, sl);
     const TimeNs len = gaps[g].second - gaps[g].first;
     const bool after_sync = sl.front().cause == HostCause::kSync;
     std::array<TimeNs, kHostCauseCount> ns{};

@@ -27,6 +27,8 @@ enum class HostCause : std::uint8_t {
   kGraphCapture,    // stream capture, graph instantiation
   kHostCollective,  // gloo, barriers
   kLaunch,          // launch calls, or gaps shorter than a launch: launch-bound
+  kUnseenWait,      // the host blocked in a sync while no recorded GPU work ran: it waited on work
+                    // the trace does not show (another process or stream, kernels the profiler missed)
   kHostWork,        // the host ran ops or code that launched nothing meanwhile
   kUnknown,         // no host range spans the idle
   kCount,
@@ -73,6 +75,10 @@ struct HostIdleCauses {
   HostCauseFigures& operator[](HostCause c) { return by_cause[static_cast<std::size_t>(c)]; }
   void Merge(const HostIdleCauses& other);
 };
+
+// A sync waits for recorded work no longer than this after the GPU went idle (the driver's wake-up);
+// the rest of a longer blocking call inside an idle gap waited on work the trace does not show.
+inline constexpr TimeNs kSyncReturnMaxNs = 100 * kNsPerUs;
 
 // Gaps shorter than this, where no range names a cause, are the host's launch cadence.
 inline constexpr TimeNs kLaunchBoundGapMaxNs = 50 * kNsPerUs;

@@ -144,7 +144,7 @@ TEST(HostCauses, AnAsyncCallWhoseCopyIsPageableBlocks) {
 // A blocking copy to the host waits for the device's values: a sync, named by its copy.
 TEST(HostCauses, ABlockingCopyToTheHostIsASync) {
   Host h;
-  h.Kernel(0, 100, 0);
+  h.Kernel(0, 870, 0);  // the GPU runs while the host waits for it
   h.b.AddApi({.start_ns = 50 * kUs,
               .end_ns = 900 * kUs,
               .pid = 1,
@@ -164,9 +164,27 @@ TEST(HostCauses, ABlockingCopyToTheHostIsASync) {
   ASSERT_TRUE(v) << v.error().message;
   const HostIdleCauses& c = v->evidence.host_idle;
   EXPECT_NEAR(Us(c[HostCause::kBlockingCopy].idle_s), 0, 1e-6);
-  // 100..880 and 890..900 in the call; the gap after it began in the sync: 900..990, 993..1000.
-  EXPECT_NEAR(Us(c[HostCause::kSync].idle_s), 780 + 10 + 90 + 7, 1e-6);
+  // 870..880 and 890..900 in the call; the gap after it began in the sync: 900..990, 993..1000.
+  EXPECT_NEAR(Us(c[HostCause::kSync].idle_s), 10 + 10 + 90 + 7, 1e-6);
+  EXPECT_NEAR(Us(c[HostCause::kUnseenWait].idle_s), 0, 1e-6);
   EXPECT_EQ(c[HostCause::kSync].names.front().name, "Memcpy DtoH (Device -> Host)");
+}
+
+// A sync that keeps blocking while nothing recorded is resident waits on work the trace does not
+// show: past the driver's return time the idle is an unseen wait, not a drain.
+TEST(HostCauses, ASyncBlockingWhileNothingRecordedRunsIsAnUnseenWait) {
+  Host h;
+  h.Kernel(0, 100, 0);
+  h.Api("cudaStreamSynchronize", 50, 900);
+  h.Kernel(1000, 1100, 990);
+  model::Trace t = std::move(h.b).Finish();
+  auto v = AnalyzeRank(t, testing::TestOptions());
+  ASSERT_TRUE(v) << v.error().message;
+  const HostIdleCauses& c = v->evidence.host_idle;
+  EXPECT_NEAR(Us(c[HostCause::kUnseenWait].idle_s), 700, 1e-6);  // 200..900
+  // 100..200 in the call, then the gap's rest after it returned: 900..990, 993..1000.
+  EXPECT_NEAR(Us(c[HostCause::kSync].idle_s), 100 + 90 + 7, 1e-6);
+  EXPECT_EQ(c[HostCause::kUnseenWait].names.front().name, "cudaStreamSynchronize");
 }
 
 // A launch call that lasts ≥ 100 µs while the GPU idles is the driver loading or compiling the
