@@ -67,7 +67,8 @@ bool IsHalfClassPipe(PeakKind k) {
 // than the boost clock the table gives (docs/gpu-peaks.md, "Per-SM rates"). 0: not known.
 double PerSmRate(const DeviceSpec& d, PeakKind k) {
   // Hopper GH100 (H100, H200; not H20, a cut-down part with its own rates).
-  static constexpr std::array<double, kPeakKinds> kHopper = {128, 256, 256, 0, 2048, 4096, 4096, 8192, 8192, 0};
+  static constexpr std::array<double, kPeakKinds> kHopper = {128,  256,  256,  0,    2048,
+                                                             4096, 4096, 8192, 8192, 0};
   // Ampere GA100.
   static constexpr std::array<double, kPeakKinds> kAmpere = {64, 128, 128, 0, 1024, 2048, 2048, 0, 4096, 0};
   const std::string_view key = d.key;
@@ -137,7 +138,8 @@ CounterEstimate EstimateFromCounters(const CounterReading& r, const DeviceSpec* 
       const double assumed = PeakClockGhz(*device, pipe);
       if (clock_mhz && assumed > 0) t.clock_factor = *clock_mhz / 1000 / assumed;
     }
-    t.fraction = t.activity * t.clock_factor * t.weight * (IsTensorPipe(pipe) ? options.tile_efficiency : 1.0);
+    t.fraction =
+        t.activity * t.clock_factor * t.weight * (IsTensorPipe(pipe) ? options.tile_efficiency : 1.0);
     e.terms.push_back(t);
   };
 
@@ -166,7 +168,8 @@ CounterEstimate EstimateFromCounters(const CounterReading& r, const DeviceSpec* 
     }
   }
   if (e.terms.empty()) {
-    e.notes.emplace_back("no pipe activity read: no estimate (utilization says nothing about the arithmetic)");
+    e.notes.emplace_back(
+        "no pipe activity read: no estimate (utilization says nothing about the arithmetic)");
     return e;
   }
   e.valid = true;

@@ -28,9 +28,9 @@ enum class CounterField : std::uint8_t {
   kFp16Active,    // non-tensor pipes
   kFp32Active,
   kFp64Active,
-  kSmActive,      // share of SMs with a warp resident
-  kDramActive,    // share of peak DRAM bandwidth
-  kGrActive,      // graphics/compute engine busy
+  kSmActive,    // share of SMs with a warp resident
+  kDramActive,  // share of peak DRAM bandwidth
+  kGrActive,    // graphics/compute engine busy
   kSmClockMhz,
   kCount
 };
@@ -75,11 +75,11 @@ struct CounterEstimate {
   double achieved = 0;  // of the dominant dtype's datasheet peak, clamped to [0, 1]
   double raw = 0;       // before clamping
   PeakKind peak = PeakKind::kBf16;
-  double clock_factor = 1;        // of the main term; 1 when the clock or the peak's clock is unknown
-  double tile_efficiency = 1;     // as given
-  bool clock_known = false;       // the SM clock was read and the peak's clock is known
-  bool bounded_by_sm = false;     // a tensor reading exceeded SM activity and was cut to it
-  bool memory_bound_hint = false; // DRAM activity ≥ 0.6 while the pipes read under half of it
+  double clock_factor = 1;         // of the main term; 1 when the clock or the peak's clock is unknown
+  double tile_efficiency = 1;      // as given
+  bool clock_known = false;        // the SM clock was read and the peak's clock is known
+  bool bounded_by_sm = false;      // a tensor reading exceeded SM activity and was cut to it
+  bool memory_bound_hint = false;  // DRAM activity ≥ 0.6 while the pipes read under half of it
   std::vector<CounterTerm> terms;
   std::vector<std::string> notes;
 };
@@ -92,7 +92,8 @@ double PeakClockGhz(const DeviceSpec& device, PeakKind kind);
 // The estimate for work whose dominant dtype is `dtype` (its peak is the verdict's P).
 // `device` null: no peak or clock known, the activity itself is the estimate (a note says so).
 CounterEstimate EstimateFromCounters(const CounterReading& reading, const DeviceSpec* device, Dtype dtype,
-                                     MathMode mode = MathMode::kIeeeFp32, const CounterModelOptions& options = {});
+                                     MathMode mode = MathMode::kIeeeFp32,
+                                     const CounterModelOptions& options = {});
 
 // Useful share of a GEMM's tensor-pipe cycles when its M×N output is cut into tile_m × tile_n
 // tiles, the last row and column of tiles padded: M·N / (⌈M/tm⌉·tm · ⌈N/tn⌉·tn). Wave

@@ -18,7 +18,7 @@ TEST(CounterModel, PeakClocksFromPerSmRates) {
   EXPECT_NEAR(PeakClockGhz(Row("h100_sxm"), PeakKind::kFp32), 1.983, 0.001);
   EXPECT_NEAR(PeakClockGhz(Row("h100_pcie"), PeakKind::kBf16), 1.620, 0.001);
   EXPECT_NEAR(PeakClockGhz(Row("a100_sxm_80gb"), PeakKind::kBf16), 1.410, 0.001);
-  EXPECT_DOUBLE_EQ(PeakClockGhz(Row("l40s"), PeakKind::kBf16), 2.52);  // the boost clock
+  EXPECT_DOUBLE_EQ(PeakClockGhz(Row("l40s"), PeakKind::kBf16), 2.52);   // the boost clock
   EXPECT_DOUBLE_EQ(PeakClockGhz(Row("b200_hgx"), PeakKind::kBf16), 0);  // not given
 }
 
