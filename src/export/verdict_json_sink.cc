@@ -151,6 +151,24 @@ void WriteGraphs(JsonWriter& w, const verdict::Evidence& e) {
   w.EndObject();
 }
 
+// The counter model's estimate over the rank's window, labelled as one (docs/counters.md): beside
+// the exact achieved_fraction, uncalibrated here; serve calibrates it by the windows.
+void WriteCounterEstimate(JsonWriter& w, const roofline::CounterEstimate& e) {
+  w.Key("counter_estimate").BeginObject();
+  w.Field("label", "estimate from device counters (uncalibrated), not a measurement");
+  w.Field("achieved_fraction", e.achieved);
+  w.Field("peak", roofline::PeakKindName(e.peak));
+  w.Key("clock_factor");
+  e.clock_known ? w.Number(e.clock_factor) : w.Null();
+  w.Field("tile_efficiency", e.tile_efficiency);
+  w.Field("bounded_by_sm_active", e.bounded_by_sm);
+  w.Field("memory_bound_hint", e.memory_bound_hint);
+  w.Key("notes").BeginArray();
+  for (const auto& n : e.notes) w.String(n);
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.BeginObject();
   w.Field("rank", r.rank).Field("path", r.path);
@@ -161,6 +179,7 @@ void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.Field("idle_s", r.run.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)]);
   w.Field("utilization", r.run.utilization()).Field("achieved_fraction", r.run.achieved());
   WriteLosses(w, r.run);
+  if (r.counter_estimate) WriteCounterEstimate(w, *r.counter_estimate);
   w.Field("start_ns", r.run.start_ns).Field("end_ns", r.run.end_ns);
   w.Field("kernels", r.kernels).Field("hardware_flops", r.hardware_flops);
   w.Field("compute_kernel_s", r.compute_kernel_s).Field("modeled_compute_s", r.modeled_compute_s);

@@ -43,7 +43,8 @@ CalibrationFit FitCalibration(const std::deque<CalibrationPair>& pairs) {
 }
 
 void CounterCalibration::AddWindow(const CalibrationKey& key, const CalibrationPair& pair) {
-  if (!(pair.seconds > 0) || !(pair.estimate >= 0 && pair.estimate <= 1) || !std::isfinite(pair.exact)) return;
+  if (!(pair.seconds > 0) || !(pair.estimate >= 0 && pair.estimate <= 1) || !std::isfinite(pair.exact))
+    return;
   Entry& e = fits_[key];
   e.pairs.push_back(pair);
   while (e.pairs.size() > max_pairs_) e.pairs.pop_front();
@@ -71,10 +72,15 @@ CalibratedEstimate CounterCalibration::Estimate(const CalibrationKey& key, doubl
 
 void CounterCalibration::Bound(std::size_t max_keys) {
   while (fits_.size() > max_keys) {
-    auto oldest = std::min_element(fits_.begin(), fits_.end(),
-                                   [](const auto& a, const auto& b) { return a.second.touched < b.second.touched; });
+    auto oldest = std::min_element(fits_.begin(), fits_.end(), [](const auto& a, const auto& b) {
+      return a.second.touched < b.second.touched;
+    });
     fits_.erase(oldest);
   }
+}
+
+void CounterCalibration::ForgetWorkload(const std::string& workload) {
+  std::erase_if(fits_, [&](const auto& kv) { return kv.first.workload == workload; });
 }
 
 }  // namespace plasmient::roofline

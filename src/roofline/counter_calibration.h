@@ -70,6 +70,8 @@ class CounterCalibration {
   std::size_t keys() const { return fits_.size(); }
   // Keys beyond `max_keys` are dropped, oldest added first.
   void Bound(std::size_t max_keys);
+  // Every key of one workload (a job no longer tracked).
+  void ForgetWorkload(const std::string& workload);
 
  private:
   struct Entry {

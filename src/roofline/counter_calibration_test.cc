@@ -23,7 +23,8 @@ TEST(CounterCalibration, FitsTheFactorAndItsBand) {
   // exact = 0.8 × estimate, ± 0.01.
   const double x[] = {0.5, 0.6, 0.55, 0.7, 0.65};
   const double noise[] = {0.01, -0.01, 0.0, 0.01, -0.01};
-  for (int i = 0; i < 5; ++i) c.AddWindow(kKey, {.exact = 0.8 * x[i] + noise[i], .estimate = x[i], .seconds = 2});
+  for (int i = 0; i < 5; ++i)
+    c.AddWindow(kKey, {.exact = 0.8 * x[i] + noise[i], .estimate = x[i], .seconds = 2});
   CalibratedEstimate e = c.Estimate(kKey, 0.6);
   EXPECT_TRUE(e.calibrated);
   EXPECT_NEAR(e.k, 0.8, 0.01);
@@ -53,7 +54,7 @@ TEST(CounterCalibration, KeepsTheLatestPairsAndRefusesBadOnes) {
   CounterCalibration c(4);
   for (int i = 0; i < 4; ++i) c.AddWindow(kKey, {.exact = 0.1, .estimate = 0.5, .seconds = 1});
   for (int i = 0; i < 4; ++i) c.AddWindow(kKey, {.exact = 0.45, .estimate = 0.5, .seconds = 1});
-  c.AddWindow(kKey, {.exact = 0.9, .estimate = 0.5, .seconds = 0});    // no seconds
+  c.AddWindow(kKey, {.exact = 0.9, .estimate = 0.5, .seconds = 0});   // no seconds
   c.AddWindow(kKey, {.exact = 0.9, .estimate = -0.5, .seconds = 1});  // not an estimate
   EXPECT_EQ(c.Fit(kKey).pairs, 4u);
   EXPECT_NEAR(c.Fit(kKey).k, 0.9, 1e-12);

@@ -71,6 +71,9 @@ std::vector<RankSample> SampleJob(const verdict::JobVerdict& job) {
     s.sm_active = rank.device_tier.Mean(verdict::DeviceMetric::kSmActive);
     s.tensor_active = rank.device_tier.Mean(verdict::DeviceMetric::kTensorActive);
     s.dram_active = rank.device_tier.Mean(verdict::DeviceMetric::kDramActive);
+    RankCounterFigures counters = CounterFiguresOf(rank);
+    s.counter_estimate = counters.uncalibrated;
+    s.device_key = std::move(counters.device);
     if (!measured) {  // device-tier samples only: no verdict
       s.kind = SampleKind::kDeviceTier;
       continue;
@@ -146,10 +149,12 @@ std::string SerializeSamples(const std::vector<RankSample>& samples, const JobTo
   for (const auto& s : samples) {
     out += fmt::format("{}\t", s.rank);
     AppendCell(out, s.gpu);
-    out += fmt::format("\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", s.utilization,
+    out += fmt::format("\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t", s.utilization,
                        s.achieved, fmt::join(s.loss, "\t"), s.gpu_s, s.wasted_s, fmt::join(s.buckets, "\t"),
                        s.steps, s.steps_sum_s, static_cast<int>(s.kind), s.sm_active, s.tensor_active,
-                       s.dram_active, s.window_start_ns, "end");
+                       s.dram_active, s.window_start_ns, s.counter_estimate);
+    AppendCell(out, s.device_key);
+    out += "\tend\n";
   }
   for (auto [tag, rows] : {std::pair{'k', &tops.kernels}, std::pair{'l', &tops.layer_types}}) {
     for (const auto& t : *rows) {
@@ -177,7 +182,7 @@ Result<std::vector<RankSample>> ParseSamples(std::string_view text, JobTops* top
       if (tab == std::string_view::npos) break;
       at = tab + 1;
     }
-    constexpr std::size_t kCells = 2 + 2 + verdict::kLossCount + 2 + kStepBucketsS.size() + 2 + 5 + 1;
+    constexpr std::size_t kCells = 2 + 2 + verdict::kLossCount + 2 + kStepBucketsS.size() + 2 + 5 + 2 + 1;
     constexpr std::size_t kTopCells = 1 + 2 + 2 + 1;
     bool top = cells.front() == "k" || cells.front() == "l";
     if (cells.size() != (top ? kTopCells : kCells) || cells.back() != "end" || (top && tops == nullptr)) {
@@ -218,6 +223,8 @@ Result<std::vector<RankSample>> ParseSamples(std::string_view text, JobTops* top
     num(s.tensor_active);
     num(s.dram_active);
     num(s.window_start_ns);
+    num(s.counter_estimate);
+    s.device_key = ReadCell(cells[k++]);
     if (!ok) return Fail("metrics samples: bad number");
   }
   return out;
@@ -236,6 +243,7 @@ void MetricsRegistry::RecordJob(const std::vector<RankSample>& samples, const st
     while (lo != series_.end() && lo->first.first == old) lo = series_.erase(lo);
     auto w = windowed_.lower_bound(Key{old, INT64_MIN});
     while (w != windowed_.end() && w->first.first == old) w = windowed_.erase(w);
+    counters_.Forget(old);
     tops_.erase(old);
     job_order_.pop_front();
   }
@@ -269,15 +277,6 @@ double MetricsRegistry::WindowSeries::Rolling() const {
   return gpu > 0 ? useful / gpu : -1;
 }
 
-double MetricsRegistry::WindowSeries::Calibration() const {
-  double useful = 0, tensor = 0;
-  for (const auto& [useful_s, tensor_s] : calibration) {
-    useful += useful_s;
-    tensor += tensor_s;
-  }
-  return tensor > 0 ? useful / tensor : -1;
-}
-
 void MetricsRegistry::RecordWindow(const RankSample& sample, const store::JobContext& context) {
   WindowSeries& w = windowed_[Key{context.job_id, sample.rank}];
   w.host = context.host;
@@ -286,11 +285,10 @@ void MetricsRegistry::RecordWindow(const RankSample& sample, const store::JobCon
   w.tensor_active = sample.tensor_active;
   w.dram_active = sample.dram_active;
   if (sample.kind != SampleKind::kDeviceTier) {  // measured: a kernel window or a whole trace
-    if (sample.tensor_active > 0) {
-      w.calibration.emplace_back(sample.achieved * sample.gpu_s, sample.tensor_active * sample.gpu_s);
-      if (w.calibration.size() > kRollingWindows) w.calibration.pop_front();
-    }
-    w.estimated = -1;  // a measured figure replaces the estimate
+    // The window's exact figure and the counters over the same seconds: one calibration pair.
+    if (!sample.device_key.empty()) w.device_key = sample.device_key;
+    counters_.Measured(context.job_id, w.device_key, sample.achieved, sample.counter_estimate, sample.gpu_s);
+    w.estimated = w.uncalibrated = w.band = -1;  // a measured figure replaces the estimate
     if (sample.kind != SampleKind::kWindow) return;
     w.recent.push_back({sample.achieved, sample.gpu_s, sample.window_start_ns});
     if (w.recent.size() > kRollingWindows) w.recent.pop_front();
@@ -299,8 +297,17 @@ void MetricsRegistry::RecordWindow(const RankSample& sample, const store::JobCon
     ++w.windows;
     return;
   }
-  double k = w.Calibration();
-  w.estimated = k >= 0 && sample.tensor_active >= 0 ? std::clamp(k * sample.tensor_active, 0.0, 1.0) : -1;
+  // Between windows: calibrated by the windows of the same job on the same device model (the
+  // samples file's own device when no window named one).
+  w.estimated = w.uncalibrated = w.band = -1;
+  if (sample.counter_estimate < 0) return;
+  const std::string& device = w.device_key.empty() ? sample.device_key : w.device_key;
+  roofline::CalibratedEstimate e = counters_.Between(context.job_id, device, sample.counter_estimate);
+  w.estimated = e.achieved;
+  w.uncalibrated = e.uncalibrated;
+  w.band = e.band;
+  w.calibration_pairs = e.pairs;
+  w.calibrated = e.calibrated;
 }
 
 void MetricsRegistry::SetLive(const std::string& host, std::vector<LiveSample> samples) {
@@ -423,6 +430,38 @@ void MetricsRegistry::RenderSeries(std::string& out) const {
     line("rolling", "measured", w.Rolling());
     line("lifetime", "measured", w.lifetime_gpu_s > 0 ? w.lifetime_useful_s / w.lifetime_gpu_s : -1);
     line("between", "estimated", w.estimated);
+  }
+  // The counter model's figures between windows, each labelled: the model alone and calibrated by
+  // the job's windows on the same device model, with the calibrated one's error band.
+  Header(
+      out, "plasmient_counter_estimate_ratio", "gauge",
+      "ESTIMATE from device counters between kernel windows (docs/counters.md): achieved fraction of peak "
+      "from pipe activity x SM clock; calibration=\"none\": the model alone, \"windows\": corrected by the "
+      "job's kernel windows on the same device model (calibrated=\"false\" below 3 windows).");
+  for (const auto& [k, w] : windowed_) {
+    if (w.uncalibrated < 0) continue;
+    out += fmt::format("plasmient_counter_estimate_ratio{{{},calibration=\"none\"}} ", window_labels(k, w));
+    Value(out, w.uncalibrated);
+    out += fmt::format("\nplasmient_counter_estimate_ratio{{{},calibration=\"windows\",calibrated=\"{}\"}} ",
+                       window_labels(k, w), w.calibrated ? "true" : "false");
+    Value(out, w.estimated);
+    out += '\n';
+  }
+  Header(out, "plasmient_counter_estimate_band_ratio", "gauge",
+         "The calibrated counter estimate's error band (±): from the leave-one-out residuals of the job's "
+         "windows, 0.10 when uncalibrated.");
+  for (const auto& [k, w] : windowed_) {
+    if (w.band < 0) continue;
+    out += fmt::format("plasmient_counter_estimate_band_ratio{{{}}} ", window_labels(k, w));
+    Value(out, w.band);
+    out += '\n';
+  }
+  Header(out, "plasmient_counter_calibration_windows", "gauge",
+         "Kernel windows the counter estimate's calibration is fitted on (the job, its device model).");
+  for (const auto& [k, w] : windowed_) {
+    if (w.band < 0) continue;
+    out += fmt::format("plasmient_counter_calibration_windows{{{}}} {}\n", window_labels(k, w),
+                       w.calibration_pairs);
   }
   auto device_gauge = [&](std::string_view name, std::string_view help, double WindowSeries::*field) {
     Header(out, name, "gauge", help);

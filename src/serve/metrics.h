@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "serve/counter_estimate.h"
 #include "store/job_rows.h"
 #include "verdict/verdict.h"
 
@@ -70,6 +71,10 @@ struct RankSample {
   // The start of the window W (its first GPU activity) on the trace's clock (Unix ns in the
   // agent's files); 0 for device-tier samples.
   std::int64_t window_start_ns = 0;
+  // The counter model's uncalibrated achieved fraction over the same seconds (docs/counters.md),
+  // -1 without pipe activity; and the device it was estimated for (the calibration's key).
+  double counter_estimate = -1;
+  std::string device_key;
 
   bool device_sampled() const { return sm_active >= 0 || tensor_active >= 0 || dram_active >= 0; }
 };
@@ -145,16 +150,15 @@ class MetricsRegistry {
       std::int64_t start_ns;
     };
     std::deque<Window> recent;  // the last kRollingWindows kernel windows, oldest first
-    // The last kRollingWindows measured analyses with tensor activity (windows and traces):
-    // their useful and tensor-active GPU-seconds.
-    std::deque<std::pair<double, double>> calibration;
     double lifetime_useful_s = 0, lifetime_gpu_s = 0;
     std::uint64_t windows = 0;
     double sm_active = -1, tensor_active = -1, dram_active = -1;  // the latest file's device tier
-    double estimated = -1;  // achieved fraction from the device tier since the last window
+    std::string device_key;  // of the latest measured analysis: what a samples file is calibrated by
+    double estimated = -1;   // calibrated counter estimate from the device tier since the last window
+    double uncalibrated = -1, band = -1;  // the counter model's own figure, the calibrated one's ± band
+    std::size_t calibration_pairs = 0;
+    bool calibrated = false;
     double Rolling() const;
-    // Achieved fraction per unit of tensor activity over the recent measured analyses, or -1.
-    double Calibration() const;
   };
   void RecordWindow(const RankSample& sample, const store::JobContext& context);
 
@@ -163,6 +167,7 @@ class MetricsRegistry {
   std::map<Key, RankSeries> series_;
   std::map<std::string, HostTops> tops_;  // by job
   std::map<Key, WindowSeries> windowed_;
+  CounterEstimator counters_;          // the counter model's calibration per device and job
   std::deque<std::string> job_order_;  // least recently analyzed first
   struct ClusterSeries {
     std::int64_t ranks = 0;

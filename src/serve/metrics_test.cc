@@ -95,6 +95,8 @@ TEST(MetricsTest, SamplesSurviveTheirText) {
   s.tensor_active = 0.375;
   s.dram_active = 0.1;
   s.window_start_ns = 1'764'532'800'123'456'789;
+  s.counter_estimate = 0.3125;
+  s.device_key = "h100\tsxm";
   auto back = ParseSamples(SerializeSamples({s, s}));
   ASSERT_TRUE(back) << back.error().message;
   ASSERT_EQ(back->size(), 2u);
@@ -112,6 +114,8 @@ TEST(MetricsTest, SamplesSurviveTheirText) {
   EXPECT_EQ(b.tensor_active, 0.375);
   EXPECT_EQ(b.dram_active, 0.1);
   EXPECT_EQ(b.window_start_ns, s.window_start_ns);
+  EXPECT_EQ(b.counter_estimate, 0.3125);
+  EXPECT_EQ(b.device_key, s.device_key);
   EXPECT_FALSE(ParseSamples("3\tgpu\t1\n"));
 }
 
@@ -182,12 +186,14 @@ RankSample Window(double achieved, double gpu_s, double tensor, std::int64_t sta
   s.tensor_active = tensor;
   s.sm_active = 0.9;
   s.dram_active = 0.3;
+  s.counter_estimate = tensor;  // the counter model's figure over the window
+  s.device_key = "h100_sxm";
   return s;
 }
 
 // A duty-cycled job: rolling over the last kRollingWindows windows, lifetime over all (both
-// weighted by window length), and between windows the device tier's tensor activity times the
-// windows' achieved fraction per unit of tensor activity, labelled estimated.
+// weighted by window length), and between windows the counter model's estimate, calibrated by the
+// job's windows once there are 3 (roofline/counter_calibration.h), labelled estimated.
 TEST(MetricsTest, WindowsGiveRollingLifetimeAndEstimatedFigures) {
   MetricsRegistry m;
   const std::string l = "host=\"node\\\"1\",gpu=\"H100\",job=\"j\",rank=\"2\"";
@@ -208,15 +214,20 @@ TEST(MetricsTest, WindowsGiveRollingLifetimeAndEstimatedFigures) {
   EXPECT_DOUBLE_EQ(value(",window=\"kernel\",window_start=\"1764532800.123\",figure=\"measured\""), 0.2);
   EXPECT_DOUBLE_EQ(value(",window=\"kernel\",window_start=\"1764532860.000\",figure=\"measured\""), 0.5);
   EXPECT_EQ(value(""), -1) << m.Render({});
-  // Between windows: tensor active 30%. Calibration = (0.2 + 1.5) / (0.4 + 2.4) per unit.
+  // Between windows: the counters estimate 30%. Two windows do not calibrate yet: the model alone.
   RankSample between;
   between.kind = SampleKind::kDeviceTier;
   between.rank = 2;
   between.tensor_active = 0.3;
   between.sm_active = 0.5;
+  between.counter_estimate = 0.3;
   m.RecordJob(std::vector{between}, Ctx("j"));
-  EXPECT_NEAR(value(",window=\"between\",figure=\"estimated\""), 0.3 * 1.7 / 2.8, 1e-12);
+  EXPECT_NEAR(value(",window=\"between\",figure=\"estimated\""), 0.3, 1e-12);
   std::string text = m.Render({});
+  EXPECT_TRUE(Has(text, "plasmient_counter_estimate_ratio{" + l + ",calibration=\"none\"} 0.3\n")) << text;
+  EXPECT_TRUE(Has(text, "plasmient_counter_estimate_ratio{" + l +
+                            ",calibration=\"windows\",calibrated=\"false\"} 0.3\n"));
+  EXPECT_TRUE(Has(text, "plasmient_counter_estimate_band_ratio{" + l + "} 0.1\n"));
   EXPECT_TRUE(Has(text, "plasmient_tensor_active_ratio{" + l + "} 0.3\n")) << text;
   EXPECT_TRUE(Has(text, "plasmient_sm_active_ratio{" + l + "} 0.5\n"));
   EXPECT_FALSE(Has(text, "plasmient_dram_active_ratio{" + l)) << "not sampled: no series";
@@ -239,11 +250,18 @@ TEST(MetricsTest, WindowsGiveRollingLifetimeAndEstimatedFigures) {
   EXPECT_NEAR(value(",window=\"lifetime\",figure=\"measured\""),
               (1.7 + 0.1 * kRollingWindows) / (4 + kRollingWindows), 1e-12);
   EXPECT_EQ(value(",window=\"between\",figure=\"estimated\""), -1) << "a new window replaces the estimate";
+  // Twelve windows calibrate: k = Σ w·x·y / Σ w·x² over them all.
+  m.RecordJob(std::vector{between}, Ctx("j"));
+  const double k = (1 * 0.4 * 0.2 + 3 * 0.8 * 0.5 + 10 * 0.2 * 0.1) / (1 * 0.16 + 3 * 0.64 + 10 * 0.04);
+  EXPECT_NEAR(value(",window=\"between\",figure=\"estimated\""), 0.3 * k, 1e-12);
+  text = m.Render({});
+  EXPECT_TRUE(Has(text, ",calibration=\"windows\",calibrated=\"true\"} ")) << text;
+  EXPECT_TRUE(Has(text, "plasmient_counter_calibration_windows{" + l + "} 12\n"));
 }
 
 // A whole trace with device-tier samples (an Nsight Systems export's GPU_METRICS): its achieved
-// fraction stays the plain series, its device tier gives the gauges and calibrates the estimate
-// of a later samples-only file of the job's rank, as a kernel window would.
+// fraction stays the plain series, its device tier gives the gauges and is a calibration pair for
+// the estimate of a later samples-only file of the job's rank, as a kernel window would.
 TEST(MetricsTest, ATraceWithDeviceSamplesGivesTheGaugesAndCalibrates) {
   MetricsRegistry m;
   const std::string l = "host=\"node\\\"1\",gpu=\"H100\",job=\"j\",rank=\"2\"";
@@ -263,6 +281,8 @@ TEST(MetricsTest, ATraceWithDeviceSamplesGivesTheGaugesAndCalibrates) {
   between.kind = SampleKind::kDeviceTier;
   between.rank = 2;
   between.tensor_active = 0.4;
+  between.counter_estimate = 0.4;
+  for (int i = 0; i < 2; ++i) m.RecordJob(std::vector{trace}, Ctx("j"));  // three pairs calibrate
   m.RecordJob(std::vector{between}, Ctx("j"));
   text = m.Render({});
   const std::string estimated =

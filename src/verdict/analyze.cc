@@ -399,6 +399,16 @@ struct JudgedDevice {
   }
 };
 
+// The counter model over the device tier's samples, for the dominant dtype's peak (docs/counters.md);
+// nullopt without pipe activity.
+std::optional<roofline::CounterEstimate> CounterEstimateOf(const DeviceActivity& tier,
+                                                           const JudgedDevice& d) {
+  if (!tier.any()) return std::nullopt;
+  roofline::CounterEstimate e = roofline::EstimateFromCounters(tier.Reading(), d.spec, d.dtype, d.math);
+  if (!e.valid) return std::nullopt;
+  return e;
+}
+
 // The headline figures of the device (name, peak, bandwidth, price), the options' overrides said.
 void DescribeDevice(const JudgedDevice& d, const AnalyzeOptions& o, DeviceChoice& device) {
   device.name = std::string(d.spec->name);
@@ -531,6 +541,7 @@ RangeLedger RollUp(const Trace& t, const join::Joined& j, const ActivityFacts& f
       [&] {
         AggregateKernels(t, f, bw, o.top_n * kKernelsKeptPerTop, v);
         v.device_tier = DeviceActivityOver(t, v.run.start_ns, v.run.end_ns);
+        v.counter_estimate = CounterEstimateOf(v.device_tier, d);
       },
       [&] {
         v.collectives = CollectiveInstances(t, j, f);
@@ -629,6 +640,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
     v.no_gpu_reason = NoGpuReason(t, j, sweeps, o, quality);
     CountGraphLaunches(j.graphs.summary, v.evidence);
     v.device_tier = DeviceActivityOver(t, kNoTime, kNoTime);
+    v.counter_estimate = CounterEstimateOf(v.device_tier, device);
     v.quality = quality;
     return v;
   }

@@ -12,6 +12,7 @@
 #include "join/collective_instance.h"
 #include "join/graph_replay.h"
 #include "model/data_quality.h"
+#include "roofline/counter_model.h"
 #include "roofline/roofline.h"
 #include "verdict/cluster_figures.h"
 #include "verdict/host_causes.h"
@@ -70,17 +71,23 @@ struct StepFigures {
 
 // The device tier seen from a kernel (docs/verdict.md, "Device activity beside each kernel"):
 // the device's SM, tensor and DRAM activity samples (model::kSmActiveMetric, ...) that fell
-// inside its calls, summed, so that means over calls and over ranks add up.
-enum class DeviceMetric : std::uint8_t { kSmActive, kTensorActive, kDramActive, kCount };
+// inside its calls, summed, so that means over calls and over ranks add up. The SM clock (MHz,
+// nvml.sm_clock_mhz) rides along for the counter model (roofline/counter_model.h); it is not an
+// activity and any() does not count it.
+enum class DeviceMetric : std::uint8_t { kSmActive, kTensorActive, kDramActive, kSmClockMhz, kCount };
 inline constexpr std::size_t kDeviceMetricCount = static_cast<std::size_t>(DeviceMetric::kCount);
 
 struct DeviceActivity {
   std::array<double, kDeviceMetricCount> sum_pct{};
   std::array<std::int64_t, kDeviceMetricCount> samples{};
 
-  bool any() const;
+  bool any() const;  // any activity sample (not only clocks)
   // The mean over its samples, as a fraction (0.42 for 42%); -1 when none fell inside.
   double Mean(DeviceMetric m) const;
+  // The mean in the samples' own unit (percent, MHz); -1 when none fell inside.
+  double MeanRaw(DeviceMetric m) const;
+  // The readings the counter model takes (roofline::EstimateFromCounters).
+  roofline::CounterReading Reading() const;
   void Merge(const DeviceActivity& other);
 };
 
@@ -312,6 +319,9 @@ struct RankVerdict {
   // The device tier's samples over the run's window W, or over the whole trace when it has no GPU
   // activity (a device-tier-only file): what serve's device gauges and estimate read.
   DeviceActivity device_tier;
+  // The counter model's estimate over the same seconds (docs/counters.md), uncalibrated: an
+  // estimate beside the exact figures, never in their place. nullopt without pipe activity samples.
+  std::optional<roofline::CounterEstimate> counter_estimate;
   // Per loss, a representative instant of it on the rank's clock, kNoTime when it has none
   // (verdict/column.h, WorstInstant): where `plasmient explain --at worst` and the first fix's
   // pointer look.
