@@ -25,7 +25,8 @@ double Uncalibrated(const synth::CounterSeries& s, const roofline::DeviceSpec& d
                     double to_s) {
   model::Trace t = s.SamplesOver(from_s, to_s);
   verdict::DeviceActivity tier = verdict::DeviceActivityOver(t, kNoTime, kNoTime);
-  roofline::CounterEstimate e = roofline::EstimateFromCounters(tier.Reading(), &device, roofline::Dtype::kBf16);
+  roofline::CounterEstimate e =
+      roofline::EstimateFromCounters(tier.Reading(), &device, roofline::Dtype::kBf16);
   EXPECT_TRUE(e.valid);
   EXPECT_TRUE(e.clock_known);
   return e.achieved;
@@ -39,12 +40,14 @@ struct Errors {
     for (double x : v) sum += x;
     return v.empty() ? 0 : sum / static_cast<double>(v.size());
   }
-  static double Max(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+  static double Max(const std::vector<double>& v) {
+    return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+  }
 };
 
 TEST(CounterCalibrationSynth, CalibratedWithinTwoPointsBetweenWindows) {
-  const std::vector<std::string> scenarios = {"ddp",        "straggler", "pipeline", "decode",
-                                              "hostbound",  "moe",       "ddp-exposed", "host-causes"};
+  const std::vector<std::string> scenarios = {"ddp",       "straggler", "pipeline",    "decode",
+                                              "hostbound", "moe",       "ddp-exposed", "host-causes"};
   const std::vector<std::string> gpus = {"h100_sxm", "a100_sxm_80gb"};
   Errors all;
   serve::CounterEstimator estimator;
@@ -69,8 +72,8 @@ TEST(CounterCalibrationSynth, CalibratedWithinTwoPointsBetweenWindows) {
       const auto& windows = series->windows;
       for (std::size_t w = 0; w < windows.size(); ++w) {
         const auto [start, end] = windows[w];
-        estimator.Measured(job, gpu_key, series->TruthOver(start, end), Uncalibrated(*series, device, start, end),
-                           end - start);
+        estimator.Measured(job, gpu_key, series->TruthOver(start, end),
+                           Uncalibrated(*series, device, start, end), end - start);
         const double next = w + 1 < windows.size() ? windows[w + 1].first : options.duration_s;
         if (next - end < options.sample_period_s) continue;
         const double uncalibrated = Uncalibrated(*series, device, end, next);
@@ -98,7 +101,8 @@ TEST(CounterCalibrationSynth, CalibratedWithinTwoPointsBetweenWindows) {
       "%.2f pt, max %.2f pt; %.1f%% of calibrated estimates within their band\n",
       all.calibrated.size(), Errors::Mean(all.calibrated), Errors::Max(all.calibrated),
       Errors::Mean(all.uncalibrated), Errors::Max(all.uncalibrated),
-      100.0 * static_cast<double>(all.within_band) / static_cast<double>(std::max<std::size_t>(1, all.calibrated.size())));
+      100.0 * static_cast<double>(all.within_band) /
+          static_cast<double>(std::max<std::size_t>(1, all.calibrated.size())));
   EXPECT_LE(Errors::Max(all.calibrated), 2.0);
   EXPECT_GT(Errors::Mean(all.uncalibrated), Errors::Mean(all.calibrated)) << "calibration must help";
   EXPECT_GE(static_cast<double>(all.within_band), 0.9 * static_cast<double>(all.calibrated.size()));

@@ -16,7 +16,7 @@ constexpr std::string_view kSmClockSample = "nvml.sm_clock_mhz";
 
 // One kernel of a step, as the counters see it.
 struct SeriesKernel {
-  double seconds = 0;        // at the nominal clock
+  double seconds = 0;  // at the nominal clock
   double flops = 0, bytes = 0;
   double tile_efficiency = 1;  // tensor kernels: useful share of the pipe's cycles
   bool tensor = false;
@@ -100,7 +100,8 @@ model::Trace CounterSeries::SamplesOver(double from_s, double to_s) const {
   return std::move(b).Finish();
 }
 
-Result<CounterSeries> GenerateCounterSeries(const SynthConfig& config, int rank, const CounterSeriesOptions& o) {
+Result<CounterSeries> GenerateCounterSeries(const SynthConfig& config, int rank,
+                                            const CounterSeriesOptions& o) {
   const GpuSpec* gpu = FindGpu(config.gpu);
   if (gpu == nullptr) return Fail("synth counters: no GPU '{}'", config.gpu);
   if (!(o.sample_period_s > 0) || !(o.duration_s >= o.sample_period_s) || !(o.period_s > o.window_s))
@@ -109,7 +110,8 @@ Result<CounterSeries> GenerateCounterSeries(const SynthConfig& config, int rank,
   s.peak_flops_per_s = gpu->bf16_flops_per_s;
   s.peak_clock_mhz = gpu->bf16_flops_per_s / (TensorRatePerSm(*gpu) * gpu->num_sms) / 1e6;
   s.sample_period_s = o.sample_period_s;
-  for (double t = 0; t + o.window_s <= o.duration_s; t += o.period_s) s.windows.emplace_back(t, t + o.window_s);
+  for (double t = 0; t + o.window_s <= o.duration_s; t += o.period_s)
+    s.windows.emplace_back(t, t + o.window_s);
 
   std::vector<std::vector<SeriesKernel>> steps;
   double tensor_flops = 0, padded_flops = 0;

@@ -39,8 +39,8 @@ struct CounterBin {
 };
 
 struct CounterSeries {
-  double peak_flops_per_s = 0;   // the device's dense BF16 tensor peak (the verdict's P)
-  double peak_clock_mhz = 0;     // the clock that peak assumes
+  double peak_flops_per_s = 0;  // the device's dense BF16 tensor peak (the verdict's P)
+  double peak_clock_mhz = 0;    // the clock that peak assumes
   double sample_period_s = 1;
   double mean_tile_efficiency = 0;  // FLOP-weighted over the tensor kernels: what a calibration fits
   std::vector<CounterBin> bins;
@@ -54,6 +54,7 @@ struct CounterSeries {
 };
 
 // One rank of `config` (training or serving scenarios), its steps repeated for the whole run.
-Result<CounterSeries> GenerateCounterSeries(const SynthConfig& config, int rank, const CounterSeriesOptions& options);
+Result<CounterSeries> GenerateCounterSeries(const SynthConfig& config, int rank,
+                                            const CounterSeriesOptions& options);
 
 }  // namespace plasmient::synth
