@@ -35,6 +35,8 @@ void WriteDevice(JsonWriter& w, const verdict::DeviceChoice& d) {
   w.Key("device").BeginObject();
   w.Field("name", d.name).Field("key", d.key).Field("trace_name", d.trace_name);
   w.Field("peak_flops_per_s", d.peak_flops_per_s).Field("peak_dtype", d.peak_dtype);
+  w.Field("ceiling", d.ceiling);
+  if (!d.ceiling_source.empty()) w.Field("ceiling_source", d.ceiling_source);
   w.Field("memory_bandwidth_bytes_per_s", d.memory_bandwidth_bytes_per_s);
   w.Field("price_per_gpu_hour", d.price_per_gpu_hour).Field("source", d.source);
   w.Field("assumed", d.assumed);

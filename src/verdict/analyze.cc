@@ -624,6 +624,20 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   };
   RunConcurrently(o.rank_threads, priced_and_swept);
   if (!spec) return std::unexpected(spec.error());
+  roofline::DeviceSpec measured;  // the row with measured ceilings in place of its peaks
+  if (o.ceiling == roofline::CeilingKind::kMeasured) {
+    const roofline::DeviceCeilings* m = o.ceilings ? o.ceilings->Find((*spec)->key) : nullptr;
+    if (m == nullptr) {
+      return Fail(
+          "--ceiling measured: {} has no measured ceilings for {} (scripts/gpu-check.sh measures them)",
+          o.ceilings ? o.ceilings->path : std::string("no --ceilings file"), (*spec)->key);
+    }
+    measured = roofline::WithMeasuredCeilings(**spec, *m);
+    spec = &measured;
+    v.device.ceiling = "measured";
+    v.device.ceiling_source =
+        fmt::format("{}{}{}", o.ceilings->path, m->measured_at.empty() ? "" : ", ", m->measured_at);
+  }
   // The headline math mode is the window's, not one kernel's: no convolution, no kernel name.
   const JudgedDevice device{
       *spec, DominantDtype(t, costs, kept),

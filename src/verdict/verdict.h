@@ -248,6 +248,10 @@ struct DeviceChoice {
   std::string source;      // how it was chosen: "trace deviceProperties", "--gpu", ...
   bool assumed = false;    // no --gpu and no device field matched: a guess; `source` says why
   std::string peak_dtype;  // dominant dtype, e.g. "bf16"
+  // What the peak and bandwidth are: "datasheet", or "measured" (--ceiling measured) with where
+  // and when they were measured in ceiling_source.
+  std::string ceiling = "datasheet";
+  std::string ceiling_source;
   double peak_flops_per_s = 0;
   double memory_bandwidth_bytes_per_s = 0;
   double price_per_gpu_hour = 0;
