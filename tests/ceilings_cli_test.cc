@@ -28,19 +28,22 @@ TEST(CeilingsCli, MeasuredCeilingsJudgeTheVerdictAndAreNamed) {
     {"device": "h100_sxm", "name": "NVIDIA H100 80GB HBM3", "measured_at": "2026-12-03T08:00:00Z",
      "gemm_flops_per_s": {"bf16": 7.9152e14, "fp16": 7.9152e14}, "memory_bandwidth_bytes_per_s": 3e12}]})";
   auto analyze = [&](const std::string& flags, const std::string& name) {
-    return RunCommand(PlasmientBinary() + " analyze " + (dir / "job").string() + " -q " + flags +
-                      " --json " + (dir / name).string());
+    return RunCommand(PlasmientBinary() + " analyze " + (dir / "job").string() + " -q " + flags + " --json " +
+                      (dir / name).string());
   };
   auto datasheet = analyze("--gpu h100_sxm", "datasheet.json");
   ASSERT_EQ(datasheet.exit_code, 0) << datasheet.out;
-  auto measured = analyze("--gpu h100_sxm --ceiling measured --ceilings " + ceilings.string(), "measured.json");
+  auto measured =
+      analyze("--gpu h100_sxm --ceiling measured --ceilings " + ceilings.string(), "measured.json");
   ASSERT_EQ(measured.exit_code, 0) << measured.out;
 
   simdjson::dom::parser p1, p2;
-  simdjson::dom::element d = p1.load((dir / "datasheet.json").string()), m = p2.load((dir / "measured.json").string());
+  simdjson::dom::element d = p1.load((dir / "datasheet.json").string()),
+                         m = p2.load((dir / "measured.json").string());
   EXPECT_EQ(std::string_view(d["device"]["ceiling"]), "datasheet");
   EXPECT_EQ(std::string_view(m["device"]["ceiling"]), "measured");
-  EXPECT_NE(std::string_view(m["device"]["ceiling_source"]).find("2026-12-03T08:00:00Z"), std::string_view::npos);
+  EXPECT_NE(std::string_view(m["device"]["ceiling_source"]).find("2026-12-03T08:00:00Z"),
+            std::string_view::npos);
   EXPECT_DOUBLE_EQ(double(d["device"]["peak_flops_per_s"]), 989.4e12);
   EXPECT_DOUBLE_EQ(double(m["device"]["peak_flops_per_s"]), 7.9152e14);
   EXPECT_DOUBLE_EQ(double(m["device"]["memory_bandwidth_bytes_per_s"]), 3e12);

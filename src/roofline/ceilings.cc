@@ -89,7 +89,8 @@ Result<Ceilings> ParseCeilings(std::string_view json, std::string path) {
     if (!FindDeviceByKey(d.device) || d.device.empty())
       return Fail("ceilings {}: device '{}' is not a device table key (`plasmient peaks`)", c.path, d.device);
     if (auto found = FindDeviceByKey(d.device); found && found->spec->key != d.device)
-      return Fail("ceilings {}: device '{}' is an alias; give its key '{}'", c.path, d.device, found->spec->key);
+      return Fail("ceilings {}: device '{}' is an alias; give its key '{}'", c.path, d.device,
+                  found->spec->key);
     d.name = Text(o, "name");
     d.measured_at = Text(o, "measured_at");
     d.source = Text(o, "source");
@@ -97,7 +98,8 @@ Result<Ceilings> ParseCeilings(std::string_view json, std::string path) {
     if (!o["gemm_flops_per_s"].get(gemm)) {
       for (auto field : gemm) {
         auto kind = PeakKindFromName(field.key);
-        if (!kind) return Fail("ceilings {}: no pipe '{}' (fp32, tf32, bf16, fp16, fp8, ...)", c.path, field.key);
+        if (!kind)
+          return Fail("ceilings {}: no pipe '{}' (fp32, tf32, bf16, fp16, fp8, ...)", c.path, field.key);
         auto v = Positive(field.value, fmt::format("{} {}", d.device, field.key));
         if (!v) return std::unexpected(v.error());
         d.flops_per_s[static_cast<std::size_t>(*kind)] = *v;
@@ -131,8 +133,9 @@ std::string CeilingsJson(const Ceilings& c) {
   std::string out = fmt::format("{{\n  \"schema\": \"{}\",\n  \"devices\": [", kCeilingsSchema);
   for (std::size_t i = 0; i < c.devices.size(); ++i) {
     const DeviceCeilings& d = c.devices[i];
-    out += fmt::format("{}\n    {{\"device\": {}, \"name\": {}, \"measured_at\": {}, \"source\": {},", i ? "," : "",
-                       JsonString(d.device), JsonString(d.name), JsonString(d.measured_at), JsonString(d.source));
+    out += fmt::format("{}\n    {{\"device\": {}, \"name\": {}, \"measured_at\": {}, \"source\": {},",
+                       i ? "," : "", JsonString(d.device), JsonString(d.name), JsonString(d.measured_at),
+                       JsonString(d.source));
     out += "\n     \"gemm_flops_per_s\": {";
     bool first = true;
     for (int k = 0; k < kPeakKinds; ++k) {
@@ -156,7 +159,8 @@ DeviceSpec WithMeasuredCeilings(const DeviceSpec& row, const DeviceCeilings& mea
   for (std::size_t k = 0; k < d.peak_flops_per_s.size(); ++k) {
     if (measured.flops_per_s[k] > 0) d.peak_flops_per_s[k] = measured.flops_per_s[k];
   }
-  if (measured.memory_bandwidth_bytes_per_s > 0) d.memory_bandwidth_bytes_per_s = measured.memory_bandwidth_bytes_per_s;
+  if (measured.memory_bandwidth_bytes_per_s > 0)
+    d.memory_bandwidth_bytes_per_s = measured.memory_bandwidth_bytes_per_s;
   return d;
 }
 
