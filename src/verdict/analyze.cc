@@ -525,6 +525,7 @@ RangeLedger RollUp(const Trace& t, const join::Joined& j, const ActivityFacts& f
       [&] {
         v.evidence = CollectEvidence(t, j, f);
         v.evidence.host_idle = AttributeHostIdle(t, f, v.run.start_ns, v.run.end_ns);
+        v.evidence.comm_roles = AttributeCommRoles(t, j, f);
         v.evidence.fp32_tensor_peak_flops_per_s =
             roofline::PeakFlops(*d.spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
       },

@@ -232,6 +232,7 @@ void Evidence::Merge(const Evidence& o) {
   gemm_kernel_s += o.gemm_kernel_s;
   gemm_rows_kernel_s += o.gemm_rows_kernel_s;
   host_idle.Merge(o.host_idle);
+  comm_roles.Merge(o.comm_roles);
 }
 
 }  // namespace plasmient::verdict

@@ -220,7 +220,12 @@ Advice UnmodeledAdvice(const JobVerdict& job) {
       fmt::format("{} ops carry shapes; these kernels' ops are not modeled", e.ops_with_shapes)};
 }
 
-// What removes one family's exposed time, in training or in inference.
+std::string Seconds(double s) {
+  return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.1f} ms", s * 1e3);
+}
+
+// What removes one family's exposed time, in training or in inference, when nothing names the
+// collectives' role.
 struct FamilyAdvice {
   std::string_view action, short_action;
 };
@@ -229,8 +234,9 @@ FamilyAdvice AdviceForFamily(CommFamily family, bool training) {
   switch (family) {
     case CommFamily::kAllToAll:
       return {
-          "overlap the dispatch/combine all-to-all with expert or shared-expert compute, or cut its volume "
-          "(capacity factor, top-k, expert placement)",
+          "overlap the all-to-all with independent compute or cut its volume; nothing around its launch "
+          "names what it distributes (MoE tokens, embeddings): record_function ranges or "
+          "with_modules=True would say",
           "overlap all-to-all"};
     case CommFamily::kAllReduce:
       if (training) {
@@ -255,44 +261,233 @@ FamilyAdvice AdviceForFamily(CommFamily family, bool training) {
   }
 }
 
-// The advice names every family holding at least kCommFamilyMinShare of the exposed time, largest
-// first, so ranks whose shares differ by a few points get the same advice (only the order moves
-// when two families are close).
+// A role's families with exposed time, largest first.
+std::vector<std::pair<double, CommFamily>> FamiliesBySize(const CommRoleFigures& r) {
+  std::vector<std::pair<double, CommFamily>> out;
+  for (std::size_t i = 0; i < r.by_family_s.size(); ++i) {
+    if (r.by_family_s[i] > 0) out.emplace_back(r.by_family_s[i], static_cast<CommFamily>(i));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  return out;
+}
+
+CommFamily LargestFamily(const CommRoleFigures& r) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < r.by_family_s.size(); ++i) {
+    if (r.by_family_s[i] > r.by_family_s[best]) best = i;
+  }
+  return static_cast<CommFamily>(best);
+}
+
+// What removes one role's exposed time (docs/fixes.md, "Exposed communication by role").
+FamilyAdvice AdviceForRole(CommRole role, const CommRoleFigures& r, bool training) {
+  const CommFamily family = LargestFamily(r);
+  switch (role) {
+    case CommRole::kDataParallel:
+      if (family == CommFamily::kGatherScatter) {
+        return {
+            "the sharded data-parallel gathers and reduce-scatters wait exposed: prefetch the next "
+            "layer's all-gather (FSDP forward/backward prefetch, limit_all_gathers), overlap reduce-scatter "
+            "with backward, and shard over fewer ranks (hybrid sharding) when the gathers cross nodes",
+            "prefetch FSDP gathers"};
+      }
+      return {
+          "the gradient all-reduce waits exposed after backward: overlap it with backward (DDP "
+          "bucket_cap_mb, static_graph, gradient_as_bucket_view), or reduce less often (more "
+          "microbatches per step with no_sync)",
+          "overlap grad sync with backward"};
+    case CommRole::kTensorParallel:
+      return {
+          "tensor-parallel collectives sit on every layer's critical path: keep the TP group inside one "
+          "NVLink domain, overlap them with the GEMMs (async TP / collective matmul, Megatron "
+          "tp_comm_overlap), or lower the TP degree in favour of data or pipeline parallelism",
+          "overlap or shrink TP"};
+    case CommRole::kEmbedding:
+      return {
+          "the embedding distribution (sparse features and pooled embeddings) waits exposed: pipeline it "
+          "with the dense model (TorchRec TrainPipelineSparseDist runs the next batch's input "
+          "all-to-all during this one), and cut its volume (the sharding plan: table-, row- or "
+          "column-wise placement; fp16/int8 quantized communication)",
+          "pipeline embedding all-to-all"};
+    case CommRole::kMoe:
+      return {
+          "overlap the MoE dispatch/combine all-to-all with expert or shared-expert compute, or cut its "
+          "volume (capacity factor, top-k, expert placement within a node)",
+          "overlap MoE all-to-all"};
+    case CommRole::kPipeline:
+      return {
+          "pipeline send/recv waits exposed: more microbatches per step, an interleaved 1F1B schedule, "
+          "and sends overlapped with the next microbatch's compute",
+          "overlap pipeline p2p"};
+    case CommRole::kOptimizer:
+      return {
+          "the sharded optimizer's collectives (the gather of updated parameter shards, or reductions of its "
+          "state) wait exposed at the step's end: overlap the parameter gather with the next step's forward "
+          "(Megatron overlap_param_gather, DeepSpeed ZeRO overlap_comm), gather in bf16 rather than fp32, "
+          "or shard the optimizer over fewer ranks (within a node)",
+          "overlap the optimizer's gathers"};
+    case CommRole::kUnknown:
+    case CommRole::kCount:
+      break;
+  }
+  return AdviceForFamily(family, training);
+}
+
+std::string RoleLabel(CommRole role) {
+  switch (role) {
+    case CommRole::kDataParallel:
+      return "data-parallel";
+    case CommRole::kTensorParallel:
+      return "tensor-parallel";
+    case CommRole::kEmbedding:
+      return "embedding all-to-all";
+    case CommRole::kMoe:
+      return "MoE all-to-all";
+    case CommRole::kPipeline:
+      return "pipeline send/recv";
+    case CommRole::kOptimizer:
+      return "sharded-optimizer collectives";
+    default:
+      return "collectives of no named role";
+  }
+}
+
+// The names that said a role, or where it ran: "named by mesh_tp 1.2 ms, …".
+std::string RoleEvidenceText(CommRole role, const CommRoleFigures& r) {
+  std::string families;
+  for (const auto& [s, family] : FamiliesBySize(r)) {
+    if (r.exposed_s <= 0 || s < 0.005 * r.exposed_s) continue;
+    families += fmt::format("{}{} {:.0f}%", families.empty() ? "" : ", ", CommFamilyName(family),
+                            100 * s / r.exposed_s);
+  }
+  std::string out = fmt::format("{} exposed in {} {} ({})", Seconds(r.exposed_s), Thousands(r.kernels),
+                                r.kernels == 1 ? "kernel" : "kernels", families);
+  if (r.named > 0) {
+    std::string names;
+    for (const auto& n : r.names)
+      names += fmt::format("{}{} {}", names.empty() ? "" : ", ", n.name, Seconds(n.exposed_s));
+    out += fmt::format("; named by {}", names);
+  }
+  if (r.by_group > 0) {
+    out += fmt::format("; {} more of the same process group and kind as named ones", Thousands(r.by_group));
+  }
+  if (r.named + r.by_group < r.kernels) {
+    switch (role) {
+      case CommRole::kDataParallel:
+        out += "; launched in backward";
+        break;
+      case CommRole::kTensorParallel:
+        out += "; launched inside a layer's forward";
+        break;
+      case CommRole::kPipeline:
+        out += "; point-to-point sends and receives";
+        break;
+      case CommRole::kUnknown:
+        out += "; no process group, range or module around the launch names a role";
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+// A role is listed as a cause when it holds at least this share of the exposed time.
+constexpr double kRoleMinShare = 0.01;
+// Waiting for late peers that holds at least this share of the exposed time leads the fix:
+// overlapping cannot hide a wait for a rank that has not arrived.
+constexpr double kPeerWaitLeadShare = 0.5;
+// A smaller wait is named after the advice: overlap hides the transfer, not the wait.
+constexpr double kPeerWaitNoteShare = 0.2;
+
+std::vector<Cause> CommCauses(const Evidence& e, double loss_s) {
+  std::vector<Cause> out;
+  const double total = e.comm_roles.total_s();
+  if (total <= 0 || loss_s <= 0) return out;
+  for (std::size_t i = 0; i < kCommRoleCount; ++i) {
+    const auto role = static_cast<CommRole>(i);
+    const CommRoleFigures& r = e.comm_roles[role];
+    const double share = r.exposed_s / total;
+    if (share < kRoleMinShare) continue;
+    out.push_back({std::string(CommRoleName(role)), share * loss_s, share, RoleEvidenceText(role, r),
+                   role == CommRole::kUnknown ? "low"
+                   : 2 * r.named >= r.kernels ? "high"
+                                              : "medium"});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Cause& a, const Cause& b) { return a.share > b.share; });
+  return out;
+}
+
+// The advice names every role holding at least kCommFamilyMinShare of the exposed time, largest
+// first; the cluster's split of that time into waiting for late peers and transfer, when the job
+// has it, says whether overlapping can help at all.
 Advice CommunicationAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
   const std::string kind = e.training()
                                ? Count(e.backward_ops, "backward ops: training", "backward op: training")
                                : std::string("no backward ops: inference");
-  const double total = e.exposed_comm_total_s();
-  std::vector<std::pair<double, CommFamily>> families;
-  for (std::size_t i = 0; i < kCommFamilyCount; ++i) {
-    if (total > 0 && e.exposed_comm_s[i] > 0)
-      families.emplace_back(e.exposed_comm_s[i], static_cast<CommFamily>(i));
+  double wait_s = 0, transfer_s = 0;
+  for (const auto& r : job.ranks) {
+    wait_s += r.exposed_wait_s;
+    transfer_s += r.exposed_transfer_s;
   }
-  std::stable_sort(families.begin(), families.end(), [](auto& a, auto& b) { return a.first > b.first; });
-  if (families.empty()) {
+  const double waited = wait_s + transfer_s > 0 ? wait_s / (wait_s + transfer_s) : 0;
+  const std::string split =
+      wait_s + transfer_s > 0 ? fmt::format("; across ranks, waiting for late peers {} and transfer {} of it",
+                                            Seconds(wait_s), Seconds(transfer_s))
+                              : std::string();
+  const double loss_s = LossSeconds(job, Loss::kExposedCommunication);
+  std::vector<Cause> causes = CommCauses(e, loss_s);
+  if (causes.empty()) {
     // No collective kernel was exposed (the loss is a straggler's, or the job's ranks say nothing).
     const FamilyAdvice a =
         AdviceForFamily(e.training() ? CommFamily::kAllReduce : CommFamily::kOther, e.training());
     return {fmt::format("{}, or fix the rank that arrives late", a.action), std::string(a.short_action),
-            kind};
+            kind + split};
   }
   std::string action, shares;
-  for (const auto& [s, family] : families) {
-    const double share = s / total;
-    if (share < 0.005) continue;  // would print as 0%
-    shares += fmt::format("{}{} {:.0f}%", shares.empty() ? "" : ", ", CommFamilyName(family), 100 * share);
-    if (share < kCommFamilyMinShare && !action.empty()) continue;
-    action += fmt::format("{}{} ({:.0f}% of it): {}", action.empty() ? "" : "; ", CommFamilyName(family),
-                          100 * share, AdviceForFamily(family, e.training()).action);
+  for (const Cause& c : causes) {
+    const CommRole role = CommRoleFromName(c.kind);
+    shares += fmt::format("{}{} {:.0f}%", shares.empty() ? "" : ", ", c.kind, 100 * c.share);
+    if (c.share < kCommFamilyMinShare && !action.empty()) continue;
+    if (role == CommRole::kUnknown) {
+      // Nothing names these collectives' role: the advice goes by family, each of a rule's share.
+      const double total = e.comm_roles.total_s();
+      for (const auto& [fs, family] : FamiliesBySize(e.comm_roles[role])) {
+        const double share = fs / total;
+        if (share < kCommFamilyMinShare && !action.empty()) continue;
+        action += fmt::format("{}{} ({:.0f}% of it): {}", action.empty() ? "" : "; ", CommFamilyName(family),
+                              100 * share, AdviceForFamily(family, e.training()).action);
+      }
+      continue;
+    }
+    action += fmt::format("{}{} ({:.0f}% of it): {}", action.empty() ? "" : "; ", RoleLabel(role),
+                          100 * c.share, AdviceForRole(role, e.comm_roles[role], e.training()).action);
   }
-  return {fmt::format("exposed communication is {}; or fix the rank that arrives late", action),
-          std::string(AdviceForFamily(families.front().second, e.training()).short_action),
-          fmt::format("exposed collective time {:.1f} ms: {}; {}", total * 1e3, shares, kind)};
-}
-
-std::string Seconds(double s) {
-  return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.1f} ms", s * 1e3);
+  const CommRole lead = CommRoleFromName(causes.front().kind);
+  std::string short_action(AdviceForRole(lead, e.comm_roles[lead], e.training()).short_action);
+  const bool wait_leads = wait_s + transfer_s > 0 && waited >= kPeerWaitLeadShare;
+  if (wait_leads) {
+    action = fmt::format(
+        "{:.0f}% of the exposed time is waiting for peers that arrive late, not transfer: overlapping "
+        "hides only the rest; find why the late rank is late first (the straggler fix, or `plasmient "
+        "explain` at its collectives). Then: {}",
+        100 * waited, action);
+    short_action = "fix the late rank";
+  } else if (wait_s + transfer_s <= 0) {
+    action += "; or fix the rank that arrives late";
+  } else if (waited >= kPeerWaitNoteShare) {
+    action += fmt::format(
+        "; {:.0f}% of it is waiting for peers that arrive late, which only fixing the late rank "
+        "removes",
+        100 * waited);
+  }
+  Advice a{
+      wait_leads ? action : fmt::format("exposed communication is {}", action), std::move(short_action),
+      fmt::format("exposed collective time {:.1f} ms by role: {}; {}: {}{}; {}", e.comm_roles.total_s() * 1e3,
+                  shares, causes.front().kind, causes.front().evidence, split, kind)};
+  a.causes = std::move(causes);
+  return a;
 }
 
 // The names a cause's idle fell in: "hipFree 3.35 s, hipMalloc 12.0 ms".
@@ -566,6 +761,18 @@ void BuildFixes(JobVerdict& job) {
   }
   std::sort(job.fixes.begin(), job.fixes.end(),
             [](const Fix& a, const Fix& b) { return a.fraction > b.fraction; });
+}
+
+void RefreshFix(JobVerdict& job, Loss loss) {
+  if (job.evidence.trace_kind() == join::TraceKind::kCapture) return;
+  Advice a = AdviceFor(job, loss);
+  job.short_fixes[static_cast<std::size_t>(loss)] = a.short_action;
+  for (Fix& f : job.fixes) {
+    if (f.loss != loss) continue;
+    f.action = std::move(a.action);
+    f.evidence = std::move(a.evidence);
+    f.causes = std::move(a.causes);
+  }
 }
 
 }  // namespace plasmient::verdict

@@ -14,6 +14,7 @@
 #include "model/data_quality.h"
 #include "roofline/roofline.h"
 #include "verdict/cluster_figures.h"
+#include "verdict/comm_roles.h"
 #include "verdict/host_causes.h"
 
 namespace plasmient::verdict {
@@ -175,6 +176,8 @@ struct Evidence {
   double fp32_tensor_peak_flops_per_s = 0;  // the device's TF32 peak: what fp32 GEMMs could run at
   // Host-bound idle by what the host was doing while the GPU waited (verdict/host_causes.h).
   HostIdleCauses host_idle;
+  // Exposed communication by the role of its collectives (verdict/comm_roles.h).
+  CommRoles comm_roles;
 
   double exposed_comm_total_s() const;
   double exposed_comm(CommFamily family) const { return exposed_comm_s[static_cast<std::size_t>(family)]; }
