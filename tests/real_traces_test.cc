@@ -415,6 +415,77 @@ TEST(RealTraces, TraceFilterExposedCommunicationIsNamedByWhatWasExposed) {
   EXPECT_EQ(leaders.size(), 1u);  // both ranks' exposed time is led by the same family
 }
 
+// MIOpen's layout transposes (batched_transpose_*) run under the convolution ops and do no
+// arithmetic: they are never "compute below peak", and the compute fix (the convolutions') never
+// lists them; its culprits are convolution kernels.
+TEST(RealTraces, Mi300LayoutTransposesAreNeverComputeBelowPeak) {
+  REQUIRE_SHARED_TRACES(shared);
+  const fs::path path = *shared / "tracelens/mi300/resnet_act_checkpoint.json.gz";
+  RawTrace raw;
+  ASSERT_NO_FATAL_FAILURE(ReadRaw(path, raw));
+  int transposes = 0;
+  for (auto e : raw.events)
+    transposes += Str(e, "cat") == "kernel" && Str(e, "name").starts_with("batched_transpose");
+  ASSERT_GT(transposes, 0);
+
+  Analysis a = Analyze(path.string(), "");
+  ASSERT_EQ(a.run.exit_code, 0) << a.run.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element v;
+  ASSERT_EQ(parser.parse(a.json).get(v), simdjson::SUCCESS);
+  int listed = 0;
+  for (auto k : v["top_kernels"].get_array()) {
+    if (!Str(k, "name").starts_with("batched_transpose")) continue;
+    ++listed;
+    EXPECT_NE(Str(k, "loss"), "compute_inefficiency") << Str(k, "name");
+  }
+  EXPECT_GT(listed, 0);
+  for (auto f : v["fixes"].get_array()) {
+    if (Str(f, "loss") != "compute_inefficiency") continue;
+    for (auto c : f["culprits"].get_array()) {
+      const std::string_view name = c.get_string().value();
+      EXPECT_EQ(name.find("transpose"), std::string_view::npos) << name;
+    }
+  }
+}
+
+// The copies of this A100 rank are mostly device-to-device and pinned host-to-device (summed
+// from the raw memcpy events); a handful of pageable ones take almost nothing. The fix follows
+// the kind that takes the time: never "pin the host buffers".
+TEST(RealTraces, DataMovementFixFollowsTheCopiesThatTakeTheTime) {
+  REQUIRE_SHARED_TRACES(shared);
+  const fs::path path = *shared / "hta/negative_queue_length_values_check/rank0.json.gz";
+  RawTrace raw;
+  ASSERT_NO_FATAL_FAILURE(ReadRaw(path, raw));
+  double pageable = 0, total = 0, device = 0;
+  for (auto e : raw.events) {
+    if (Str(e, "cat") != "gpu_memcpy") continue;
+    double dur = 0;
+    if (e["dur"].get(dur)) continue;
+    total += dur;
+    pageable += Str(e, "name").find("Pageable") != std::string_view::npos ? dur : 0;
+    device += Str(e, "name").find("DtoD") != std::string_view::npos ? dur : 0;
+  }
+  ASSERT_GT(total, 0);
+  ASSERT_LT(pageable, 0.05 * total);
+  ASSERT_GT(device, 0.4 * total);
+
+  Analysis a = Analyze(path.string(), "");
+  ASSERT_EQ(a.run.exit_code, 0) << a.run.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element v;
+  ASSERT_EQ(parser.parse(a.json).get(v), simdjson::SUCCESS);
+  bool found = false;
+  for (auto f : v["fixes"].get_array()) {
+    if (Str(f, "loss") != "data_movement") continue;
+    found = true;
+    const std::string action(Str(f, "action"));
+    EXPECT_EQ(action.find("pin the host buffers"), std::string::npos) << action;
+    EXPECT_NE(action.find("device-to-device"), std::string::npos) << action;
+  }
+  EXPECT_TRUE(found);
+}
+
 // HF inference on H100: the GPU was still running work queued before the profiler started.
 TEST(RealTraces, QwenDefaultWindowLeavesOutWorkQueuedBeforeProfiling) {
   REQUIRE_SHARED_TRACES(shared);

@@ -191,11 +191,13 @@ std::vector<std::pair<std::int32_t, std::pair<TimeNs, TimeNs>>> StepWindows(cons
 }
 
 // Where an activity's lost time goes: communication and copies by their class; a compute kernel
-// with no model at all is unmodeled, one whose pricing op lies below the ridge is memory-bound.
+// with no model at all is unmodeled, one whose pricing op lies below the ridge is memory-bound,
+// and so is one that does no arithmetic (a priced op's layout transpose or reduction: its FLOPs
+// went to the op's heavy kernels), never "compute below peak".
 Loss LossOfActivity(ActivityClass cls, double flops, double bytes, bool op_below_ridge) {
   if (cls != ActivityClass::kCompute) return LossOfSlice(cls);
   if (flops < 0 && bytes < 0) return Loss::kUnmodeledKernels;
-  if (op_below_ridge) return Loss::kMemoryBound;
+  if (op_below_ridge || flops <= 0) return Loss::kMemoryBound;
   return Loss::kComputeInefficiency;
 }
 

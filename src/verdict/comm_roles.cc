@@ -47,7 +47,9 @@ bool NameHasToken(std::string_view s, std::initializer_list<std::string_view> to
 
 using CKind = join::CollectiveKind;
 
-bool IsReducing(CKind k) { return k == CKind::kAllReduce || k == CKind::kReduceScatter || k == CKind::kReduce; }
+bool IsReducing(CKind k) {
+  return k == CKind::kAllReduce || k == CKind::kReduceScatter || k == CKind::kReduce;
+}
 bool IsGatherOrScatter(CKind k) { return k == CKind::kAllGather || k == CKind::kReduceScatter; }
 bool IsSendOrRecv(CKind k) { return k == CKind::kSend || k == CKind::kRecv; }
 
@@ -56,10 +58,11 @@ bool IsSendOrRecv(CKind k) { return k == CKind::kSend || k == CKind::kRecv; }
 // reduction of the experts' output, not their dispatch.
 std::optional<CommRole> RoleNamedBy(std::string_view n, CKind k) {
   if (!IsSendOrRecv(k) &&
-      NameHas(n, {"sparse_data_dist", "sparsedatadist", "kjt", "embedding_bag", "embeddingbag",
-                   "split_embedding", "shardedembedding", "sharded_embedding", "embeddingcollection",
-                   "embedding_collection", "torchrec", "fbgemm", "input_dist", "output_dist", "pooled_embedding",
-                   "sequence_embedding", "all2all_data", "all2all_pooled", "all2all_sequence"}))
+      NameHas(
+          n, {"sparse_data_dist", "sparsedatadist", "kjt", "embedding_bag", "embeddingbag", "split_embedding",
+              "shardedembedding", "sharded_embedding", "embeddingcollection", "embedding_collection",
+              "torchrec", "fbgemm", "input_dist", "output_dist", "pooled_embedding", "sequence_embedding",
+              "all2all_data", "all2all_pooled", "all2all_sequence"}))
     return CommRole::kEmbedding;
   if ((k == CKind::kAllToAll || IsGatherOrScatter(k)) &&
       (NameHas(n, {"moe", "expert", "token_dispatch", "dispatcher"}) || NameHasToken(n, {"ep"})))
@@ -69,7 +72,7 @@ std::optional<CommRole> RoleNamedBy(std::string_view n, CKind k) {
     return CommRole::kPipeline;
   if ((IsReducing(k) || IsGatherOrScatter(k)) &&
       (NameHas(n, {"tensor_model_parallel", "tensor_parallel", "tensorparallel", "parallellinear",
-                    "vocabparallel", "sequence_parallel", "sequenceparallel"}) ||
+                   "vocabparallel", "sequence_parallel", "sequenceparallel"}) ||
        NameHasToken(n, {"tp"})))
     return CommRole::kTensorParallel;
   // A collective inside the optimizer's step belongs to a sharded optimizer (ZeRO-1/2, distributed
@@ -81,7 +84,7 @@ std::optional<CommRole> RoleNamedBy(std::string_view n, CKind k) {
     return CommRole::kOptimizer;
   if ((IsReducing(k) || IsGatherOrScatter(k) || k == CKind::kBroadcast) &&
       (NameHas(n, {"distributeddataparallel", "fullyshardeddataparallel", "fsdp", "reducer", "comm_hook",
-                    "allreduce_hook", "data_parallel", "dataparallel"}) ||
+                   "allreduce_hook", "data_parallel", "dataparallel"}) ||
        NameHasToken(n, {"dp", "ddp"})))
     return CommRole::kDataParallel;
   return std::nullopt;
@@ -133,7 +136,8 @@ constexpr std::size_t kRoleSourceMaxChars = 120;
 
 void AddRoleSource(std::vector<CommRoleSource>& names, std::string_view name, double s) {
   name = name.substr(0, kRoleSourceMaxChars);
-  auto same = std::find_if(names.begin(), names.end(), [&](const CommRoleSource& o) { return o.name == name; });
+  auto same =
+      std::find_if(names.begin(), names.end(), [&](const CommRoleSource& o) { return o.name == name; });
   if (same == names.end()) {
     names.push_back({std::string(name), s});
   } else {
@@ -142,8 +146,9 @@ void AddRoleSource(std::vector<CommRoleSource>& names, std::string_view name, do
 }
 
 void SortRoleSources(std::vector<CommRoleSource>& names) {
-  std::stable_sort(names.begin(), names.end(),
-                   [](const CommRoleSource& a, const CommRoleSource& b) { return a.exposed_s > b.exposed_s; });
+  std::stable_sort(names.begin(), names.end(), [](const CommRoleSource& a, const CommRoleSource& b) {
+    return a.exposed_s > b.exposed_s;
+  });
   if (names.size() > kRoleNamesKept) names.resize(kRoleNamesKept);
 }
 
@@ -260,22 +265,26 @@ CommRoles AttributeCommRoles(const model::Trace& t, const join::Joined& j, const
   for (std::size_t k : kernels) {
     const std::string_view kernel = t.Str(t.gpu.name[k]);
     const bool has_collective = j.collective[k].has_value();
-    const std::string_view collective = has_collective ? t.Str(t.collectives.name[j.collective[k].index()]) : kernel;
+    const std::string_view collective =
+        has_collective ? t.Str(t.collectives.name[j.collective[k].index()]) : kernel;
     RoleContext c;
     c.kind = join::ParseCollectiveKind(collective, kernel);
     // Launched in backward: priced so, or under an autograd range (a collective has no pricing).
     c.backward = f.backward[k] != 0 || j.layer_source[k] == join::LayerSource::kForward ||
                  j.layer_source[k] == join::LayerSource::kBackward ||
-                 std::any_of(around[k].begin(), around[k].end(), [](const std::string& n) { return join::IsBackwardOpName(n); });
+                 std::any_of(around[k].begin(), around[k].end(),
+                             [](const std::string& n) { return join::IsBackwardOpName(n); });
     // Inside a layer's forward: the layer's module range holds the launch on its thread (a backward
     // kernel is assigned its forward's layer, docs/layers.md, but no range holds its launch).
     std::string forward_layer;
     if (f.layer[k].has_value() && launch_at[k] != kNoTime) {
       const std::size_t l = f.layer[k].index();
-      c.in_layer = t.cpu.kind[l] == model::CpuOpKind::kModule && t.cpu.tid[l] == launch_tid[k] && t.cpu.start_ns[l] <= launch_at[k] && launch_at[k] < t.cpu.end_ns[l];
+      c.in_layer = t.cpu.kind[l] == model::CpuOpKind::kModule && t.cpu.tid[l] == launch_tid[k] &&
+                   t.cpu.start_ns[l] <= launch_at[k] && launch_at[k] < t.cpu.end_ns[l];
       // A backward collective's layer is its forward's (docs/layers.md): the module that ran the
       // forward names the backward's role too (an MoE layer's combine in backward is its dispatch's).
-      if (!c.in_layer && t.cpu.kind[l] == model::CpuOpKind::kModule) forward_layer = AsciiLower(t.Str(t.cpu.name[l]));
+      if (!c.in_layer && t.cpu.kind[l] == model::CpuOpKind::kModule)
+        forward_layer = AsciiLower(t.Str(t.cpu.name[l]));
     }
     if (has_collective) {
       std::string_view pg = t.Str(t.collectives.pg_name[j.collective[k].index()]);

@@ -29,7 +29,7 @@ enum class CommRole : std::uint8_t {
   kCount,
 };
 inline constexpr std::size_t kCommRoleCount = static_cast<std::size_t>(CommRole::kCount);
-std::string_view CommRoleName(CommRole role);     // "data_parallel", ... (the JSON's words)
+std::string_view CommRoleName(CommRole role);      // "data_parallel", ... (the JSON's words)
 CommRole CommRoleFromName(std::string_view name);  // kUnknown for a name of no role
 
 // How a role was found: a name said it (a process group, range or module), or where the
@@ -59,11 +59,11 @@ struct CommRoleSource {
 };
 
 struct CommRoleFigures {
-  double exposed_s = 0;       // the sweep's exposed time of its collective kernels
-  std::int64_t kernels = 0;   // its collective kernels with exposed time
-  std::int64_t named = 0;     // of them, those a name gave the role to
-  std::int64_t by_group = 0;  // of them, those that took it from named ones of their group and kind
-  std::vector<CommRoleSource> names;  // what said it (a group, range or module), by time, a few
+  double exposed_s = 0;                 // the sweep's exposed time of its collective kernels
+  std::int64_t kernels = 0;             // its collective kernels with exposed time
+  std::int64_t named = 0;               // of them, those a name gave the role to
+  std::int64_t by_group = 0;            // of them, those that took it from named ones of their group and kind
+  std::vector<CommRoleSource> names;    // what said it (a group, range or module), by time, a few
   std::array<double, 4> by_family_s{};  // by CommFamily: all-reduce, all-to-all, gather/scatter, other
 };
 
@@ -76,6 +76,7 @@ struct CommRoles {
 };
 
 // Every kept collective kernel with exposed time (facts.share_ns), by role.
-CommRoles AttributeCommRoles(const model::Trace& trace, const join::Joined& joined, const ActivityFacts& facts);
+CommRoles AttributeCommRoles(const model::Trace& trace, const join::Joined& joined,
+                             const ActivityFacts& facts);
 
 }  // namespace plasmient::verdict

@@ -15,7 +15,8 @@ using model::CpuOpKind;
 
 constexpr TimeNs kMicro = 1000;
 
-RoleFound RoleFor(std::vector<std::string> names, CollectiveKind kind, bool backward = false, bool in_layer = false) {
+RoleFound RoleFor(std::vector<std::string> names, CollectiveKind kind, bool backward = false,
+                  bool in_layer = false) {
   static std::vector<std::string> kept;  // RoleFound::name views into the context's names
   RoleContext c{std::move(names), kind, backward, in_layer};
   RoleFound f = RoleOf(c);
@@ -34,7 +35,8 @@ TEST(CommRoles, ANameSaysARoleOnlyForTheKindsThatRoleUses) {
   EXPECT_EQ(RoleFor({"mixtralsparsemoeblock_3", "mesh_tp"}, CollectiveKind::kAllReduce).role,
             CommRole::kTensorParallel);
   EXPECT_EQ(RoleFor({"mesh_tp"}, CollectiveKind::kAllGather).role, CommRole::kTensorParallel);
-  EXPECT_EQ(RoleFor({"tensor_model_parallel_group"}, CollectiveKind::kAllReduce).role, CommRole::kTensorParallel);
+  EXPECT_EQ(RoleFor({"tensor_model_parallel_group"}, CollectiveKind::kAllReduce).role,
+            CommRole::kTensorParallel);
   EXPECT_EQ(RoleFor({"fsdp::all_gather"}, CollectiveKind::kAllGather).role, CommRole::kDataParallel);
   EXPECT_EQ(RoleFor({"dp_replicate"}, CollectiveKind::kAllReduce).role, CommRole::kDataParallel);
   EXPECT_EQ(RoleFor({"mesh_pp"}, CollectiveKind::kSend).role, CommRole::kPipeline);
@@ -44,8 +46,9 @@ TEST(CommRoles, ANameSaysARoleOnlyForTheKindsThatRoleUses) {
                     CollectiveKind::kAllGather)
                 .role,
             CommRole::kOptimizer);
-  EXPECT_EQ(RoleFor({"zeroredundancyoptimizer.step", "distributeddataparallel"}, CollectiveKind::kBroadcast).role,
-            CommRole::kOptimizer);
+  EXPECT_EQ(
+      RoleFor({"zeroredundancyoptimizer.step", "distributeddataparallel"}, CollectiveKind::kBroadcast).role,
+      CommRole::kOptimizer);
   // An optimizer never sends point to point or exchanges all-to-all.
   EXPECT_EQ(RoleFor({"## optimizer ##"}, CollectiveKind::kAllToAll).role, CommRole::kUnknown);
   // "tp" or "ep" inside a word says nothing.
@@ -92,7 +95,8 @@ struct CommRank {
     b.AddCollective({.gpu = g, .name = collective, .group_size = 8, .pg_name = pg});
   }
   void Range(std::string_view name, TimeNs start, TimeNs end, CpuOpKind kind = CpuOpKind::kAnnotation) {
-    b.AddCpuOp({.start_ns = start * kMicro, .end_ns = end * kMicro, .pid = 1, .tid = 1, .name = name, .kind = kind});
+    b.AddCpuOp(
+        {.start_ns = start * kMicro, .end_ns = end * kMicro, .pid = 1, .tid = 1, .name = name, .kind = kind});
   }
 };
 
@@ -103,7 +107,7 @@ TEST(CommRoles, ExposedTimeGoesToTheRoleItsLaunchContextNames) {
   r.Range("## sparse_data_dist ##", 0, 100);
   r.Collective("ncclDevKernel_SendRecv", "all_to_all", "0", 10, 610);  // 600 µs: embedding
   r.Range("nn.Module: DeepseekMoE_0", 700, 800, CpuOpKind::kModule);
-  r.Collective("ncclDevKernel_SendRecv", "all_to_all", "0", 710, 910);  // 200 µs: MoE
+  r.Collective("ncclDevKernel_SendRecv", "all_to_all", "0", 710, 910);    // 200 µs: MoE
   r.Collective("ncclDevKernel_SendRecv", "all_to_all", "0", 1010, 1110);  // 100 µs: unknown
   r.Collective("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "allreduce", "mesh_tp", 1210, 1310);  // 100: TP
   model::Trace t = std::move(r.b).Finish();
@@ -134,7 +138,8 @@ TEST(CommRoles, ExposedTimeGoesToTheRoleItsLaunchContextNames) {
   EXPECT_NE(comm->action.find("TrainPipelineSparseDist"), std::string::npos) << comm->action;
   EXPECT_NE(comm->action.find("MoE"), std::string::npos) << comm->action;
   EXPECT_LT(comm->action.find("embedding"), comm->action.find("MoE")) << comm->action;
-  EXPECT_EQ(job.short_fixes[static_cast<std::size_t>(Loss::kExposedCommunication)], "pipeline embedding all-to-all");
+  EXPECT_EQ(job.short_fixes[static_cast<std::size_t>(Loss::kExposedCommunication)],
+            "pipeline embedding all-to-all");
 
   // Across ranks most of the exposed time waited for a late peer: the fix says so first.
   RankVerdict rank;

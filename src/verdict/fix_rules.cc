@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "roofline/device_table.h"
+#include "roofline/kernel_name.h"
 #include "verdict/layers.h"
 
 namespace plasmient::verdict {
@@ -35,7 +36,42 @@ struct Advice {
   // The seconds of the loss the evidence covers: the fix recovers at most that; < 0: the whole loss.
   double recoverable_s = -1;
   std::vector<Cause> causes;
+  // The kernel classes the fix acts on: its culprits are kernels of these classes (empty: any).
+  std::vector<KernelClass> classes;
 };
+
+using KC = KernelClass;
+
+// The class holding the most of `by`, and its seconds.
+std::pair<KernelClass, double> LeadClass(const ClassSeconds& by) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < by.size(); ++i) {
+    if (by[i] > by[best]) best = i;
+  }
+  return {static_cast<KernelClass>(best), by[best]};
+}
+
+// "conv 61%, gemm 30%, layout 9%": a loss's kernel classes by share.
+std::string ClassShares(const ClassSeconds& by) {
+  double total = 0;
+  for (double s : by) total += s;
+  std::vector<std::pair<double, KernelClass>> order;
+  for (std::size_t i = 0; i < by.size(); ++i) {
+    if (total > 0 && by[i] >= 0.005 * total) order.emplace_back(by[i], static_cast<KernelClass>(i));
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out;
+  for (const auto& [sec, c] : order)
+    out += fmt::format("{}{} {:.0f}%", out.empty() ? "" : ", ", KernelClassName(c), 100 * sec / total);
+  return out;
+}
+
+// "<what> by kernel class: …", or "" when no kernel class holds any of the loss.
+std::string ClassEvidence(std::string_view what, const ClassSeconds& by) {
+  const std::string shares = ClassShares(by);
+  return shares.empty() ? std::string() : fmt::format("{} by kernel class: {}", what, shares);
+}
 
 // "n things", or "1 thing" with `one` when given.
 std::string Count(std::int64_t n, std::string_view many, std::string_view one = {}) {
@@ -88,7 +124,11 @@ Advice ComputeAdvice(const JobVerdict& job) {
         fmt::format("fp32 GEMMs run on the FP32 pipe ({:.0f} TFLOPS); the tensor cores give {:.0f}: enable "
                     "TF32 (torch.backends.cuda.matmul.allow_tf32 = True) or bf16 autocast",
                     job.device.peak_flops_per_s / 1e12, e.fp32_tensor_peak_flops_per_s / 1e12),
-        "TF32 or bf16, not fp32", "the dominant dtype is fp32 on a device with a faster tensor pipe"};
+        "TF32 or bf16, not fp32",
+        "the dominant dtype is fp32 on a device with a faster tensor pipe",
+        -1,
+        {},
+        {KC::kGemm, KC::kConv, KC::kAttention}};
   }
   const double loss_s = LossSeconds(job, Loss::kComputeInefficiency);
   if (loss_s > 0 && e.poor_gemm_lost_s >= kRuleMinShareOfLoss * loss_s) {
@@ -103,15 +143,46 @@ Advice ComputeAdvice(const JobVerdict& job) {
         "pad/batch small GEMMs",
         fmt::format("{} GEMM kernels (M×N×K) lose {:.1f} ms, {:.0f}% of the compute-below-peak loss: {}",
                     e.poor_gemm_kernels, e.poor_gemm_lost_s * 1e3, 100 * e.poor_gemm_lost_s / loss_s, shapes),
-        e.poor_gemm_lost_s};
+        e.poor_gemm_lost_s,
+        {},
+        {KC::kGemm}};
   }
   const std::string dtypes = FasterDtypes(job);
+  const auto [lead, lead_s] = LeadClass(e.compute_lost_by_class);
+  const std::string classes = ClassEvidence("compute below peak", e.compute_lost_by_class);
+  if (loss_s > 0 && lead_s >= kRuleMinShareOfLoss * loss_s && lead == KC::kConv) {
+    return {fmt::format("convolutions run below peak: run the model and its inputs channels_last "
+                        "(model.to(memory_format=torch.channels_last)) so cuDNN/MIOpen pick their NHWC "
+                        "tensor-core kernels, set torch.backends.cudnn.benchmark = True for fixed shapes{}",
+                        dtypes.empty() ? std::string() : fmt::format(", and {} autocast", dtypes)),
+            "channels_last, cudnn.benchmark",
+            classes,
+            lead_s,
+            {},
+            {KC::kConv}};
+  }
+  if (loss_s > 0 && lead_s >= kRuleMinShareOfLoss * loss_s && lead == KC::kAttention) {
+    return {
+        "fused attention kernels run below peak: they are fused already, so the lever is their shape and "
+        "backend: longer sequences or more heads per kernel (pack short sequences, varlen attention), "
+        "head dims of 64/128, and the newest backend the device has (FlashAttention-3 or cuDNN SDPA on "
+        "Hopper)",
+        "attention shapes and backend",
+        classes,
+        lead_s,
+        {},
+        {KC::kAttention}};
+  }
   return {e.pytorch()
               ? fmt::format("raise GEMM efficiency: larger or 64/128-aligned shapes, fewer tiny GEMMs, {}"
                             "torch.compile",
                             dtypes.empty() ? std::string() : dtypes + ", ")
               : "raise kernel efficiency: larger, aligned problem sizes; tensor-core data types",
-          "tune GEMM shapes and dtypes", ""};
+          "tune GEMM shapes and dtypes",
+          classes,
+          -1,
+          {},
+          {KC::kGemm}};
 }
 
 Advice MemoryAdvice(const JobVerdict& job) {
@@ -124,7 +195,57 @@ Advice MemoryAdvice(const JobVerdict& job) {
         "fused attention (SDPA)",
         fmt::format("softmax over L×L attention scores: {:.1f} ms, {:.0f}% of the memory-bound loss",
                     e.score_softmax_s * 1e3, 100 * e.score_softmax_s / memory_bound_s),
-        e.score_softmax_s};
+        e.score_softmax_s,
+        {},
+        {KC::kGlue, KC::kGemm}};
+  }
+  // A class other than the GEMMs and the glue that leads the memory-bound loss has its own fix.
+  const auto [lead, lead_s] = LeadClass(e.memory_lost_by_class);
+  const bool class_leads = memory_bound_s > 0 && lead_s >= kRuleMinShareOfLoss * memory_bound_s;
+  const std::string classes = ClassEvidence("memory-bound", e.memory_lost_by_class);
+  if (class_leads && lead == KC::kEmbedding) {
+    return {
+        "the embedding lookups (gathers, and their backward's scattered updates) are bound by memory "
+        "bandwidth by nature: read fewer bytes per lookup (fp16 or int8 row-wise quantized tables), "
+        "keep hot rows cached (FBGEMM's UVM caching), and shard the largest tables so each GPU reads "
+        "fewer rows; fusing more elementwise glue will not move them",
+        "fewer bytes per embedding lookup",
+        classes,
+        lead_s,
+        {},
+        {KC::kEmbedding}};
+  }
+  if (class_leads && lead == KC::kLayout) {
+    return {
+        "layout transposes (NCHW↔NHWC, batched_transpose) around the convolutions move every activation "
+        "twice and do no arithmetic: run the model and its inputs channels_last "
+        "(model.to(memory_format=torch.channels_last)) so the convolution kernels take NHWC directly",
+        "channels_last (no transposes)",
+        classes,
+        lead_s,
+        {},
+        {KC::kLayout}};
+  }
+  if (class_leads && lead == KC::kAttention) {
+    return {
+        "fused attention is memory-bound: it reads the K/V it attends to for few queries (decode, short "
+        "queries over long contexts): read fewer bytes (an fp8 KV cache, grouped-query attention), and "
+        "use split-KV decode kernels (flash-decoding, paged attention) so every SM streams part of it",
+        "fewer KV bytes, split-KV decode",
+        classes,
+        lead_s,
+        {},
+        {KC::kAttention}};
+  }
+  if (class_leads && lead == KC::kConv) {
+    return {
+        "convolutions are memory-bound (depthwise, 1×1 or small-channel layers read more than they "
+        "compute): channels_last, fuse their norm and activation (torch.compile), larger batch",
+        "channels_last, fuse conv epilogues",
+        classes,
+        lead_s,
+        {},
+        {KC::kConv}};
   }
   const double rows = e.gemm_rows();
   const std::string rows_text =
@@ -146,7 +267,9 @@ Advice MemoryAdvice(const JobVerdict& job) {
         "raise batch (few rows per GEMM)",
         fmt::format("memory-bound GEMMs: {:.1f} ms, {:.0f}% of the memory-bound loss{}",
                     e.memory_bound_gemm_s * 1e3, 100 * e.memory_bound_gemm_s / memory_bound_s, rows_text),
-        e.memory_bound_gemm_s};
+        e.memory_bound_gemm_s,
+        {},
+        {KC::kGemm}};
   }
   if (leads(e.memory_bound_glue_s, e.memory_bound_gemm_s)) {
     std::string ops;
@@ -163,17 +286,20 @@ Advice MemoryAdvice(const JobVerdict& job) {
     if (rows >= kManyGemmRows) {
       action += fmt::format("; the GEMMs already see {:.0f} rows each: a larger batch will not help", rows);
     }
-    return {std::move(action), "fuse elementwise kernels",
+    return {std::move(action),
+            "fuse elementwise kernels",
             fmt::format(
                 "elementwise, norm and copy kernels: {:.1f} ms, {:.0f}% of the memory-bound loss ({}){}",
                 e.memory_bound_glue_s * 1e3, 100 * e.memory_bound_glue_s / memory_bound_s, ops, rows_text),
-            e.memory_bound_glue_s};
+            e.memory_bound_glue_s,
+            {},
+            {KC::kGlue}};
   }
   return {e.pytorch()
               ? "fuse elementwise/norm/softmax kernels into their producers (torch.compile) and raise "
                 "arithmetic intensity or batch size"
               : "fuse elementwise kernels into their producers and raise arithmetic intensity or batch size",
-          "fuse kernels, raise batch", ""};
+          "fuse kernels, raise batch", classes};
 }
 
 Advice UnmodeledAdvice(const JobVerdict& job) {
@@ -668,8 +794,70 @@ Advice HostAdvice(const JobVerdict& job) {
   return a;
 }
 
+// What removes one kind of copy's time (docs/fixes.md, "Data movement by copy kind").
+Advice CopyKindAdvice(CopyKind kind, const std::string& by_kind) {
+  switch (kind) {
+    case CopyKind::kPageable:
+      return {
+          "copies to or from pageable host memory are synchronous and staged: pin the host buffers "
+          "(pin_memory=True in the DataLoader, tensor.pin_memory()) and copy with non_blocking=True",
+          "pin host memory", by_kind};
+    case CopyKind::kPinned:
+      return {
+          "host↔device copies from pinned memory take the GPU's time with nothing beside them: issue "
+          "them with non_blocking=True on a side stream ahead of use (prefetch the next batch) so they "
+          "overlap compute, and move less (keep tensors on the device, copy once per step)",
+          "overlap or cut host copies", by_kind};
+    case CopyKind::kDevice:
+      return {
+          "device-to-device copies (.contiguous(), .clone(), torch.cat, dtype or layout changes) hold "
+          "the GPU: remove the copies the ops' producers could write in place (views instead of "
+          "copies, preallocated outputs, torch.compile fuses them)",
+          "avoid device copies", by_kind};
+    case CopyKind::kPeer:
+      return {
+          "peer copies between GPUs hold the GPU: use NCCL collectives (which overlap) or check the "
+          "topology (P2P over PCIe rather than NVLink)",
+          "collectives, not peer copies", by_kind};
+    case CopyKind::kMemset:
+      return {
+          "memsets (zeroed buffers) hold the GPU: torch.empty rather than torch.zeros where every element "
+          "is written, and optimizer.zero_grad(set_to_none=True) (the default since PyTorch 2.0)",
+          "fewer memsets", by_kind};
+    case CopyKind::kCount:
+      break;
+  }
+  return {};
+}
+
 Advice DataMovementAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
+  // The copies' time by kind leads the fix: pinning helps pageable copies only.
+  double total = 0;
+  std::size_t lead = 0;
+  for (std::size_t i = 0; i < kCopyKindCount; ++i) {
+    total += e.copy_lost_s[i];
+    if (e.copy_lost_s[i] > e.copy_lost_s[lead]) lead = i;
+  }
+  std::string kinds;
+  for (std::size_t i = 0; i < kCopyKindCount; ++i) {
+    if (total <= 0 || e.copy_lost_s[i] < 0.005 * total) continue;
+    kinds +=
+        fmt::format("{}{} {} ({:.0f}%)", kinds.empty() ? "" : ", ", CopyKindName(static_cast<CopyKind>(i)),
+                    Seconds(e.copy_lost_s[i]), 100 * e.copy_lost_s[i] / total);
+  }
+  const std::string by_kind = kinds.empty() ? std::string() : "copy time by kind: " + kinds;
+  if (total > 0) {
+    Advice a = CopyKindAdvice(static_cast<CopyKind>(lead), by_kind);
+    // A second kind holding a rule's share is named too, with its own fix.
+    for (std::size_t i = 0; i < kCopyKindCount; ++i) {
+      if (i == lead || e.copy_lost_s[i] < kRuleMinShareOfLoss * total) continue;
+      a.action += fmt::format("; the {} copies ({:.0f}% of the copy time): {}",
+                              CopyKindName(static_cast<CopyKind>(i)), 100 * e.copy_lost_s[i] / total,
+                              CopyKindAdvice(static_cast<CopyKind>(i), "").short_action);
+    }
+    return a;
+  }
   if (e.pageable_copies > 0) {
     return {
         "copies to or from pageable host memory are synchronous and slow: pin the host buffers "
@@ -755,7 +943,10 @@ void BuildFixes(JobVerdict& job) {
           LayerOf(job.layers, loss),
           std::move(a.causes)};
     for (const auto& k : job.top_kernels) {
-      if (k.loss == loss && f.culprits.size() < 3) f.culprits.push_back(k.name);
+      if (k.loss != loss || f.culprits.size() >= 3) continue;
+      const KernelClass c = KernelClassOf(k.name, k.op, k.flops > 0 && roofline::IsHeavyKernelName(k.name));
+      if (a.classes.empty() || std::find(a.classes.begin(), a.classes.end(), c) != a.classes.end())
+        f.culprits.push_back(k.name);
     }
     job.fixes.push_back(std::move(f));
   }

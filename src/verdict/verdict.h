@@ -16,6 +16,7 @@
 #include "verdict/cluster_figures.h"
 #include "verdict/comm_roles.h"
 #include "verdict/host_causes.h"
+#include "verdict/kernel_class.h"
 
 namespace plasmient::verdict {
 
@@ -161,6 +162,10 @@ struct Evidence {
   double poor_gemm_lost_s = 0;
   std::vector<GemmShapeLoss> poor_gemm_shapes;
   std::int64_t pageable_copies = 0;  // memcpys from or to pageable host memory
+  // The data-movement loss (copies' and memsets' share of the window) by kind of copy.
+  std::array<double, kCopyKindCount> copy_lost_s{};
+  // Compute-below-peak and memory-bound lost time by kernel class (verdict/kernel_class.h).
+  ClassSeconds compute_lost_by_class{}, memory_lost_by_class{};
   // Exposed communication (the sweep's share of collective kernels, docs/verdict.md) by family.
   std::array<double, kCommFamilyCount> exposed_comm_s{};
   double score_softmax_s = 0;  // softmax kernels over L×L attention scores (eager attention)
