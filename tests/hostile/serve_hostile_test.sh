@@ -32,7 +32,7 @@ serve_on() {
   local spool=$1
   shift
   port=$(free_port)
-  (ulimit -v 4000000; exec "$bin" serve --spool "$spool" --listen "127.0.0.1:$port" --poll-ms 50 "$@" \
+  (ulimit -v 4000000; exec "$bin" serve --spool "$spool" --listen "127.0.0.1:$port" --poll-ms 50 --counter-hold-s 0 "$@" \
      >"$spool.log" 2>&1) &
   serve_pid=$!
   pids+=("$serve_pid")
