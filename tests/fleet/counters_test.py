@@ -204,9 +204,20 @@ try:
     if set(by_job) != set(expected) or not all(close(by_job[j], expected[j]) for j in expected):
         fail(f"panel 'Bill by job': {by_job}, truth {expected}")
 
-    # The exposition itself.
+    # The exposition itself: dcgm-exporter's label names, the job never under `job`.
+    text = get(f"{serve}/metrics")
+    series = re.search(r'^plasmient_gpu_seconds_total\{(.*plasmient_job="A".*)\} ', text, re.M)
+    labels = dict(re.findall(r'(\w+)="([^"]*)"', series.group(1))) if series else {}
+    if sorted(labels) != ["Hostname", "gpu", "modelName", "plasmient_job", "rank"] or not labels["gpu"].isdigit():
+        fail(f"A's labels: {labels}, want Hostname, gpu (an index), modelName, plasmient_job, rank")
+    if re.search(r'[{,]job="', text):
+        fail("a series labelled job=: Prometheus's target label")
+    info = re.findall(r'^plasmient_job_info\{(.*)\} 1$', text, re.M)
+    if len(info) != 2 or not any('plasmient_job="A"' in i and 'team="vision"' in i and 'user="alice"' in i
+                                 for i in info):
+        fail(f"plasmient_job_info: {info}")
     with open(os.path.join(work, "metrics.txt"), "w") as f:
-        f.write(get(f"{serve}/metrics"))
+        f.write(text)
     check = subprocess.run(["promtool", "check", "metrics"], stdin=open(os.path.join(work, "metrics.txt")),
                            capture_output=True, text=True)
     findings = [line for line in (check.stdout + check.stderr).splitlines() if line.strip()]
@@ -218,6 +229,7 @@ try:
         fail(f"promtool check metrics: {unexpected}")
     findings = sorted({f.split(" ")[0] for f in findings})
 
+    print(f"ok  labels of A's series: {labels}")
     for line in report:
         print(f"ok  {line}")
     print(f"truth (store): {truth}")

@@ -265,6 +265,13 @@ wait_for 60 "the outbox to drain" metric_is plasmient_clickhouse_outbox_files 0
   || fail "ClickHouse after kill -9: $(ch 'SELECT count() FROM plasmient.jobs FINAL') jobs read FINAL, want 21"
 [[ $(ch "SELECT count() FROM plasmient.steps FINAL") == $(sql "SELECT count(*) FROM steps") ]] || fail "steps differ between the stores"
 say "after kill -9 and restart: 21 jobs, once each read FINAL, in SQLite and ClickHouse ($(ch 'SELECT count() FROM plasmient.jobs') rows before merging)"
+# The counters across the kill -9: every analysis counted once, none lost (docs/fleet.md,
+# "Counters that add up"): their sum is the store's.
+got=$(http GET "http://127.0.0.1:$serve_port/metrics" | awk '/^plasmient_gpu_seconds_total\{/ {s += $NF} END {printf "%.17g", s}')
+want=$(sql "SELECT printf('%.17g', sum(wall_s)) FROM rank_verdicts")
+python3 -c "import sys; g, w = float('$got'), float('$want'); sys.exit(0 if w > 0 and abs(g - w) <= 1e-9 * w else 1)" \
+  || fail "after kill -9: the counters' Σ plasmient_gpu_seconds_total $got, the store's Σ wall_s $want"
+say "after kill -9 and restart: Σ plasmient_gpu_seconds_total $got = the store's Σ wall_s $want"
 
 # --- a batch that reaches ClickHouse twice (its answer lost, sent again): every row counted once --
 # in the raw tables read FINAL (`--raw-rows`); the rollups' views count what they are given
