@@ -122,15 +122,20 @@ const roofline::DeviceSpec* DeviceFromKernels(const Trace& t) {
 Result<const roofline::DeviceSpec*> ChooseDevice(const Trace& t, const AnalyzeOptions& o,
                                                  DeviceChoice& choice, model::DataQuality& quality) {
   if (!t.devices.empty()) choice.trace_name = t.devices.front().name;
+  // The device the kernels ran on first (deviceProperties lists every GPU of the node).
+  std::unordered_map<std::int32_t, std::int64_t> used;
+  for (std::int32_t d : t.gpu.device) ++used[d];
+  for (const auto& [d, n] : used) {
+    if (d >= 0 &&
+        (choice.index < 0 || n > used[choice.index] || (n == used[choice.index] && d < choice.index)))
+      choice.index = d;
+  }
   if (!o.gpu.empty()) {
     auto m = roofline::FindDeviceByKey(o.gpu);
     if (!m) return std::unexpected(m.error());
     choice.source = "--gpu " + o.gpu;
     return m->spec;
   }
-  // The device the kernels ran on first (deviceProperties lists every GPU of the node).
-  std::unordered_map<std::int32_t, std::int64_t> used;
-  for (std::int32_t d : t.gpu.device) ++used[d];
   std::vector<const model::DeviceInfo*> order;
   order.reserve(t.devices.size());
   for (const auto& d : t.devices) order.push_back(&d);

@@ -245,10 +245,11 @@ struct Layers {
 struct DeviceChoice {
   std::string name;  // device table row name
   std::string key;
-  std::string trace_name;  // as the trace reports it
-  std::string source;      // how it was chosen: "trace deviceProperties", "--gpu", ...
-  bool assumed = false;    // no --gpu and no device field matched: a guess; `source` says why
-  std::string peak_dtype;  // dominant dtype, e.g. "bf16"
+  std::string trace_name;   // as the trace reports it
+  std::int32_t index = -1;  // the GPU the kernels ran on most (the trace's device id); -1 when none
+  std::string source;       // how it was chosen: "trace deviceProperties", "--gpu", ...
+  bool assumed = false;     // no --gpu and no device field matched: a guess; `source` says why
+  std::string peak_dtype;   // dominant dtype, e.g. "bf16"
   double peak_flops_per_s = 0;
   double memory_bandwidth_bytes_per_s = 0;
   double price_per_gpu_hour = 0;
