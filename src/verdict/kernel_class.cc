@@ -41,16 +41,17 @@ KernelClass KernelClassOf(std::string_view kernel_name, std::string_view op_name
   if (HasAny(k, {"conv", "fprop", "dgrad", "wgrad", "igemm_fwd", "igemm_bwd", "igemm_wrw", "winograd"}) ||
       HasAny(op, {"conv"}))
     return heavy || HasAny(k, {"conv", "fprop", "dgrad", "wgrad", "igemm", "winograd"}) ? KernelClass::kConv
-                                                                                      : KernelClass::kGlue;
-  if (HasAny(k, {"gemm", "cijk_", "cutlass", "xmma", "matmul", "gemv", "_mm_", "triton_tem_fused_mm", "bmm"}) ||
+                                                                                        : KernelClass::kGlue;
+  if (HasAny(k,
+             {"gemm", "cijk_", "cutlass", "xmma", "matmul", "gemv", "_mm_", "triton_tem_fused_mm", "bmm"}) ||
       heavy)
     return KernelClass::kGemm;
   return KernelClass::kGlue;
 }
 
 std::string_view CopyKindName(CopyKind c) {
-  static constexpr std::array<std::string_view, kCopyKindCount> kNames = {"pageable", "pinned", "device_to_device",
-                                                                         "peer", "memset"};
+  static constexpr std::array<std::string_view, kCopyKindCount> kNames = {
+      "pageable", "pinned", "device_to_device", "peer", "memset"};
   const auto i = static_cast<std::size_t>(c);
   PLASMIENT_CHECK(i < kCopyKindCount);
   return kNames[i];
