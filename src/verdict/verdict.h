@@ -15,7 +15,9 @@
 #include "roofline/counter_model.h"
 #include "roofline/roofline.h"
 #include "verdict/cluster_figures.h"
+#include "verdict/comm_roles.h"
 #include "verdict/host_causes.h"
+#include "verdict/kernel_class.h"
 
 namespace plasmient::verdict {
 
@@ -167,6 +169,10 @@ struct Evidence {
   double poor_gemm_lost_s = 0;
   std::vector<GemmShapeLoss> poor_gemm_shapes;
   std::int64_t pageable_copies = 0;  // memcpys from or to pageable host memory
+  // The data-movement loss (copies' and memsets' share of the window) by kind of copy.
+  std::array<double, kCopyKindCount> copy_lost_s{};
+  // Compute-below-peak and memory-bound lost time by kernel class (verdict/kernel_class.h).
+  ClassSeconds compute_lost_by_class{}, memory_lost_by_class{};
   // Exposed communication (the sweep's share of collective kernels, docs/verdict.md) by family.
   std::array<double, kCommFamilyCount> exposed_comm_s{};
   double score_softmax_s = 0;  // softmax kernels over L×L attention scores (eager attention)
@@ -182,6 +188,8 @@ struct Evidence {
   double fp32_tensor_peak_flops_per_s = 0;  // the device's TF32 peak: what fp32 GEMMs could run at
   // Host-bound idle by what the host was doing while the GPU waited (verdict/host_causes.h).
   HostIdleCauses host_idle;
+  // Exposed communication by the role of its collectives (verdict/comm_roles.h).
+  CommRoles comm_roles;
 
   double exposed_comm_total_s() const;
   double exposed_comm(CommFamily family) const { return exposed_comm_s[static_cast<std::size_t>(family)]; }
@@ -244,10 +252,11 @@ struct Layers {
 struct DeviceChoice {
   std::string name;  // device table row name
   std::string key;
-  std::string trace_name;  // as the trace reports it
-  std::string source;      // how it was chosen: "trace deviceProperties", "--gpu", ...
-  bool assumed = false;    // no --gpu and no device field matched: a guess; `source` says why
-  std::string peak_dtype;  // dominant dtype, e.g. "bf16"
+  std::string trace_name;   // as the trace reports it
+  std::int32_t index = -1;  // the GPU the kernels ran on most (the trace's device id); -1 when none
+  std::string source;       // how it was chosen: "trace deviceProperties", "--gpu", ...
+  bool assumed = false;     // no --gpu and no device field matched: a guess; `source` says why
+  std::string peak_dtype;   // dominant dtype, e.g. "bf16"
   // What the peak and bandwidth are: "datasheet", or "measured" (--ceiling measured) with where
   // and when they were measured in ceiling_source.
   std::string ceiling = "datasheet";
