@@ -490,8 +490,11 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
   for (int s = 0; s < 2; ++s) {
     (s == 0 ? p.current : p.projected).memory_bound_share = modeled[s] > 0 ? memory[s] / modeled[s] : 0;
   }
-  p.current.headroom = Headroom(p.current.figures);
-  p.projected.headroom = Headroom(p.projected.figures);
+  p.judgeable = job.judgement.judgeable;
+  if (p.judgeable) {
+    p.current.headroom = Headroom(p.current.figures);
+    p.projected.headroom = Headroom(p.projected.figures);
+  }
   p.current.step_s = MeanStep(tables, current);
   p.projected.step_s = MeanStep(tables, projected);
   p.work_scale = l.batch_scale * microbatch_ratio;
