@@ -12,7 +12,8 @@
 # chunks), compiles a CUDA workload for this GPU (-arch=native: no PTX JIT in the timings), runs
 # it with and without the agent, and where PyTorch is present training steps under the agent
 # launcher and under torch.profiler, and two ranks doing NCCL all-reduces under the agent; then
-# both again with duty-cycled windows into a spool. Each trace is dumped to CSV
+# both again with duty-cycled windows into a spool, and the measured ceilings (dense GEMM FLOP/s per
+# dtype, memory bandwidth: $OUT/ceilings.json, plasmient.ceilings/1). Each trace is dumped to CSV
 # (plasmient_agent_dump --kernels) beside the programs' own JSON timings.
 #
 # The evaluation reads only those files (compare.py): overhead is the in-process CUDA-event
@@ -251,6 +252,25 @@ evaluate() {
     fi
   fi
 
+  if attempted ceilings_run; then
+    # The measured ceilings (docs/counters.md): present, positive, ordered as every GPU orders its
+    # pipes (16-bit tensor above TF32 above FP32), and with a bandwidth.
+    if detail=$(python3 - "$OUT/ceilings.json" 2>> "$LOG" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"][0]
+g, bw = d["gemm_flops_per_s"], d.get("memory_bandwidth_bytes_per_s", 0)
+ok = bw > 0 and all(v > 0 for v in g.values()) and g["bf16"] > g["tf32"] > g["fp32"]
+print(f"{d['device']}: " + ", ".join(f"{k} {v / 1e12:.0f} TF" for k, v in g.items())
+      + f", {bw / 1e12:.2f} TB/s, SM {d.get('sm_clock_mhz', '?')} MHz")
+sys.exit(0 if ok else 1)
+PY
+    ); then
+      record ceilings PASS "$detail"
+    else
+      record ceilings FAIL "${detail:-no ceilings file} (see $LOG)"
+    fi
+  fi
+
   if attempted sigterm_run; then
     if [[ -s "$OUT/sigterm.csv" ]]; then
       compare "$OUT/sigterm-integrity.txt" integrity sigterm "$OUT/sigterm.csv"
@@ -451,6 +471,12 @@ if [[ $have_python == 1 ]] && python3 -c 'import torch, sys; sys.exit(0 if torch
   run_step torch_host_plain python3 "$STEPS" plain "$OUT/torch-host-plain.json" 200 host
   run_step torch_host_agent "$LAUNCH" --out "$OUT/torch-host-trace" --agent "$AGENT" -- \
     python3 "$STEPS" plain "$OUT/torch-host-agent.json" 200 host
+
+  # Measured ceilings: what dense GEMMs per dtype and a device copy achieve on this GPU, for
+  # `analyze --ceiling measured --ceilings $OUT/ceilings.json` (docs/counters.md).
+  record_run ceilings_run RAN "8192^3 GEMMs per dtype (bf16, fp16, tf32, fp32, fp8) and a 2 GiB copy"
+  note "measured ceilings"
+  run_step ceilings_measure python3 "$ROOT/src/collect/gpu_check/ceilings.py" "$OUT/ceilings.json"
 
   # SIGTERM after 8 s: the process dies of it (143) and its trace is complete.
   record_run sigterm_run RAN "SIGTERM after 8 s of training under the agent"

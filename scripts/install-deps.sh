@@ -4,7 +4,8 @@
 #   scripts/install-deps.sh --demo    only what building the plasmient binary needs (dev.sh demo)
 #   scripts/install-deps.sh --checks  those and the tools `scripts/dev.sh test` (and so CI) checks
 #                                     the code with: clang-format 14, clang-tidy 16, clang 16 with
-#                                     its sanitizer and libFuzzer runtimes
+#                                     its sanitizer and libFuzzer runtimes, and Prometheus (the
+#                                     fleet_counters test's increase() against real Prometheus)
 #   scripts/install-deps.sh --fleet   only the optional servers tests/fleet/fleet_test.sh runs
 #                                     against (Prometheus, ClickHouse); never needed to build
 set -euo pipefail
@@ -21,7 +22,7 @@ packages=(
   shellcheck  # gpu_check_evaluate lints scripts/gpu-check.sh
 )
 if [[ ${1:-} == --checks ]]; then
-  packages+=(clang-format clang-tidy-16 clang-16 libclang-rt-16-dev)
+  packages+=(clang-format clang-tidy-16 clang-16 libclang-rt-16-dev prometheus)
 fi
 if [[ ${1:-} == --demo ]]; then
   packages=("${build_packages[@]}")

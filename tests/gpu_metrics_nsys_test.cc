@@ -258,7 +258,7 @@ TEST(GpuMetricsNsys, ServeGivesTheDeviceGaugesAndTheEstimateFromExports) {
   std::string script = fmt::format(
       R"sh(set -u; cd {dir}; mkdir spool
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-{bin} serve --spool spool --listen 127.0.0.1:$port --poll-ms 50 > serve.log 2>&1 &
+{bin} serve --spool spool --listen 127.0.0.1:$port --poll-ms 50 --counter-hold-s 0 > serve.log 2>&1 &
 pid=$!; trap 'kill $pid' EXIT
 for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:$port/healthz && break; sleep 0.1; done
 kill -0 $pid || {{ echo serve did not start; cat serve.log; exit 1; }}
@@ -285,7 +285,7 @@ curl -s http://127.0.0.1:$port/metrics > metrics.txt)sh",
   }
   ASSERT_GT(n, 0);
   double tensor_measured = tensor / n / 100;
-  const std::vector<std::string> job = {"job=\"train7\""};
+  const std::vector<std::string> job = {"plasmient_job=\"train7\""};
   double achieved = SeriesValue(metrics, "plasmient_achieved_fraction_of_peak_ratio", job);
   EXPECT_GT(achieved, 0) << metrics;  // the GEMMs are priced: a calibration worth checking
 
@@ -296,7 +296,8 @@ curl -s http://127.0.0.1:$port/metrics > metrics.txt)sh",
   EXPECT_NEAR(SeriesValue(metrics, "plasmient_tensor_active_ratio", job), tensor / n / 100, 1e-9) << metrics;
   EXPECT_NEAR(SeriesValue(metrics, "plasmient_sm_active_ratio", job), sm / n / 100, 1e-9);
   EXPECT_NEAR(SeriesValue(metrics, "plasmient_dram_active_ratio", job), dram / n / 100, 1e-9);
-  std::vector<std::string> estimated = {"job=\"train7\"", "window=\"between\"", "figure=\"estimated\""};
+  std::vector<std::string> estimated = {"plasmient_job=\"train7\"", "window=\"between\"",
+                                        "figure=\"estimated\""};
   EXPECT_NEAR(SeriesValue(metrics, "plasmient_achieved_fraction_of_peak_ratio", estimated),
               achieved * (tensor / n / 100) / tensor_measured, 1e-9)
       << metrics;

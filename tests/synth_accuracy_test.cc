@@ -212,5 +212,51 @@ TEST(SynthCauses, TheDataLoaderOfTheHostboundScenario) {
                    "");  // its launch gaps may hold more than the data loader: no first fix asked
 }
 
+// Exposed communication by role against the truth (synth builds every all-to-all as an MoE
+// layer's dispatch or combine, every all-reduce as a DDP bucket's gradient sync): each role's
+// share of the exposed time within a point of its kernels' exposed time in truth.json, nothing
+// left unknown, and the fix led by the larger role. The backward all-to-alls carry no MoE name
+// (as in real traces, autograd runs them): their group and kind give them their role.
+void ExpectCommRoles(const std::string& name, const std::string& flags, std::string_view lead) {
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze(name, flags, run));
+  std::map<std::string, double> truth;
+  double total = 0;
+  for (element r : run.truth["ranks"].get_array()) {
+    for (element k : r["kernels"].get_array()) {
+      if (k["class"].get_string().value() != "collective") continue;
+      const std::string_view kernel = k["name"].get_string().value();
+      const double s = k["share_s"].get_double().value();
+      truth[kernel.find("AllReduce") != kernel.npos ? "data_parallel" : "moe"] += s;
+      total += s;
+    }
+  }
+  ASSERT_GT(total, 0);
+  std::map<std::string, double> got;
+  std::string action;
+  for (element f : run.got["fixes"].get_array()) {
+    if (f["loss"].get_string().value() != "exposed_communication") continue;
+    const std::string_view a = f["action"].get_string().value();
+    if (a.starts_with("rank ")) continue;  // a straggler's
+    action = std::string(a);
+    for (element c : f["causes"].get_array())
+      got[std::string(c["cause"].get_string().value())] = c["share"].get_double();
+  }
+  for (const auto& [role, s] : truth) EXPECT_NEAR(got[role], s / total, 0.01) << role;
+  EXPECT_EQ(got.count("unknown"), 0u);
+  EXPECT_EQ(action.rfind(lead, 0), 0u) << action;
+  fs::remove_all(run.dir);
+}
+
+TEST(SynthCommRoles, MoeDispatchAndGradientSync) {
+  ExpectCommRoles("moe_roles", "--scenario moe --ranks 2 --steps 3 --seed 1",
+                  "exposed communication is MoE all-to-all");
+}
+
+TEST(SynthCommRoles, DdpGradientSync) {
+  ExpectCommRoles("ddp_roles", "--scenario ddp --ranks 2 --steps 3 --seed 1",
+                  "exposed communication is data-parallel");
+}
+
 }  // namespace
 }  // namespace plasmient::testing

@@ -20,6 +20,8 @@ std::uint64_t Fnv1a(std::string_view s) {
 
 }  // namespace
 
+std::uint64_t NameHash(std::string_view name) { return Fnv1a(name); }
+
 std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
   auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
   auto cont = [&](std::size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
@@ -65,6 +67,21 @@ std::string BoundName(std::string_view name) {
   std::size_t end = kMaxNameBytes - kSuffixBytes;
   while (end > 0 && (static_cast<unsigned char>(out[end]) & 0xC0) == 0x80) --end;  // a character's start
   out.resize(end);
+  out += fmt::format("{}#{:016x}", kEllipsis, Fnv1a(name));
+  return out;
+}
+
+std::string BoundNameTo(std::string_view name, std::size_t max_bytes, std::string_view short_form) {
+  if (name.size() <= max_bytes && IsBoundedName(name)) return std::string(name);
+  std::size_t room = max_bytes > kSuffixBytes ? max_bytes - kSuffixBytes : 0;
+  std::string out;
+  for (std::size_t i = 0; i < short_form.size();) {
+    std::size_t n = Utf8SequenceLength(short_form, i);
+    std::string_view c = n == 0 ? kReplacement : short_form.substr(i, n);
+    if (out.size() + c.size() > room) break;
+    out += c;
+    i += n == 0 ? 1 : n;
+  }
   out += fmt::format("{}#{:016x}", kEllipsis, Fnv1a(name));
   return out;
 }

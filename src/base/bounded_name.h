@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -27,5 +28,13 @@ bool IsBoundedName(std::string_view name);
 // `name` when IsBoundedName, else its valid UTF-8 form cut to at most kMaxNameBytes as
 // "<first bytes>…#<16 hex digits of a 64-bit hash of the original bytes>".
 std::string BoundName(std::string_view name);
+
+// The 64-bit hash BoundName appends (FNV-1a of the bytes: the same in every build and on every host).
+std::uint64_t NameHash(std::string_view name);
+
+// `name` when it is valid UTF-8 of at most `max_bytes`; else `short_form` in its valid UTF-8 form,
+// cut at a character boundary, then "…#<16 hex digits of NameHash(name)>": at most `max_bytes`
+// (which must exceed the 20 bytes of that suffix). Two names with one short form stay two.
+std::string BoundNameTo(std::string_view name, std::size_t max_bytes, std::string_view short_form);
 
 }  // namespace plasmient

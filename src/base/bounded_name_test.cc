@@ -1,5 +1,6 @@
 #include "base/bounded_name.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace plasmient {
@@ -40,6 +41,20 @@ TEST(BoundedNameTest, LongNamesAreCutWithAStableHash) {
   std::string cut = BoundName(accents);
   EXPECT_LE(cut.size(), kMaxNameBytes);
   EXPECT_TRUE(IsBoundedName(cut));
+}
+
+TEST(BoundedNameTest, BoundNameToCutsTheShortFormAtACharacterAndAppendsTheHash) {
+  EXPECT_EQ(BoundNameTo("short", 96, "s"), "short");
+  std::string name(200, 'k');
+  std::string cut = BoundNameTo(name, 96, name);
+  EXPECT_EQ(cut.size(), 96u);
+  EXPECT_EQ(cut, std::string(76, 'k') + fmt::format("\xE2\x80\xA6#{:016x}", NameHash(name)));
+  std::string accents;
+  for (int i = 0; i < 60; ++i) accents += "\xC3\xA9";
+  std::string a = BoundNameTo(accents, 96, accents);
+  EXPECT_LE(a.size(), 96u);
+  EXPECT_TRUE(IsBoundedName(a));
+  EXPECT_NE(BoundNameTo("a\xFF", 96, "a"), "a\xFF");  // invalid UTF-8 is never kept as is
 }
 
 }  // namespace

@@ -43,6 +43,12 @@ void AddVerdictOptions(CLI::App& app, AnalyzeArgs& a) {
                  "peak TFLOP/s to judge against, overriding the device table");
   app.add_option("--peak-bandwidth-gbps", a.peak_bandwidth_gbps,
                  "memory bandwidth in GB/s, overriding the table");
+  app.add_option("--ceiling", a.ceiling,
+                 "judge achieved against the datasheet peaks or the measured ceilings of --ceilings "
+                 "(docs/counters.md, \"Measured ceilings\")")
+      ->check(CLI::IsMember({"datasheet", "measured"}));
+  app.add_option("--ceilings", a.ceilings_path,
+                 "a plasmient.ceilings/1 file (scripts/gpu-check.sh writes one): the measured ceilings");
   app.add_option("--model-flops-per-step", a.model_flops_per_step, "the model's FLOPs per step, for MFU");
   app.add_option(
          "--fp32-math", a.fp32_math,
@@ -97,6 +103,16 @@ Status CheckVerdictOptions(AnalyzeArgs& a) {
   }
   if (!o.gpu.empty()) {
     if (auto known = roofline::FindDeviceByKey(o.gpu); !known) return std::unexpected(known.error());
+  }
+  auto ceiling = roofline::ParseCeilingKind(a.ceiling);
+  if (!ceiling) return std::unexpected(ceiling.error());
+  o.ceiling = *ceiling;
+  if (o.ceiling == roofline::CeilingKind::kMeasured && a.ceilings_path.empty())
+    return Fail("--ceiling measured needs --ceilings FILE");
+  if (!a.ceilings_path.empty()) {
+    auto read = roofline::ReadCeilings(a.ceilings_path);
+    if (!read) return std::unexpected(read.error());
+    o.ceilings = std::make_shared<const roofline::Ceilings>(*std::move(read));
   }
   if (a.peak_tflops > 0) o.peak_flops_per_s = a.peak_tflops * 1e12;
   if (a.peak_bandwidth_gbps > 0) o.memory_bandwidth_bytes_per_s = a.peak_bandwidth_gbps * 1e9;

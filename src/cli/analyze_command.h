@@ -33,7 +33,7 @@ struct AnalyzeArgs {
   verdict::AnalyzeOptions options;
   OutputOptions output;
   // Raw flag values, validated after parsing.
-  std::string steps, fp32_math = "auto";
+  std::string steps, fp32_math = "auto", ceiling = "datasheet", ceilings_path;
   double peak_tflops = 0, peak_bandwidth_gbps = 0, link_bandwidth_gbps = 0, model_flops_per_step = 0,
          price = -1;
 };

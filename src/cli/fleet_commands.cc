@@ -63,6 +63,7 @@ struct ServeArgs {
   ClickHouseFlags clickhouse;
   std::int64_t outbox_mb = 256;
   std::size_t max_jobs = 32;
+  double counter_hold_s = 90;
   int poll_ms = 200;
   bool delete_done = false;
   bool any_owner = false;
@@ -82,6 +83,7 @@ int RunServe(ServeArgs& a) {
   o.analyze = a.analyze.options;
   o.outbox_max_bytes = a.outbox_mb << 20;
   o.max_jobs_in_metrics = a.max_jobs;
+  o.counter_hold_s = a.counter_hold_s;
   o.poll_ms = a.poll_ms;
   o.delete_done = a.delete_done;
   o.spool_rules.any_owner = a.any_owner;
@@ -437,6 +439,12 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
       ->capture_default_str();
   serve->add_option("--max-jobs", serve_args->max_jobs, "jobs kept in the metrics (most recent)")
       ->capture_default_str();
+  serve
+      ->add_option("--counter-hold-s", serve_args->counter_hold_s,
+                   "a new series' counters show 0 this long before its figures, so that rate() and "
+                   "increase() count a job's first analysis (at least the scrape interval)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 3600.0));
   serve->add_option("--poll-ms", serve_args->poll_ms, "spool scan interval when idle")
       ->check(CLI::Range(10, 60000));
   serve

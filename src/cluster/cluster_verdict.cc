@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cluster/slow_ops.h"
+#include "verdict/fix_rules.h"
 
 namespace plasmient::cluster {
 
@@ -138,6 +139,8 @@ void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
     r->exposed_wait_s = c.exposed_wait_s;
     r->exposed_transfer_s = c.exposed_transfer_s;
   }
+  // The exposed-communication fix reads the split of its time into waiting and transfer.
+  verdict::RefreshFix(job, Loss::kExposedCommunication);
   // The job's extent on the reference rank's clock: rank clocks can be tens of ms apart.
   bool first = true;
   for (RankVerdict* r : sources) {

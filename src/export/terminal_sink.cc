@@ -141,7 +141,9 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
   std::string out;
   std::string title = fmt::format("─ plasmient · {} · {}{} ", Truncate(o.title, 36),
                                   job.device.name.empty() ? "unknown GPU" : PrintableText(job.device.name),
-                                  job.device.assumed ? " (assumed)" : "");
+                                  job.device.assumed                 ? " (assumed)"
+                                  : job.device.ceiling == "measured" ? " · measured ceilings"
+                                                                     : "");
   title = Truncate(title, kWidth - 1);
   out += "┌" + title + Repeat("─", kWidth - Columns(title)) + "┐\n";
 

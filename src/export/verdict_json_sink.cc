@@ -35,6 +35,8 @@ void WriteDevice(JsonWriter& w, const verdict::DeviceChoice& d) {
   w.Key("device").BeginObject();
   w.Field("name", d.name).Field("key", d.key).Field("trace_name", d.trace_name);
   w.Field("peak_flops_per_s", d.peak_flops_per_s).Field("peak_dtype", d.peak_dtype);
+  w.Field("ceiling", d.ceiling);
+  if (!d.ceiling_source.empty()) w.Field("ceiling_source", d.ceiling_source);
   w.Field("memory_bandwidth_bytes_per_s", d.memory_bandwidth_bytes_per_s);
   w.Field("price_per_gpu_hour", d.price_per_gpu_hour).Field("source", d.source);
   w.Field("assumed", d.assumed);
@@ -151,6 +153,24 @@ void WriteGraphs(JsonWriter& w, const verdict::Evidence& e) {
   w.EndObject();
 }
 
+// The counter model's estimate over the rank's window, labelled as one (docs/counters.md): beside
+// the exact achieved_fraction, uncalibrated here; serve calibrates it by the windows.
+void WriteCounterEstimate(JsonWriter& w, const roofline::CounterEstimate& e) {
+  w.Key("counter_estimate").BeginObject();
+  w.Field("label", "estimate from device counters (uncalibrated), not a measurement");
+  w.Field("achieved_fraction", e.achieved);
+  w.Field("peak", roofline::PeakKindName(e.peak));
+  w.Key("clock_factor");
+  e.clock_known ? w.Number(e.clock_factor) : w.Null();
+  w.Field("tile_efficiency", e.tile_efficiency);
+  w.Field("bounded_by_sm_active", e.bounded_by_sm);
+  w.Field("memory_bound_hint", e.memory_bound_hint);
+  w.Key("notes").BeginArray();
+  for (const auto& n : e.notes) w.String(n);
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.BeginObject();
   w.Field("rank", r.rank).Field("path", r.path);
@@ -161,6 +181,7 @@ void WriteRank(JsonWriter& w, const verdict::RankVerdict& r) {
   w.Field("idle_s", r.run.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)]);
   w.Field("utilization", r.run.utilization()).Field("achieved_fraction", r.run.achieved());
   WriteLosses(w, r.run);
+  if (r.counter_estimate) WriteCounterEstimate(w, *r.counter_estimate);
   w.Field("start_ns", r.run.start_ns).Field("end_ns", r.run.end_ns);
   w.Field("kernels", r.kernels).Field("hardware_flops", r.hardware_flops);
   w.Field("compute_kernel_s", r.compute_kernel_s).Field("modeled_compute_s", r.modeled_compute_s);

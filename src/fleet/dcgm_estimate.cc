@@ -10,6 +10,7 @@
 
 #include "export/json_writer.h"
 #include "fleet/fleet_query.h"
+#include "roofline/counter_model.h"
 #include "roofline/device_table.h"
 
 namespace plasmient::fleet {
@@ -17,9 +18,9 @@ namespace {
 
 constexpr double kSecondsPerHour = 3600;
 constexpr std::string_view kNone = "(none)";  // a job or team label the series does not carry
-constexpr std::array<DcgmCounter, kDcgmCounters> kShownOrder = {
-    DcgmCounter::kGpuUtil, DcgmCounter::kGrEngineActive, DcgmCounter::kSmActive, DcgmCounter::kTensorActive,
-    DcgmCounter::kDramActive};
+constexpr std::array<DcgmCounter, 5> kShownOrder = {DcgmCounter::kGpuUtil, DcgmCounter::kGrEngineActive,
+                                                    DcgmCounter::kSmActive, DcgmCounter::kTensorActive,
+                                                    DcgmCounter::kDramActive};
 
 // The device table row of a modelName ("NVIDIA H100 80GB HBM3"), looked up once per name.
 class ModelRows {
@@ -50,14 +51,23 @@ std::optional<double> MeanIfRead(const DcgmSeries& s, DcgmCounter c) {
   return sums.Mean();
 }
 
+// The counter model the agent's samples and Nsight's GPU metrics go through too
+// (roofline/counter_model.h): tensor active × SM clock over the clock the peak assumes, bounded
+// by SM active (else the engine's), of the dense 16-bit tensor peak.
 SeriesFigures Figure(const DcgmSeries& s, std::int64_t step_s, const roofline::DeviceSpec* device,
                      const std::optional<double>& price) {
   SeriesFigures f;
   f.seconds = static_cast<double>(s.At(DcgmCounter::kTensorActive).points * step_s);
-  f.achieved = s.At(DcgmCounter::kTensorActive).Mean();
+  roofline::CounterReading reading;
+  reading.Set(roofline::CounterField::kTensorActive, s.At(DcgmCounter::kTensorActive).Mean());
   auto bound = MeanIfRead(s, DcgmCounter::kSmActive);
   if (!bound) bound = MeanIfRead(s, DcgmCounter::kGrEngineActive);
-  if (bound) f.achieved = std::min(f.achieved, *bound);
+  if (bound) reading.Set(roofline::CounterField::kSmActive, *bound);
+  if (auto dram = MeanIfRead(s, DcgmCounter::kDramActive))
+    reading.Set(roofline::CounterField::kDramActive, *dram);
+  if (auto clock = MeanIfRead(s, DcgmCounter::kSmClock))
+    reading.Set(roofline::CounterField::kSmClockMhz, *clock);
+  f.achieved = roofline::EstimateFromCounters(reading, device, roofline::Dtype::kUnknown).achieved;
   if (device != nullptr) {
     f.peak_flops_per_s =
         roofline::PeakFlops(*device, roofline::Dtype::kUnknown, roofline::MathMode::kIeeeFp32);
@@ -146,6 +156,10 @@ void NoteMissingCounters(const DcgmCounters& c, std::vector<std::string>& notes)
         missing(DcgmCounter::kGrEngineActive) ? std::string("nothing (no engine counter either)")
                                               : std::string(DcgmCounterName(DcgmCounter::kGrEngineActive))));
   }
+  if (missing(DcgmCounter::kSmClock)) {
+    notes.push_back(fmt::format("{} has no series: the estimate is not normalized by the SM clock",
+                                DcgmCounterName(DcgmCounter::kSmClock)));
+  }
   for (DcgmCounter counter :
        {DcgmCounter::kGrEngineActive, DcgmCounter::kDramActive, DcgmCounter::kGpuUtil}) {
     if (missing(counter))
@@ -187,7 +201,9 @@ Result<DcgmEstimate> EstimateFromDcgm(const DcgmCounters& counters, const DcgmRe
   std::int64_t untensored = 0, clamped = 0;
   const std::int64_t step = read.window.step_s;
   for (const DcgmSeries& s : counters.series) {
-    for (const CounterSums& c : s.counters) clamped += c.clamped;
+    for (int c = 0; c < kDcgmCounters; ++c) {
+      if (c != static_cast<int>(DcgmCounter::kSmClock)) clamped += s.counters[c].clamped;
+    }
     if (s.At(DcgmCounter::kTensorActive).points == 0) {
       ++untensored;
       std::int64_t points = 0;
@@ -291,7 +307,7 @@ void RowJson(exporting::JsonWriter& w, const DcgmRow& r) {
   w.Field("gpus", r.gpus);
   w.Field("gpu_hours", r.gpu_hours);
   static constexpr std::array<std::string_view, kDcgmCounters> kKeys = {
-      "tensor_active", "sm_active", "dram_active", "gr_engine_active", "utilization"};
+      "tensor_active", "sm_active", "dram_active", "gr_engine_active", "utilization", "sm_clock_mhz"};
   for (int c = 0; c < kDcgmCounters; ++c) {
     w.Key(kKeys[c]);
     r.means[c] ? w.Number(*r.means[c]) : w.Null();
@@ -313,8 +329,8 @@ std::string FormatDcgmEstimate(const DcgmEstimate& e, std::size_t limit) {
                      UtcTime(e.window.start_s),
                      UtcTime(e.window.start_s + e.window.Points() * e.window.step_s), e.window.step_s);
   out += fmt::format(
-      "ESTIMATES from device counters, not traces: achieved ≈ tensor-pipe active{} "
-      "(docs/fleet.md, \"Estimates from DCGM counters\")\n",
+      "ESTIMATES from device counters, not traces: achieved ≈ tensor-pipe active × SM clock / the peak's "
+      "clock{} (docs/counters.md)\n",
       e.bound_by.empty() ? "" : fmt::format(", bounded by {}", e.bound_by));
   out += e.price_per_gpu_hour ? fmt::format("price: ${:.2f} per GPU-hour (--price)\n", *e.price_per_gpu_hour)
                               : "price: each model's list price from the device table (`plasmient peaks`)\n";

@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::array<std::string_view, kDcgmCounters> kNames = {
     "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_DRAM_ACTIVE",
-    "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_DEV_GPU_UTIL"};
+    "DCGM_FI_PROF_GR_ENGINE_ACTIVE",   "DCGM_FI_DEV_GPU_UTIL",   "DCGM_FI_DEV_SM_CLOCK"};
 
 constexpr int kDefaultPrometheusPort = 9090;
 // Prometheus refuses a query_range of more than 11,000 points per series.
@@ -68,7 +68,16 @@ Status AddSeries(simdjson::dom::object series, DcgmCounter counter,
     if (point.get(pair) || pair.size() != 2 || pair.at(1).get(text))
       return Fail("a point that is not [time, \"value\"]");
     auto v = SampleValue(text);
-    if (!v) continue;  // NaN/Inf: no reading at that step
+    if (!v) continue;                        // NaN/Inf: no reading at that step
+    if (counter == DcgmCounter::kSmClock) {  // MHz; a clock of 0 is no reading
+      if (*v > 0) {
+        sums.sum += *v;
+        ++sums.points;
+      } else {
+        ++sums.clamped;
+      }
+      continue;
+    }
     double r = AsRatio(counter, *v);
     if (r < 0 || r > 1) ++sums.clamped;
     sums.sum += std::clamp(r, 0.0, 1.0);

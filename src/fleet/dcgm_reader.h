@@ -23,13 +23,15 @@ enum class DcgmCounter : std::uint8_t {
   kDramActive,      // DCGM_FI_PROF_DRAM_ACTIVE: ratio 0-1 of cycles device memory is moving data
   kGrEngineActive,  // DCGM_FI_PROF_GR_ENGINE_ACTIVE: ratio 0-1 of time the graphics engine is busy
   kGpuUtil,         // DCGM_FI_DEV_GPU_UTIL: percent 0-100 of time some kernel ran (nvidia-smi's figure)
+  kSmClock,         // DCGM_FI_DEV_SM_CLOCK: MHz (kept in MHz: the counter model normalizes by it)
   kCount
 };
 inline constexpr int kDcgmCounters = static_cast<int>(DcgmCounter::kCount);
 std::string_view DcgmCounterName(DcgmCounter c);
 
 // One counter of one series over the window: the sum and number of its per-step means (each a
-// ratio 0-1; GPU_UTIL is divided by 100), and the points that lay outside [0, 1] and were clamped.
+// ratio 0-1; GPU_UTIL is divided by 100; SM_CLOCK stays MHz), and the points that lay outside
+// [0, 1] (for the clock: not above 0) and were clamped (the clock's dropped).
 struct CounterSums {
   double sum = 0;
   std::int64_t points = 0;

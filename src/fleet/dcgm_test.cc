@@ -9,7 +9,9 @@
 
 #include "base/text.h"
 #include "fleet/dcgm_estimate.h"
+
 #include "fleet/dcgm_reader.h"
+#include "roofline/counter_model.h"
 #include "roofline/device_table.h"
 
 namespace plasmient::fleet {
@@ -71,25 +73,38 @@ std::map<std::string, std::string> Labels(const std::string& host, const std::st
   return l;
 }
 
-std::map<std::string, std::string> Readings(const std::string& tensor, const std::string& sm,
-                                            const std::string& gr, const std::string& dram,
-                                            const std::string& util) {
-  return {{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", tensor},
-          {"DCGM_FI_PROF_SM_ACTIVE", sm},
-          {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", gr},
-          {"DCGM_FI_PROF_DRAM_ACTIVE", dram},
-          {"DCGM_FI_DEV_GPU_UTIL", util}};
-}
-
 constexpr const char* kH100 = "NVIDIA H100 80GB HBM3";
 constexpr const char* kA100 = "NVIDIA A100-SXM4-80GB";
 
+// The SM clock (MHz) the model's 16-bit tensor peak assumes: readings at it leave the estimate
+// the tensor activity itself (roofline/counter_model.h).
+std::string PeakClock(const char* model) {
+  auto m = roofline::MatchDevice({.name = model});
+  if (!m) return "1000";
+  return fmt::format("{:.17g}", roofline::PeakClockGhz(*m->spec, roofline::PeakKind::kBf16) * 1000);
+}
+
+std::map<std::string, std::string> Readings(const std::string& tensor, const std::string& sm,
+                                            const std::string& gr, const std::string& dram,
+                                            const std::string& util, const std::string& clock = "") {
+  std::map<std::string, std::string> r = {{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", tensor},
+                                          {"DCGM_FI_PROF_SM_ACTIVE", sm},
+                                          {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", gr},
+                                          {"DCGM_FI_PROF_DRAM_ACTIVE", dram},
+                                          {"DCGM_FI_DEV_GPU_UTIL", util}};
+  if (!clock.empty()) r["DCGM_FI_DEV_SM_CLOCK"] = clock;
+  return r;
+}
+
 std::vector<FakeGpu> ThreeGpus() {
   return {
-      {Labels("node-1", "0", kH100, "train-a-0", "vision"), Readings("0.5", "0.8", "0.9", "0.3", "98")},
+      {Labels("node-1", "0", kH100, "train-a-0", "vision"),
+       Readings("0.5", "0.8", "0.9", "0.3", "98", PeakClock(kH100))},
       // Tensor above SM active (readings out of step): the SM reading bounds it.
-      {Labels("node-1", "1", kH100, "train-a-1", "vision"), Readings("0.7", "0.6", "0.9", "0.2", "96")},
-      {Labels("node-2", "0", kA100, "serve-b-0", "nlp"), Readings("0.2", "0.4", "0.5", "0.6", "60")},
+      {Labels("node-1", "1", kH100, "train-a-1", "vision"),
+       Readings("0.7", "0.6", "0.9", "0.2", "96", PeakClock(kH100))},
+      {Labels("node-2", "0", kA100, "serve-b-0", "nlp"),
+       Readings("0.2", "0.4", "0.5", "0.6", "60", PeakClock(kA100))},
   };
 }
 
@@ -116,6 +131,23 @@ Result<DcgmEstimate> Estimate(std::vector<FakeGpu> gpus, const DcgmReadOptions& 
   return EstimateFromDcgm(*c, read, o);
 }
 
+// The counter model shared with the agent's samples: the SM clock over the peak's clock scales the
+// tensor reading (an H100 SXM's tensor figures assume 1.83 GHz); without a clock a note says so.
+TEST(DcgmTest, SmClockNormalizesTheEstimate) {
+  std::vector<FakeGpu> gpus = {
+      {Labels("node-1", "0", kH100, "job", "team"), Readings("0.5", "0.8", "0.9", "0.3", "98", "1464.03")}};
+  auto e = Estimate(gpus, Window(0, 600, 60), {});
+  ASSERT_TRUE(e) << e.error().message;
+  EXPECT_NEAR(e->total.achieved, 0.5 * 1464.03 / std::stod(PeakClock(kH100)), 1e-9);  // 80% clock
+  EXPECT_NEAR(*e->gpus[0].Mean(DcgmCounter::kSmClock), 1464.03, 1e-9);
+  gpus[0].values.erase("DCGM_FI_DEV_SM_CLOCK");
+  e = Estimate(gpus, Window(0, 600, 60), {});
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->total.achieved, 0.5, 1e-12);
+  ASSERT_FALSE(e->notes.empty());
+  EXPECT_NE(e->notes[0].find("DCGM_FI_DEV_SM_CLOCK has no series"), std::string::npos) << e->notes[0];
+}
+
 TEST(DcgmTest, PerGpuJobAndTeamEstimatesAndBill) {
   int requests = 0;
   DcgmEstimateOptions o;
@@ -123,7 +155,7 @@ TEST(DcgmTest, PerGpuJobAndTeamEstimatesAndBill) {
   // One hour at 60 s steps, asked 7 points at a time: 9 requests per counter.
   auto e = Estimate(ThreeGpus(), Window(0, 3600, 60, 7), o, &requests);
   ASSERT_TRUE(e) << e.error().message;
-  EXPECT_EQ(requests, 5 * 9);
+  EXPECT_EQ(requests, 6 * 9);
   EXPECT_EQ(e->total.gpus, 3);
   EXPECT_NEAR(e->total.gpu_hours, 3, 1e-9);
   EXPECT_EQ(e->bound_by, "DCGM_FI_PROF_SM_ACTIVE");
@@ -182,7 +214,8 @@ TEST(DcgmTest, DefaultPriceIsTheModelsListPrice) {
 
 TEST(DcgmTest, MissingLabelsAndUnknownModelsAreSaid) {
   auto gpus = ThreeGpus();
-  gpus.push_back({Labels("node-3", "0", "Tesla T4", "", ""), Readings("0.1", "0.2", "0.3", "0.1", "50")});
+  gpus.push_back(
+      {Labels("node-3", "0", "Tesla T4", "", ""), Readings("0.1", "0.2", "0.3", "0.1", "50", "1590")});
   DcgmEstimateOptions o;
   o.job_label = "container";  // no series carries it
   auto e = Estimate(gpus, Window(0, 3600, 60), o);

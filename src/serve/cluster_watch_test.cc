@@ -19,8 +19,9 @@ TEST(ClusterWatchTest, TheWatchAnalyzesAJobWhenItsRowsChangeAndExportsTheStraggl
   ASSERT_TRUE(first) << first.error().message;
   EXPECT_EQ(*first, 1);
   std::string text = metrics.Render({});
-  EXPECT_NE(text.find("plasmient_cluster_ranks{job=\"j\"} 3"), std::string::npos) << text;
-  const std::string series = "plasmient_cluster_straggler_caused_wait_seconds{job=\"j\",rank=\"2\"} ";
+  EXPECT_NE(text.find("plasmient_cluster_ranks{plasmient_job=\"j\"} 3"), std::string::npos) << text;
+  const std::string series =
+      "plasmient_cluster_straggler_caused_wait_seconds{plasmient_job=\"j\",rank=\"2\"} ";
   auto at = text.find(series);
   ASSERT_NE(at, std::string::npos) << text;
   EXPECT_NEAR(std::stod(text.substr(at + series.size())), 0.036, 1e-12);

@@ -1,4 +1,10 @@
 // Prometheus metrics of the analyses a node made, in the text exposition format (0.0.4).
+// Labels as the ecosystem writes them: `plasmient_job` (never `job`, Prometheus's target label),
+// `gpu` the GPU's index and `modelName` its model as dcgm-exporter writes them, `Hostname`; the
+// job's `--label` and marker labels (team, user) in one `plasmient_job_info` series to join on.
+// Counters are born at 0: a new series shows 0 for `counter_hold_s`, then its figures, so
+// rate()/increase() count a job's first analysis; their state is saved (SaveState) and loaded
+// at start (LoadState), and an analysis (its job key) is counted once.
 // Per (host, gpu, job, rank): utilization and achieved fraction (gauges), loss ratios by
 // category, GPU-seconds and wasted GPU-seconds (counters) and step durations (histogram). Per
 // (host, job): the top kernels' and module types' GPU and lost seconds (gauges, the latest
@@ -15,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
+#include "serve/counter_estimate.h"
 #include "store/job_rows.h"
 #include "verdict/verdict.h"
 
@@ -55,7 +63,8 @@ enum class SampleKind : std::uint8_t { kTrace = 0, kWindow = 1, kDeviceTier = 2 
 // analysis process) and sent as text to the daemon (SerializeSamples / ParseSamples).
 struct RankSample {
   std::int64_t rank = -1;
-  std::string gpu;
+  std::string gpu;              // the model (the device-table name): the modelName label
+  std::int32_t gpu_index = -1;  // the GPU the kernels ran on (the trace's device id): the gpu label
   double utilization = 0, achieved = 0;
   std::array<double, verdict::kLossCount> loss{};
   double gpu_s = 0, wasted_s = 0;
@@ -70,6 +79,10 @@ struct RankSample {
   // The start of the window W (its first GPU activity) on the trace's clock (Unix ns in the
   // agent's files); 0 for device-tier samples.
   std::int64_t window_start_ns = 0;
+  // The counter model's uncalibrated achieved fraction over the same seconds (docs/counters.md),
+  // -1 without pipe activity; and the device it was estimated for (the calibration's key).
+  double counter_estimate = -1;
+  std::string device_key;
 
   bool device_sampled() const { return sm_active >= 0 || tensor_active >= 0 || dram_active >= 0; }
 };
@@ -84,6 +97,15 @@ struct TopSample {
   double gpu_s = 0;  // a kernel's summed durations; a type's GPU time (docs/layers.md)
   double lost_s = 0;
 };
+
+// A kernel's or module type's label value: at most kLabelBytes, a long demangled name given as
+// its short form (the qualified name before its template arguments and parameters) and a hash.
+inline constexpr std::size_t kLabelBytes = 96;
+std::string NameLabel(std::string_view name);
+
+// Analyses (job keys) remembered as counted, the most recent: a crash between the metrics' state
+// written and the store's commit redoes at most --workers analyses, each found here.
+inline constexpr std::size_t kCountedKeys = 256;
 
 // Kernels and module types kept per job (the largest by lost, resp. GPU time): the series stay
 // bounded by max_jobs × this.
@@ -103,14 +125,23 @@ Result<std::vector<RankSample>> ParseSamples(std::string_view text, JobTops* top
 
 class MetricsRegistry {
  public:
-  explicit MetricsRegistry(std::size_t max_jobs = 200) : max_jobs_(max_jobs) {}
+  // `counter_hold_s`: how long a new series' counters show 0 before their figures (serve
+  // --counter-hold-s); 0: at once.
+  explicit MetricsRegistry(std::size_t max_jobs = 200, double counter_hold_s = 0);
 
-  void RecordJob(const verdict::JobVerdict& job, const store::JobContext& context) {
-    RecordJob(SampleJob(job), context, SampleTops(job));
+  bool RecordJob(const verdict::JobVerdict& job, const store::JobContext& context) {
+    return RecordJob(SampleJob(job), context, SampleTops(job));
   }
-  // `tops` replace the job's when the samples carry a verdict (not only the device tier).
-  void RecordJob(const std::vector<RankSample>& samples, const store::JobContext& context,
+  // `tops` replace the job's when the samples carry a verdict (not only the device tier). False,
+  // and nothing changed, when the analysis (context.job_key, when given) was counted already.
+  bool RecordJob(const std::vector<RankSample>& samples, const store::JobContext& context,
                  const JobTops& tops = {});
+  // What survives a restart: the counters of every series and when each was born, the gauges,
+  // the jobs' labels, the keys counted (text; LoadState takes it back, replacing what is held).
+  std::string SaveState() const;
+  Status LoadState(std::string_view text);
+  // The wall clock in Unix ns (tests set their own).
+  void SetClock(std::function<std::int64_t()> now_ns);
   void SetLive(const std::string& host, std::vector<LiveSample> samples);
   // The cluster layer over the store for `job` (serve --cluster-every-s): the ranks it read and
   // its stragglers; the `max_jobs` most recently analyzed jobs are kept.
@@ -123,6 +154,8 @@ class MetricsRegistry {
  private:
   struct RankSeries {
     std::string host, gpu;
+    std::int32_t gpu_index = -1;
+    std::int64_t release_ns = 0;  // its counters show 0 before this (born at 0)
     double utilization = 0, achieved = 0;
     std::array<double, verdict::kLossCount> loss{};
     double gpu_s = 0, wasted_s = 0;
@@ -140,29 +173,39 @@ class MetricsRegistry {
   // GPU_METRICS), which calibrates the estimate too.
   struct WindowSeries {
     std::string host, gpu;
+    std::int32_t gpu_index = -1;
+    std::int64_t release_ns = 0;  // plasmient_kernel_windows_total shows 0 before this
     struct Window {
       double achieved, gpu_s;
       std::int64_t start_ns;
     };
     std::deque<Window> recent;  // the last kRollingWindows kernel windows, oldest first
-    // The last kRollingWindows measured analyses with tensor activity (windows and traces):
-    // their useful and tensor-active GPU-seconds.
-    std::deque<std::pair<double, double>> calibration;
     double lifetime_useful_s = 0, lifetime_gpu_s = 0;
     std::uint64_t windows = 0;
     double sm_active = -1, tensor_active = -1, dram_active = -1;  // the latest file's device tier
-    double estimated = -1;  // achieved fraction from the device tier since the last window
+    std::string device_key;  // of the latest measured analysis: what a samples file is calibrated by
+    double estimated = -1;   // calibrated counter estimate from the device tier since the last window
+    double uncalibrated = -1, band = -1;  // the counter model's own figure, the calibrated one's ± band
+    std::size_t calibration_pairs = 0;
+    bool calibrated = false;
     double Rolling() const;
-    // Achieved fraction per unit of tensor activity over the recent measured analyses, or -1.
-    double Calibration() const;
   };
-  void RecordWindow(const RankSample& sample, const store::JobContext& context);
+  void RecordWindow(const RankSample& sample, const store::JobContext& context, std::int64_t release_ns);
 
+  struct JobInfo {
+    std::string host;
+    store::Labels labels;
+  };
   mutable std::mutex mu_;
   std::size_t max_jobs_;
+  std::int64_t hold_ns_;
+  std::function<std::int64_t()> now_ns_;
+  std::map<std::string, JobInfo> info_;   // by job
+  std::deque<std::string> counted_keys_;  // the last kCountedKeys analyses counted, oldest first
   std::map<Key, RankSeries> series_;
   std::map<std::string, HostTops> tops_;  // by job
   std::map<Key, WindowSeries> windowed_;
+  CounterEstimator counters_;          // the counter model's calibration per device and job
   std::deque<std::string> job_order_;  // least recently analyzed first
   struct ClusterSeries {
     std::int64_t ranks = 0;
@@ -175,8 +218,9 @@ class MetricsRegistry {
   // The series' exposition, rebuilt only after a change: a scrape copies it and appends `self`.
   mutable std::string cache_;
   mutable bool dirty_ = true;
+  mutable std::int64_t next_release_ns_ = INT64_MAX;  // the cache is stale from then on
 
-  void RenderSeries(std::string& out) const;
+  void RenderSeries(std::string& out, std::int64_t now_ns) const;
 };
 
 // A label value of the exposition format: valid UTF-8 (each invalid byte becomes U+FFFD) with

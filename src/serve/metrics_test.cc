@@ -22,7 +22,8 @@ TEST(MetricsTest, ExpositionCarriesTheVerdictPerRank) {
   MetricsRegistry m;
   m.RecordJob(store::testing::MakeJob(), Ctx("j1"));
   std::string text = m.Render({{"plasmient_serve_queue_depth", "gauge", "Queue.", 3}});
-  const std::string l0 = "host=\"node\\\"1\",gpu=\"NVIDIA H100 SXM 80GB\",job=\"j1\",rank=\"0\"";
+  const std::string l0 =
+      "Hostname=\"node\\\"1\",modelName=\"NVIDIA H100 SXM 80GB\",plasmient_job=\"j1\",rank=\"0\"";
   EXPECT_TRUE(Has(text, "# TYPE plasmient_achieved_fraction_of_peak_ratio gauge\n"));
   EXPECT_TRUE(Has(text, "plasmient_achieved_fraction_of_peak_ratio{" + l0 + "} 0.25\n")) << text;
   EXPECT_TRUE(Has(text, "plasmient_gpu_utilization_ratio{" + l0 + "} 0.75\n"));
@@ -41,8 +42,8 @@ TEST(MetricsTest, CountersAccumulateAcrossAnalysesOfOneJob) {
   m.RecordJob(store::testing::MakeJob(), Ctx("j1"));
   std::string text = m.Render({});
   EXPECT_TRUE(Has(text,
-                  "plasmient_gpu_seconds_total{host=\"node\\\"1\",gpu=\"NVIDIA H100 SXM "
-                  "80GB\",job=\"j1\",rank=\"1\"} 4\n"));
+                  "plasmient_gpu_seconds_total{Hostname=\"node\\\"1\",modelName=\"NVIDIA H100 SXM "
+                  "80GB\",plasmient_job=\"j1\",rank=\"1\"} 4\n"));
   EXPECT_EQ(m.jobs(), 1u);
 }
 
@@ -53,15 +54,15 @@ TEST(MetricsTest, OnlyTheMostRecentJobsKeepSeries) {
   m.RecordJob(store::testing::MakeJob(), Ctx("c"));
   std::string text = m.Render({});
   EXPECT_EQ(m.jobs(), 2u);
-  EXPECT_FALSE(Has(text, "job=\"a\""));
-  EXPECT_TRUE(Has(text, "job=\"b\""));
-  EXPECT_TRUE(Has(text, "job=\"c\""));
+  EXPECT_FALSE(Has(text, "plasmient_job=\"a\""));
+  EXPECT_TRUE(Has(text, "plasmient_job=\"b\""));
+  EXPECT_TRUE(Has(text, "plasmient_job=\"c\""));
 }
 
 TEST(MetricsTest, LiveSamplesAppearPerGpu) {
   MetricsRegistry m;
   m.SetLive("n", {{"0", "gpu_utilization_ratio", 0.5}});
-  EXPECT_TRUE(Has(m.Render({}), "plasmient_live_gpu_utilization_ratio{host=\"n\",gpu=\"0\"} 0.5\n"));
+  EXPECT_TRUE(Has(m.Render({}), "plasmient_live_gpu_utilization_ratio{Hostname=\"n\",gpu=\"0\"} 0.5\n"));
 }
 
 TEST(MetricsTest, EscapesLabelValues) { EXPECT_EQ(EscapeLabelValue("a\\b\"c\nd"), "a\\\\b\\\"c\\nd"); }
@@ -95,6 +96,8 @@ TEST(MetricsTest, SamplesSurviveTheirText) {
   s.tensor_active = 0.375;
   s.dram_active = 0.1;
   s.window_start_ns = 1'764'532'800'123'456'789;
+  s.counter_estimate = 0.3125;
+  s.device_key = "h100\tsxm";
   auto back = ParseSamples(SerializeSamples({s, s}));
   ASSERT_TRUE(back) << back.error().message;
   ASSERT_EQ(back->size(), 2u);
@@ -112,6 +115,8 @@ TEST(MetricsTest, SamplesSurviveTheirText) {
   EXPECT_EQ(b.tensor_active, 0.375);
   EXPECT_EQ(b.dram_active, 0.1);
   EXPECT_EQ(b.window_start_ns, s.window_start_ns);
+  EXPECT_EQ(b.counter_estimate, 0.3125);
+  EXPECT_EQ(b.device_key, s.device_key);
   EXPECT_FALSE(ParseSamples("3\tgpu\t1\n"));
 }
 
@@ -142,7 +147,7 @@ TEST(MetricsTest, TopKernelsAndModuleTypesOfTheLatestAnalysisPerJob) {
   MetricsRegistry m;
   m.RecordJob(job, Ctx("j1"));
   std::string text = m.Render({});
-  const std::string j = "host=\"node\\\"1\",job=\"j1\",";
+  const std::string j = "Hostname=\"node\\\"1\",plasmient_job=\"j1\",";
   const std::string gemm = "kernel=\"sm90_gemm\",loss=\"compute_inefficiency\"}";
   EXPECT_TRUE(Has(text, "# TYPE plasmient_kernel_lost_gpu_seconds gauge\n"));
   EXPECT_TRUE(Has(text, "plasmient_kernel_gpu_seconds{" + j + gemm + " 0.5\n")) << text;
@@ -182,15 +187,17 @@ RankSample Window(double achieved, double gpu_s, double tensor, std::int64_t sta
   s.tensor_active = tensor;
   s.sm_active = 0.9;
   s.dram_active = 0.3;
+  s.counter_estimate = tensor;  // the counter model's figure over the window
+  s.device_key = "h100_sxm";
   return s;
 }
 
 // A duty-cycled job: rolling over the last kRollingWindows windows, lifetime over all (both
-// weighted by window length), and between windows the device tier's tensor activity times the
-// windows' achieved fraction per unit of tensor activity, labelled estimated.
+// weighted by window length), and between windows the counter model's estimate, calibrated by the
+// job's windows once there are 3 (roofline/counter_calibration.h), labelled estimated.
 TEST(MetricsTest, WindowsGiveRollingLifetimeAndEstimatedFigures) {
   MetricsRegistry m;
-  const std::string l = "host=\"node\\\"1\",gpu=\"H100\",job=\"j\",rank=\"2\"";
+  const std::string l = "Hostname=\"node\\\"1\",modelName=\"H100\",plasmient_job=\"j\",rank=\"2\"";
   auto value = [&](const std::string& labels) {
     std::string text = m.Render({});
     std::string key = "plasmient_achieved_fraction_of_peak_ratio{" + l + labels + "} ";
@@ -208,15 +215,20 @@ TEST(MetricsTest, WindowsGiveRollingLifetimeAndEstimatedFigures) {
   EXPECT_DOUBLE_EQ(value(",window=\"kernel\",window_start=\"1764532800.123\",figure=\"measured\""), 0.2);
   EXPECT_DOUBLE_EQ(value(",window=\"kernel\",window_start=\"1764532860.000\",figure=\"measured\""), 0.5);
   EXPECT_EQ(value(""), -1) << m.Render({});
-  // Between windows: tensor active 30%. Calibration = (0.2 + 1.5) / (0.4 + 2.4) per unit.
+  // Between windows: the counters estimate 30%. Two windows do not calibrate yet: the model alone.
   RankSample between;
   between.kind = SampleKind::kDeviceTier;
   between.rank = 2;
   between.tensor_active = 0.3;
   between.sm_active = 0.5;
+  between.counter_estimate = 0.3;
   m.RecordJob(std::vector{between}, Ctx("j"));
-  EXPECT_NEAR(value(",window=\"between\",figure=\"estimated\""), 0.3 * 1.7 / 2.8, 1e-12);
+  EXPECT_NEAR(value(",window=\"between\",figure=\"estimated\""), 0.3, 1e-12);
   std::string text = m.Render({});
+  EXPECT_TRUE(Has(text, "plasmient_counter_estimate_ratio{" + l + ",calibration=\"none\"} 0.3\n")) << text;
+  EXPECT_TRUE(Has(text, "plasmient_counter_estimate_ratio{" + l +
+                            ",calibration=\"windows\",calibrated=\"false\"} 0.3\n"));
+  EXPECT_TRUE(Has(text, "plasmient_counter_estimate_band_ratio{" + l + "} 0.1\n"));
   EXPECT_TRUE(Has(text, "plasmient_tensor_active_ratio{" + l + "} 0.3\n")) << text;
   EXPECT_TRUE(Has(text, "plasmient_sm_active_ratio{" + l + "} 0.5\n"));
   EXPECT_FALSE(Has(text, "plasmient_dram_active_ratio{" + l)) << "not sampled: no series";
@@ -239,14 +251,21 @@ TEST(MetricsTest, WindowsGiveRollingLifetimeAndEstimatedFigures) {
   EXPECT_NEAR(value(",window=\"lifetime\",figure=\"measured\""),
               (1.7 + 0.1 * kRollingWindows) / (4 + kRollingWindows), 1e-12);
   EXPECT_EQ(value(",window=\"between\",figure=\"estimated\""), -1) << "a new window replaces the estimate";
+  // Twelve windows calibrate: k = Σ w·x·y / Σ w·x² over them all.
+  m.RecordJob(std::vector{between}, Ctx("j"));
+  const double k = (1 * 0.4 * 0.2 + 3 * 0.8 * 0.5 + 10 * 0.2 * 0.1) / (1 * 0.16 + 3 * 0.64 + 10 * 0.04);
+  EXPECT_NEAR(value(",window=\"between\",figure=\"estimated\""), 0.3 * k, 1e-12);
+  text = m.Render({});
+  EXPECT_TRUE(Has(text, ",calibration=\"windows\",calibrated=\"true\"} ")) << text;
+  EXPECT_TRUE(Has(text, "plasmient_counter_calibration_windows{" + l + "} 12\n"));
 }
 
 // A whole trace with device-tier samples (an Nsight Systems export's GPU_METRICS): its achieved
-// fraction stays the plain series, its device tier gives the gauges and calibrates the estimate
-// of a later samples-only file of the job's rank, as a kernel window would.
+// fraction stays the plain series, its device tier gives the gauges and is a calibration pair for
+// the estimate of a later samples-only file of the job's rank, as a kernel window would.
 TEST(MetricsTest, ATraceWithDeviceSamplesGivesTheGaugesAndCalibrates) {
   MetricsRegistry m;
-  const std::string l = "host=\"node\\\"1\",gpu=\"H100\",job=\"j\",rank=\"2\"";
+  const std::string l = "Hostname=\"node\\\"1\",modelName=\"H100\",plasmient_job=\"j\",rank=\"2\"";
   RankSample trace = Window(0.3, 2, 0.6);
   trace.kind = SampleKind::kTrace;
   m.RecordJob(std::vector{trace}, Ctx("j"));
@@ -263,6 +282,8 @@ TEST(MetricsTest, ATraceWithDeviceSamplesGivesTheGaugesAndCalibrates) {
   between.kind = SampleKind::kDeviceTier;
   between.rank = 2;
   between.tensor_active = 0.4;
+  between.counter_estimate = 0.4;
+  for (int i = 0; i < 2; ++i) m.RecordJob(std::vector{trace}, Ctx("j"));  // three pairs calibrate
   m.RecordJob(std::vector{between}, Ctx("j"));
   text = m.Render({});
   const std::string estimated =
@@ -281,7 +302,113 @@ TEST(MetricsTest, ATraceWithDeviceSamplesGivesTheGaugesAndCalibrates) {
   plain.rank = 5;
   m.RecordJob(std::vector{plain}, Ctx("j"));
   EXPECT_FALSE(Has(m.Render({}),
-                   "plasmient_tensor_active_ratio{host=\"node\\\"1\",gpu=\"H100\",job=\"j\",rank=\"5\"}"));
+                   "plasmient_tensor_active_ratio{Hostname=\"node\\\"1\",modelName=\"H100\",plasmient_job="
+                   "\"j\",rank=\"5\"}"));
+}
+
+}  // namespace
+}  // namespace plasmient::serve
+
+namespace plasmient::serve {
+namespace {
+
+TEST(MetricsCountersTest, ANewSeriesShowsZeroForTheHoldThenItsFigures) {
+  MetricsRegistry m(32, 90);
+  std::int64_t now = 1'000'000'000'000;
+  m.SetClock([&] { return now; });
+  m.RecordJob(store::testing::MakeJob(), Ctx("j1"));
+  const std::string l1 =
+      "Hostname=\"node\\\"1\",modelName=\"NVIDIA H100 SXM 80GB\",plasmient_job=\"j1\",rank=\"1\"";
+  std::string text = m.Render({});
+  EXPECT_TRUE(Has(text, "plasmient_gpu_seconds_total{" + l1 + "} 0\n")) << text;
+  EXPECT_TRUE(Has(text, "plasmient_step_seconds_count{" + l1 + "} 0\n"));
+  EXPECT_TRUE(Has(text, "plasmient_gpu_utilization_ratio{" + l1 + "} 0.75\n"));  // gauges at once
+  m.RecordJob(store::testing::MakeJob(), Ctx("j1"));  // a second analysis within the hold
+  now += 89'000'000'000;
+  EXPECT_TRUE(Has(m.Render({}), "plasmient_gpu_seconds_total{" + l1 + "} 0\n"));
+  now += 1'000'000'000;  // the cached exposition goes stale at the release
+  text = m.Render({});
+  EXPECT_TRUE(Has(text, "plasmient_gpu_seconds_total{" + l1 + "} 4\n")) << text;
+  m.RecordJob(store::testing::MakeJob(), Ctx("j1"));  // an existing series: no hold
+  EXPECT_TRUE(Has(m.Render({}), "plasmient_gpu_seconds_total{" + l1 + "} 6\n"));
+}
+
+TEST(MetricsCountersTest, AnAnalysisIsCountedOnceByItsKey) {
+  MetricsRegistry m;
+  store::JobContext c = Ctx("j1");
+  c.job_key = "k1";
+  EXPECT_TRUE(m.RecordJob(store::testing::MakeJob(), c));
+  EXPECT_FALSE(m.RecordJob(store::testing::MakeJob(), c));
+  c.job_key = "k2";
+  EXPECT_TRUE(m.RecordJob(store::testing::MakeJob(), c));
+  EXPECT_TRUE(Has(m.Render({}), "plasmient_job=\"j1\",rank=\"1\"} 4\n"));
+}
+
+TEST(MetricsCountersTest, TheStateComesBackWholeAndRemembersTheKeys) {
+  MetricsRegistry a(32, 90);
+  std::int64_t now = 5'000'000'000'000;
+  a.SetClock([&] { return now; });
+  store::JobContext c = Ctx("j\t1\n");
+  c.job_key = "k1";
+  c.labels = {{"team", "vision"}, {"user", "al\\ice"}};
+  a.RecordJob(store::testing::MakeJob(), c);
+  RankSample w;
+  w.rank = 2;
+  w.gpu = "H100";
+  w.gpu_index = 3;
+  w.kind = SampleKind::kWindow;
+  w.achieved = 0.3;
+  w.gpu_s = 1.25;
+  w.tensor_active = 0.5;
+  c.job_key = "k2";
+  a.RecordJob(std::vector{w}, c);
+  std::string saved = a.SaveState();
+  MetricsRegistry b(32, 90);
+  b.SetClock([&] { return now; });
+  ASSERT_TRUE(b.LoadState(saved)) << saved;
+  EXPECT_EQ(b.SaveState(), saved);
+  now += 90'000'000'000;
+  std::string text = b.Render({});  // the tops and recent windows (gauges) come with the next analysis
+  EXPECT_TRUE(Has(text,
+                  "plasmient_gpu_seconds_total{Hostname=\"node\\\"1\",modelName=\"NVIDIA H100 SXM 80GB\","
+                  "plasmient_job=\"j\xEF\xBF\xBD"
+                  "1\\n\",rank=\"1\"} 2\n"))
+      << text;
+  EXPECT_TRUE(Has(text,
+                  "plasmient_kernel_windows_total{Hostname=\"node\\\"1\",gpu=\"3\",modelName=\"H100\","
+                  "plasmient_job=\"j\xEF\xBF\xBD"
+                  "1\\n\",rank=\"2\"} 1\n"))
+      << text;
+  EXPECT_TRUE(Has(text,
+                  "plasmient_job_info{Hostname=\"node\\\"1\",plasmient_job=\"j\xEF\xBF\xBD"
+                  "1\\n\",team=\"vision\","
+                  "user=\"al\\\\ice\"} 1\n"))
+      << text;
+  c.job_key = "k1";
+  EXPECT_FALSE(b.RecordJob(store::testing::MakeJob(), c));       // counted before the restart
+  EXPECT_FALSE(b.LoadState(saved.substr(0, saved.size() - 4)));  // cut short
+  EXPECT_FALSE(b.LoadState("rank\t1\n"));
+}
+
+TEST(MetricsCountersTest, JobInfoLabelsNeverShadowTheSeriesOrPrometheusLabels) {
+  MetricsRegistry m;
+  store::JobContext c = Ctx("j");
+  c.labels = {{"job", "x"}, {"instance", "y"}, {"Hostname", "z"}, {"team", "t"}};
+  m.RecordJob(store::testing::MakeJob(), c);
+  EXPECT_TRUE(Has(m.Render({}),
+                  "plasmient_job_info{Hostname=\"node\\\"1\",plasmient_job=\"j\",label_Hostname=\"z\","
+                  "label_instance=\"y\",label_job=\"x\",team=\"t\"} 1\n"))
+      << m.Render({});
+}
+
+TEST(MetricsCountersTest, KernelLabelsAreBoundedToAShortFormAndAHash) {
+  std::string name = "void at::native::elementwise_kernel<128, 4, " + std::string(800, 'x') + ">(int, float)";
+  std::string label = NameLabel(name);
+  EXPECT_LE(label.size(), kLabelBytes);
+  EXPECT_TRUE(label.starts_with("at::native::elementwise_kernel\xE2\x80\xA6#")) << label;
+  EXPECT_NE(label, NameLabel(name + " "));  // one short form, two names: two labels
+  EXPECT_EQ(NameLabel("sm90_xmma_gemm_bf16"), "sm90_xmma_gemm_bf16");
+  EXPECT_LE(NameLabel(std::string(500, 'y')).size(), kLabelBytes);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "base/replace_file.h"
 #include "base/text.h"
 #include "base/time_units.h"
 #include "ingest/read_trace.h"
@@ -27,6 +28,26 @@ namespace plasmient::serve {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The metrics' state a previous run saved, if any; one that cannot be read is reported and the
+// counters start from 0 (Prometheus takes that as a counter reset).
+void LoadMetrics(const fs::path& path, MetricsRegistry& metrics) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ENOENT)
+      fmt::print(stderr, "plasmient serve: {}: cannot open: {}; counters start from 0\n", path.string(),
+                 std::strerror(errno));
+    return;
+  }
+  std::string text;
+  char buf[1 << 16];
+  ssize_t n = 0;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  if (auto loaded = metrics.LoadState(text); !loaded)
+    fmt::print(stderr, "plasmient serve: {}: {}; counters start from 0\n", path.string(),
+               loaded.error().message);
+}
 
 std::int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -111,7 +132,7 @@ Result<std::pair<std::string, int>> ParseListen(std::string_view text) {
 }
 
 ServeDaemon::ServeDaemon(ServeOptions options)
-    : options_(std::move(options)), metrics_(options_.max_jobs_in_metrics) {
+    : options_(std::move(options)), metrics_(options_.max_jobs_in_metrics, options_.counter_hold_s) {
   if (options_.host.empty()) options_.host = store::LocalHostName();
 }
 
@@ -154,6 +175,7 @@ Status ServeDaemon::Start() {
   options_.analyze.cores = job::CoresEach(static_cast<std::size_t>(workers_));  // each analysis its share
   marks_ = std::make_unique<InProgressMarks>(state / "in-progress");
   marks_->Load();
+  LoadMetrics(state / "metrics", metrics_);
   db_path_ = options_.db_path.empty() ? (state / "store.sqlite").string() : options_.db_path;
   auto db = store::SqliteStore::Open(db_path_);
   if (!db) return std::unexpected(db.error());
@@ -281,6 +303,11 @@ void ServeDaemon::Moved(const Status& moved) {
   Pause();
 }
 
+Status ServeDaemon::SaveMetrics() {
+  return ReplaceFile(state_ / "metrics", metrics_.SaveState(),
+                     {.mode = 0600, .durable = true, .temp_suffix = ".tmp"});
+}
+
 store::SqliteStore* ServeDaemon::Store() {
   if (!db_) {
     auto db = store::SqliteStore::Open(db_path_);
@@ -344,7 +371,7 @@ std::string ServeDaemon::RenderMetrics() {
     std::lock_guard lock(waiting_mu_);
     self.push_back({"plasmient_serve_job_waiting_entries", "gauge",
                     "Ready spool entries of the job not taken for analysis yet (the --max-jobs largest).", 0,
-                    "job", waiting_by_job_});
+                    "plasmient_job", waiting_by_job_});
   }
   if (outbox_) {
     const auto& c = outbox_->counters();
@@ -628,7 +655,8 @@ bool ServeDaemon::Record(Task& task) {
   if (!samples.empty() && std::all_of(samples.begin(), samples.end(), [](const RankSample& s) {
         return s.kind == SampleKind::kDeviceTier;
       })) {
-    // An agent's samples file between windows: the device gauges, nothing to store.
+    // An agent's samples file between windows: the device gauges, nothing to store (nor counted:
+    // their state is saved with the next analysis).
     metrics_.RecordJob(samples, task.context);
     Recorded(task);
     return true;
@@ -648,6 +676,13 @@ bool ServeDaemon::Record(Task& task) {
     }
     SetProblem(Problem::kOutbox, {});
   }
+  // Counted in the metrics' state first, under the job key: a crash before the store's commit
+  // redoes the analysis, which the state knows as counted; one after it finds the journal row.
+  metrics_.RecordJob(samples, task.context, outcome.output.tops);  // false on the retry: counted
+  if (auto saved = SaveMetrics(); !saved) {
+    StoreFailed(Problem::kStore, saved.error().message);
+    return false;
+  }
   // On failure the entry is left in the spool: retried, the outbox file rewritten under the same key.
   auto recorded = store->Record(batch, entry.name);
   if (!recorded) {
@@ -655,7 +690,6 @@ bool ServeDaemon::Record(Task& task) {
     return false;
   }
   SetProblem(Problem::kStore, {});
-  metrics_.RecordJob(samples, task.context, outcome.output.tops);
   Recorded(task);
   return true;
 }

@@ -45,6 +45,10 @@ struct ServeOptions {
   verdict::AnalyzeOptions analyze;
   int poll_ms = 200;
   std::size_t max_jobs_in_metrics = 32;
+  // --counter-hold-s: a new series' counters show 0 this long before its figures, so that a
+  // scrape sees the 0 and rate()/increase() count the first analysis (docs/fleet.md). The
+  // command's default is 90 s; 0 here (tests and embedders: figures at once).
+  double counter_hold_s = 0;
   int http_threads = 4;         // responses at once (HttpLimits::workers)
   std::string host;             // the host label; default gethostname()
   bool delete_done = false;     // delete analyzed traces instead of moving to done/
@@ -98,6 +102,9 @@ class ServeDaemon {
   bool HasProblem(Problem p) const;
   // A store or outbox write failed: reported, and retried after a pause (the store reopened).
   void StoreFailed(Problem p, const std::string& why);
+  // The metrics' state, written (fsynced, renamed) to SPOOL/.plasmient/metrics after each change
+  // and before the store's commit: an analysis is counted once across a kill -9 (docs/fleet.md).
+  Status SaveMetrics();
   // A move to done/ or failed/: a failure is reported (the entry stays in the spool) and paused on.
   void Moved(const Status& moved);
   void Pause();                 // kStoreRetry, or until stopped

@@ -9,6 +9,8 @@
 namespace plasmient::synth {
 namespace {
 
+constexpr const char* kAccumulateGrad = "torch::autograd::AccumulateGrad";
+
 std::int64_t LayerParams(std::int64_t hidden) { return 12 * hidden * hidden + 13 * hidden; }
 
 void DataLoad(ProgramBuilder& b, std::int64_t tokens) {
@@ -57,7 +59,9 @@ void BuildTraining(ProgramBuilder& b, int step_index) {
     pending += LayerParams(h);
     const bool bucket_full = (c.layers - layer) % per_bucket == 0;
     if (bucket_full || layer == 0) {
-      b.Collective(OpKind::kAllReduce, pending, c.ranks, false);
+      // DDP's reducer launches a bucket's all-reduce from its hook on the autograd thread, inside
+      // the AccumulateGrad node of the bucket's last gradient, as in real traces.
+      b.Collective(OpKind::kAllReduce, pending, c.ranks, false).autograd_fn = kAccumulateGrad;
       bucket_params.push_back(pending);
       pending = 0;
     }
@@ -127,7 +131,7 @@ void BuildMoe(ProgramBuilder& b, int step_index) {
   }
   // Dense (non-expert) gradients are data-parallel.
   const std::int64_t dense = static_cast<std::int64_t>(c.layers) * (4 * h * h + h * c.experts);
-  b.Collective(OpKind::kAllReduce, dense, c.ranks, false);
+  b.Collective(OpKind::kAllReduce, dense, c.ranks, false).autograd_fn = kAccumulateGrad;
   b.Plain(OpKind::kWaitComm);
   std::vector<std::int64_t> params = {dense, static_cast<std::int64_t>(c.layers) * local_experts * 8 * h * h};
   Optimizer(b, params);

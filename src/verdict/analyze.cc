@@ -122,15 +122,20 @@ const roofline::DeviceSpec* DeviceFromKernels(const Trace& t) {
 Result<const roofline::DeviceSpec*> ChooseDevice(const Trace& t, const AnalyzeOptions& o,
                                                  DeviceChoice& choice, model::DataQuality& quality) {
   if (!t.devices.empty()) choice.trace_name = t.devices.front().name;
+  // The device the kernels ran on first (deviceProperties lists every GPU of the node).
+  std::unordered_map<std::int32_t, std::int64_t> used;
+  for (std::int32_t d : t.gpu.device) ++used[d];
+  for (const auto& [d, n] : used) {
+    if (d >= 0 &&
+        (choice.index < 0 || n > used[choice.index] || (n == used[choice.index] && d < choice.index)))
+      choice.index = d;
+  }
   if (!o.gpu.empty()) {
     auto m = roofline::FindDeviceByKey(o.gpu);
     if (!m) return std::unexpected(m.error());
     choice.source = "--gpu " + o.gpu;
     return m->spec;
   }
-  // The device the kernels ran on first (deviceProperties lists every GPU of the node).
-  std::unordered_map<std::int32_t, std::int64_t> used;
-  for (std::int32_t d : t.gpu.device) ++used[d];
   std::vector<const model::DeviceInfo*> order;
   order.reserve(t.devices.size());
   for (const auto& d : t.devices) order.push_back(&d);
@@ -191,11 +196,13 @@ std::vector<std::pair<std::int32_t, std::pair<TimeNs, TimeNs>>> StepWindows(cons
 }
 
 // Where an activity's lost time goes: communication and copies by their class; a compute kernel
-// with no model at all is unmodeled, one whose pricing op lies below the ridge is memory-bound.
+// with no model at all is unmodeled, one whose pricing op lies below the ridge is memory-bound,
+// and so is one that does no arithmetic (a priced op's layout transpose or reduction: its FLOPs
+// went to the op's heavy kernels), never "compute below peak".
 Loss LossOfActivity(ActivityClass cls, double flops, double bytes, bool op_below_ridge) {
   if (cls != ActivityClass::kCompute) return LossOfSlice(cls);
   if (flops < 0 && bytes < 0) return Loss::kUnmodeledKernels;
-  if (op_below_ridge) return Loss::kMemoryBound;
+  if (op_below_ridge || flops <= 0) return Loss::kMemoryBound;
   return Loss::kComputeInefficiency;
 }
 
@@ -399,6 +406,16 @@ struct JudgedDevice {
   }
 };
 
+// The counter model over the device tier's samples, for the dominant dtype's peak (docs/counters.md);
+// nullopt without pipe activity.
+std::optional<roofline::CounterEstimate> CounterEstimateOf(const DeviceActivity& tier,
+                                                           const JudgedDevice& d) {
+  if (!tier.any()) return std::nullopt;
+  roofline::CounterEstimate e = roofline::EstimateFromCounters(tier.Reading(), d.spec, d.dtype, d.math);
+  if (!e.valid) return std::nullopt;
+  return e;
+}
+
 // The headline figures of the device (name, peak, bandwidth, price), the options' overrides said.
 void DescribeDevice(const JudgedDevice& d, const AnalyzeOptions& o, DeviceChoice& device) {
   device.name = std::string(d.spec->name);
@@ -525,12 +542,14 @@ RangeLedger RollUp(const Trace& t, const join::Joined& j, const ActivityFacts& f
       [&] {
         v.evidence = CollectEvidence(t, j, f);
         v.evidence.host_idle = AttributeHostIdle(t, f, v.run.start_ns, v.run.end_ns);
+        v.evidence.comm_roles = AttributeCommRoles(t, j, f);
         v.evidence.fp32_tensor_peak_flops_per_s =
             roofline::PeakFlops(*d.spec, roofline::Dtype::kFp32, roofline::MathMode::kTf32);
       },
       [&] {
         AggregateKernels(t, f, bw, o.top_n * kKernelsKeptPerTop, v);
         v.device_tier = DeviceActivityOver(t, v.run.start_ns, v.run.end_ns);
+        v.counter_estimate = CounterEstimateOf(v.device_tier, d);
       },
       [&] {
         v.collectives = CollectiveInstances(t, j, f);
@@ -613,6 +632,20 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   };
   RunConcurrently(o.rank_threads, priced_and_swept);
   if (!spec) return std::unexpected(spec.error());
+  roofline::DeviceSpec measured;  // the row with measured ceilings in place of its peaks
+  if (o.ceiling == roofline::CeilingKind::kMeasured) {
+    const roofline::DeviceCeilings* m = o.ceilings ? o.ceilings->Find((*spec)->key) : nullptr;
+    if (m == nullptr) {
+      return Fail(
+          "--ceiling measured: {} has no measured ceilings for {} (scripts/gpu-check.sh measures them)",
+          o.ceilings ? o.ceilings->path : std::string("no --ceilings file"), (*spec)->key);
+    }
+    measured = roofline::WithMeasuredCeilings(**spec, *m);
+    spec = &measured;
+    v.device.ceiling = "measured";
+    v.device.ceiling_source =
+        fmt::format("{}{}{}", o.ceilings->path, m->measured_at.empty() ? "" : ", ", m->measured_at);
+  }
   // The headline math mode is the window's, not one kernel's: no convolution, no kernel name.
   const JudgedDevice device{
       *spec, DominantDtype(t, costs, kept),
@@ -629,6 +662,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
     v.no_gpu_reason = NoGpuReason(t, j, sweeps, o, quality);
     CountGraphLaunches(j.graphs.summary, v.evidence);
     v.device_tier = DeviceActivityOver(t, kNoTime, kNoTime);
+    v.counter_estimate = CounterEstimateOf(v.device_tier, device);
     v.quality = quality;
     return v;
   }

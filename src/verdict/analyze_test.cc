@@ -309,6 +309,15 @@ TEST(AnalyzeRank, DeviceTierOverTheWindowOrTheWholeTrace) {
   EXPECT_DOUBLE_EQ(v->device_tier.Mean(DeviceMetric::kTensorActive), 0.3);
   EXPECT_DOUBLE_EQ(v->device_tier.Mean(DeviceMetric::kSmActive), 0.7);
   EXPECT_EQ(v->device_tier.Mean(DeviceMetric::kDramActive), -1);
+  // The clock rides along for the counter model: 30% tensor active at 1980 MHz.
+  EXPECT_DOUBLE_EQ(v->device_tier.MeanRaw(DeviceMetric::kSmClockMhz), 1980);
+  ASSERT_TRUE(v->counter_estimate);
+  EXPECT_TRUE(v->counter_estimate->clock_known);
+  EXPECT_NEAR(
+      v->counter_estimate->achieved,
+      0.3 * 1.98 /
+          roofline::PeakClockGhz(*roofline::FindDeviceByKey(v->device.key)->spec, v->counter_estimate->peak),
+      1e-9);
 
   TraceBuilder samples_only;
   samples_only.AddSample({100, 0, model::kTensorActiveMetric, 10});
@@ -318,6 +327,8 @@ TEST(AnalyzeRank, DeviceTierOverTheWindowOrTheWholeTrace) {
   ASSERT_TRUE(b);
   EXPECT_FALSE(b->no_gpu_reason.empty());
   EXPECT_DOUBLE_EQ(b->device_tier.Mean(DeviceMetric::kTensorActive), 0.2);
+  ASSERT_TRUE(b->counter_estimate);  // between windows: the estimate serve calibrates
+  EXPECT_FALSE(b->counter_estimate->clock_known);
 }
 
 AnalyzeOptions TraceDeviceOptions() {  // the device as the trace says, or assumed

@@ -7,10 +7,13 @@
 namespace plasmient::verdict {
 namespace {
 
+constexpr std::string_view kSmClockName = "nvml.sm_clock_mhz";
+
 std::optional<DeviceMetric> MetricOf(std::string_view name) {
   if (name == model::kSmActiveMetric) return DeviceMetric::kSmActive;
   if (name == model::kTensorActiveMetric) return DeviceMetric::kTensorActive;
   if (name == model::kDramActiveMetric) return DeviceMetric::kDramActive;
+  if (name == kSmClockName) return DeviceMetric::kSmClockMhz;
   return std::nullopt;
 }
 

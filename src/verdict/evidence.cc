@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <map>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "base/name_memo.h"
@@ -162,10 +164,23 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
     e.pytorch_kernels += f.kept[k] && is_pytorch_kernel(t.gpu.name[k]);
   std::vector<GemmShapeLoss> shapes;
   std::unordered_map<std::uint32_t, double> glue_by_name;
+  // Kernel classes by (kernel name, op name, priced heavy): names repeat by the thousand.
+  std::map<std::tuple<std::uint32_t, std::uint32_t, bool>, KernelClass> classes;
+  auto class_of = [&](StringId kernel, StringId op, bool heavy) {
+    auto [it, fresh] = classes.try_emplace({kernel.value, op.value, heavy}, KernelClass::kGlue);
+    if (fresh)
+      it->second = KernelClassOf(t.Str(kernel), op.value != StringId{}.value ? t.Str(op) : "", heavy);
+    return it->second;
+  };
   for (std::size_t k = 0; k < t.gpu.size(); ++k) {
     if (!f.kept[k]) continue;
     const double lost_s = DividedSeconds(f.lost_ns(k));
-    if (t.gpu.kind[k] == model::GpuKind::kMemcpy) {
+    if (t.gpu.kind[k] != model::GpuKind::kKernel && f.loss[k] == Loss::kDataMovement) {
+      const std::string_view name = t.Str(t.gpu.name[k]);
+      e.pageable_copies += t.gpu.kind[k] == model::GpuKind::kMemcpy && name.find("Pageable") != name.npos;
+      e.copy_lost_s[static_cast<std::size_t>(CopyKindOf(name, t.gpu.kind[k] == model::GpuKind::kMemset))] +=
+          DividedSeconds(f.share_ns[k]);
+    } else if (t.gpu.kind[k] == model::GpuKind::kMemcpy) {
       e.pageable_copies += t.Str(t.gpu.name[k]).find("Pageable") != std::string_view::npos;
     } else if (f.cls[k] == join::ActivityClass::kCollective) {
       // Its exposed time: the sweep charged it only for slices where no compute kernel ran.
@@ -184,6 +199,13 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
         e.gemm_rows_kernel_s += rows * NsToSeconds(dur_ns);
       }
       CountMemoryBound(t, f, k, lost_s, glue_by_name, e);
+      if (f.loss[k] == Loss::kComputeInefficiency || f.loss[k] == Loss::kMemoryBound) {
+        const model::CpuOpRowId op = f.cost_op[k].has_value() ? f.cost_op[k] : f.op[k];
+        const KernelClass c = class_of(t.gpu.name[k], op.has_value() ? t.cpu.name[op.index()] : StringId{},
+                                       f.heavy_op[k] != 0 && f.flops[k] > 0);
+        (f.loss[k] == Loss::kMemoryBound ? e.memory_lost_by_class
+                                         : e.compute_lost_by_class)[static_cast<std::size_t>(c)] += lost_s;
+      }
       if (auto poor = PoorGemm(f, k)) {
         ++e.poor_gemm_kernels;
         e.poor_gemm_lost_s += poor->lost_s;
@@ -224,6 +246,11 @@ void Evidence::Merge(const Evidence& o) {
   poor_gemm_lost_s += o.poor_gemm_lost_s;
   MergeShapes(poor_gemm_shapes, o.poor_gemm_shapes, kGemmShapesKept);
   pageable_copies += o.pageable_copies;
+  for (std::size_t i = 0; i < kCopyKindCount; ++i) copy_lost_s[i] += o.copy_lost_s[i];
+  for (std::size_t i = 0; i < kKernelClassCount; ++i) {
+    compute_lost_by_class[i] += o.compute_lost_by_class[i];
+    memory_lost_by_class[i] += o.memory_lost_by_class[i];
+  }
   for (std::size_t i = 0; i < kCommFamilyCount; ++i) exposed_comm_s[i] += o.exposed_comm_s[i];
   score_softmax_s += o.score_softmax_s;
   memory_bound_gemm_s += o.memory_bound_gemm_s;
@@ -232,6 +259,7 @@ void Evidence::Merge(const Evidence& o) {
   gemm_kernel_s += o.gemm_kernel_s;
   gemm_rows_kernel_s += o.gemm_rows_kernel_s;
   host_idle.Merge(o.host_idle);
+  comm_roles.Merge(o.comm_roles);
 }
 
 }  // namespace plasmient::verdict

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "roofline/device_table.h"
+#include "roofline/kernel_name.h"
 #include "verdict/layers.h"
 
 namespace plasmient::verdict {
@@ -35,9 +36,44 @@ struct Advice {
   // The seconds of the loss the evidence covers: the fix recovers at most that; < 0: the whole loss.
   double recoverable_s = -1;
   std::vector<Cause> causes;
+  // The kernel classes the fix acts on: its culprits are kernels of these classes (empty: any).
+  std::vector<KernelClass> classes;
   // Why kernels have no model, for the unmodeled-kernels advice (Judgement::cause); "" elsewhere.
   std::string_view unmodeled_cause = {};
 };
+
+using KC = KernelClass;
+
+// The class holding the most of `by`, and its seconds.
+std::pair<KernelClass, double> LeadClass(const ClassSeconds& by) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < by.size(); ++i) {
+    if (by[i] > by[best]) best = i;
+  }
+  return {static_cast<KernelClass>(best), by[best]};
+}
+
+// "conv 61%, gemm 30%, layout 9%": a loss's kernel classes by share.
+std::string ClassShares(const ClassSeconds& by) {
+  double total = 0;
+  for (double s : by) total += s;
+  std::vector<std::pair<double, KernelClass>> order;
+  for (std::size_t i = 0; i < by.size(); ++i) {
+    if (total > 0 && by[i] >= 0.005 * total) order.emplace_back(by[i], static_cast<KernelClass>(i));
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out;
+  for (const auto& [sec, c] : order)
+    out += fmt::format("{}{} {:.0f}%", out.empty() ? "" : ", ", KernelClassName(c), 100 * sec / total);
+  return out;
+}
+
+// "<what> by kernel class: …", or "" when no kernel class holds any of the loss.
+std::string ClassEvidence(std::string_view what, const ClassSeconds& by) {
+  const std::string shares = ClassShares(by);
+  return shares.empty() ? std::string() : fmt::format("{} by kernel class: {}", what, shares);
+}
 
 // "n things", or "1 thing" with `one` when given.
 std::string Count(std::int64_t n, std::string_view many, std::string_view one = {}) {
@@ -90,7 +126,11 @@ Advice ComputeAdvice(const JobVerdict& job) {
         fmt::format("fp32 GEMMs run on the FP32 pipe ({:.0f} TFLOPS); the tensor cores give {:.0f}: enable "
                     "TF32 (torch.backends.cuda.matmul.allow_tf32 = True) or bf16 autocast",
                     job.device.peak_flops_per_s / 1e12, e.fp32_tensor_peak_flops_per_s / 1e12),
-        "TF32 or bf16, not fp32", "the dominant dtype is fp32 on a device with a faster tensor pipe"};
+        "TF32 or bf16, not fp32",
+        "the dominant dtype is fp32 on a device with a faster tensor pipe",
+        -1,
+        {},
+        {KC::kGemm, KC::kConv, KC::kAttention}};
   }
   const double loss_s = LossSeconds(job, Loss::kComputeInefficiency);
   if (loss_s > 0 && e.poor_gemm_lost_s >= kRuleMinShareOfLoss * loss_s) {
@@ -105,15 +145,46 @@ Advice ComputeAdvice(const JobVerdict& job) {
         "pad/batch small GEMMs",
         fmt::format("{} GEMM kernels (M×N×K) lose {:.1f} ms, {:.0f}% of the compute-below-peak loss: {}",
                     e.poor_gemm_kernels, e.poor_gemm_lost_s * 1e3, 100 * e.poor_gemm_lost_s / loss_s, shapes),
-        e.poor_gemm_lost_s};
+        e.poor_gemm_lost_s,
+        {},
+        {KC::kGemm}};
   }
   const std::string dtypes = FasterDtypes(job);
+  const auto [lead, lead_s] = LeadClass(e.compute_lost_by_class);
+  const std::string classes = ClassEvidence("compute below peak", e.compute_lost_by_class);
+  if (loss_s > 0 && lead_s >= kRuleMinShareOfLoss * loss_s && lead == KC::kConv) {
+    return {fmt::format("convolutions run below peak: run the model and its inputs channels_last "
+                        "(model.to(memory_format=torch.channels_last)) so cuDNN/MIOpen pick their NHWC "
+                        "tensor-core kernels, set torch.backends.cudnn.benchmark = True for fixed shapes{}",
+                        dtypes.empty() ? std::string() : fmt::format(", and {} autocast", dtypes)),
+            "channels_last, cudnn.benchmark",
+            classes,
+            lead_s,
+            {},
+            {KC::kConv}};
+  }
+  if (loss_s > 0 && lead_s >= kRuleMinShareOfLoss * loss_s && lead == KC::kAttention) {
+    return {
+        "fused attention kernels run below peak: they are fused already, so the lever is their shape and "
+        "backend: longer sequences or more heads per kernel (pack short sequences, varlen attention), "
+        "head dims of 64/128, and the newest backend the device has (FlashAttention-3 or cuDNN SDPA on "
+        "Hopper)",
+        "attention shapes and backend",
+        classes,
+        lead_s,
+        {},
+        {KC::kAttention}};
+  }
   return {e.pytorch()
               ? fmt::format("raise GEMM efficiency: larger or 64/128-aligned shapes, fewer tiny GEMMs, {}"
                             "torch.compile",
                             dtypes.empty() ? std::string() : dtypes + ", ")
               : "raise kernel efficiency: larger, aligned problem sizes; tensor-core data types",
-          "tune GEMM shapes and dtypes", ""};
+          "tune GEMM shapes and dtypes",
+          classes,
+          -1,
+          {},
+          {KC::kGemm}};
 }
 
 Advice MemoryAdvice(const JobVerdict& job) {
@@ -126,7 +197,57 @@ Advice MemoryAdvice(const JobVerdict& job) {
         "fused attention (SDPA)",
         fmt::format("softmax over L×L attention scores: {:.1f} ms, {:.0f}% of the memory-bound loss",
                     e.score_softmax_s * 1e3, 100 * e.score_softmax_s / memory_bound_s),
-        e.score_softmax_s};
+        e.score_softmax_s,
+        {},
+        {KC::kGlue, KC::kGemm}};
+  }
+  // A class other than the GEMMs and the glue that leads the memory-bound loss has its own fix.
+  const auto [lead, lead_s] = LeadClass(e.memory_lost_by_class);
+  const bool class_leads = memory_bound_s > 0 && lead_s >= kRuleMinShareOfLoss * memory_bound_s;
+  const std::string classes = ClassEvidence("memory-bound", e.memory_lost_by_class);
+  if (class_leads && lead == KC::kEmbedding) {
+    return {
+        "the embedding lookups (gathers, and their backward's scattered updates) are bound by memory "
+        "bandwidth by nature: read fewer bytes per lookup (fp16 or int8 row-wise quantized tables), "
+        "keep hot rows cached (FBGEMM's UVM caching), and shard the largest tables so each GPU reads "
+        "fewer rows; fusing more elementwise glue will not move them",
+        "fewer bytes per embedding lookup",
+        classes,
+        lead_s,
+        {},
+        {KC::kEmbedding}};
+  }
+  if (class_leads && lead == KC::kLayout) {
+    return {
+        "layout transposes (NCHW↔NHWC, batched_transpose) around the convolutions move every activation "
+        "twice and do no arithmetic: run the model and its inputs channels_last "
+        "(model.to(memory_format=torch.channels_last)) so the convolution kernels take NHWC directly",
+        "channels_last (no transposes)",
+        classes,
+        lead_s,
+        {},
+        {KC::kLayout}};
+  }
+  if (class_leads && lead == KC::kAttention) {
+    return {
+        "fused attention is memory-bound: it reads the K/V it attends to for few queries (decode, short "
+        "queries over long contexts): read fewer bytes (an fp8 KV cache, grouped-query attention), and "
+        "use split-KV decode kernels (flash-decoding, paged attention) so every SM streams part of it",
+        "fewer KV bytes, split-KV decode",
+        classes,
+        lead_s,
+        {},
+        {KC::kAttention}};
+  }
+  if (class_leads && lead == KC::kConv) {
+    return {
+        "convolutions are memory-bound (depthwise, 1×1 or small-channel layers read more than they "
+        "compute): channels_last, fuse their norm and activation (torch.compile), larger batch",
+        "channels_last, fuse conv epilogues",
+        classes,
+        lead_s,
+        {},
+        {KC::kConv}};
   }
   const double rows = e.gemm_rows();
   const std::string rows_text =
@@ -148,7 +269,9 @@ Advice MemoryAdvice(const JobVerdict& job) {
         "raise batch (few rows per GEMM)",
         fmt::format("memory-bound GEMMs: {:.1f} ms, {:.0f}% of the memory-bound loss{}",
                     e.memory_bound_gemm_s * 1e3, 100 * e.memory_bound_gemm_s / memory_bound_s, rows_text),
-        e.memory_bound_gemm_s};
+        e.memory_bound_gemm_s,
+        {},
+        {KC::kGemm}};
   }
   if (leads(e.memory_bound_glue_s, e.memory_bound_gemm_s)) {
     std::string ops;
@@ -165,17 +288,20 @@ Advice MemoryAdvice(const JobVerdict& job) {
     if (rows >= kManyGemmRows) {
       action += fmt::format("; the GEMMs already see {:.0f} rows each: a larger batch will not help", rows);
     }
-    return {std::move(action), "fuse elementwise kernels",
+    return {std::move(action),
+            "fuse elementwise kernels",
             fmt::format(
                 "elementwise, norm and copy kernels: {:.1f} ms, {:.0f}% of the memory-bound loss ({}){}",
                 e.memory_bound_glue_s * 1e3, 100 * e.memory_bound_glue_s / memory_bound_s, ops, rows_text),
-            e.memory_bound_glue_s};
+            e.memory_bound_glue_s,
+            {},
+            {KC::kGlue}};
   }
   return {e.pytorch()
               ? "fuse elementwise/norm/softmax kernels into their producers (torch.compile) and raise "
                 "arithmetic intensity or batch size"
               : "fuse elementwise kernels into their producers and raise arithmetic intensity or batch size",
-          "fuse kernels, raise batch", ""};
+          "fuse kernels, raise batch", classes};
 }
 
 Advice UnmodeledAdvice(const JobVerdict& job) {
@@ -194,6 +320,7 @@ Advice UnmodeledAdvice(const JobVerdict& job) {
                     unmodeled_s > 0 ? 100 * e.graph_unmodeled_s / unmodeled_s : 0.0),
         e.graph_unmodeled_s,
         {},
+        {},
         "graph_replay"};
   }
   if (!e.pytorch() && e.cpu_ranges == 0 && e.pytorch_kernels > 0) {
@@ -206,6 +333,7 @@ Advice UnmodeledAdvice(const JobVerdict& job) {
                     Thousands(e.pytorch_kernels)),
         -1,
         {},
+        {},
         "gpu_only"};
   }
   if (!e.pytorch()) {
@@ -215,6 +343,7 @@ Advice UnmodeledAdvice(const JobVerdict& job) {
         "no model: --model-flops-per-step",
         "no aten:: ops in the trace",
         -1,
+        {},
         {},
         "not_pytorch"};
   }
@@ -226,6 +355,7 @@ Advice UnmodeledAdvice(const JobVerdict& job) {
         "no op in the trace carries Input Dims",
         -1,
         {},
+        {},
         "no_shapes"};
   }
   return {
@@ -235,10 +365,16 @@ Advice UnmodeledAdvice(const JobVerdict& job) {
       fmt::format("{} ops carry shapes; these kernels' ops are not modeled", e.ops_with_shapes),
       -1,
       {},
+      {},
       "ops_not_modeled"};
 }
 
-// What removes one family's exposed time, in training or in inference.
+std::string Seconds(double s) {
+  return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.1f} ms", s * 1e3);
+}
+
+// What removes one family's exposed time, in training or in inference, when nothing names the
+// collectives' role.
 struct FamilyAdvice {
   std::string_view action, short_action;
 };
@@ -247,8 +383,9 @@ FamilyAdvice AdviceForFamily(CommFamily family, bool training) {
   switch (family) {
     case CommFamily::kAllToAll:
       return {
-          "overlap the dispatch/combine all-to-all with expert or shared-expert compute, or cut its volume "
-          "(capacity factor, top-k, expert placement)",
+          "overlap the all-to-all with independent compute or cut its volume; nothing around its launch "
+          "names what it distributes (MoE tokens, embeddings): record_function ranges or "
+          "with_modules=True would say",
           "overlap all-to-all"};
     case CommFamily::kAllReduce:
       if (training) {
@@ -273,44 +410,233 @@ FamilyAdvice AdviceForFamily(CommFamily family, bool training) {
   }
 }
 
-// The advice names every family holding at least kCommFamilyMinShare of the exposed time, largest
-// first, so ranks whose shares differ by a few points get the same advice (only the order moves
-// when two families are close).
+// A role's families with exposed time, largest first.
+std::vector<std::pair<double, CommFamily>> FamiliesBySize(const CommRoleFigures& r) {
+  std::vector<std::pair<double, CommFamily>> out;
+  for (std::size_t i = 0; i < r.by_family_s.size(); ++i) {
+    if (r.by_family_s[i] > 0) out.emplace_back(r.by_family_s[i], static_cast<CommFamily>(i));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  return out;
+}
+
+CommFamily LargestFamily(const CommRoleFigures& r) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < r.by_family_s.size(); ++i) {
+    if (r.by_family_s[i] > r.by_family_s[best]) best = i;
+  }
+  return static_cast<CommFamily>(best);
+}
+
+// What removes one role's exposed time (docs/fixes.md, "Exposed communication by role").
+FamilyAdvice AdviceForRole(CommRole role, const CommRoleFigures& r, bool training) {
+  const CommFamily family = LargestFamily(r);
+  switch (role) {
+    case CommRole::kDataParallel:
+      if (family == CommFamily::kGatherScatter) {
+        return {
+            "the sharded data-parallel gathers and reduce-scatters wait exposed: prefetch the next "
+            "layer's all-gather (FSDP forward/backward prefetch, limit_all_gathers), overlap reduce-scatter "
+            "with backward, and shard over fewer ranks (hybrid sharding) when the gathers cross nodes",
+            "prefetch FSDP gathers"};
+      }
+      return {
+          "the gradient all-reduce waits exposed after backward: overlap it with backward (DDP "
+          "bucket_cap_mb, static_graph, gradient_as_bucket_view), or reduce less often (more "
+          "microbatches per step with no_sync)",
+          "overlap grad sync with backward"};
+    case CommRole::kTensorParallel:
+      return {
+          "tensor-parallel collectives sit on every layer's critical path: keep the TP group inside one "
+          "NVLink domain, overlap them with the GEMMs (async TP / collective matmul, Megatron "
+          "tp_comm_overlap), or lower the TP degree in favour of data or pipeline parallelism",
+          "overlap or shrink TP"};
+    case CommRole::kEmbedding:
+      return {
+          "the embedding distribution (sparse features and pooled embeddings) waits exposed: pipeline it "
+          "with the dense model (TorchRec TrainPipelineSparseDist runs the next batch's input "
+          "all-to-all during this one), and cut its volume (the sharding plan: table-, row- or "
+          "column-wise placement; fp16/int8 quantized communication)",
+          "pipeline embedding all-to-all"};
+    case CommRole::kMoe:
+      return {
+          "overlap the MoE dispatch/combine all-to-all with expert or shared-expert compute, or cut its "
+          "volume (capacity factor, top-k, expert placement within a node)",
+          "overlap MoE all-to-all"};
+    case CommRole::kPipeline:
+      return {
+          "pipeline send/recv waits exposed: more microbatches per step, an interleaved 1F1B schedule, "
+          "and sends overlapped with the next microbatch's compute",
+          "overlap pipeline p2p"};
+    case CommRole::kOptimizer:
+      return {
+          "the sharded optimizer's collectives (the gather of updated parameter shards, or reductions of its "
+          "state) wait exposed at the step's end: overlap the parameter gather with the next step's forward "
+          "(Megatron overlap_param_gather, DeepSpeed ZeRO overlap_comm), gather in bf16 rather than fp32, "
+          "or shard the optimizer over fewer ranks (within a node)",
+          "overlap the optimizer's gathers"};
+    case CommRole::kUnknown:
+    case CommRole::kCount:
+      break;
+  }
+  return AdviceForFamily(family, training);
+}
+
+std::string RoleLabel(CommRole role) {
+  switch (role) {
+    case CommRole::kDataParallel:
+      return "data-parallel";
+    case CommRole::kTensorParallel:
+      return "tensor-parallel";
+    case CommRole::kEmbedding:
+      return "embedding all-to-all";
+    case CommRole::kMoe:
+      return "MoE all-to-all";
+    case CommRole::kPipeline:
+      return "pipeline send/recv";
+    case CommRole::kOptimizer:
+      return "sharded-optimizer collectives";
+    default:
+      return "collectives of no named role";
+  }
+}
+
+// The names that said a role, or where it ran: "named by mesh_tp 1.2 ms, …".
+std::string RoleEvidenceText(CommRole role, const CommRoleFigures& r) {
+  std::string families;
+  for (const auto& [s, family] : FamiliesBySize(r)) {
+    if (r.exposed_s <= 0 || s < 0.005 * r.exposed_s) continue;
+    families += fmt::format("{}{} {:.0f}%", families.empty() ? "" : ", ", CommFamilyName(family),
+                            100 * s / r.exposed_s);
+  }
+  std::string out = fmt::format("{} exposed in {} {} ({})", Seconds(r.exposed_s), Thousands(r.kernels),
+                                r.kernels == 1 ? "kernel" : "kernels", families);
+  if (r.named > 0) {
+    std::string names;
+    for (const auto& n : r.names)
+      names += fmt::format("{}{} {}", names.empty() ? "" : ", ", n.name, Seconds(n.exposed_s));
+    out += fmt::format("; named by {}", names);
+  }
+  if (r.by_group > 0) {
+    out += fmt::format("; {} more of the same process group and kind as named ones", Thousands(r.by_group));
+  }
+  if (r.named + r.by_group < r.kernels) {
+    switch (role) {
+      case CommRole::kDataParallel:
+        out += "; launched in backward";
+        break;
+      case CommRole::kTensorParallel:
+        out += "; launched inside a layer's forward";
+        break;
+      case CommRole::kPipeline:
+        out += "; point-to-point sends and receives";
+        break;
+      case CommRole::kUnknown:
+        out += "; no process group, range or module around the launch names a role";
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+// A role is listed as a cause when it holds at least this share of the exposed time.
+constexpr double kRoleMinShare = 0.01;
+// Waiting for late peers that holds at least this share of the exposed time leads the fix:
+// overlapping cannot hide a wait for a rank that has not arrived.
+constexpr double kPeerWaitLeadShare = 0.5;
+// A smaller wait is named after the advice: overlap hides the transfer, not the wait.
+constexpr double kPeerWaitNoteShare = 0.2;
+
+std::vector<Cause> CommCauses(const Evidence& e, double loss_s) {
+  std::vector<Cause> out;
+  const double total = e.comm_roles.total_s();
+  if (total <= 0 || loss_s <= 0) return out;
+  for (std::size_t i = 0; i < kCommRoleCount; ++i) {
+    const auto role = static_cast<CommRole>(i);
+    const CommRoleFigures& r = e.comm_roles[role];
+    const double share = r.exposed_s / total;
+    if (share < kRoleMinShare) continue;
+    out.push_back({std::string(CommRoleName(role)), share * loss_s, share, RoleEvidenceText(role, r),
+                   role == CommRole::kUnknown ? "low"
+                   : 2 * r.named >= r.kernels ? "high"
+                                              : "medium"});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Cause& a, const Cause& b) { return a.share > b.share; });
+  return out;
+}
+
+// The advice names every role holding at least kCommFamilyMinShare of the exposed time, largest
+// first; the cluster's split of that time into waiting for late peers and transfer, when the job
+// has it, says whether overlapping can help at all.
 Advice CommunicationAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
   const std::string kind = e.training()
                                ? Count(e.backward_ops, "backward ops: training", "backward op: training")
                                : std::string("no backward ops: inference");
-  const double total = e.exposed_comm_total_s();
-  std::vector<std::pair<double, CommFamily>> families;
-  for (std::size_t i = 0; i < kCommFamilyCount; ++i) {
-    if (total > 0 && e.exposed_comm_s[i] > 0)
-      families.emplace_back(e.exposed_comm_s[i], static_cast<CommFamily>(i));
+  double wait_s = 0, transfer_s = 0;
+  for (const auto& r : job.ranks) {
+    wait_s += r.exposed_wait_s;
+    transfer_s += r.exposed_transfer_s;
   }
-  std::stable_sort(families.begin(), families.end(), [](auto& a, auto& b) { return a.first > b.first; });
-  if (families.empty()) {
+  const double waited = wait_s + transfer_s > 0 ? wait_s / (wait_s + transfer_s) : 0;
+  const std::string split =
+      wait_s + transfer_s > 0 ? fmt::format("; across ranks, waiting for late peers {} and transfer {} of it",
+                                            Seconds(wait_s), Seconds(transfer_s))
+                              : std::string();
+  const double loss_s = LossSeconds(job, Loss::kExposedCommunication);
+  std::vector<Cause> causes = CommCauses(e, loss_s);
+  if (causes.empty()) {
     // No collective kernel was exposed (the loss is a straggler's, or the job's ranks say nothing).
     const FamilyAdvice a =
         AdviceForFamily(e.training() ? CommFamily::kAllReduce : CommFamily::kOther, e.training());
     return {fmt::format("{}, or fix the rank that arrives late", a.action), std::string(a.short_action),
-            kind};
+            kind + split};
   }
   std::string action, shares;
-  for (const auto& [s, family] : families) {
-    const double share = s / total;
-    if (share < 0.005) continue;  // would print as 0%
-    shares += fmt::format("{}{} {:.0f}%", shares.empty() ? "" : ", ", CommFamilyName(family), 100 * share);
-    if (share < kCommFamilyMinShare && !action.empty()) continue;
-    action += fmt::format("{}{} ({:.0f}% of it): {}", action.empty() ? "" : "; ", CommFamilyName(family),
-                          100 * share, AdviceForFamily(family, e.training()).action);
+  for (const Cause& c : causes) {
+    const CommRole role = CommRoleFromName(c.kind);
+    shares += fmt::format("{}{} {:.0f}%", shares.empty() ? "" : ", ", c.kind, 100 * c.share);
+    if (c.share < kCommFamilyMinShare && !action.empty()) continue;
+    if (role == CommRole::kUnknown) {
+      // Nothing names these collectives' role: the advice goes by family, each of a rule's share.
+      const double total = e.comm_roles.total_s();
+      for (const auto& [fs, family] : FamiliesBySize(e.comm_roles[role])) {
+        const double share = fs / total;
+        if (share < kCommFamilyMinShare && !action.empty()) continue;
+        action += fmt::format("{}{} ({:.0f}% of it): {}", action.empty() ? "" : "; ", CommFamilyName(family),
+                              100 * share, AdviceForFamily(family, e.training()).action);
+      }
+      continue;
+    }
+    action += fmt::format("{}{} ({:.0f}% of it): {}", action.empty() ? "" : "; ", RoleLabel(role),
+                          100 * c.share, AdviceForRole(role, e.comm_roles[role], e.training()).action);
   }
-  return {fmt::format("exposed communication is {}; or fix the rank that arrives late", action),
-          std::string(AdviceForFamily(families.front().second, e.training()).short_action),
-          fmt::format("exposed collective time {:.1f} ms: {}; {}", total * 1e3, shares, kind)};
-}
-
-std::string Seconds(double s) {
-  return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.1f} ms", s * 1e3);
+  const CommRole lead = CommRoleFromName(causes.front().kind);
+  std::string short_action(AdviceForRole(lead, e.comm_roles[lead], e.training()).short_action);
+  const bool wait_leads = wait_s + transfer_s > 0 && waited >= kPeerWaitLeadShare;
+  if (wait_leads) {
+    action = fmt::format(
+        "{:.0f}% of the exposed time is waiting for peers that arrive late, not transfer: overlapping "
+        "hides only the rest; find why the late rank is late first (the straggler fix, or `plasmient "
+        "explain` at its collectives). Then: {}",
+        100 * waited, action);
+    short_action = "fix the late rank";
+  } else if (wait_s + transfer_s <= 0) {
+    action += "; or fix the rank that arrives late";
+  } else if (waited >= kPeerWaitNoteShare) {
+    action += fmt::format(
+        "; {:.0f}% of it is waiting for peers that arrive late, which only fixing the late rank "
+        "removes",
+        100 * waited);
+  }
+  Advice a{
+      wait_leads ? action : fmt::format("exposed communication is {}", action), std::move(short_action),
+      fmt::format("exposed collective time {:.1f} ms by role: {}; {}: {}{}; {}", e.comm_roles.total_s() * 1e3,
+                  shares, causes.front().kind, causes.front().evidence, split, kind)};
+  a.causes = std::move(causes);
+  return a;
 }
 
 // The names a cause's idle fell in: "hipFree 3.35 s, hipMalloc 12.0 ms".
@@ -491,8 +817,70 @@ Advice HostAdvice(const JobVerdict& job) {
   return a;
 }
 
+// What removes one kind of copy's time (docs/fixes.md, "Data movement by copy kind").
+Advice CopyKindAdvice(CopyKind kind, const std::string& by_kind) {
+  switch (kind) {
+    case CopyKind::kPageable:
+      return {
+          "copies to or from pageable host memory are synchronous and staged: pin the host buffers "
+          "(pin_memory=True in the DataLoader, tensor.pin_memory()) and copy with non_blocking=True",
+          "pin host memory", by_kind};
+    case CopyKind::kPinned:
+      return {
+          "host↔device copies from pinned memory take the GPU's time with nothing beside them: issue "
+          "them with non_blocking=True on a side stream ahead of use (prefetch the next batch) so they "
+          "overlap compute, and move less (keep tensors on the device, copy once per step)",
+          "overlap or cut host copies", by_kind};
+    case CopyKind::kDevice:
+      return {
+          "device-to-device copies (.contiguous(), .clone(), torch.cat, dtype or layout changes) hold "
+          "the GPU: remove the copies the ops' producers could write in place (views instead of "
+          "copies, preallocated outputs, torch.compile fuses them)",
+          "avoid device copies", by_kind};
+    case CopyKind::kPeer:
+      return {
+          "peer copies between GPUs hold the GPU: use NCCL collectives (which overlap) or check the "
+          "topology (P2P over PCIe rather than NVLink)",
+          "collectives, not peer copies", by_kind};
+    case CopyKind::kMemset:
+      return {
+          "memsets (zeroed buffers) hold the GPU: torch.empty rather than torch.zeros where every element "
+          "is written, and optimizer.zero_grad(set_to_none=True) (the default since PyTorch 2.0)",
+          "fewer memsets", by_kind};
+    case CopyKind::kCount:
+      break;
+  }
+  return {};
+}
+
 Advice DataMovementAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
+  // The copies' time by kind leads the fix: pinning helps pageable copies only.
+  double total = 0;
+  std::size_t lead = 0;
+  for (std::size_t i = 0; i < kCopyKindCount; ++i) {
+    total += e.copy_lost_s[i];
+    if (e.copy_lost_s[i] > e.copy_lost_s[lead]) lead = i;
+  }
+  std::string kinds;
+  for (std::size_t i = 0; i < kCopyKindCount; ++i) {
+    if (total <= 0 || e.copy_lost_s[i] < 0.005 * total) continue;
+    kinds +=
+        fmt::format("{}{} {} ({:.0f}%)", kinds.empty() ? "" : ", ", CopyKindName(static_cast<CopyKind>(i)),
+                    Seconds(e.copy_lost_s[i]), 100 * e.copy_lost_s[i] / total);
+  }
+  const std::string by_kind = kinds.empty() ? std::string() : "copy time by kind: " + kinds;
+  if (total > 0) {
+    Advice a = CopyKindAdvice(static_cast<CopyKind>(lead), by_kind);
+    // A second kind holding a rule's share is named too, with its own fix.
+    for (std::size_t i = 0; i < kCopyKindCount; ++i) {
+      if (i == lead || e.copy_lost_s[i] < kRuleMinShareOfLoss * total) continue;
+      a.action += fmt::format("; the {} copies ({:.0f}% of the copy time): {}",
+                              CopyKindName(static_cast<CopyKind>(i)), 100 * e.copy_lost_s[i] / total,
+                              CopyKindAdvice(static_cast<CopyKind>(i), "").short_action);
+    }
+    return a;
+  }
   if (e.pageable_copies > 0) {
     return {
         "copies to or from pageable host memory are synchronous and slow: pin the host buffers "
@@ -612,12 +1000,27 @@ void BuildFixes(JobVerdict& job) {
           LayerOf(job.layers, loss),
           std::move(a.causes)};
     for (const auto& k : job.top_kernels) {
-      if (k.loss == loss && f.culprits.size() < 3) f.culprits.push_back(k.name);
+      if (k.loss != loss || f.culprits.size() >= 3) continue;
+      const KernelClass c = KernelClassOf(k.name, k.op, k.flops > 0 && roofline::IsHeavyKernelName(k.name));
+      if (a.classes.empty() || std::find(a.classes.begin(), a.classes.end(), c) != a.classes.end())
+        f.culprits.push_back(k.name);
     }
     job.fixes.push_back(std::move(f));
   }
   std::sort(job.fixes.begin(), job.fixes.end(),
             [](const Fix& a, const Fix& b) { return a.fraction > b.fraction; });
+}
+
+void RefreshFix(JobVerdict& job, Loss loss) {
+  if (job.evidence.trace_kind() == join::TraceKind::kCapture) return;
+  Advice a = AdviceFor(job, loss);
+  job.short_fixes[static_cast<std::size_t>(loss)] = a.short_action;
+  for (Fix& f : job.fixes) {
+    if (f.loss != loss) continue;
+    f.action = std::move(a.action);
+    f.evidence = std::move(a.evidence);
+    f.causes = std::move(a.causes);
+  }
 }
 
 }  // namespace plasmient::verdict

@@ -19,4 +19,9 @@ void Judge(JobVerdict& job);
 // job.short_fixes (every loss) from job.job and job.evidence.
 void BuildFixes(JobVerdict& job);
 
+// Rebuilds the fix of one loss, and its short fix, from what the job holds now: the cluster stage
+// calls it for exposed communication once the ranks' waits for late peers are known, before it
+// adds the stragglers' fixes (of the same loss, which this would overwrite).
+void RefreshFix(JobVerdict& job, Loss loss);
+
 }  // namespace plasmient::verdict

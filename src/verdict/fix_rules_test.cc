@@ -109,8 +109,14 @@ TEST(FixRules, InferenceNeverGetsTheBackwardOverlapFix) {
   EXPECT_NE(OnlyFix(train).evidence.find("40 backward ops"), std::string::npos);
 }
 
+// Exposed collectives of `family` that nothing names the role of.
 void Expose(Evidence& e, CommFamily family, double seconds) {
   e.exposed_comm_s[static_cast<std::size_t>(family)] = seconds;
+  CommRoleFigures& r = e.comm_roles[CommRole::kUnknown];
+  r.by_family_s[static_cast<std::size_t>(family)] = seconds;
+  r.exposed_s = 0;
+  for (double s : r.by_family_s) r.exposed_s += s;
+  r.kernels = 1;
 }
 
 TEST(FixRules, ExposedAllToAllIsNamed) {
@@ -124,7 +130,9 @@ TEST(FixRules, ExposedAllToAllIsNamed) {
   EXPECT_NE(OnlyFix(job).action.find("all-reduce (20% of it)"), std::string::npos) << OnlyFix(job).action;
   EXPECT_EQ(job.short_fixes[static_cast<std::size_t>(Loss::kExposedCommunication)], "overlap all-to-all");
   EXPECT_EQ(job.loss_label(Loss::kExposedCommunication), "exposed all-to-all wait");
-  EXPECT_NE(OnlyFix(job).evidence.find("all-to-all 80%, all-reduce 20%"), std::string::npos)
+  EXPECT_NE(
+      OnlyFix(job).evidence.find("unknown: 1.00 s exposed in 1 kernel (all-to-all 80%, all-reduce 20%)"),
+      std::string::npos)
       << OnlyFix(job).evidence;
 
   Expose(e, CommFamily::kAllToAll, 0.05);
@@ -440,6 +448,62 @@ TEST(FixRules, MemoryBoundAttentionOrConvolutionKeepsTheGeneralAdvice) {
   BuildFixes(a);
   EXPECT_EQ(a.short_fixes[static_cast<std::size_t>(Loss::kMemoryBound)], "fuse kernels, raise batch");
   EXPECT_TRUE(OnlyFix(a).evidence.empty());
+}
+
+// A loss's fix follows its kernel class, and lists only that class's kernels as culprits.
+TEST(FixRules, TheLeadingKernelClassChoosesTheFixAndItsCulprits) {
+  Evidence conv = PyTorch();
+  conv.compute_lost_by_class[static_cast<std::size_t>(KernelClass::kConv)] = 0.4;
+  conv.compute_lost_by_class[static_cast<std::size_t>(KernelClass::kGemm)] = 0.1;
+  JobVerdict a = JobLosing(Loss::kComputeInefficiency, conv);
+  a.top_kernels.push_back({.name = "batched_transpose_32x32_half",
+                           .op = "aten::miopen_convolution",
+                           .loss = Loss::kComputeInefficiency});
+  a.top_kernels.push_back({.name = "igemm_fwd_gtcx3_nhwc_bf16",
+                           .op = "aten::miopen_convolution",
+                           .flops = 1e9,
+                           .loss = Loss::kComputeInefficiency});
+  BuildFixes(a);
+  EXPECT_NE(OnlyFix(a).action.find("channels_last"), std::string::npos) << OnlyFix(a).action;
+  EXPECT_EQ(OnlyFix(a).culprits, std::vector<std::string>{"igemm_fwd_gtcx3_nhwc_bf16"});
+  EXPECT_EQ(OnlyFix(a).evidence, "compute below peak by kernel class: conv 80%, gemm 20%");
+
+  Evidence embedding = PyTorch();
+  embedding.memory_bound_glue_s = 0.45;  // embedding kernels have no GEMM model: glue by model
+  embedding.memory_lost_by_class[static_cast<std::size_t>(KernelClass::kEmbedding)] = 0.3;
+  embedding.memory_lost_by_class[static_cast<std::size_t>(KernelClass::kGlue)] = 0.15;
+  JobVerdict b = JobLosing(Loss::kMemoryBound, embedding);
+  b.top_kernels.push_back({.name = "void at::native::vectorized_elementwise_kernel<4, AddFunctor>",
+                           .op = "aten::add",
+                           .loss = Loss::kMemoryBound});
+  b.top_kernels.push_back({.name = "void split_embedding_codegen_forward_unweighted_kernel<c10::Half>",
+                           .op = "fbgemm::split_embedding_codegen_lookup",
+                           .loss = Loss::kMemoryBound});
+  BuildFixes(b);
+  EXPECT_EQ(OnlyFix(b).action.find("fuse the elementwise glue"), std::string::npos) << OnlyFix(b).action;
+  EXPECT_NE(OnlyFix(b).action.find("embedding lookups"), std::string::npos) << OnlyFix(b).action;
+  ASSERT_EQ(OnlyFix(b).culprits.size(), 1u);
+  EXPECT_NE(OnlyFix(b).culprits[0].find("split_embedding"), std::string::npos);
+
+  Evidence layout = PyTorch();
+  layout.memory_lost_by_class[static_cast<std::size_t>(KernelClass::kLayout)] = 0.3;
+  layout.memory_lost_by_class[static_cast<std::size_t>(KernelClass::kGlue)] = 0.2;
+  JobVerdict c = JobLosing(Loss::kMemoryBound, layout);
+  BuildFixes(c);
+  EXPECT_NE(OnlyFix(c).action.find("layout transposes"), std::string::npos) << OnlyFix(c).action;
+}
+
+// Data movement's fix follows the kind of copy that takes the time: pinning only for pageable.
+TEST(FixRules, DataMovementFollowsTheCopyKindThatTakesTheTime) {
+  Evidence e = PyTorch();
+  e.pageable_copies = 3;  // a few pageable copies that take little time
+  e.copy_lost_s[static_cast<std::size_t>(CopyKind::kPageable)] = 0.02;
+  e.copy_lost_s[static_cast<std::size_t>(CopyKind::kDevice)] = 0.3;
+  e.copy_lost_s[static_cast<std::size_t>(CopyKind::kPinned)] = 0.18;
+  const std::string action = ActionFor(Loss::kDataMovement, e);
+  EXPECT_TRUE(action.starts_with("device-to-device copies")) << action;
+  EXPECT_NE(action.find("the pinned copies (36% of the copy time)"), std::string::npos) << action;
+  EXPECT_EQ(action.find("pin the host buffers"), std::string::npos) << action;
 }
 
 TEST(FixRules, Fp32OnTensorCorePartsGetsTf32) {

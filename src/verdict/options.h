@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -11,6 +12,7 @@
 
 #include "join/join.h"
 #include "model/trace.h"
+#include "roofline/ceilings.h"
 #include "roofline/device_table.h"
 #include "verdict/verdict.h"
 
@@ -46,7 +48,12 @@ struct AnalyzeOptions {
   std::string gpu;                                     // --gpu: device table key or name; empty = from trace
   std::optional<double> peak_flops_per_s;              // --peak-tflops × 1e12
   std::optional<double> memory_bandwidth_bytes_per_s;  // --peak-bandwidth-gbps × 1e9
-  std::optional<StepSlice> steps;                      // --steps
+  // --ceiling measured --ceilings FILE: each rank judged against its device's measured GEMM FLOP/s
+  // and bandwidth (roofline/ceilings.h) instead of the datasheet's; a rank whose device has none
+  // fails. --peak-tflops and --peak-bandwidth-gbps still override either.
+  roofline::CeilingKind ceiling = roofline::CeilingKind::kDatasheet;
+  std::shared_ptr<const roofline::Ceilings> ceilings;
+  std::optional<StepSlice> steps;  // --steps
   std::optional<double> model_flops_per_step;
   roofline::Fp32MathOption fp32_math = roofline::Fp32MathOption::kAuto;  // --fp32-math
   std::optional<double> price_per_gpu_hour;

@@ -158,12 +158,31 @@ void Figures::Add(const Figures& o) {
 }
 
 bool DeviceActivity::any() const {
-  return std::any_of(samples.begin(), samples.end(), [](std::int64_t n) { return n > 0; });
+  return std::any_of(samples.begin(), samples.end() - 1, [](std::int64_t n) { return n > 0; });
 }
 
 double DeviceActivity::Mean(DeviceMetric m) const {
+  const double raw = MeanRaw(m);
+  return raw >= 0 ? raw / 100 : -1;
+}
+
+double DeviceActivity::MeanRaw(DeviceMetric m) const {
   auto i = static_cast<std::size_t>(m);
-  return samples[i] > 0 ? sum_pct[i] / static_cast<double>(samples[i]) / 100 : -1;
+  return samples[i] > 0 ? sum_pct[i] / static_cast<double>(samples[i]) : -1;
+}
+
+roofline::CounterReading DeviceActivity::Reading() const {
+  roofline::CounterReading r;
+  constexpr std::pair<DeviceMetric, roofline::CounterField> kFields[] = {
+      {DeviceMetric::kSmActive, roofline::CounterField::kSmActive},
+      {DeviceMetric::kTensorActive, roofline::CounterField::kTensorActive},
+      {DeviceMetric::kDramActive, roofline::CounterField::kDramActive}};
+  for (auto [metric, field] : kFields) {
+    if (double v = Mean(metric); v >= 0) r.Set(field, std::clamp(v, 0.0, 1.0));
+  }
+  if (double mhz = MeanRaw(DeviceMetric::kSmClockMhz); mhz > 0)
+    r.Set(roofline::CounterField::kSmClockMhz, mhz);
+  return r;
 }
 
 void DeviceActivity::Merge(const DeviceActivity& other) {

@@ -12,9 +12,12 @@
 #include "join/collective_instance.h"
 #include "join/graph_replay.h"
 #include "model/data_quality.h"
+#include "roofline/counter_model.h"
 #include "roofline/roofline.h"
 #include "verdict/cluster_figures.h"
+#include "verdict/comm_roles.h"
 #include "verdict/host_causes.h"
+#include "verdict/kernel_class.h"
 
 namespace plasmient::verdict {
 
@@ -72,17 +75,23 @@ struct StepFigures {
 
 // The device tier seen from a kernel (docs/verdict.md, "Device activity beside each kernel"):
 // the device's SM, tensor and DRAM activity samples (model::kSmActiveMetric, ...) that fell
-// inside its calls, summed, so that means over calls and over ranks add up.
-enum class DeviceMetric : std::uint8_t { kSmActive, kTensorActive, kDramActive, kCount };
+// inside its calls, summed, so that means over calls and over ranks add up. The SM clock (MHz,
+// nvml.sm_clock_mhz) rides along for the counter model (roofline/counter_model.h); it is not an
+// activity and any() does not count it.
+enum class DeviceMetric : std::uint8_t { kSmActive, kTensorActive, kDramActive, kSmClockMhz, kCount };
 inline constexpr std::size_t kDeviceMetricCount = static_cast<std::size_t>(DeviceMetric::kCount);
 
 struct DeviceActivity {
   std::array<double, kDeviceMetricCount> sum_pct{};
   std::array<std::int64_t, kDeviceMetricCount> samples{};
 
-  bool any() const;
+  bool any() const;  // any activity sample (not only clocks)
   // The mean over its samples, as a fraction (0.42 for 42%); -1 when none fell inside.
   double Mean(DeviceMetric m) const;
+  // The mean in the samples' own unit (percent, MHz); -1 when none fell inside.
+  double MeanRaw(DeviceMetric m) const;
+  // The readings the counter model takes (roofline::EstimateFromCounters).
+  roofline::CounterReading Reading() const;
   void Merge(const DeviceActivity& other);
 };
 
@@ -162,6 +171,10 @@ struct Evidence {
   double poor_gemm_lost_s = 0;
   std::vector<GemmShapeLoss> poor_gemm_shapes;
   std::int64_t pageable_copies = 0;  // memcpys from or to pageable host memory
+  // The data-movement loss (copies' and memsets' share of the window) by kind of copy.
+  std::array<double, kCopyKindCount> copy_lost_s{};
+  // Compute-below-peak and memory-bound lost time by kernel class (verdict/kernel_class.h).
+  ClassSeconds compute_lost_by_class{}, memory_lost_by_class{};
   // Exposed communication (the sweep's share of collective kernels, docs/verdict.md) by family.
   std::array<double, kCommFamilyCount> exposed_comm_s{};
   double score_softmax_s = 0;  // softmax kernels over L×L attention scores (eager attention)
@@ -177,6 +190,8 @@ struct Evidence {
   double fp32_tensor_peak_flops_per_s = 0;  // the device's TF32 peak: what fp32 GEMMs could run at
   // Host-bound idle by what the host was doing while the GPU waited (verdict/host_causes.h).
   HostIdleCauses host_idle;
+  // Exposed communication by the role of its collectives (verdict/comm_roles.h).
+  CommRoles comm_roles;
 
   double exposed_comm_total_s() const;
   double exposed_comm(CommFamily family) const { return exposed_comm_s[static_cast<std::size_t>(family)]; }
@@ -264,10 +279,15 @@ struct Layers {
 struct DeviceChoice {
   std::string name;  // device table row name
   std::string key;
-  std::string trace_name;  // as the trace reports it
-  std::string source;      // how it was chosen: "trace deviceProperties", "--gpu", ...
-  bool assumed = false;    // no --gpu and no device field matched: a guess; `source` says why
-  std::string peak_dtype;  // dominant dtype, e.g. "bf16"
+  std::string trace_name;   // as the trace reports it
+  std::int32_t index = -1;  // the GPU the kernels ran on most (the trace's device id); -1 when none
+  std::string source;       // how it was chosen: "trace deviceProperties", "--gpu", ...
+  bool assumed = false;     // no --gpu and no device field matched: a guess; `source` says why
+  std::string peak_dtype;   // dominant dtype, e.g. "bf16"
+  // What the peak and bandwidth are: "datasheet", or "measured" (--ceiling measured) with where
+  // and when they were measured in ceiling_source.
+  std::string ceiling = "datasheet";
+  std::string ceiling_source;
   double peak_flops_per_s = 0;
   double memory_bandwidth_bytes_per_s = 0;
   double price_per_gpu_hour = 0;
@@ -339,6 +359,9 @@ struct RankVerdict {
   // The device tier's samples over the run's window W, or over the whole trace when it has no GPU
   // activity (a device-tier-only file): what serve's device gauges and estimate read.
   DeviceActivity device_tier;
+  // The counter model's estimate over the same seconds (docs/counters.md), uncalibrated: an
+  // estimate beside the exact figures, never in their place. nullopt without pipe activity samples.
+  std::optional<roofline::CounterEstimate> counter_estimate;
   // Per loss, a representative instant of it on the rank's clock, kNoTime when it has none
   // (verdict/column.h, WorstInstant): where `plasmient explain --at worst` and the first fix's
   // pointer look.

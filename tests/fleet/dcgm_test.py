@@ -38,13 +38,13 @@ need_prometheus(root)
 # holds the GPU) and its readings. PROF counters are ratios 0-1, GPU_UTIL a percent.
 GPUS = [
     dict(host="node-1", gpu="0", model="NVIDIA H100 80GB HBM3", pod="train-a-0", ns="vision",
-         tensor=0.41, sm=0.83, dram=0.35, gr=0.95, util=99),
+         tensor=0.41, sm=0.83, dram=0.35, gr=0.95, util=99, clock=1755),
     dict(host="node-1", gpu="1", model="NVIDIA H100 80GB HBM3", pod="train-a-1", ns="vision",
-         tensor=0.62, sm=0.55, dram=0.21, gr=0.90, util=97),  # tensor above SM active: SM bounds it
+         tensor=0.62, sm=0.55, dram=0.21, gr=0.90, util=97, clock=1620),  # tensor above SM active: SM bounds it
     dict(host="node-2", gpu="0", model="NVIDIA A100-SXM4-80GB", pod="serve-b-0", ns="nlp",
-         tensor=0.12, sm=0.38, dram=0.64, gr=0.52, util=71),
+         tensor=0.12, sm=0.38, dram=0.64, gr=0.52, util=71, clock=1410),
     dict(host="node-2", gpu="1", model="NVIDIA A100-SXM4-80GB", pod="", ns="",
-         tensor=0.0, sm=0.0, dram=0.0, gr=0.0, util=0),
+         tensor=0.0, sm=0.0, dram=0.0, gr=0.0, util=0, clock=1410),
 ]
 COUNTERS = [  # (name, help, the GPU's field)
     ("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", "util"),
@@ -65,7 +65,7 @@ def labels(g, i):
 
 def page(with_profiling):
     out = ["# HELP DCGM_FI_DEV_SM_CLOCK SM clock frequency (in MHz).", "# TYPE DCGM_FI_DEV_SM_CLOCK gauge"]
-    out += [f"DCGM_FI_DEV_SM_CLOCK{{{labels(g, i)}}} 1980" for i, g in enumerate(GPUS)]
+    out += [f"DCGM_FI_DEV_SM_CLOCK{{{labels(g, i)}}} {g['clock']}" for i, g in enumerate(GPUS)]
     for name, help_text, field in COUNTERS:
         if name.startswith("DCGM_FI_PROF") and not with_profiling:
             continue
@@ -157,7 +157,11 @@ scrape_configs:
         for g in GPUS:
             key = g[group] or "(none)"
             hours = covered[g["pod"]] * STEP / 3600
-            achieved = min(g["tensor"], g["sm"])
+            # The counter model (docs/counters.md): tensor active bounded by SM active, × the SM
+            # clock over the clock the 16-bit tensor peak assumes (H100 SXM: 989.4 TF over 132 SMs
+            # × 4096 FLOP/clk = 1.830 GHz; A100: 312 TF over 108 SMs × 2048 = 1.4106 GHz).
+            peak_clock = 989.4e12 / (132 * 4096) / 1e6 if "H100" in g["model"] else 312e12 / (108 * 2048) / 1e6
+            achieved = min(1.0, min(g["tensor"], g["sm"]) * g["clock"] / peak_clock)
             row = rows.setdefault(key, dict(gpus=0, hours=0.0, achieved_h=0.0, util_h=0.0, wasted=0.0))
             row["gpus"] += 1
             row["hours"] += hours

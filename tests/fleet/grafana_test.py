@@ -29,7 +29,7 @@ plasmient, dashboard_path = os.path.realpath(sys.argv[1]), sys.argv[2]
 here = os.path.dirname(os.path.realpath(__file__))
 root = os.path.dirname(os.path.dirname(here))
 # What Grafana would put in: every host and job, a price, a rate window of a few scrapes.
-variables = {"$host": ".*", "$job": ".*", "$price": "2.49", "$__rate_interval": "30s"}
+variables = {"$host": ".*", "$job": ".*", "$price": "2.49", "$__rate_interval": "30s", "$__range": "10m"}
 GEMM = "sm90_xmma_gemm_"  # make_trace.py's GEMM kernel
 
 
@@ -49,7 +49,8 @@ try:
     os.makedirs(os.path.join(spool, "ddp-a"))
     log = open(os.path.join(work, "serve.log"), "w")
     procs.append(subprocess.Popen([plasmient, "serve", "--spool", spool, "--listen", f"127.0.0.1:{serve_port}",
-                                   "--poll-ms", "50", "--host", "node-a"], stdout=log, stderr=log))
+                                   "--poll-ms", "50", "--host", "node-a",
+                                   "--counter-hold-s", "2"], stdout=log, stderr=log))
     serve = f"http://127.0.0.1:{serve_port}"
     wait_for("plasmient serve", lambda: get(f"{serve}/healthz") is not None)
     with open(os.path.join(here, "prometheus.yml")) as f:
@@ -84,16 +85,22 @@ try:
 
     wait_for("3 analyses", lambda: re.search(r"^plasmient_serve_traces_analyzed_total 3$", exposition(), re.M))
 
+    at = None  # the time queries are evaluated at: the last scrape's, once set
+
     def query(expr):
-        body = json.loads(get(f"{prom}/api/v1/query?" + urllib.parse.urlencode({"query": expr})))
+        args = {"query": expr} if at is None else {"query": expr, "time": f"{at:.3f}"}
+        body = json.loads(get(f"{prom}/api/v1/query?" + urllib.parse.urlencode(args)))
         if body.get("status") != "success":
             fail(f"{expr}: {body.get('error')}")
         return body["data"]["result"]
 
-    # Four ranks scraped, and enough scrapes since for rate() over the rate window.
-    wait_for("Prometheus to scrape the 4 ranks",
-             lambda: len(query('plasmient_gpu_seconds_total{host="node-a"}')) == 4)
+    # Four ranks scraped past their hold (born at 0, then their figures), and enough scrapes since
+    # for rate() over the rate window; then every query at the last scrape's time, where increase()
+    # extrapolates nothing.
+    wait_for("Prometheus to scrape the 4 ranks' figures",
+             lambda: len(query('plasmient_gpu_seconds_total{Hostname="node-a"} > 0')) == 4)
     time.sleep(3)
+    at = float(query("max(timestamp(plasmient_gpu_seconds_total))")[0]["value"][1])
 
     dashboard = json.load(open(dashboard_path))
 
@@ -145,7 +152,7 @@ try:
     if abs(total - 1) > 1e-6 or len(results[(layers, "B")]) != 7:
         fail(f"the stacked layers sum to {total} over {len(results[(layers, 'B')])} losses, want 1 over 7")
     straggler = results[("Stragglers: the rank the others waited for", "A")]
-    if [(r["metric"]["job"], r["metric"]["rank"]) for r in straggler] != [("ddp-a", "1")]:
+    if [(r["metric"]["plasmient_job"], r["metric"]["rank"]) for r in straggler] != [("ddp-a", "1")]:
         fail(f"straggler table: {[r['metric'] for r in straggler]}, want ddp-a rank 1")
     # Top kernels and module types, against the GEMM kernels' durations counted in the traces.
     kernels = "Top kernels by wasted GPU-seconds"

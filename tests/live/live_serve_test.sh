@@ -51,27 +51,27 @@ def series(name, **labels):
 checks = Checks()
 check = checks.check
 for window in ("rolling", "lifetime"):
-    v = series("plasmient_achieved_fraction_of_peak_ratio", job="j42", rank="3", window=window, figure="measured")
+    v = series("plasmient_achieved_fraction_of_peak_ratio", plasmient_job="j42", rank="3", window=window, figure="measured")
     check(f"achieved_{window}", len(v) == 1 and abs(v[0] - fed_achieved) <= 0.005,
           f"{v} vs fed {fed_achieved:.4f}")
 # Each kernel window is its own series, labelled with its start (Unix s) within the driver's run.
 starts = [m for m in re.findall(r'^plasmient_achieved_fraction_of_peak_ratio\{([^}]*)\} (\S+)$', text, re.M)
-          if 'job="j42"' in m[0] and 'rank="3"' in m[0] and 'window="kernel"' in m[0]]
+          if 'plasmient_job="j42"' in m[0] and 'rank="3"' in m[0] and 'window="kernel"' in m[0]]
 got = sorted(float(re.search(r'window_start="([^"]*)"', labels).group(1)) for labels, _ in starts)
 check("window_series", len(got) == windows and len(set(got)) == windows and all(t0 <= t <= t1 for t in got)
       and all(abs(float(v) - fed_achieved) <= 0.005 for _, v in starts),
       f"{len(got)} series, starts {got} in [{t0:.3f}, {t1:.3f}], values {[v for _, v in starts]}")
 plain = [line for line in text.splitlines() if line.startswith("plasmient_achieved_fraction_of_peak_ratio{")
-         and 'job="j42"' in line and "window=" not in line]
+         and 'plasmient_job="j42"' in line and "window=" not in line]
 check("no_plain_series", not plain, f"{plain}")
-n = series("plasmient_kernel_windows_total", job="j42", rank="3")
+n = series("plasmient_kernel_windows_total", plasmient_job="j42", rank="3")
 check("kernel_windows", n == [float(windows)], f"{n} vs {windows} window files")
-tensor = series("plasmient_tensor_active_ratio", job="j42", rank="3")
+tensor = series("plasmient_tensor_active_ratio", plasmient_job="j42", rank="3")
 between = fed["tensor_pct_between"] / 100
 check("tensor_gauge", len(tensor) == 1 and abs(tensor[0] - between) <= 0.01,
       f"{tensor} vs {between} fed between windows (the last file)")
 # Calibrated on the windows (achieved per unit of tensor activity), applied between them.
-est = series("plasmient_achieved_fraction_of_peak_ratio", job="j42", rank="3", window="between", figure="estimated")
+est = series("plasmient_achieved_fraction_of_peak_ratio", plasmient_job="j42", rank="3", window="between", figure="estimated")
 want = fed_achieved * fed["tensor_pct_between"] / fed["tensor_pct_window"]
 check("estimated_between", len(est) == 1 and abs(est[0] - want) <= 0.005, f"{est} vs {want:.4f}")
 # Every kernel fed is in a window file, read back by analyze; the spool had room for every file.

@@ -54,23 +54,23 @@ for rank in truth["ranks"]:
     windows = [f for f in rank["files"] if f["kind"] == "window" and "useful_s" in f]
     want = {"lifetime": achieved(windows), "rolling": achieved(windows[-10:])}
     for window in ("rolling", "lifetime"):
-        v = series("plasmient_achieved_fraction_of_peak_ratio", job=job, rank=r, window=window, figure="measured")
+        v = series("plasmient_achieved_fraction_of_peak_ratio", plasmient_job=job, rank=r, window=window, figure="measured")
         check(f"rank{r}_{window}", len(v) == 1 and abs(v[0] - want[window]) <= 0.005,
               f"{v} vs truth {want[window]:.4f} over {len(windows)} windows")
-    per_window = series("plasmient_achieved_fraction_of_peak_ratio", job=job, rank=r, window="kernel")
+    per_window = series("plasmient_achieved_fraction_of_peak_ratio", plasmient_job=job, rank=r, window="kernel")
     exported = windows[-10:]
     want_each = sorted(w["achieved_fraction"] for w in exported)
     check(f"rank{r}_window_series",
           len(per_window) == len(exported) and all(abs(a - b) <= 0.005 for a, b in zip(sorted(per_window), want_each)),
           f"{sorted(per_window)} vs truth {want_each}")
-    n = series("plasmient_kernel_windows_total", job=job, rank=r)
+    n = series("plasmient_kernel_windows_total", plasmient_job=job, rank=r)
     check(f"rank{r}_kernel_windows", n == [float(len(windows))], f"{n} vs {len(windows)} window files")
-    tensor = series("plasmient_tensor_active_ratio", job=job, rank=r)
+    tensor = series("plasmient_tensor_active_ratio", plasmient_job=job, rank=r)
     check(f"rank{r}_tensor_gauge", len(tensor) == 1 and 0 <= tensor[0] <= 1, f"{tensor}")
     job_useful += sum(w["useful_s"] for w in windows)
     job_span += sum(w["kernel_span_s"] for w in windows)
-    lifetime = series("plasmient_achieved_fraction_of_peak_ratio", job=job, rank=r, window="lifetime", figure="measured")
-    seconds = series("plasmient_gpu_seconds_total", job=job, rank=r)
+    lifetime = series("plasmient_achieved_fraction_of_peak_ratio", plasmient_job=job, rank=r, window="lifetime", figure="measured")
+    seconds = series("plasmient_gpu_seconds_total", plasmient_job=job, rank=r)
     if lifetime and seconds:
         served_weighted += lifetime[0] * seconds[0]
         served_seconds += seconds[0]

@@ -7,7 +7,7 @@ serve_on() {
   local spool=$1
   shift
   port=$(free_port)
-  "$bin" serve --spool "$spool" --listen "127.0.0.1:$port" --poll-ms 50 "$@" > "$work/serve.log" 2>&1 &
+  "$bin" serve --spool "$spool" --listen "127.0.0.1:$port" --poll-ms 50 --counter-hold-s 0 "$@" > "$work/serve.log" 2>&1 &
   serve_pid=$!
   for _ in $(seq 100); do
     curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && return 0

@@ -98,7 +98,7 @@ while time.time() < end:
     encodings.add(enc)
     if value(text, "plasmient_serve_workers_busy") == 2:
         saturated.append(ms)
-        waiting += re.findall(r'^plasmient_serve_job_waiting_entries\{job="(big\d)"\} 1$', text, re.M)
+        waiting += re.findall(r'^plasmient_serve_job_waiting_entries\{plasmient_job="(big\d)"\} 1$', text, re.M)
     if value(text, "plasmient_serve_traces_analyzed_total") == 6:
         break
 saturated.sort()
