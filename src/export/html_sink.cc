@@ -38,12 +38,25 @@ void VerdictSection(std::string& out, const verdict::JobVerdict& job) {
   const auto& f = job.job;
   out += "<section id=\"verdict\"><h2>Verdict</h2><div class=\"kpis\">";
   out += Kpi(Percent(f.utilization()), "utilization (what nvidia-smi shows)");
-  out += Kpi(Percent(f.achieved()), "achieved fraction of peak (what you paid for)", "good");
-  out += Kpi(Headroom(job.headroom()), "headroom on the same hardware", "small");
+  const verdict::Judgement& judgement = job.judgement;
+  if (judgement.judgeable) {
+    out += Kpi(Percent(f.achieved()), "achieved fraction of peak (what you paid for)", "good");
+    out += Kpi(Headroom(job.headroom()), "headroom on the same hardware", "small");
+  } else {
+    // A lower bound (docs/verdict.md, "Judgeable"): no headroom, no waste.
+    out +=
+        Kpi("≥ " + Percent(f.achieved()), fmt::format("achieved fraction of peak: a lower bound, at most {}",
+                                                      Percent(judgement.achieved_at_most)));
+    out += Kpi("unknown", "headroom on the same hardware", "small");
+  }
   if (auto mfu = job.mfu()) out += Kpi(Percent(*mfu), "MFU (model FLOPs)", "small");
-  out += Kpi(Percent(job.hfu()), "HFU (hardware FLOPs)", "small");
+  out += Kpi((judgement.judgeable ? "" : "≥ ") + Percent(job.hfu()), "HFU (hardware FLOPs)", "small");
   out += "</div>";
   out += "<p class=\"sentence\">" + HtmlEscape(VerdictHeadline(job)) + "</p>";
+  if (!judgement.judgeable) {
+    out += "<p class=\"note judgement\">" + HtmlEscape(judgement.reason) +
+           ". To judge it: " + HtmlEscape(judgement.fix) + "</p>";
+  }
   out += fmt::format("<p class=\"note\">Judged against {} at {} ({}) and {} memory bandwidth · {}</p>",
                      HtmlEscape(job.device.name.empty() ? "an unknown GPU" : job.device.name),
                      SiNumber(job.device.peak_flops_per_s, "FLOP/s"), HtmlEscape(job.device.peak_dtype),
@@ -53,11 +66,17 @@ void VerdictSection(std::string& out, const verdict::JobVerdict& job) {
     out += "<div class=\"bill\">";
     out += fmt::format("<div><b>{}</b><span>spent ({:.3g} GPU-hours at {}/GPU-hour)</span></div>",
                        Money(b.spend), b.gpu_hours, Money(b.price_per_gpu_hour));
-    out += fmt::format("<div><b>{}</b><span>computed useful work</span></div>", Money(b.computed));
-    out += fmt::format("<div><b>{}</b><span>paid for, never computed</span></div>",
-                       Money(b.paid_never_computed));
-    out += fmt::format("<div><b>{}</b><span>addressable at a {} target</span></div>", Money(b.addressable),
-                       Percent(b.target_fraction));
+    if (judgement.judgeable) {
+      out += fmt::format("<div><b>{}</b><span>computed useful work</span></div>", Money(b.computed));
+      out += fmt::format("<div><b>{}</b><span>paid for, never computed</span></div>",
+                         Money(b.paid_never_computed));
+      out += fmt::format("<div><b>{}</b><span>addressable at a {} target</span></div>", Money(b.addressable),
+                         Percent(b.target_fraction));
+    } else {
+      out += fmt::format("<div><b>≥ {}</b><span>computed useful work (a lower bound)</span></div>",
+                         Money(b.computed));
+      out += "<div><b>unknown</b><span>paid for, never computed: usefulness unknown</span></div>";
+    }
     out += "</div>";
   }
   out += "</section>\n";
@@ -225,8 +244,9 @@ void QualitySection(std::string& out, const verdict::JobVerdict& job, int unplac
 }  // namespace
 
 std::string VerdictHeadline(const verdict::JobVerdict& job) {
-  std::string head(verdict::VerdictWords(job.job));
+  std::string head(verdict::VerdictWords(job.job, job.judgement.judgeable));
   head[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(head[0])));
+  if (!job.judgement.judgeable) return head + ".";
   if (!job.headroom()) return head + ". No modeled useful work.";
   return fmt::format("{}. {} headroom before new hardware.", head, Headroom(job.headroom()));
 }

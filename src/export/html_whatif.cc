@@ -39,9 +39,10 @@ PointText TextOf(const whatif::Projection& p, const whatif::BillInputs& in) {
   const whatif::SideBill b = whatif::ProjectedBill(p, in);
   PointText t{.achieved = fmt::format("{:.2f}%", 100 * f.achieved()),
               .gain = Times(p.throughput_gain),
-              .headroom = Times(p.projected.headroom),
-              .bill_hour = Money(b.wasted_per_gpu_hour),
-              .bill_year = Money(b.wasted_per_year)};
+              .headroom = p.judgeable ? Times(p.projected.headroom) : "unknown",
+              .bill_hour = p.judgeable ? Money(b.wasted_per_gpu_hour) : "unknown",
+              .bill_year = p.judgeable ? Money(b.wasted_per_year) : "unknown"};
+  if (!p.judgeable) t.achieved = "≥ " + t.achieved;  // a lower bound (docs/verdict.md, "Judgeable")
   for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
     const double v = f.loss(static_cast<Loss>(l));
     t.loss[l] = fmt::format("{:.1f}%", 100 * v);

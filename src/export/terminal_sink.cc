@@ -83,10 +83,12 @@ std::string VerdictSentence(const verdict::JobVerdict& job, Loss* worst) {
     double f = job.job.loss(static_cast<Loss>(i));
     if (f > worst_f) worst_f = f, *worst = static_cast<Loss>(i);
   }
-  std::string room = job.headroom()
+  const bool judged = job.judgement.judgeable;
+  std::string room = !judged ? std::string()
+                     : job.headroom()
                          ? fmt::format(" {} headroom before new hardware.", Headroom(job.headroom()))
                          : std::string(" no modeled useful work.");
-  return fmt::format("VERDICT: {}.{}", verdict::VerdictWords(job.job), room);
+  return fmt::format("VERDICT: {}.{}", verdict::VerdictWords(job.job, judged), room);
 }
 
 // The module types that took the most GPU time (docs/layers.md); nothing when the trace has
@@ -161,7 +163,14 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
 
   std::string below_box;
   Row(out, p, 2, "utilization (nvidia-smi)", Percent(f.utilization()), "what the dashboard shows", "1");
-  Row(out, p, 2, "achieved fraction of peak", Percent(f.achieved()), "what you paid for", "1;32");
+  const verdict::Judgement& judgement = job.judgement;
+  if (judgement.judgeable) {
+    Row(out, p, 2, "achieved fraction of peak", Percent(f.achieved()), "what you paid for", "1;32");
+  } else {
+    // A lower bound: the unmodeled kernels' time counts as loss (docs/verdict.md, "Judgeable").
+    Row(out, p, 2, "achieved fraction of peak", "≥" + Percent(f.achieved()),
+        fmt::format("a lower bound (at most {})", Percent(judgement.achieved_at_most)), "1");
+  }
   std::string where = fmt::format("  where the other {} went:", Percent(1 - f.achieved()));
   BoxLine(out, where, Columns(where));
   std::vector<std::pair<double, Loss>> losses;
@@ -183,7 +192,22 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
       below_box = line + "\n";
     }
   }
-  if (auto coverage = job.model_coverage()) {
+  if (!judgement.judgeable) {
+    // What the models miss and how to record a trace that can be judged, in the evidence's words.
+    for (std::string line :
+         {fmt::format("  usefulness unknown: models cover {} of compute time, under {}",
+                      Percent(judgement.coverage.value_or(0)), Percent(judgement.min_coverage)),
+          "  why: " + judgement.evidence}) {
+      line = Truncate(line, kWidth);
+      BoxLine(out, line, Columns(line));
+    }
+    below_box += "  to judge it: " + PrintableText(judgement.fix) + "\n";
+    if (const auto mfu = job.mfu()) {
+      std::string line =
+          fmt::format("  MFU {} (model FLOPs given) · HFU ≥ {}", Percent(*mfu), Percent(job.hfu()));
+      BoxLine(out, line, Columns(line));
+    }
+  } else if (auto coverage = job.model_coverage()) {
     // MFU only where the model FLOPs are known well enough (docs/verdict.md, "MFU").
     const auto mfu = job.mfu();
     std::string line = mfu ? fmt::format("  MFU {} (model FLOPs) · HFU {} · models cover {}", Percent(*mfu),
@@ -193,8 +217,12 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
     BoxLine(out, line, Columns(line));
   }
   if (job.bill.price_per_gpu_hour > 0) {
-    std::string line = fmt::format("  bill: {} of every {} GPU-hour buys no useful work",
-                                   Money(job.bill.wasted_per_gpu_hour), Money(job.bill.price_per_gpu_hour));
+    std::string line =
+        judgement.judgeable
+            ? fmt::format("  bill: {} of every {} GPU-hour buys no useful work",
+                          Money(job.bill.wasted_per_gpu_hour), Money(job.bill.price_per_gpu_hour))
+            : fmt::format("  bill: what each {} GPU-hour wastes is unknown",
+                          Money(job.bill.price_per_gpu_hour));
     BoxLine(out, Truncate(line, kWidth), Columns(Truncate(line, kWidth)));
   }
   if (std::string line = GraphsLine(job.evidence); !line.empty()) {

@@ -271,6 +271,31 @@ void WriteCluster(JsonWriter& w, const verdict::JobVerdict& job) {
   w.EndArray();
 }
 
+// Whether the verdict judges usefulness (docs/verdict.md, "Judgeable"); the reasons only when not.
+void WriteJudgement(JsonWriter& w, const verdict::Judgement& j) {
+  w.Field("judgeable", j.judgeable);
+  w.Key("judgement").BeginObject();
+  if (j.coverage) {
+    w.Field("coverage", *j.coverage);
+  } else {
+    w.Key("coverage").Null();
+  }
+  w.Field("min_coverage", j.min_coverage);
+  w.Field("achieved_fraction_is", j.judgeable ? "measured" : "lower_bound");
+  w.Field("achieved_fraction_at_most", j.achieved_at_most);
+  for (auto [key, text] : {std::pair<std::string_view, const std::string&>{"cause", j.cause},
+                           {"evidence", j.evidence},
+                           {"reason", j.reason},
+                           {"fix", j.fix}}) {
+    if (j.judgeable) {
+      w.Key(key).Null();
+    } else {
+      w.Field(key, text);
+    }
+  }
+  w.EndObject();
+}
+
 }  // namespace
 
 void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(std::string_view)>& write,
@@ -329,6 +354,7 @@ void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(s
     w.Key("model_coverage").Null();
   }
   w.Field("compute_kernel_s", job.compute_kernel_s).Field("modeled_compute_s", job.modeled_compute_s);
+  WriteJudgement(w, job.judgement);
   WriteGraphs(w, job.evidence);
 
   w.Key("per_rank").BeginArray();
@@ -382,8 +408,13 @@ void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(s
   w.Key("bill").BeginObject();
   w.Field("price_per_gpu_hour", b.price_per_gpu_hour).Field("gpu_hours", b.gpu_hours);
   w.Field("spend", b.spend).Field("computed", b.computed);
-  w.Field("paid_never_computed", b.paid_never_computed);
-  w.Field("target_fraction", b.target_fraction).Field("addressable", b.addressable);
+  if (job.judgement.judgeable) {
+    w.Field("paid_never_computed", b.paid_never_computed);
+    w.Field("target_fraction", b.target_fraction).Field("addressable", b.addressable);
+  } else {  // the waste of a job whose usefulness is unknown is unknown; computed is a lower bound
+    w.Key("paid_never_computed").Null();
+    w.Field("target_fraction", b.target_fraction).Key("addressable").Null();
+  }
   w.EndObject();
 
   WriteQuality(w, job.quality, true);

@@ -10,7 +10,8 @@ namespace {
 
 using verdict::Loss;
 
-void WriteSide(JsonWriter& w, std::string_view key, const whatif::Side& s, const whatif::SideBill& b) {
+void WriteSide(JsonWriter& w, std::string_view key, const whatif::Side& s, const whatif::SideBill& b,
+               bool judgeable) {
   w.Key(key).BeginObject();
   w.Field("achieved_fraction", s.figures.achieved());
   w.Key("losses").BeginObject();
@@ -25,12 +26,13 @@ void WriteSide(JsonWriter& w, std::string_view key, const whatif::Side& s, const
   }
   w.Field("wall_s", s.figures.wall_s).Field("useful_s", s.figures.useful_s);
   w.Field("step_s", s.step_s).Field("memory_bound_share", s.memory_bound_share);
-  w.Key("bill")
-      .BeginObject()
-      .Field("wasted_per_gpu_hour", b.wasted_per_gpu_hour)
-      .Field("wasted_per_year", b.wasted_per_year)
-      .Field("relative_cost_per_work", b.cost_per_work)
-      .EndObject();
+  w.Key("bill").BeginObject();
+  if (judgeable) {
+    w.Field("wasted_per_gpu_hour", b.wasted_per_gpu_hour).Field("wasted_per_year", b.wasted_per_year);
+  } else {  // usefulness unknown: so is the waste (docs/verdict.md, "Judgeable")
+    w.Key("wasted_per_gpu_hour").Null().Key("wasted_per_year").Null();
+  }
+  w.Field("relative_cost_per_work", b.cost_per_work).EndObject();
   w.EndObject();
 }
 
@@ -72,8 +74,10 @@ std::string WhatIfToJson(const whatif::Projection& p, const whatif::BillInputs& 
   }
   w.Field("cuda_graphs", p.levers.cuda_graphs).EndObject();
   w.Field("price_per_gpu_hour", in.price_per_gpu_hour).Field("gpus", in.gpus);
-  WriteSide(w, "current", p.current, whatif::CurrentBill(p, in));
-  WriteSide(w, "projected", p.projected, whatif::ProjectedBill(p, in));
+  w.Field("judgeable", p.judgeable);
+  w.Field("achieved_fraction_is", p.judgeable ? "measured" : "lower_bound");
+  WriteSide(w, "current", p.current, whatif::CurrentBill(p, in), p.judgeable);
+  WriteSide(w, "projected", p.projected, whatif::ProjectedBill(p, in), p.judgeable);
   w.Field("work_scale", p.work_scale).Field("throughput_gain", p.throughput_gain);
   w.Field("recoverable_gpu_s", p.recoverable_gpu_s);
   w.Key("bound_changes").BeginArray();
@@ -107,13 +111,19 @@ std::string RenderWhatIfTerminal(const whatif::Projection& p, const whatif::Bill
   out += fmt::format("  {:36} {:>10}   {:>10}\n", "", "current", "projected");
   const verdict::Figures& c = p.current.figures;
   const verdict::Figures& f = p.projected.figures;
-  row("achieved fraction of peak", Percent(c.achieved()), Percent(f.achieved()));
+  const std::string at_least = p.judgeable ? "" : "≥";
+  row(p.judgeable ? "achieved fraction of peak" : "achieved (lower bounds)", at_least + Percent(c.achieved()),
+      at_least + Percent(f.achieved()));
   for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
     const auto loss = static_cast<Loss>(l);
     if (c.loss(loss) < 0.0005 && f.loss(loss) < 0.0005) continue;
     row(verdict::LossLabel(loss), Percent(c.loss(loss)), Percent(f.loss(loss)));
   }
-  row("headroom", Headroom(p.current.headroom), Headroom(p.projected.headroom));
+  if (p.judgeable) {
+    row("headroom", Headroom(p.current.headroom), Headroom(p.projected.headroom));
+  } else {
+    row("headroom", "unknown", "unknown");
+  }
   if (p.current.step_s > 0) row("step time", Seconds(p.current.step_s), Seconds(p.projected.step_s));
   row("memory-bound share of kernel time", Percent(p.current.memory_bound_share),
       Percent(p.projected.memory_bound_share));
@@ -121,10 +131,11 @@ std::string RenderWhatIfTerminal(const whatif::Projection& p, const whatif::Bill
   row("work per second", "1×", Times(p.throughput_gain));
   const whatif::SideBill bc = whatif::CurrentBill(p, in);
   const whatif::SideBill bp = whatif::ProjectedBill(p, in);
-  row(fmt::format("wasted of each {} GPU-hour", Money(in.price_per_gpu_hour)), Money(bc.wasted_per_gpu_hour),
-      Money(bp.wasted_per_gpu_hour));
-  row(fmt::format("wasted per year, {} GPU{}", in.gpus, in.gpus == 1 ? "" : "s"), Money(bc.wasted_per_year),
-      Money(bp.wasted_per_year));
+  const auto money = [&p](double v) { return p.judgeable ? Money(v) : std::string("unknown"); };
+  row(fmt::format("wasted of each {} GPU-hour", Money(in.price_per_gpu_hour)), money(bc.wasted_per_gpu_hour),
+      money(bp.wasted_per_gpu_hour));
+  row(fmt::format("wasted per year, {} GPU{}", in.gpus, in.gpus == 1 ? "" : "s"), money(bc.wasted_per_year),
+      money(bp.wasted_per_year));
   row("GPU cost per unit of work", "1×", Times(bp.cost_per_work));
   if (!p.bound_changes.empty()) {
     out += "\n  kernels the change moves across the ridge point:\n";
@@ -134,6 +145,11 @@ std::string RenderWhatIfTerminal(const whatif::Projection& p, const whatif::Bill
     }
   }
   for (const std::string& w : p.warnings) out += fmt::format("\n  warning: {}\n", w);
+  if (!p.judgeable) {
+    out +=
+        "\n  usefulness unknown: FLOP or byte models cover too little of the compute to judge it; "
+        "achieved fractions are lower bounds (see the verdict's judgement)\n";
+  }
   return out;
 }
 

@@ -38,6 +38,8 @@ struct Advice {
   std::vector<Cause> causes;
   // The kernel classes the fix acts on: its culprits are kernels of these classes (empty: any).
   std::vector<KernelClass> classes;
+  // Why kernels have no model, for the unmodeled-kernels advice (Judgement::cause); "" elsewhere.
+  std::string_view unmodeled_cause = {};
 };
 
 using KC = KernelClass;
@@ -316,7 +318,10 @@ Advice UnmodeledAdvice(const JobVerdict& job) {
         fmt::format("{} of {} graph-replayed kernels unmodeled, {:.1f} ms, {:.0f}% of the unmodeled time",
                     e.graph_unmodeled_kernels, e.graph_replayed_kernels, e.graph_unmodeled_s * 1e3,
                     unmodeled_s > 0 ? 100 * e.graph_unmodeled_s / unmodeled_s : 0.0),
-        e.graph_unmodeled_s};
+        e.graph_unmodeled_s,
+        {},
+        {},
+        "graph_replay"};
   }
   if (!e.pytorch() && e.cpu_ranges == 0 && e.pytorch_kernels > 0) {
     return {
@@ -325,25 +330,43 @@ Advice UnmodeledAdvice(const JobVerdict& job) {
         "record_shapes=True, or pass --model-flops-per-step",
         "record CPU activities and shapes",
         fmt::format("no host range in the trace; {} kernels are PyTorch's own (at::native)",
-                    Thousands(e.pytorch_kernels))};
+                    Thousands(e.pytorch_kernels)),
+        -1,
+        {},
+        {},
+        "gpu_only"};
   }
   if (!e.pytorch()) {
     return {
         "these kernels have no FLOP model (the program is not PyTorch, so no op shapes): pass "
         "--model-flops-per-step to judge the run against its own FLOPs",
-        "no model: --model-flops-per-step", "no aten:: ops in the trace"};
+        "no model: --model-flops-per-step",
+        "no aten:: ops in the trace",
+        -1,
+        {},
+        {},
+        "not_pytorch"};
   }
   if (e.ops_with_shapes == 0) {
     return {
         "record shapes (torch.profiler record_shapes=True) so these kernels' ops can be priced, or pass "
         "--model-flops-per-step",
-        "record shapes to judge them", "no op in the trace carries Input Dims"};
+        "record shapes to judge them",
+        "no op in the trace carries Input Dims",
+        -1,
+        {},
+        {},
+        "no_shapes"};
   }
   return {
       "the ops that launched these kernels have no FLOP model (see culprits); pass --model-flops-per-step "
       "for MFU",
       "ops without a FLOP model",
-      fmt::format("{} ops carry shapes; these kernels' ops are not modeled", e.ops_with_shapes)};
+      fmt::format("{} ops carry shapes; these kernels' ops are not modeled", e.ops_with_shapes),
+      -1,
+      {},
+      {},
+      "ops_not_modeled"};
 }
 
 std::string Seconds(double s) {
@@ -917,7 +940,41 @@ std::optional<FixLayer> LayerOf(const Layers& layers, Loss loss) {
 
 }  // namespace
 
+void Judge(JobVerdict& job) {
+  Judgement& j = job.judgement;
+  j = Judgement{};
+  j.coverage = job.model_coverage();
+  const double unmodeled = job.job.loss(Loss::kUnmodeledKernels);
+  j.achieved_at_most = std::min(1.0, job.job.achieved() + unmodeled);
+  if (job.job.wall_s <= 0) {  // no GPU activity: no window to judge
+    j.judgeable = false;
+    j.cause = "no_gpu_activity";
+    for (const RankVerdict& r : job.ranks) {
+      if (!r.no_gpu_reason.empty()) {
+        j.evidence = r.no_gpu_reason;
+        break;
+      }
+    }
+    if (j.evidence.empty()) j.evidence = "the inputs hold no GPU activity";
+    j.reason = "no GPU activity to judge: " + j.evidence;
+    j.fix = "profile with ProfilerActivity.CUDA (torch.profiler activities) on a step that runs GPU work";
+    return;
+  }
+  // No compute kernel: nothing is unmodeled, and no useful work is the measured answer.
+  if (!j.coverage || *j.coverage >= kJudgeMinCoverage) return;
+  j.judgeable = false;
+  const Advice why = UnmodeledAdvice(job);
+  j.cause = std::string(why.unmodeled_cause);
+  j.evidence = why.evidence;
+  j.reason = fmt::format(
+      "FLOP or byte models cover {:.1f}% of compute-kernel time, under the {:.0f}% a verdict on usefulness "
+      "needs: {}",
+      100 * *j.coverage, 100 * kJudgeMinCoverage, why.evidence);
+  j.fix = why.action;
+}
+
 void BuildFixes(JobVerdict& job) {
+  Judge(job);
   job.fixes.clear();
   // A trace of a graph's capture ran the program's launches, not its steady state: nothing in it
   // says what the run would gain, least of all from CUDA graphs (docs/graphs.md).

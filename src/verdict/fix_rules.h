@@ -11,8 +11,12 @@ namespace plasmient::verdict {
 // What a capture trace is told instead of fixes: its launches ran once, to be recorded.
 inline constexpr std::string_view kCaptureNoAdvice = "a graph capture: no steady state to judge";
 
-// Fills job.fixes (losses of at least 1% of capacity, largest first) and job.short_fixes
-// (every loss) from job.job and job.evidence.
+// Fills job.judgement from the model coverage and, below kJudgeMinCoverage, the evidence of why
+// the kernels have no model (docs/verdict.md, "Judgeable"). BuildFixes calls it.
+void Judge(JobVerdict& job);
+
+// Fills job.judgement (Judge), job.fixes (losses of at least 1% of capacity, largest first) and
+// job.short_fixes (every loss) from job.job and job.evidence.
 void BuildFixes(JobVerdict& job);
 
 // Rebuilds the fix of one loss, and its short fix, from what the job holds now: the cluster stage

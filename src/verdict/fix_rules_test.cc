@@ -531,3 +531,109 @@ TEST(FixRules, SmallLossesGetNoFixButStillAShortPhrase) {
 
 }  // namespace
 }  // namespace plasmient::verdict
+
+namespace plasmient::verdict {
+namespace {
+
+// A 1 s job at 90% utilization whose compute kernels run 0.8 s, `coverage` of it modeled: the
+// modeled part 10% useful, the unmodeled part charged as unmodeled.
+JobVerdict JobCovered(double coverage, const Evidence& e) {
+  JobVerdict job;
+  job.job.wall_s = 1;
+  job.job.kernel_union_s = 0.9;
+  job.compute_kernel_s = 0.8;
+  job.modeled_compute_s = 0.8 * coverage;
+  job.job.useful_s = 0.1 * job.modeled_compute_s;
+  job.job.loss_s[static_cast<std::size_t>(Loss::kComputeInefficiency)] = 0.9 * job.modeled_compute_s;
+  job.job.loss_s[static_cast<std::size_t>(Loss::kUnmodeledKernels)] = 0.8 - job.modeled_compute_s;
+  job.job.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)] = 0.2;
+  job.evidence = e;
+  return job;
+}
+
+Evidence NoShapes() {
+  Evidence e = PyTorch();
+  e.ops_with_shapes = 0;
+  return e;
+}
+
+// One rule at every coverage under kJudgeMinCoverage: 0%, 1% and 15% are all unjudged, with the
+// achieved fraction kept as a lower bound and the evidence's reason and fix; at the threshold
+// and above the verdict judges.
+TEST(Judge, OneRuleAtZeroOneAndFifteenPercentCoverage) {
+  for (double coverage : {0.0, 0.01, 0.15, 0.4999}) {
+    JobVerdict job = JobCovered(coverage, NoShapes());
+    BuildFixes(job);
+    const Judgement& j = job.judgement;
+    EXPECT_FALSE(j.judgeable) << coverage;
+    ASSERT_TRUE(j.coverage) << coverage;
+    EXPECT_DOUBLE_EQ(*j.coverage, coverage);
+    EXPECT_DOUBLE_EQ(j.min_coverage, kJudgeMinCoverage);
+    EXPECT_EQ(j.cause, "no_shapes") << coverage;
+    EXPECT_NE(j.reason.find("no op in the trace carries Input Dims"), std::string::npos) << j.reason;
+    EXPECT_NE(j.fix.find("record_shapes=True"), std::string::npos) << j.fix;
+    // The figure is kept; the bound above it counts every unmodeled kernel useful.
+    EXPECT_DOUBLE_EQ(job.job.achieved(), 0.1 * 0.8 * coverage);
+    EXPECT_NEAR(j.achieved_at_most, 0.1 * 0.8 * coverage + 0.8 * (1 - coverage), 1e-12);
+    EXPECT_FALSE(job.headroom()) << coverage;
+    EXPECT_EQ(VerdictWords(job.job, j.judgeable), "busy, usefulness unknown") << coverage;
+  }
+  for (double coverage : {kJudgeMinCoverage, 0.9, 1.0}) {
+    JobVerdict job = JobCovered(coverage, NoShapes());
+    BuildFixes(job);
+    EXPECT_TRUE(job.judgement.judgeable) << coverage;
+    EXPECT_TRUE(job.judgement.cause.empty()) << coverage;
+    EXPECT_TRUE(job.headroom()) << coverage;
+  }
+}
+
+// The reason and the fix come from what the trace lacks, not one canned hint.
+TEST(Judge, ReasonAndFixFollowTheUnmodeledEvidence) {
+  Evidence gpu_only;  // no host range, PyTorch's own kernels
+  gpu_only.pytorch_kernels = 500;
+  Evidence not_pytorch;  // host ranges, none of them aten::
+  not_pytorch.cpu_ranges = 40;
+  Evidence replayed = PyTorch();  // graph replays with no capture to take the ops from
+  replayed.graph_replays = 1;
+  replayed.graph_replayed_kernels = 544;
+  replayed.graph_unmodeled_kernels = 544;
+  replayed.graph_unmodeled_s = 0.7;
+  Evidence unpriced = PyTorch();  // shapes recorded, ops without a FLOP model
+  const struct {
+    Evidence evidence;
+    std::string_view cause, fix_words;
+  } cases[] = {{NoShapes(), "no_shapes", "record_shapes=True"},
+               {gpu_only, "gpu_only", "ProfilerActivity.CPU"},
+               {not_pytorch, "not_pytorch", "--model-flops-per-step"},
+               {replayed, "graph_replay", "--graph-capture"},
+               {unpriced, "ops_not_modeled", "no FLOP model"}};
+  for (const auto& c : cases) {
+    JobVerdict job = JobCovered(0.15, c.evidence);
+    BuildFixes(job);
+    EXPECT_FALSE(job.judgement.judgeable) << c.cause;
+    EXPECT_EQ(job.judgement.cause, c.cause);
+    EXPECT_NE(job.judgement.fix.find(c.fix_words), std::string::npos) << c.cause << ": " << job.judgement.fix;
+    EXPECT_NE(job.judgement.reason.find("15.0%"), std::string::npos) << job.judgement.reason;
+  }
+}
+
+// No compute kernel: nothing is unmodeled, and the measured answer (no useful work) is judged.
+// No GPU activity at all: nothing to judge.
+TEST(Judge, NoComputeIsJudgedAndNoGpuActivityIsNot) {
+  JobVerdict comm = JobLosing(Loss::kExposedCommunication, PyTorch());
+  comm.job.useful_s = 0;
+  BuildFixes(comm);
+  EXPECT_TRUE(comm.judgement.judgeable);
+  EXPECT_FALSE(comm.judgement.coverage);
+  JobVerdict none;
+  RankVerdict cpu;
+  cpu.no_gpu_reason = "the trace has no GPU activity";
+  none.ranks.push_back(cpu);
+  BuildFixes(none);
+  EXPECT_FALSE(none.judgement.judgeable);
+  EXPECT_EQ(none.judgement.cause, "no_gpu_activity");
+  EXPECT_NE(none.judgement.reason.find("the trace has no GPU activity"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plasmient::verdict

@@ -134,8 +134,9 @@ std::string_view CommFamilyLabel(CommFamily family) {
 std::string_view LossKey(Loss l) { return Text(l).key; }
 std::string_view LossLabel(Loss l) { return Text(l).label; }
 
-std::string_view VerdictWords(const Figures& f) {
+std::string_view VerdictWords(const Figures& f, bool judgeable) {
   const double achieved = f.achieved(), util = f.utilization();
+  if (!judgeable) return util < 0.5 ? "mostly idle, usefulness unknown" : "busy, usefulness unknown";
   if (util < 0.5) return "mostly idle";
   if (achieved < 0.1 || (util >= 0.8 && achieved < 0.3)) return "busy, not useful";
   if (achieved >= 0.5) return "well used";

@@ -63,8 +63,10 @@ std::string_view BoundName(Bound b);  // "compute", "memory", "unmodeled", "comm
 Bound BoundOfLoss(Loss loss);
 
 // The verdict's words for a window's achieved fraction and utilization (docs/verdict.md, "The
-// verdict words"): "busy, not useful", "mostly idle", "well used" or "partly useful".
-std::string_view VerdictWords(const Figures& f);
+// verdict words"): "busy, not useful", "mostly idle", "well used" or "partly useful". A window
+// whose usefulness cannot be judged (Judgement) is "mostly idle, usefulness unknown" or
+// "busy, usefulness unknown": utilization is measured, usefulness is not.
+std::string_view VerdictWords(const Figures& f, bool judgeable = true);
 
 struct StepFigures {
   std::int64_t number = -1;  // ProfilerStep#N
@@ -207,6 +209,31 @@ struct Evidence {
 // Below this share of compute-kernel time with a FLOP or byte model, the FLOPs derived from
 // the trace miss too much work to be called the model's: MFU is not reported (docs/verdict.md).
 inline constexpr double kMfuMinCoverage = 0.90;
+// Below this share of compute-kernel time with a FLOP or byte model, the verdict does not judge
+// how useful the job was (docs/verdict.md, "Judgeable"): the unmodeled kernels then hold more of
+// the compute than the modeled ones, so what is known of the compute is less than what is not;
+// their time counts as loss, which makes the achieved fraction a lower bound that could sit
+// anywhere up to the unmodeled share higher, and every figure read from it (the verdict's words,
+// headroom, MFU derived from the trace, the bill's waste) with it. One rule at every coverage:
+// 0% (no shapes recorded) and 15% alike.
+inline constexpr double kJudgeMinCoverage = 0.50;
+
+// Whether the models cover enough of the compute for the verdict to judge its usefulness, and if
+// not, why and what to record instead: the evidence the unmodeled-kernels fix reads (no shapes
+// recorded, no CPU activities, a program that is not PyTorch, graph replays with no capture).
+struct Judgement {
+  bool judgeable = true;
+  std::optional<double> coverage;  // JobVerdict::model_coverage(); none with no compute kernel
+  double min_coverage = kJudgeMinCoverage;
+  // The achieved fraction were every unmodeled kernel's share useful: the fraction's upper bound.
+  double achieved_at_most = 0;
+  std::string
+      cause;  // "no_shapes", "gpu_only", "not_pytorch", "graph_replay", "ops_not_modeled"; "" when judgeable
+  std::string evidence;  // what the trace lacks: "no op in the trace carries Input Dims"
+  std::string reason;    // one line: the coverage and the evidence
+  std::string fix;       // what to record (or pass) so that it can be judged
+};
+
 // Work that reads as faster than its peak by more than this factor counts as above peak
 // (model::Dq::kFlopsAbovePeak, kMfuAboveHfu); below it, timestamp rounding.
 inline constexpr double kAbovePeakTolerance = 1.0001;
@@ -435,6 +462,7 @@ struct JobVerdict {
   std::vector<CollectiveTotals> collective_totals;  // by name; set for one rank too
 
   double compute_kernel_s = 0, modeled_compute_s = 0;  // Σ over ranks
+  Judgement judgement;                                 // BuildFixes (verdict/fix_rules.h)
 
   // A loss's label for this job: LossLabel, except exposed communication, named by the
   // collectives whose time was exposed ("exposed all-to-all wait"; docs/verdict.md).
@@ -448,9 +476,9 @@ struct JobVerdict {
   // unknown when model coverage is below kMfuMinCoverage: docs/verdict.md, "MFU").
   std::optional<double> mfu() const;
   // How many times more useful work the same hardware could do: 1 / achieved; none when nothing
-  // useful was modeled.
+  // useful was modeled, or when the models cover too little to judge (judgement).
   std::optional<double> headroom() const {
-    if (job.useful_s <= 0) return std::nullopt;
+    if (job.useful_s <= 0 || !judgement.judgeable) return std::nullopt;
     return job.wall_s / job.useful_s;
   }
 };

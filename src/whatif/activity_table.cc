@@ -68,8 +68,8 @@ RankTable BuildRankTable(const verdict::RankDetail& d) {
     r.cls = f.cls[i];
     r.flops = f.flops[i];
     r.bytes = f.bytes[i];
-    // The window's peak: the verdict's useful time is timed against it.
-    r.peak_flops_per_s = v.device.peak_flops_per_s;
+    // The peak of its dtype, as the verdict placed it on the roofline: the pipe that runs it.
+    r.peak_flops_per_s = f.peak_flops_per_s[i];
     r.heavy = f.heavy_op[i];
     r.backward = f.backward[i];
     r.step = j.step[i];

@@ -20,7 +20,7 @@ struct ActivityRow {
   join::ActivityClass cls = join::ActivityClass::kCompute;
   double flops = -1, bytes = -1;  // as the verdict priced it; -1 unknown
   double weight_bytes = 0;        // of bytes, those that do not grow with the batch
-  double peak_flops_per_s = 0;    // of its dtype: the roof it is timed against
+  double peak_flops_per_s = 0;    // of its dtype (the facts table's): the roof it is timed against
   bool heavy = false;             // priced by a GEMM, convolution or attention model
   bool attention = false;         // priced by an attention model: its bytes are the KV cache in decode
   bool backward = false;          // launched under autograd's backward pass

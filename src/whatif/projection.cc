@@ -129,7 +129,7 @@ void Retime(const RankTable& t, double k, RankResult& out, std::vector<Roof>& ro
     if (!Modeled(r)) {
       if (!r.compute()) continue;
       // No model, no reuse to credit: its time grows with the batch, as if all its bytes did.
-      out.dur_ns[i] = std::max<TimeNs>(1, static_cast<TimeNs>(std::llround(static_cast<double>(dur) * k)));
+      out.dur_ns[i] = std::max<TimeNs>(0, static_cast<TimeNs>(std::llround(static_cast<double>(dur) * k)));
       out.unmodeled_ns += static_cast<double>(out.dur_ns[i]);
       continue;
     }
@@ -153,8 +153,13 @@ void Retime(const RankTable& t, double k, RankResult& out, std::vector<Roof>& ro
       out.moved.push_back({i, after});
       if (!learned) out.borrowed_ns += ns;
     }
-    ns = std::max(ns, after.ns);
-    out.dur_ns[i] = std::max<TimeNs>(1, static_cast<TimeNs>(std::llround(ns)));
+    // No faster than its roof; a kernel the trace shows already faster than its modeled roof (its
+    // FLOPs or bytes overstated, or a peak below the pipe that ran it) keeps that ratio to it, so
+    // that an unchanged kernel keeps its duration.
+    const double below_roof =
+        before.ns > 0 && static_cast<double>(dur) < before.ns ? static_cast<double>(dur) / before.ns : 1.0;
+    ns = std::max(ns, after.ns * below_roof);
+    out.dur_ns[i] = std::max<TimeNs>(0, static_cast<TimeNs>(std::llround(ns)));
   }
 }
 
@@ -272,10 +277,13 @@ Result<RankResult> ProjectRank(const RankTable& t, const verdict::JobVerdict& jo
   }
   if (acts.empty() || hi <= lo) return out;
   const verdict::SweepResult sweep = verdict::Sweep(acts, lo, hi);
-  // As the verdict charges its run window: a compute kernel is useful up to FLOPs / P.
+  // As the verdict charges its run window: a compute kernel is useful up to its FLOPs over the
+  // faster of P and its own dtype's peak (docs/verdict.md, "Compute").
   out.projected = verdict::ChargeSweep(sweep, loss, [&](std::int32_t k, double share) {
-    const double f = flops[static_cast<std::size_t>(k)];
-    return f > 0 && t.peak_flops_per_s > 0 ? std::min(SecondsToNs(f / t.peak_flops_per_s), share) : 0;
+    const auto row = static_cast<std::size_t>(k);
+    const double f = flops[row];
+    if (!(f > 0) || t.peak_flops_per_s <= 0) return 0.0;
+    return std::min(SecondsToNs(f / std::max(t.peak_flops_per_s, t.rows[row].peak_flops_per_s)), share);
   });
 
   if (l.overlap_comm) {
@@ -482,8 +490,11 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
   for (int s = 0; s < 2; ++s) {
     (s == 0 ? p.current : p.projected).memory_bound_share = modeled[s] > 0 ? memory[s] / modeled[s] : 0;
   }
-  p.current.headroom = Headroom(p.current.figures);
-  p.projected.headroom = Headroom(p.projected.figures);
+  p.judgeable = job.judgement.judgeable;
+  if (p.judgeable) {
+    p.current.headroom = Headroom(p.current.figures);
+    p.projected.headroom = Headroom(p.projected.figures);
+  }
   p.current.step_s = MeanStep(tables, current);
   p.projected.step_s = MeanStep(tables, projected);
   p.work_scale = l.batch_scale * microbatch_ratio;

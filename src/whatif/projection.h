@@ -66,6 +66,9 @@ struct Projection {
   double recoverable_gpu_s = 0;
   std::vector<BoundChange> bound_changes;  // largest projected time first, bounded
   std::vector<std::string> warnings;       // where the projection leaves its trusted range
+  // The verdict's judgement (verdict::Judgement): when false, both sides' achieved fractions are
+  // lower bounds, and their headroom and waste are unknown (none, and the sinks say so).
+  bool judgeable = true;
 };
 
 // The projection of a job whose ranks' tables are `tables` and whose verdict is `job`.
