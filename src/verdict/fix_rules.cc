@@ -652,6 +652,17 @@ std::string CauseNames(const HostCauseFigures& c, std::size_t n = 3) {
 // A cause of host-bound idle is listed when it holds at least this share of it.
 constexpr double kCauseMinShare = 0.01;
 
+// Compile time read from launch calls of kSlowLaunchNs or more (no compile range on the host): the
+// length of the call says the driver loads or compiles the module, inferred, not named.
+bool MostlyLaunchCalls(const HostCauseFigures& c) {
+  double launch_s = 0, named_s = 0;
+  for (const auto& n : c.names) {
+    named_s += n.idle_s;
+    if (CauseOfHostRange(n.name, true) == HostCause::kLaunch) launch_s += n.idle_s;
+  }
+  return named_s > 0 && 2 * launch_s > named_s;
+}
+
 std::vector<Cause> HostCauses(const Evidence& e, double idle_s) {
   std::vector<Cause> out;
   const double total = e.host_idle.total_s();
@@ -669,7 +680,8 @@ std::vector<Cause> HostCauses(const Evidence& e, double idle_s) {
       evidence += fmt::format("; {} such calls hold the host {}", Thousands(c.calls), Seconds(c.call_s));
     }
     const bool inferred = cause == HostCause::kLaunch || cause == HostCause::kHostWork ||
-                          cause == HostCause::kUnseenWait || c.other_thread;
+                          cause == HostCause::kUnseenWait || c.other_thread ||
+                          (cause == HostCause::kCompile && MostlyLaunchCalls(c));
     out.push_back({std::string(HostCauseName(cause)), share * idle_s, share, std::move(evidence),
                    cause == HostCause::kUnknown ? "low"
                    : inferred                   ? "medium"

@@ -288,6 +288,24 @@ TEST(FixRules, AllocatorCallsAreQuotedWithTheirCountAndHostTime) {
   EXPECT_EQ(OnlyFix(a).causes.front().confidence, "high");
 }
 
+TEST(FixRules, CompileReadFromSlowLaunchesIsInferredNotNamed) {
+  // A module load seen only as long launch calls is a reading of their length: medium.
+  Evidence slow = PyTorch();
+  Idle(slow, HostCause::kCompile, 0.4, "hipLaunchKernel", 12, 0.4);
+  JobVerdict a = JobLosing(Loss::kHostBoundIdle, slow);
+  BuildFixes(a);
+  ASSERT_FALSE(OnlyFix(a).causes.empty());
+  EXPECT_EQ(OnlyFix(a).causes.front().kind, "compile");
+  EXPECT_EQ(OnlyFix(a).causes.front().confidence, "medium");
+  // A compiler call on the launching thread names it: high.
+  Evidence named = PyTorch();
+  Idle(named, HostCause::kCompile, 0.4, "nvrtcCompileProgram", 3, 0.4);
+  JobVerdict b = JobLosing(Loss::kHostBoundIdle, named);
+  BuildFixes(b);
+  ASSERT_FALSE(OnlyFix(b).causes.empty());
+  EXPECT_EQ(OnlyFix(b).causes.front().confidence, "high");
+}
+
 TEST(FixRules, IdleNoHostRangeSpansIsSaidToBeUnknown) {
   Evidence e = PyTorch();
   Idle(e, HostCause::kUnknown, 0.5);
