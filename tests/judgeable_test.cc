@@ -123,8 +123,8 @@ INSTANTIATE_TEST_SUITE_P(
                            "aten::(mm|addmm|linear|scaled_dot_product_attention|_scaled_dot_product_flash_"
                            "attention|_scaled_dot_product_flash_attention_backward)",
                            "ops_not_modeled"},
-                      Case{"graph_replay_without_capture", "--scenario graph-decode-replay-only --ranks 1 --steps 2",
-                           "", "graph_replay"}),
+                      Case{"graph_replay_without_capture",
+                           "--scenario graph-decode-replay-only --ranks 1 --steps 2", "", "graph_replay"}),
     [](const auto& info) { return info.param.name; });
 
 // The same job with its shapes is judged, with its numbers.
