@@ -449,6 +449,47 @@ TEST(RealTraces, Mi300LayoutTransposesAreNeverComputeBelowPeak) {
   }
 }
 
+// The MI250 minitoy profiles its first steps: one hipLaunchKernel call runs for milliseconds while
+// no GPU activity is resident (the driver loading the kernel's module), a large part of the
+// kernels' span (both from the raw events). The verdict calls the window a warm-up, from that
+// cause (the trace has too few steps for step times), with the call's length as its idle.
+TEST(RealTraces, Mi250ModuleLoadingLaunchMakesTheWindowAWarmUp) {
+  REQUIRE_SHARED_TRACES(shared);
+  const fs::path path = *shared / "hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz";
+  RawTrace raw;
+  ASSERT_NO_FATAL_FAILURE(ReadRaw(path, raw));
+  double launch_ts = 0, launch_dur = 0, first = 1e300, last = 0;
+  std::vector<std::pair<double, double>> gpu;
+  for (auto e : raw.events) {
+    double ts = 0, dur = 0;
+    if (e["ts"].get(ts) || e["dur"].get(dur)) continue;
+    const std::string_view cat = Str(e, "cat");
+    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
+      gpu.emplace_back(ts, ts + dur);
+      first = std::min(first, ts);
+      last = std::max(last, ts + dur);
+    }
+    if (cat == "cuda_runtime" && Str(e, "name") == "hipLaunchKernel" && dur > launch_dur) {
+      launch_ts = ts;
+      launch_dur = dur;
+    }
+  }
+  ASSERT_GT(launch_dur, 0);
+  for (const auto& [s, e] : gpu) EXPECT_TRUE(e <= launch_ts || s >= launch_ts + launch_dur) << s;
+  ASSERT_GT(launch_dur, 0.10 * (last - first));  // the long call holds over a tenth of the span
+
+  Analysis a = Analyze(path.string(), "");
+  ASSERT_EQ(a.run.exit_code, 0) << a.run.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element v;
+  ASSERT_EQ(parser.parse(a.json).get(v), simdjson::SUCCESS);
+  simdjson::dom::element w = v["warm_up"];
+  EXPECT_TRUE(w["detected"].get_bool().value());
+  EXPECT_EQ(w["confidence"].get_string().value(), "medium");
+  EXPECT_NEAR(w["warm_up_causes_s"].get_double().value(), launch_dur * 1e-6, 1e-6);
+  EXPECT_NE(Str(w, "evidence").find("hipLaunchKernel"), std::string_view::npos) << Str(w, "evidence");
+}
+
 // The copies of this A100 rank are mostly device-to-device and pinned host-to-device (summed
 // from the raw memcpy events); a handful of pageable ones take almost nothing. The fix follows
 // the kind that takes the time: never "pin the host buffers".

@@ -212,6 +212,54 @@ TEST(SynthCauses, TheDataLoaderOfTheHostboundScenario) {
                    "");  // its launch gaps may hold more than the data loader: no first fix asked
 }
 
+// A warm-up inside the profile (synth --warm-up-steps: each GPU activity of the first steps waits
+// for its module's load): the verdict names it from the step times, says how many leading steps to
+// leave out (the truth's warm_up_steps), and its compile idle is the truth's "compile" seconds.
+// The same job without the warm-up, and the same trace read from the steady steps, are not flagged.
+void ExpectWarmUp(const std::string& name, const std::string& flags) {
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze(name, flags, run));
+  const std::int64_t warm = run.truth["config"]["warm_up_steps"].get_int64().value();
+  element w = run.got["warm_up"];
+  if (warm == 0) {
+    EXPECT_FALSE(w["detected"].get_bool().value());
+    fs::remove_all(run.dir);
+    return;
+  }
+  const double compile_s = run.truth["host_idle_causes"]["compile"].get_double().value();
+  ASSERT_TRUE(w["detected"].get_bool().value());
+  EXPECT_EQ(w["skip_steps"].get_int64().value(), warm);
+  EXPECT_EQ(w["confidence"].get_string().value(), "high");
+  EXPECT_NEAR(w["warm_up_causes_s"].get_double().value(), compile_s, 1e-6 * compile_s + 1e-9);
+  const std::string steps = "--steps " + std::to_string(warm) + ":";
+  EXPECT_NE(w["fix"].get_string().value().find(steps), std::string_view::npos)
+      << w["fix"].get_string().value();
+  // Read from the steady steps, as the fix says: no warm-up left, and no compile idle.
+  CommandResult steady = RunCommand(PlasmientBinary() + " analyze -q --steps " + std::to_string(warm) +
+                                    ": --json - " + run.dir.string() + " 2>/dev/null");
+  ASSERT_EQ(steady.exit_code, 0) << steady.out;
+  simdjson::dom::parser parser;
+  element v;
+  ASSERT_EQ(parser.parse(steady.out).get(v), simdjson::SUCCESS);
+  EXPECT_FALSE(v["warm_up"]["detected"].get_bool().value());
+  EXPECT_EQ(v["warm_up"]["warm_up_causes_s"].get_double().value(), 0);
+  fs::remove_all(run.dir);
+}
+
+TEST(SynthWarmUp, OneWarmUpStepOfAHostBoundRun) {
+  ExpectWarmUp("warm_up_1", "--scenario hostbound --ranks 1 --steps 4 --warm-up-steps 1 --seed 17");
+}
+
+TEST(SynthWarmUp, TwoWarmUpStepsOnEveryRankOfADdpJob) {
+  ExpectWarmUp("warm_up_2", "--scenario ddp --ranks 2 --steps 5 --warm-up-steps 2 --layers 2 --seed 23");
+}
+
+TEST(SynthWarmUp, TheSameRunsWithoutAWarmUpAreNotFlagged) {
+  ExpectWarmUp("warm_up_none", "--scenario hostbound --ranks 1 --steps 4 --seed 17");
+  ExpectWarmUp("warm_up_none_ddp", "--scenario ddp --ranks 2 --steps 5 --layers 2 --seed 23");
+  ExpectWarmUp("warm_up_host_causes", "--scenario host-causes --ranks 2 --steps 3 --seed 21");
+}
+
 // Exposed communication by role against the truth (synth builds every all-to-all as an MoE
 // layer's dispatch or combine, every all-reduce as a DDP bucket's gradient sync): each role's
 // share of the exposed time within a point of its kernels' exposed time in truth.json, nothing

@@ -52,6 +52,9 @@ void AddSynthOptions(CLI::App& app, synth::SynthConfig& c, std::string& out_dir)
   app.add_option("--late-start-ms", c.late_start_ms,
                  "late-start: host delay before each step of the late rank")
       ->capture_default_str();
+  app.add_option("--warm-up-steps", c.warm_up_steps,
+                 "the first N steps load each kernel's module as they launch it (a warm-up)")
+      ->capture_default_str();
   app.add_option("--microbatches", c.microbatches, "Pipeline microbatches per step")->capture_default_str();
   app.add_option("--batch", c.batch, "Decode batch size")->capture_default_str();
   app.add_option("--context", c.context, "Decode KV-cache length at the first step")->capture_default_str();

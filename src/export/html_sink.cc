@@ -57,6 +57,10 @@ void VerdictSection(std::string& out, const verdict::JobVerdict& job) {
     out += "<p class=\"note judgement\">" + HtmlEscape(judgement.reason) +
            ". To judge it: " + HtmlEscape(judgement.fix) + "</p>";
   }
+  if (job.warm_up.detected) {
+    out += "<p class=\"note warm-up\">Warm-up: " + HtmlEscape(job.warm_up.evidence) +
+           ". Steady state: " + HtmlEscape(job.warm_up.fix) + "</p>";
+  }
   out += fmt::format("<p class=\"note\">Judged against {} at {} ({}) and {} memory bandwidth · {}</p>",
                      HtmlEscape(job.device.name.empty() ? "an unknown GPU" : job.device.name),
                      SiNumber(job.device.peak_flops_per_s, "FLOP/s"), HtmlEscape(job.device.peak_dtype),

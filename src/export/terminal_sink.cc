@@ -225,6 +225,12 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
                           Money(job.bill.price_per_gpu_hour));
     BoxLine(out, Truncate(line, kWidth), Columns(Truncate(line, kWidth)));
   }
+  if (job.warm_up.detected) {
+    // The figures describe a warm-up: say so inside the box, and how to read the steady state below.
+    std::string line = Truncate("  warm-up: " + PrintableText(job.warm_up.evidence), kWidth);
+    BoxLine(out, line, Columns(line));
+    below_box += "  steady state: " + PrintableText(job.warm_up.fix) + "\n";
+  }
   if (std::string line = GraphsLine(job.evidence); !line.empty()) {
     line = Truncate(line, kWidth);
     BoxLine(out, line, Columns(line));

@@ -296,6 +296,30 @@ void WriteJudgement(JsonWriter& w, const verdict::Judgement& j) {
   w.EndObject();
 }
 
+// Whether the window is the run's warm-up (docs/verdict.md, "Warm-up"); its evidence only when it is.
+void WriteWarmUp(JsonWriter& w, const verdict::WarmUp& u) {
+  w.Key("warm_up").BeginObject();
+  w.Field("detected", u.detected);
+  w.Key("basis").BeginArray();
+  if (u.by_steps) w.String("step_times");
+  if (u.by_causes) w.String("warm_up_causes");
+  w.EndArray();
+  w.Field("skip_steps", u.skip_steps);
+  w.Field("slow_steps_excess_s", u.slow_steps_excess_s);
+  w.Field("warm_up_causes_s", u.warm_up_causes_s);
+  w.Field("share", u.share);
+  for (auto [key, text] : {std::pair<std::string_view, const std::string&>{"confidence", u.confidence},
+                           {"evidence", u.evidence},
+                           {"fix", u.fix}}) {
+    if (u.detected) {
+      w.Field(key, text);
+    } else {
+      w.Key(key).Null();
+    }
+  }
+  w.EndObject();
+}
+
 }  // namespace
 
 void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(std::string_view)>& write,
@@ -355,6 +379,7 @@ void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(s
   }
   w.Field("compute_kernel_s", job.compute_kernel_s).Field("modeled_compute_s", job.modeled_compute_s);
   WriteJudgement(w, job.judgement);
+  WriteWarmUp(w, job.warm_up);
   WriteGraphs(w, job.evidence);
 
   w.Key("per_rank").BeginArray();

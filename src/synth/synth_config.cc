@@ -73,6 +73,9 @@ Status Validate(const SynthConfig& c) {
   if (c.late_start_ms < 0 || c.late_start_ms > 60'000) {
     return Fail("synth: --late-start-ms {} out of 0..60000", c.late_start_ms);
   }
+  if (c.warm_up_steps < 0 || c.warm_up_steps > c.steps) {
+    return Fail("synth: --warm-up-steps {} out of 0..--steps ({})", c.warm_up_steps, c.steps);
+  }
   if (c.straggler_rank >= c.ranks) {
     return Fail("synth: --straggler-rank {} not below --ranks {}", c.straggler_rank, c.ranks);
   }

@@ -75,6 +75,11 @@ struct SynthConfig {
   // step: the previous step's tail, the input pipeline, another process)
   double late_start_ms = 5;
 
+  // any scenario: the first warm_up_steps steps of every rank load each kernel's module as they
+  // launch it (a cuModuleLoadData call before every GPU activity, the GPU idle meanwhile): the
+  // run's warm-up inside the profile, its idle's cause in truth.json as "compile"
+  int warm_up_steps = 0;
+
   // pipeline: stages = ranks
   int microbatches = 8;
 

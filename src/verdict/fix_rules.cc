@@ -9,6 +9,7 @@
 #include "roofline/device_table.h"
 #include "roofline/kernel_name.h"
 #include "verdict/layers.h"
+#include "verdict/warm_up.h"
 
 namespace plasmient::verdict {
 namespace {
@@ -987,6 +988,7 @@ void Judge(JobVerdict& job) {
 
 void BuildFixes(JobVerdict& job) {
   Judge(job);
+  job.warm_up = DetectWarmUp(job);
   job.fixes.clear();
   // A trace of a graph's capture ran the program's launches, not its steady state: nothing in it
   // says what the run would gain, least of all from CUDA graphs (docs/graphs.md).

@@ -17,7 +17,7 @@ void Judge(JobVerdict& job);
 
 // Fills job.judgement (Judge), job.fixes (losses of at least 1% of capacity, largest first) and
 // job.short_fixes (every loss) from job.job and job.evidence.
-void BuildFixes(JobVerdict& job);
+void BuildFixes(JobVerdict& job);  // also job.warm_up (verdict/warm_up.h)
 
 // Rebuilds the fix of one loss, and its short fix, from what the job holds now: the cluster stage
 // calls it for exposed communication once the ranks' waits for late peers are known, before it

@@ -234,6 +234,23 @@ struct Judgement {
   std::string fix;       // what to record (or pass) so that it can be judged
 };
 
+// Whether the window holds the run's warm-up rather than its steady state (docs/verdict.md,
+// "Warm-up"): leading steps much slower than the rest, or warm-up work (compilation, module
+// loading, graph capture) holding the GPU idle for a good part of the window. The figures stay
+// the window's; the flag says what they describe and how to read the steady state.
+struct WarmUp {
+  bool detected = false;
+  bool by_steps = false;        // leading steps ran slower than kWarmUpStepRatio × the later steps' median
+  bool by_causes = false;       // warm-up causes hold at least kWarmUpMinShare of the capacity
+  std::string confidence;       // "high" with the steps' evidence, "medium" from the causes alone
+  std::int64_t skip_steps = 0;  // leading steps to leave out (--steps K:), the most of any rank
+  double slow_steps_excess_s = 0;  // Σ over ranks of those steps' time beyond the later median
+  double warm_up_causes_s = 0;     // GPU idle under compile and graph-capture causes (Σ over ranks)
+  double share = 0;                // the larger of the two over the capacity
+  std::string evidence;            // what the timeline shows of it
+  std::string fix;                 // how to read the steady state
+};
+
 // Work that reads as faster than its peak by more than this factor counts as above peak
 // (model::Dq::kFlopsAbovePeak, kMfuAboveHfu); below it, timestamp rounding.
 inline constexpr double kAbovePeakTolerance = 1.0001;
@@ -463,6 +480,7 @@ struct JobVerdict {
 
   double compute_kernel_s = 0, modeled_compute_s = 0;  // Σ over ranks
   Judgement judgement;                                 // BuildFixes (verdict/fix_rules.h)
+  WarmUp warm_up;                                      // BuildFixes (verdict/warm_up.h)
 
   // A loss's label for this job: LossLabel, except exposed communication, named by the
   // collectives whose time was exposed ("exposed all-to-all wait"; docs/verdict.md).
