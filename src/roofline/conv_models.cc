@@ -15,7 +15,8 @@ struct ConvLayout {
   int input, weight, grad_output;  // argument indices; grad_output only for backward ops
   int stride, padding, dilation, transposed_arg;
   bool transposed;
-  double flop_factor;  // 1 forward, 2 backward (grad input + grad weight)
+  double flop_factor;    // 1 forward, 2 backward (grad input + grad weight)
+  int output_mask = -1;  // backward: the bool[3] (grad input, grad weight, grad bias) it computes
 };
 
 // clang-format off
@@ -34,11 +35,34 @@ constexpr std::array kConvLayouts = {
     ConvLayout{"conv_transpose3d",             0, 1, -1,  3,  4,  7, -1, true,  1},
     ConvLayout{"cudnn_convolution_transpose",  0, 1, -1,  4,  2,  5, -1, true,  1},
     ConvLayout{"miopen_convolution_transpose", 0, 1, -1,  5,  3,  6, -1, true,  1},
-    ConvLayout{"convolution_backward",         1, 2,  0, -1, -1, -1,  7, false, 2},
-    ConvLayout{"cudnn_convolution_backward",   0, 2,  1, -1, -1, -1, -1, false, 2},
-    ConvLayout{"miopen_convolution_backward",  0, 2,  1, -1, -1, -1, -1, false, 2},
+    ConvLayout{"convolution_backward",         1, 2,  0, -1, -1, -1,  7, false, 2, 10},
+    ConvLayout{"cudnn_convolution_backward",   0, 2,  1, -1, -1, -1, -1, false, 2, 10},
+    ConvLayout{"miopen_convolution_backward",  0, 2,  1, -1, -1, -1, -1, false, 2,  9},
 };
 // clang-format on
+
+// How many of grad input and grad weight a backward op computes, from its output_mask
+// ("[True, True, False]"; "[False, True, False]" for a stem convolution, whose input needs no
+// gradient): 2 when the mask is absent or unreadable.
+int BackwardHalves(const ConvLayout& layout, const OpArgs& args) {
+  if (layout.output_mask < 0 || !args.has_concrete) return 2;
+  std::string_view text = args.Concrete(layout.output_mask);
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return 2;
+  text = text.substr(1, text.size() - 2);
+  int halves = 0;
+  for (int i = 0; i < 2; ++i) {
+    const std::size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    const std::optional<bool> v = ParseBool(item);
+    if (!v) return 2;
+    halves += *v ? 1 : 0;
+    if (comma == std::string_view::npos) return i == 1 ? halves : 2;
+    text.remove_prefix(comma + 1);
+  }
+  return halves;
+}
 
 // A Concrete Inputs int list, repeated to `rank` entries when given as one value.
 bool ConcreteInts(const OpArgs& args, int arg, int rank, std::array<std::int64_t, kMaxSpatial>& out) {
@@ -178,13 +202,16 @@ bool EstimateConv(std::string_view name, const OpArgs& args, OpCost& cost) {
     cost.flops = 2.0 * n * static_cast<double>(w[0]) * w1 * kernel * out_spatial;
     out_elems = n * static_cast<double>(w[0]) * out_spatial;
   }
-  cost.flops *= layout->flop_factor;
+  // A backward op computes the halves its output_mask asks for: each costs one forward.
+  const int halves = layout->grad_output >= 0 ? BackwardHalves(*layout, args) : 0;
+  cost.flops *= layout->grad_output >= 0 ? halves : layout->flop_factor;
   const int width = args.Width(layout->input, cost.dtype);
   const double x_bytes = ArgBytes(args, layout->input, cost.dtype);
   const double w_bytes = ArgBytes(args, layout->weight, cost.dtype);
   if (layout->grad_output >= 0) {
-    // Reads grad_output, input, weight; writes grad input and grad weight.
-    cost.bytes = out_elems * width + 2 * (x_bytes + w_bytes);
+    // Reads grad_output; grad input reads the weight and writes its input-sized gradient, grad
+    // weight reads the input and writes its weight-sized gradient.
+    cost.bytes = out_elems * width + halves * (x_bytes + w_bytes);
     cost.backward = true;
     cost.model = "conv_bwd";
   } else {

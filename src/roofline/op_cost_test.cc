@@ -238,6 +238,27 @@ TEST(ConvModel, BackwardIsTwiceForwardWithOutputFromGradOutput) {
   EXPECT_DOUBLE_EQ(c.bytes, 10942464);    // grad_out 250880·2 + 2·(x 501760 + w 4718592)
 }
 
+// A stem convolution's backward computes no input gradient (output_mask [False, True, False], as
+// PyTorch records it for the first layer): one forward's FLOPs, and no grad input written or
+// weight read for it.
+TEST(ConvModel, BackwardFollowsItsOutputMask) {
+  auto backward = [](const char* mask) {
+    return EstimateOp(
+        "aten::convolution_backward",
+        "[[10, 512, 7, 7], [10, 512, 7, 7], [512, 512, 3, 3], [], [], [], [], [], [], [], []]",
+        R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","ScalarList","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar","ScalarList"])",
+        std::string(R"(["","","","[0]","[1, 1]","[1, 1]","[1, 1]","False","[0, 0]","1",")") + mask + "\"]");
+  };
+  OpCost weight_only = backward("[False, True, False]");
+  EXPECT_DOUBLE_EQ(weight_only.flops, 2312110080);  // 1 × (2·10·512·512·9·49)
+  EXPECT_DOUBLE_EQ(weight_only.bytes, 5722112);     // grad_out 501760 + (x 501760 + w 4718592)
+  EXPECT_DOUBLE_EQ(backward("[True, False, True]").flops, 2312110080);
+  EXPECT_DOUBLE_EQ(backward("[True, True, True]").flops, 4624220160);
+  EXPECT_DOUBLE_EQ(backward("[True,True,False]").flops, 4624220160);
+  EXPECT_FALSE(backward("[False, False, True]").modeled());  // only the bias: a reduction, no conv
+  EXPECT_DOUBLE_EQ(backward("garbled").flops, 4624220160);   // an unreadable mask: both halves
+}
+
 TEST(ConvModel, LegacyCudnnBackwardNeedsNoGeometry) {
   OpCost c = EstimateOp(
       "aten::cudnn_convolution_backward",
