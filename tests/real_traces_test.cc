@@ -490,6 +490,41 @@ TEST(RealTraces, Mi250ModuleLoadingLaunchMakesTheWindowAWarmUp) {
   EXPECT_NE(Str(w, "evidence").find("hipLaunchKernel"), std::string_view::npos) << Str(w, "evidence");
 }
 
+// The torch.compile'd MI300 trace: besides its hipBLASLt GEMMs (Cijk_*) and attention (attn_fwd),
+// every kernel is one Inductor already fused (triton_poi_fused_*, triton_red_fused_*), from the
+// raw events. Its memory-bound fix never says to fuse the glue; it names it as already fused.
+TEST(RealTraces, CompiledGlueIsNeverToldToFuse) {
+  REQUIRE_SHARED_TRACES(shared);
+  const fs::path path = *shared / "tracelens/torch_compile_triton/trace.json.gz";
+  RawTrace raw;
+  ASSERT_NO_FATAL_FAILURE(ReadRaw(path, raw));
+  double glue = 0, fused = 0;
+  for (auto e : raw.events) {
+    double dur = 0;
+    if (Str(e, "cat") != "kernel" || e["dur"].get(dur)) continue;
+    const std::string_view name = Str(e, "name");
+    if (name.starts_with("Cijk_") || name == "attn_fwd") continue;
+    glue += dur;
+    fused += name.starts_with("triton_") && name.find("_fused_") != std::string_view::npos ? dur : 0;
+  }
+  ASSERT_GT(glue, 0);
+  ASSERT_GE(fused, 0.5 * glue);
+
+  Analysis a = Analyze(path.string(), "");
+  ASSERT_EQ(a.run.exit_code, 0) << a.run.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element v;
+  ASSERT_EQ(parser.parse(a.json).get(v), simdjson::SUCCESS);
+  bool found = false;
+  for (auto f : v["fixes"].get_array()) {
+    if (Str(f, "loss") != "memory_bound") continue;
+    found = true;
+    EXPECT_EQ(Str(f, "action").find("fuse the elementwise"), std::string_view::npos) << Str(f, "action");
+    EXPECT_NE(Str(f, "action").find("already fused"), std::string_view::npos) << Str(f, "action");
+  }
+  EXPECT_TRUE(found);
+}
+
 // The copies of this A100 rank are mostly device-to-device and pinned host-to-device (summed
 // from the raw memcpy events); a handful of pageable ones take almost nothing. The fix follows
 // the kind that takes the time: never "pin the host buffers".

@@ -90,6 +90,9 @@ void CountMemoryBound(const model::Trace& t, const ActivityFacts& f, std::size_t
     e.memory_bound_gemm_s += lost_s;
   } else if (!f.heavy_op[k]) {
     e.memory_bound_glue_s += lost_s;
+    ++e.memory_bound_glue_kernels;
+    if (IsFusedKernelName(t.Str(t.gpu.name[k]))) e.memory_bound_glue_fused_s += lost_s;
+    if (t.gpu.end_ns[k] - t.gpu.start_ns[k] < kShortGlueKernelNs) e.memory_bound_glue_short_s += lost_s;
     const model::CpuOpRowId op = f.cost_op[k].has_value() ? f.cost_op[k] : f.op[k];
     glue_by_name[op.has_value() ? t.cpu.name[op.index()].value : t.gpu.name[k].value] += lost_s;
   }
@@ -255,6 +258,9 @@ void Evidence::Merge(const Evidence& o) {
   score_softmax_s += o.score_softmax_s;
   memory_bound_gemm_s += o.memory_bound_gemm_s;
   memory_bound_glue_s += o.memory_bound_glue_s;
+  memory_bound_glue_fused_s += o.memory_bound_glue_fused_s;
+  memory_bound_glue_short_s += o.memory_bound_glue_short_s;
+  memory_bound_glue_kernels += o.memory_bound_glue_kernels;
   MergeNamed(memory_glue_ops, o.memory_glue_ops, kGlueOpsKept);
   gemm_kernel_s += o.gemm_kernel_s;
   gemm_rows_kernel_s += o.gemm_rows_kernel_s;

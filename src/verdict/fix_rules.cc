@@ -18,6 +18,8 @@ constexpr double kMinFixFraction = 0.01;  // losses under 1% of capacity get no 
 // A rule on part of a loss fires when its evidence covers at least this share of the loss:
 // below it, the general advice addresses more of the lost time.
 constexpr double kRuleMinShareOfLoss = 0.25;
+// Glue whose lost time is at least this share in already-fused kernels is not told to fuse.
+constexpr double kFusedGlueMinShare = 0.5;
 // A collective family named in the exposed-communication fix holds at least this share of the
 // exposed time: smaller ones are listed in the evidence only.
 constexpr double kCommFamilyMinShare = 0.1;
@@ -280,6 +282,39 @@ Advice MemoryAdvice(const JobVerdict& job) {
       ops += fmt::format("{}{} {:.1f} ms", i ? ", " : "", e.memory_glue_ops[i].first,
                          e.memory_glue_ops[i].second * 1e3);
     }
+    const double glue_s = e.memory_bound_glue_s;
+    const double fused = e.memory_bound_glue_fused_s / glue_s,
+                 short_share = e.memory_bound_glue_short_s / glue_s;
+    std::string evidence = fmt::format(
+        "elementwise, norm and copy kernels: {:.1f} ms, {:.0f}% of the memory-bound loss ({}){}; {} glue "
+        "kernels, {:.0f}% of their lost time in already-fused kernels, {:.0f}% in kernels under {:.0f} µs",
+        glue_s * 1e3, 100 * glue_s / memory_bound_s, ops, rows_text, Thousands(e.memory_bound_glue_kernels),
+        100 * fused, 100 * short_share, static_cast<double>(kShortGlueKernelNs) / kNsPerUs);
+    // Glue that a compiler (or a hand-written kernel) already fused is not helped by fusing: what
+    // holds it is its size (too short to stream at bandwidth) or its bytes.
+    if (fused >= kFusedGlueMinShare) {
+      if (short_share >= kFusedGlueMinShare) {
+        return {fmt::format("the glue is already fused ({:.0f}% of its lost time in fused kernels) and its "
+                            "kernels run under {:.0f} µs, too short to stream at the memory's bandwidth "
+                            "(launch and tail latency hold most of their time): give each kernel more work "
+                            "(a larger batch or more elements per launch); fusing further will not help",
+                            100 * fused, static_cast<double>(kShortGlueKernelNs) / kNsPerUs),
+                "fused already: more work per kernel",
+                std::move(evidence),
+                glue_s,
+                {},
+                {KC::kGlue}};
+      }
+      return {fmt::format("the glue is already fused ({:.0f}% of its lost time in fused kernels) and streams "
+                          "its bytes at the memory's pace: read and write fewer bytes (bf16 or fp8 "
+                          "activations), or fold it into the GEMMs' epilogues{}",
+                          100 * fused, e.pytorch() ? " (torch.compile mode=\"max-autotune\")" : ""),
+              "fused already: fewer bytes",
+              std::move(evidence),
+              glue_s,
+              {},
+              {KC::kGlue}};
+    }
     std::string action =
         e.pytorch()
             ? "fuse the elementwise glue between the heavy ops (norms, activations, rotary embeddings, "
@@ -289,14 +324,7 @@ Advice MemoryAdvice(const JobVerdict& job) {
     if (rows >= kManyGemmRows) {
       action += fmt::format("; the GEMMs already see {:.0f} rows each: a larger batch will not help", rows);
     }
-    return {std::move(action),
-            "fuse elementwise kernels",
-            fmt::format(
-                "elementwise, norm and copy kernels: {:.1f} ms, {:.0f}% of the memory-bound loss ({}){}",
-                e.memory_bound_glue_s * 1e3, 100 * e.memory_bound_glue_s / memory_bound_s, ops, rows_text),
-            e.memory_bound_glue_s,
-            {},
-            {KC::kGlue}};
+    return {std::move(action), "fuse elementwise kernels", std::move(evidence), glue_s, {}, {KC::kGlue}};
   }
   return {e.pytorch()
               ? "fuse elementwise/norm/softmax kernels into their producers (torch.compile) and raise "

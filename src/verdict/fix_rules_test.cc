@@ -414,6 +414,8 @@ TEST(FixRules, MemoryBoundGlueIsFusedAndBatchIsNotAdvisedWhenGemmsHaveManyRows) 
   e.memory_glue_ops = {{"aten::mul", 0.2}, {"aten::copy_", 0.1}, {"aten::cat", 0.06}, {"aten::neg", 0.04}};
   e.gemm_kernel_s = 1;
   e.gemm_rows_kernel_s = 8944;  // every GEMM: 16 sequences × 559 tokens
+  e.memory_bound_glue_kernels = 120;
+  e.memory_bound_glue_short_s = 0.1;
   JobVerdict a = JobLosing(Loss::kMemoryBound, e);
   BuildFixes(a);
   const Fix& f = OnlyFix(a);
@@ -423,7 +425,8 @@ TEST(FixRules, MemoryBoundGlueIsFusedAndBatchIsNotAdvisedWhenGemmsHaveManyRows) 
       << f.action;
   EXPECT_EQ(f.evidence,
             "elementwise, norm and copy kernels: 400.0 ms, 80% of the memory-bound loss (aten::mul 200.0 ms, "
-            "aten::copy_ 100.0 ms, aten::cat 60.0 ms); GEMM rows (M × batch, by GEMM time): 8944");
+            "aten::copy_ 100.0 ms, aten::cat 60.0 ms); GEMM rows (M × batch, by GEMM time): 8944; 120 glue "
+            "kernels, 0% of their lost time in already-fused kernels, 25% in kernels under 10 µs");
   EXPECT_NEAR(f.recoverable, 0.4, 1e-12);
   EXPECT_EQ(a.short_fixes[static_cast<std::size_t>(Loss::kMemoryBound)], "fuse elementwise kernels");
   // With few rows per GEMM the batch is not ruled out.
@@ -432,6 +435,52 @@ TEST(FixRules, MemoryBoundGlueIsFusedAndBatchIsNotAdvisedWhenGemmsHaveManyRows) 
   BuildFixes(b);
   EXPECT_NE(OnlyFix(b).action.find("fuse the elementwise glue"), std::string::npos);
   EXPECT_EQ(OnlyFix(b).action.find("larger batch"), std::string::npos) << OnlyFix(b).action;
+}
+
+// Glue a compiler already fused (Inductor's triton_poi_fused_*) is not told to fuse: short kernels
+// are told to do more work each, longer ones to move fewer bytes.
+TEST(FixRules, AlreadyFusedGlueIsNotToldToFuse) {
+  Evidence e = PyTorch();
+  e.memory_bound_glue_s = 0.5;
+  e.memory_bound_glue_kernels = 1;
+  e.memory_bound_glue_fused_s = 0.5;
+  e.memory_bound_glue_short_s = 0.5;
+  e.memory_glue_ops = {{"triton_poi_fused_add_cos_sin_0", 0.5}};
+  JobVerdict a = JobLosing(Loss::kMemoryBound, e);
+  BuildFixes(a);
+  const Fix& f = OnlyFix(a);
+  EXPECT_EQ(f.action.find("fuse the elementwise glue"), std::string::npos) << f.action;
+  EXPECT_NE(f.action.find("already fused (100% of its lost time in fused kernels)"), std::string::npos)
+      << f.action;
+  EXPECT_NE(f.action.find("more work"), std::string::npos) << f.action;
+  EXPECT_NE(f.evidence.find("1 glue kernels, 100% of their lost time in already-fused kernels"),
+            std::string::npos)
+      << f.evidence;
+  EXPECT_EQ(a.short_fixes[static_cast<std::size_t>(Loss::kMemoryBound)],
+            "fused already: more work per kernel");
+
+  e.memory_bound_glue_short_s = 0.1;  // long fused kernels: they stream; fewer bytes
+  JobVerdict b = JobLosing(Loss::kMemoryBound, e);
+  BuildFixes(b);
+  EXPECT_NE(OnlyFix(b).action.find("fewer bytes"), std::string::npos) << OnlyFix(b).action;
+  EXPECT_NE(OnlyFix(b).action.find("max-autotune"), std::string::npos) << OnlyFix(b).action;
+
+  e.memory_bound_glue_fused_s = 0.2;  // mostly unfused: fusing is the fix
+  JobVerdict c = JobLosing(Loss::kMemoryBound, e);
+  BuildFixes(c);
+  EXPECT_NE(OnlyFix(c).action.find("fuse the elementwise glue"), std::string::npos) << OnlyFix(c).action;
+}
+
+TEST(KernelClass, FusedKernelNamesAreRecognized) {
+  for (std::string_view n :
+       {"triton_poi_fused_add_cos_sin_0", "triton_red_fused__to_copy_mean_1", "fused_dropout_kernel",
+        "void apex::FusedLayerNormKernel<float>", "loop_fusion_3", "CudaCodeGen::kernel1"}) {
+    EXPECT_TRUE(IsFusedKernelName(n)) << n;
+  }
+  for (std::string_view n : {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add>",
+                             "ampere_sgemm_128x64_tn", "triton_mm_42"}) {
+    EXPECT_FALSE(IsFusedKernelName(n)) << n;
+  }
 }
 
 TEST(FixRules, MemoryBoundGemmsWithFewRowsRaiseTheBatch) {

@@ -65,4 +65,11 @@ CopyKind CopyKindOf(std::string_view name, bool memset) {
   return CopyKind::kPinned;  // HtoD/DtoH between pinned (or unnamed) host memory and the device
 }
 
+bool IsFusedKernelName(std::string_view kernel) {
+  for (std::string_view mark : {"fused", "Fused", "FUSED", "fusion", "nvfuser", "CudaCodeGen"}) {
+    if (kernel.find(mark) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace plasmient::verdict

@@ -41,6 +41,11 @@ inline constexpr std::size_t kCopyKindCount = static_cast<std::size_t>(CopyKind:
 std::string_view CopyKindName(CopyKind c);  // "pageable", "pinned", "device_to_device", ...
 CopyKind CopyKindOf(std::string_view activity_name, bool memset);
 
+// Whether a kernel is already the output of a fusion: a compiler's fused kernel (Inductor's
+// triton_poi_fused_*/triton_red_fused_*/triton_per_fused_*, XLA's fusion kernels, nvFuser's
+// kernels) or a hand-fused one (fused_*, *Fused*). Fusing such glue further is not the first fix.
+bool IsFusedKernelName(std::string_view kernel);
+
 // Lost seconds by kernel class.
 using ClassSeconds = std::array<double, kKernelClassCount>;
 

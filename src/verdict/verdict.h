@@ -149,6 +149,11 @@ struct GemmShapeLoss {
 };
 
 // What the trace shows about the program; the fixes are chosen by it (docs/fixes.md).
+// A glue kernel shorter than this cannot stream at the memory's bandwidth: its launch and tail
+// latency (a few µs) hold most of its time, so its bytes over its duration read low however it is
+// written (Evidence::memory_bound_glue_short_s).
+inline constexpr TimeNs kShortGlueKernelNs = 10 * kNsPerUs;
+
 struct Evidence {
   std::int64_t aten_ops = 0;         // PyTorch ops
   std::int64_t cpu_ranges = 0;       // host ranges of any kind (0: recorded without CPU activities)
@@ -184,6 +189,11 @@ struct Evidence {
   // time (a few).
   double memory_bound_gemm_s = 0, memory_bound_glue_s = 0;
   std::vector<std::pair<std::string, double>> memory_glue_ops;
+  // Of the glue's lost time: in kernels already fused (IsFusedKernelName), and in kernels shorter
+  // than kShortGlueKernelNs (too short to stream at the memory's bandwidth: launch and tail latency
+  // hold most of their time); and the glue kernels' count.
+  double memory_bound_glue_fused_s = 0, memory_bound_glue_short_s = 0;
+  std::int64_t memory_bound_glue_kernels = 0;
   // GEMM kernels' time, and Σ of time × rows (M times the product's batch: the tokens each read
   // of the weights serves), for their time-weighted rows.
   double gemm_kernel_s = 0, gemm_rows_kernel_s = 0;

@@ -75,11 +75,12 @@ WarmUp DetectWarmUp(const JobVerdict& job) {
       worst_excess_s = excess_s;
       const StepFigures& first = r.steps.front();
       step_evidence = fmt::format(
-          "{}ProfilerStep#{} took {}, {:.1f}× the later steps' median ({}){}", r.rank >= 0 ? fmt::format("rank {}: ", r.rank) : "",
-          first.number, Duration(first.figures.wall_s), first.figures.wall_s / slow.reference_s,
-          Duration(slow.reference_s),
-          slow.count > 1 ? fmt::format(", and {} more step{} after it", slow.count - 1, slow.count > 2 ? "s" : "")
-                         : "");
+          "{}ProfilerStep#{} took {}, {:.1f}× the later steps' median ({}){}",
+          r.rank >= 0 ? fmt::format("rank {}: ", r.rank) : "", first.number, Duration(first.figures.wall_s),
+          first.figures.wall_s / slow.reference_s, Duration(slow.reference_s),
+          slow.count > 1
+              ? fmt::format(", and {} more step{} after it", slow.count - 1, slow.count > 2 ? "s" : "")
+              : "");
     }
   }
   if (ranks_slow > 0 && ranks_with_steps > 1) {
@@ -94,7 +95,8 @@ WarmUp DetectWarmUp(const JobVerdict& job) {
   w.detected = w.by_steps || w.by_causes;
   if (!w.detected) return w;
   w.confidence = w.by_steps ? "high" : "medium";
-  w.share = std::min(1.0, std::max(w.slow_steps_excess_s, w.by_causes ? w.warm_up_causes_s : 0.0) / capacity_s);
+  w.share =
+      std::min(1.0, std::max(w.slow_steps_excess_s, w.by_causes ? w.warm_up_causes_s : 0.0) / capacity_s);
   std::string cause_evidence;
   if (w.warm_up_causes_s > 0) {
     const std::string names = CauseNames(e);
@@ -103,22 +105,25 @@ WarmUp DetectWarmUp(const JobVerdict& job) {
                                  Duration(w.warm_up_causes_s), 100 * w.warm_up_causes_s / capacity_s,
                                  names.empty() ? "" : " (" + names + ")");
   }
-  w.evidence = step_evidence.empty()                                  ? cause_evidence
+  w.evidence = step_evidence.empty()                    ? cause_evidence
                : cause_evidence.empty() || !w.by_causes ? step_evidence
                                                         : step_evidence + "; " + cause_evidence;
   const std::string later =
-      e.pytorch() ? "profile after the first iterations (torch.profiler.schedule(wait=1, warmup=1, active=3))"
-                  : "profile after the first iterations (nsys --delay, or cudaProfilerStart/Stop around steady "
-                    "iterations)";
+      e.pytorch()
+          ? "profile after the first iterations (torch.profiler.schedule(wait=1, warmup=1, active=3))"
+          : "profile after the first iterations (nsys --delay, or cudaProfilerStart/Stop around steady "
+            "iterations)";
   if (w.by_steps) {
-    w.fix = fmt::format("the figures include the run's warm-up: read the steady state with --steps {}: (leaves "
-                        "out the first {}), or {}",
-                        w.skip_steps, w.skip_steps == 1 ? "step" : fmt::format("{} steps", w.skip_steps), later);
+    w.fix = fmt::format(
+        "the figures include the run's warm-up: read the steady state with --steps {}: (leaves "
+        "out the first {}), or {}",
+        w.skip_steps, w.skip_steps == 1 ? "step" : fmt::format("{} steps", w.skip_steps), later);
   } else if (capture_s > compile_s) {
     w.fix = "the window holds graph capture, not the replays: " + later;
   } else {
     w.fix = "the window holds compilation and module loading, not the steady state: " + later +
-            (e.pytorch() ? "; keep compiled kernels between runs (TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR)" : "");
+            (e.pytorch() ? "; keep compiled kernels between runs (TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR)"
+                         : "");
   }
   return w;
 }
