@@ -122,7 +122,7 @@ constexpr Signature kSignatures[] = {
     {Vendor::kAmd,    9,  4, 304, 0,   224, true,  "mi300x",        "MI300X (gfx942, 192 GiB)"},
     {Vendor::kAmd,    9,  4, 304, 224, 0,   false, "mi325x",        "MI325X (gfx942, 256 GiB)"},
     {Vendor::kAmd,    9,  0, 110, 0,   0,   true,  "mi250x_gcd",    "one MI250X GCD (gfx90a; per-GCD peaks)"},
-    {Vendor::kAmd,    9,  0, 104, 0,   0,   true,  "mi250_gcd",     "one MI250 GCD (gfx90a; per-GCD peaks)"},
+    {Vendor::kAmd,    9,  0, 104, 0,   0,   true,  "mi250_gcd",     "one MI250 GCD (gfx90a; per-GCD peaks; an MI210 has the same signature and peaks)"},
     {Vendor::kAmd,    9,  0, 220, 0,   0,   true,  "mi250x",        "a whole MI250X OAM (gfx90a)"},
 };
 // clang-format on
@@ -143,6 +143,8 @@ Result<DeviceMatch> MatchBySignature(const DeviceQuery& q, Vendor vendor) {
 Result<DeviceMatch> MatchAmd(const std::string& n, const DeviceQuery& q) {
   if (Has(n, "mi325x")) return Found("mi325x", fmt::format("'{}': MI325X", q.name));
   if (Has(n, "mi300x")) return Found("mi300x", fmt::format("'{}': MI300X", q.name));
+  // An MI210 has the signature of one MI250 GCD (gfx90a, 104 CUs, 64 GB): only its name tells.
+  if (Has(n, "mi210")) return Found("mi210", fmt::format("'{}': MI210", q.name));
   auto by_fields = MatchBySignature(q, Vendor::kAmd);
   if (by_fields) return by_fields;
   const int cus = q.sm_count;
@@ -172,7 +174,7 @@ MathMode ChooseMathMode(Fp32MathOption option, bool is_convolution, std::string_
 Result<DeviceMatch> MatchDevice(const DeviceQuery& q) {
   const std::string n = Normalize(q.name);
   const bool amd_name = Has(n, "amd") || Has(n, "instinct") || Has(n, "radeon") || Has(n, "mi300") ||
-                        Has(n, "mi325") || Has(n, "mi250") || Has(n, "gfx9");
+                        Has(n, "mi325") || Has(n, "mi250") || Has(n, "mi210") || Has(n, "gfx9");
   // Warp size settles the vendor when the name does not: 64 on AMD CDNA, 32 on NVIDIA.
   if (amd_name || (n.empty() && q.warp_size == 64)) return MatchAmd(n, q);
   if (Has(n, "h100")) return MatchH100(n, q);
@@ -236,6 +238,7 @@ Result<DeviceMatch> FindDeviceByKey(std::string_view key_or_name) {
       {"v100", "v100_sxm2"},
       {"mi300", "mi300x"},
       {"mi250", "mi250_gcd"},
+      {"mi210", "mi210"},
       {"mi325", "mi325x"},
       {"gb200", "gb200"},
   };

@@ -93,6 +93,9 @@ TEST(MatchDevice, NamesSeenInTraces) {
   EXPECT_EQ(KeyOf(Match("NVIDIA H100 NVL", 132, 9, 0)), "h100_nvl");
   EXPECT_EQ(KeyOf(Match("AMD Instinct MI300X", 304, 9, 4)), "mi300x");
   EXPECT_EQ(KeyOf(Match("AMD Radeon Graphics", 104, 9, 0)), "mi250_gcd");
+  // An MI210 has one MI250 GCD's signature (gfx90a, 104 CUs, 64 GB): its name makes it an MI210.
+  EXPECT_EQ(KeyOf(Match("AMD Instinct MI210", 104, 9, 0)), "mi210");
+  EXPECT_EQ(KeyOf(Match("AMD Instinct MI210", 0, 0, 0)), "mi210");
   EXPECT_EQ(KeyOf(Match("AMD Radeon Graphics", 110, 9, 0)), "mi250x_gcd");
   EXPECT_EQ(KeyOf(Match("AMD Radeon Graphics", 304, 9, 4)), "mi300x");
 }
