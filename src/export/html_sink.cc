@@ -42,6 +42,10 @@ void VerdictSection(std::string& out, const verdict::JobVerdict& job) {
   if (judgement.judgeable) {
     out += Kpi(Percent(f.achieved()), "achieved fraction of peak (what you paid for)", "good");
     out += Kpi(Headroom(job.headroom()), "headroom on the same hardware", "small");
+  } else if (!judgement.lower_bound()) {
+    // Against a stand-in device's peak (docs/verdict.md, "Judgeable"): no headroom, no waste.
+    out += Kpi("~ " + Percent(f.achieved()), "achieved fraction of an assumed device's peak");
+    out += Kpi("unknown", "headroom on the same hardware", "small");
   } else {
     // A lower bound (docs/verdict.md, "Judgeable"): no headroom, no waste.
     out +=
@@ -50,7 +54,11 @@ void VerdictSection(std::string& out, const verdict::JobVerdict& job) {
     out += Kpi("unknown", "headroom on the same hardware", "small");
   }
   if (auto mfu = job.mfu()) out += Kpi(Percent(*mfu), "MFU (model FLOPs)", "small");
-  out += Kpi((judgement.judgeable ? "" : "≥ ") + Percent(job.hfu()), "HFU (hardware FLOPs)", "small");
+  out += Kpi((judgement.judgeable       ? ""
+              : judgement.lower_bound() ? "≥ "
+                                        : "~ ") +
+                 Percent(job.hfu()),
+             "HFU (hardware FLOPs)", "small");
   out += "</div>";
   out += "<p class=\"sentence\">" + HtmlEscape(VerdictHeadline(job)) + "</p>";
   if (!judgement.judgeable) {

@@ -42,7 +42,8 @@ PointText TextOf(const whatif::Projection& p, const whatif::BillInputs& in) {
               .headroom = p.judgeable ? Times(p.projected.headroom) : "unknown",
               .bill_hour = p.judgeable ? Money(b.wasted_per_gpu_hour) : "unknown",
               .bill_year = p.judgeable ? Money(b.wasted_per_year) : "unknown"};
-  if (!p.judgeable) t.achieved = "≥ " + t.achieved;  // a lower bound (docs/verdict.md, "Judgeable")
+  // A lower bound, or against an assumed device's peak (docs/verdict.md, "Judgeable").
+  if (!p.judgeable) t.achieved = (p.achieved_is == "lower_bound" ? "≥ " : "~ ") + t.achieved;
   for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
     const double v = f.loss(static_cast<Loss>(l));
     t.loss[l] = fmt::format("{:.1f}%", 100 * v);

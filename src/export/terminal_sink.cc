@@ -166,6 +166,9 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
   const verdict::Judgement& judgement = job.judgement;
   if (judgement.judgeable) {
     Row(out, p, 2, "achieved fraction of peak", Percent(f.achieved()), "what you paid for", "1;32");
+  } else if (!judgement.lower_bound()) {
+    // Against a stand-in device's peak (docs/verdict.md, "Judgeable"): neither bound.
+    Row(out, p, 2, "achieved fraction of peak", "~" + Percent(f.achieved()), "against an assumed peak", "1");
   } else {
     // A lower bound: the unmodeled kernels' time counts as loss (docs/verdict.md, "Judgeable").
     Row(out, p, 2, "achieved fraction of peak", "≥" + Percent(f.achieved()),
@@ -195,8 +198,10 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
   if (!judgement.judgeable) {
     // What the models miss and how to record a trace that can be judged, in the evidence's words.
     for (std::string line :
-         {fmt::format("  usefulness unknown: models cover {} of compute time, under {}",
-                      Percent(judgement.coverage.value_or(0)), Percent(judgement.min_coverage)),
+         {judgement.lower_bound()
+              ? fmt::format("  usefulness unknown: models cover {} of compute time, under {}",
+                            Percent(judgement.coverage.value_or(0)), Percent(judgement.min_coverage))
+              : "  usefulness unknown: " + PrintableText(judgement.reason),
           "  why: " + judgement.evidence}) {
       line = Truncate(line, kWidth);
       BoxLine(out, line, Columns(line));

@@ -281,7 +281,7 @@ void WriteJudgement(JsonWriter& w, const verdict::Judgement& j) {
     w.Key("coverage").Null();
   }
   w.Field("min_coverage", j.min_coverage);
-  w.Field("achieved_fraction_is", j.judgeable ? "measured" : "lower_bound");
+  w.Field("achieved_fraction_is", j.achieved_is);
   w.Field("achieved_fraction_at_most", j.achieved_at_most);
   for (auto [key, text] : {std::pair<std::string_view, const std::string&>{"cause", j.cause},
                            {"evidence", j.evidence},

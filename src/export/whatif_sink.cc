@@ -75,7 +75,7 @@ std::string WhatIfToJson(const whatif::Projection& p, const whatif::BillInputs& 
   w.Field("cuda_graphs", p.levers.cuda_graphs).EndObject();
   w.Field("price_per_gpu_hour", in.price_per_gpu_hour).Field("gpus", in.gpus);
   w.Field("judgeable", p.judgeable);
-  w.Field("achieved_fraction_is", p.judgeable ? "measured" : "lower_bound");
+  w.Field("achieved_fraction_is", p.achieved_is);
   WriteSide(w, "current", p.current, whatif::CurrentBill(p, in), p.judgeable);
   WriteSide(w, "projected", p.projected, whatif::ProjectedBill(p, in), p.judgeable);
   w.Field("work_scale", p.work_scale).Field("throughput_gain", p.throughput_gain);
@@ -111,9 +111,12 @@ std::string RenderWhatIfTerminal(const whatif::Projection& p, const whatif::Bill
   out += fmt::format("  {:36} {:>10}   {:>10}\n", "", "current", "projected");
   const verdict::Figures& c = p.current.figures;
   const verdict::Figures& f = p.projected.figures;
-  const std::string at_least = p.judgeable ? "" : "≥";
-  row(p.judgeable ? "achieved fraction of peak" : "achieved (lower bounds)", at_least + Percent(c.achieved()),
-      at_least + Percent(f.achieved()));
+  const bool lower_bound = p.achieved_is == "lower_bound";
+  const std::string at_least = p.judgeable ? "" : lower_bound ? "≥" : "~";
+  row(p.judgeable   ? "achieved fraction of peak"
+      : lower_bound ? "achieved (lower bounds)"
+                    : "achieved (assumed device)",
+      at_least + Percent(c.achieved()), at_least + Percent(f.achieved()));
   for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
     const auto loss = static_cast<Loss>(l);
     if (c.loss(loss) < 0.0005 && f.loss(loss) < 0.0005) continue;
@@ -146,9 +149,11 @@ std::string RenderWhatIfTerminal(const whatif::Projection& p, const whatif::Bill
   }
   for (const std::string& w : p.warnings) out += fmt::format("\n  warning: {}\n", w);
   if (!p.judgeable) {
-    out +=
-        "\n  usefulness unknown: FLOP or byte models cover too little of the compute to judge it; "
-        "achieved fractions are lower bounds (see the verdict's judgement)\n";
+    out += p.achieved_is == "lower_bound"
+               ? "\n  usefulness unknown: FLOP or byte models cover too little of the compute to judge it; "
+                 "achieved fractions are lower bounds (see the verdict's judgement)\n"
+               : "\n  usefulness unknown: the device is unknown, so the fractions are against an assumed "
+                 "peak (see the verdict's judgement; --gpu names the device)\n";
   }
   return out;
 }

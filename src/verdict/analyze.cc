@@ -167,6 +167,7 @@ Result<const roofline::DeviceSpec*> ChooseDevice(const Trace& t, const AnalyzeOp
   }
   auto fallback = roofline::FindDeviceByKey(kDefaultDeviceKey);
   if (!fallback) return std::unexpected(fallback.error());
+  choice.unknown = true;
   choice.source = fmt::format("assumed {}: {}, and no kernel name says which architecture (use --gpu)",
                               fallback->spec->name, why);
   return fallback->spec;

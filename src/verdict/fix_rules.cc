@@ -1001,9 +1001,25 @@ void Judge(JobVerdict& job) {
     j.fix = "profile with ProfilerActivity.CUDA (torch.profiler activities) on a step that runs GPU work";
     return;
   }
+  // Nothing says which chip ran it: every figure of usefulness is against a stand-in's peak.
+  if (job.device.unknown) {
+    j.judgeable = false;
+    j.cause = "unknown_device";
+    j.achieved_is = "assumed_device";
+    j.evidence = job.device.source;
+    j.reason = fmt::format(
+        "the device is unknown ({}), so its peak is: the achieved fraction, headroom and waste are "
+        "against an assumed {}'s peak, and could be higher or lower",
+        job.device.trace_name.empty() ? std::string("the trace names none")
+                                      : "'" + job.device.trace_name + "'",
+        job.device.name);
+    j.fix = "name the device: --gpu KEY (plasmient peaks lists the table's devices)";
+    return;
+  }
   // No compute kernel: nothing is unmodeled, and no useful work is the measured answer.
   if (!j.coverage || *j.coverage >= kJudgeMinCoverage) return;
   j.judgeable = false;
+  j.achieved_is = "lower_bound";
   const Advice why = UnmodeledAdvice(job);
   j.cause = std::string(why.unmodeled_cause);
   j.evidence = why.evidence;

@@ -654,6 +654,39 @@ TEST(Judge, OneRuleAtZeroOneAndFifteenPercentCoverage) {
   }
 }
 
+// Nothing in the trace says which chip ran it (no device record matched, no kernel names an
+// architecture): a stand-in's peak judges nothing, so the verdict says the device is unknown,
+// keeps the figure neither as measured nor as a lower bound, and asks for --gpu. A device the
+// kernel names place in a family (an assumed A100 from sm80 kernels) is still judged.
+TEST(Judge, AnUnknownDeviceIsNotJudgedAgainstAStandIn) {
+  JobVerdict job = JobCovered(1.0, PyTorch());
+  job.device.name = "NVIDIA H100 SXM 80GB";
+  job.device.trace_name = "Some Future GPU";
+  job.device.source = "assumed NVIDIA H100 SXM 80GB: device 'Some Future GPU' matches no row";
+  job.device.assumed = true;
+  job.device.unknown = true;
+  BuildFixes(job);
+  const Judgement& j = job.judgement;
+  EXPECT_FALSE(j.judgeable);
+  EXPECT_EQ(j.cause, "unknown_device");
+  EXPECT_EQ(j.achieved_is, "assumed_device");
+  EXPECT_FALSE(j.lower_bound());
+  EXPECT_NE(j.reason.find("'Some Future GPU'"), std::string::npos) << j.reason;
+  EXPECT_NE(j.reason.find("assumed NVIDIA H100 SXM 80GB's peak"), std::string::npos) << j.reason;
+  EXPECT_NE(j.fix.find("--gpu"), std::string::npos) << j.fix;
+  EXPECT_FALSE(job.headroom());
+
+  job.device.unknown = false;  // assumed from its kernels' architecture: judged
+  BuildFixes(job);
+  EXPECT_TRUE(job.judgement.judgeable);
+  EXPECT_EQ(job.judgement.achieved_is, "measured");
+
+  JobVerdict low = JobCovered(0.1, NoShapes());
+  BuildFixes(low);
+  EXPECT_EQ(low.judgement.achieved_is, "lower_bound");
+  EXPECT_TRUE(low.judgement.lower_bound());
+}
+
 // The reason and the fix come from what the trace lacks, not one canned hint.
 TEST(Judge, ReasonAndFixFollowTheUnmodeledEvidence) {
   Evidence gpu_only;  // no host range, PyTorch's own kernels

@@ -237,8 +237,13 @@ struct Judgement {
   double min_coverage = kJudgeMinCoverage;
   // The achieved fraction were every unmodeled kernel's share useful: the fraction's upper bound.
   double achieved_at_most = 0;
-  std::string
-      cause;  // "no_shapes", "gpu_only", "not_pytorch", "graph_replay", "ops_not_modeled"; "" when judgeable
+  // What the achieved fraction is: "measured"; "lower_bound" (too little modeled: the unmodeled
+  // kernels count as loss); "assumed_device" (the device is unknown: against a stand-in's peak,
+  // could be higher or lower).
+  std::string achieved_is = "measured";
+  bool lower_bound() const { return achieved_is == "lower_bound"; }
+  std::string cause;     // "no_shapes", "gpu_only", "not_pytorch", "graph_replay", "ops_not_modeled",
+                         // "unknown_device", "no_gpu_activity"; "" when judgeable
   std::string evidence;  // what the trace lacks: "no op in the trace carries Input Dims"
   std::string reason;    // one line: the coverage and the evidence
   std::string fix;       // what to record (or pass) so that it can be judged
@@ -310,6 +315,7 @@ struct DeviceChoice {
   std::int32_t index = -1;  // the GPU the kernels ran on most (the trace's device id); -1 when none
   std::string source;       // how it was chosen: "trace deviceProperties", "--gpu", ...
   bool assumed = false;     // no --gpu and no device field matched: a guess; `source` says why
+  bool unknown = false;     // assumed with no clue at all (no kernel names an architecture either)
   std::string peak_dtype;   // dominant dtype, e.g. "bf16"
   // What the peak and bandwidth are: "datasheet", or "measured" (--ceiling measured) with where
   // and when they were measured in ceiling_source.

@@ -491,6 +491,7 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
     (s == 0 ? p.current : p.projected).memory_bound_share = modeled[s] > 0 ? memory[s] / modeled[s] : 0;
   }
   p.judgeable = job.judgement.judgeable;
+  p.achieved_is = job.judgement.achieved_is;
   if (p.judgeable) {
     p.current.headroom = Headroom(p.current.figures);
     p.projected.headroom = Headroom(p.projected.figures);

@@ -69,6 +69,7 @@ struct Projection {
   // The verdict's judgement (verdict::Judgement): when false, both sides' achieved fractions are
   // lower bounds, and their headroom and waste are unknown (none, and the sinks say so).
   bool judgeable = true;
+  std::string achieved_is = "measured";  // the verdict's judgement.achieved_is
 };
 
 // The projection of a job whose ranks' tables are `tables` and whose verdict is `job`.
