@@ -264,6 +264,8 @@ void Evidence::Merge(const Evidence& o) {
   MergeNamed(memory_glue_ops, o.memory_glue_ops, kGlueOpsKept);
   gemm_kernel_s += o.gemm_kernel_s;
   gemm_rows_kernel_s += o.gemm_rows_kernel_s;
+  // The device's, the same on every rank of one job: the TF32 advice compares it with the peak.
+  fp32_tensor_peak_flops_per_s = std::max(fp32_tensor_peak_flops_per_s, o.fp32_tensor_peak_flops_per_s);
   host_idle.Merge(o.host_idle);
   comm_roles.Merge(o.comm_roles);
 }

@@ -124,13 +124,17 @@ std::string FasterDtypes(const JobVerdict& job) {
 
 Advice ComputeAdvice(const JobVerdict& job) {
   const Evidence& e = job.evidence;
-  if (job.device.peak_dtype == "fp32" && e.fp32_tensor_peak_flops_per_s > 2 * job.device.peak_flops_per_s) {
+  // fp32 GEMMs on the FP32 pipe of a part with a TF32 tensor pipe: TF32 is the lever, unless some
+  // kernel already runs faster than the FP32 pipe can (it is on the tensor cores: TF32 is on).
+  if (job.device.peak_dtype == "fp32" && e.fp32_tensor_peak_flops_per_s > 2 * job.device.peak_flops_per_s &&
+      job.quality.Get(model::Dq::kFlopsAbovePeak) == 0) {
     return {
         fmt::format("fp32 GEMMs run on the FP32 pipe ({:.0f} TFLOPS); the tensor cores give {:.0f}: enable "
                     "TF32 (torch.backends.cuda.matmul.allow_tf32 = True) or bf16 autocast",
                     job.device.peak_flops_per_s / 1e12, e.fp32_tensor_peak_flops_per_s / 1e12),
         "TF32 or bf16, not fp32",
-        "the dominant dtype is fp32 on a device with a faster tensor pipe",
+        "the dominant dtype is fp32 on a device with a faster tensor pipe, and no kernel runs faster than "
+        "the FP32 pipe's peak (none is on the tensor cores)",
         -1,
         {},
         {KC::kGemm, KC::kConv, KC::kAttention}};

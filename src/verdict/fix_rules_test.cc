@@ -581,11 +581,24 @@ TEST(FixRules, Fp32OnTensorCorePartsGetsTf32) {
   a.device.peak_flops_per_s = 67e12;
   BuildFixes(a);
   EXPECT_NE(OnlyFix(a).action.find("TF32"), std::string::npos);
+  // A kernel faster than the FP32 pipe's peak is on the tensor cores already: TF32 is on.
+  a.quality.Add(model::Dq::kFlopsAbovePeak, 3);
+  BuildFixes(a);
+  EXPECT_EQ(OnlyFix(a).action.find("TF32"), std::string::npos) << OnlyFix(a).action;
   JobVerdict v100 = JobLosing(Loss::kComputeInefficiency, PyTorch());  // no TF32 pipe
   v100.device.peak_dtype = "fp32";
   v100.device.peak_flops_per_s = 15.7e12;
   BuildFixes(v100);
   EXPECT_EQ(OnlyFix(v100).action.find("TF32"), std::string::npos);
+
+  // The job's evidence is the ranks' merged: the device's TF32 peak survives the merge, so the
+  // advice fires on a real job as it does on one rank's evidence.
+  Evidence rank = PyTorch();
+  rank.fp32_tensor_peak_flops_per_s = 156e12;
+  Evidence job;
+  job.Merge(rank);
+  job.Merge(rank);
+  EXPECT_DOUBLE_EQ(job.fp32_tensor_peak_flops_per_s, 156e12);
 }
 
 TEST(FixRules, SmallLossesGetNoFixButStillAShortPhrase) {
