@@ -118,5 +118,56 @@ TEST(ExplainRealTraces, MultiRankCollective) {
   ExpectColumnNames(dir.string(), " --rank 1", *k);
 }
 
+// The verdict's first fix and `explain` at the instant it points to ("see it: plasmient explain
+// ...") name the same cause: one classifier (docs/explain.md). On every dev trace whose first fix
+// is host-bound idle, with its causes read from the timeline.
+class FirstFixInstant : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FirstFixInstant, ExplainNamesTheCauseTheFixActsOn) {
+  auto traces = SharedTraces();
+  if (!traces) GTEST_SKIP() << "no shared traces (PLASMIENT_SHARED_TRACES)";
+  const fs::path path = *traces / GetParam();
+  if (!fs::exists(path)) GTEST_SKIP() << path << " is absent";
+  const fs::path out =
+      fs::temp_directory_path() / ("plasmient-first-fix-" + path.filename().string() + ".json");
+  CommandResult a = RunCommand(PlasmientBinary() + " analyze '" + path.string() +
+                               "' --brief --no-color --json '" + out.string() + "'");
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  simdjson::dom::parser vparser;
+  simdjson::dom::element verdict;
+  ASSERT_EQ(vparser.load(out.string()).get(verdict), simdjson::SUCCESS);
+  fs::remove(out);
+  simdjson::dom::element fix = verdict["fixes"].at(0);
+  ASSERT_EQ(fix["loss"].get_string().value(), "host_bound_idle");
+  const std::string_view cause = fix["causes"].at(0)["cause"].get_string().value();
+  const std::string marker = "see it: plasmient explain ";
+  const std::size_t at = a.out.find(marker);
+  ASSERT_NE(at, std::string::npos) << a.out;
+  std::string args =
+      a.out.substr(at + marker.size(), a.out.find_first_of("\u2502\n", at) - at - marker.size());
+  if (const std::size_t bar = args.find("\u2502"); bar != std::string::npos) args.resize(bar);
+  while (!args.empty() && args.back() == ' ') args.pop_back();
+  const std::size_t sep = args.find(" --at ");
+  ASSERT_NE(sep, std::string::npos) << args;
+  CommandResult e =
+      RunCommand(PlasmientBinary() + " explain '" + path.string() + "'" + args.substr(sep) + " --json");
+  ASSERT_EQ(e.exit_code, 0) << e.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element col;
+  ASSERT_EQ(parser.parse(e.out).get(col), simdjson::SUCCESS) << e.out;
+  EXPECT_EQ(col["loss"].get_string().value(), "host_bound_idle") << e.out;
+  EXPECT_EQ(col["host_cause"].get_string().value(), cause) << col["sentence"].get_string().value();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DevTraces, FirstFixInstant,
+    ::testing::Values("hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
+                      "hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+                      "hta/negative_queue_length_values_check/rank0.json.gz",
+                      "hta/nccl_parser_config/nccl_data.json.gz",
+                      "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz",
+                      "tracelens/h100/Falconsai_nsfw_image_detection__1016002.json.gz",
+                      "tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz"));
+
 }  // namespace
 }  // namespace plasmient::testing

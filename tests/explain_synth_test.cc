@@ -288,6 +288,40 @@ TEST(ExplainSynth, TheFirstFixPointsAtAnInstantOfItsLoss) {
   fs::remove_all(job.dir);
 }
 
+// host-causes: the truth's largest cause of host-bound idle is the allocator (cudaFree/cudaMalloc
+// between the ops), while the longest gaps are the data loader's. The first fix acts on the
+// allocator, and `explain` at the instant it points to names the allocator too: the instant is one
+// of the fix's cause, and explain reads the verdict's own attribution.
+TEST(ExplainSynth, TheFirstFixInstantIsOneOfItsCause) {
+  const fs::path dir = TempDir("explain_causes");
+  CommandResult s = RunCommand(
+      PlasmientBinary() + " synth --scenario host-causes --ranks 2 --steps 3 --seed 21 -o " + dir.string());
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  simdjson::dom::parser tparser;
+  simdjson::dom::element truth;
+  ASSERT_EQ(tparser.load((dir / "truth.json").string()).get(truth), simdjson::SUCCESS);
+  std::string top;
+  double top_s = 0;
+  for (auto [cause, seconds] : truth["host_idle_causes"].get_object()) {
+    if (seconds.get_double().value() > top_s) top_s = seconds.get_double().value(), top = std::string(cause);
+  }
+  ASSERT_EQ(top, "allocator");
+  CommandResult a = RunCommand(PlasmientBinary() + " analyze " + dir.string() + " --brief --no-color");
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  const std::string marker = "see it: plasmient explain ";
+  const std::size_t at = a.out.find(marker);
+  ASSERT_NE(at, std::string::npos) << a.out;
+  std::string args = a.out.substr(at + marker.size(), a.out.find_first_of("│\n", at) - at - marker.size());
+  while (!args.empty() && args.back() == ' ') args.pop_back();
+  CommandResult e = RunCommand(PlasmientBinary() + " explain " + args + " --json");
+  ASSERT_EQ(e.exit_code, 0) << e.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element col = parser.parse(e.out);
+  EXPECT_EQ(col["host_cause"].get_string().value(), top) << col["sentence"].get_string().value();
+  EXPECT_NE(col["sentence"].get_string().value().find("cause: allocator"), std::string_view::npos);
+  fs::remove_all(dir);
+}
+
 // Bad instants and ranks: one line naming what exists, exit 2.
 TEST(ExplainSynth, BadInstantsAndRanksSayWhatExists) {
   Job job;

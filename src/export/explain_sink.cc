@@ -54,6 +54,16 @@ std::string KernelClause(const Column& c) {
   return clause;
 }
 
+// The cause the verdict's host-bound idle reads for an idle instant's host ranges
+// (verdict/host_causes.h).
+verdict::HostCause IdleCause(const Column& c) {
+  if (c.idle_cause) return *c.idle_cause;  // the slice the verdict charged t to
+  std::vector<verdict::HostRangeRef> stack;
+  for (const auto& h : c.host)
+    stack.push_back({h.name, h.kind == "api", h.kind == "step" || h.kind == "module"});
+  return verdict::CauseOfStack(stack);
+}
+
 // The op and model layer that launched the focus kernel; for an idle instant, the host.
 std::vector<SentencePiece> HostClause(const Column& c) {
   auto text = [](std::string t) { return std::vector<SentencePiece>{{.text = std::move(t)}}; };
@@ -63,19 +73,21 @@ std::vector<SentencePiece> HostClause(const Column& c) {
     return text(k.layer.empty() ? fmt::format("because the op is {}", k.op)
                                 : fmt::format("because the op is {} in {}", k.op, k.layer));
   }
-  // The cause the verdict's host-bound idle reads for the same ranges (verdict/host_causes.h).
-  std::vector<verdict::HostRangeRef> stack;
-  for (const auto& h : c.host)
-    stack.push_back({h.name, h.kind == "api", h.kind == "step" || h.kind == "module"});
-  const verdict::HostCause cause = verdict::CauseOfStack(stack);
+  const verdict::HostCause cause = IdleCause(c);
+  const bool named_cause = cause != verdict::HostCause::kHostWork && cause != verdict::HostCause::kUnknown;
   for (const auto& h : c.host) {
     const auto named = verdict::CauseOfHostRange(h.name, h.kind == "api");
-    if (cause != verdict::HostCause::kHostWork && named == cause)
+    if (named_cause && named == cause)
       return text(fmt::format("because the host is in {} ({}; cause: {})", h.name, h.kind,
                               verdict::HostCauseName(cause)));
   }
+  // A cause read from timing, not from a range's name (a sync still blocking long after the GPU
+  // went idle, a slow launch, the launch cadence): the innermost range, with the verdict's cause.
   for (const auto& h : c.host) {
-    if (h.kind != "step") return text(fmt::format("because the host is in {} ({})", h.name, h.kind));
+    if (h.kind == "step") continue;
+    return text(named_cause ? fmt::format("because the host is in {} ({}; cause: {})", h.name, h.kind,
+                                          verdict::HostCauseName(cause))
+                            : fmt::format("because the host is in {} ({})", h.name, h.kind));
   }
   if (c.next && c.next->launch_ns != kNoTime) {
     return {{.text = fmt::format("because the host launches nothing until {} ", c.next->launch)},
@@ -307,6 +319,11 @@ std::string ExplainToJson(const Explanation& e) {
     w.Key("class").Null();
   }
   w.Field("loss", verdict::LossKey(c.loss));
+  if (c.resident.empty()) {
+    w.Field("host_cause", verdict::HostCauseName(IdleCause(c)));  // as the verdict's causes[] name it
+  } else {
+    w.Key("host_cause").Null();
+  }
   w.Key("kernels").BeginArray();
   for (const auto& k : c.resident) ActivityJson(w, k, o);
   w.EndArray();

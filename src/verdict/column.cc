@@ -108,7 +108,24 @@ std::array<TimeNs, kLossCount> WorstInstants(const model::Trace& t, const Activi
 
 std::optional<FixInstant> FirstFixInstant(const JobVerdict& job) {
   if (job.fixes.empty()) return std::nullopt;
-  const auto l = static_cast<std::size_t>(job.fixes.front().loss);
+  const Fix& first = job.fixes.front();
+  // Host-bound idle: an instant of the cause the fix acts on (its longest slice, on the rank with
+  // the most of it), so `explain` there names the same cause as the fix.
+  if (first.loss == Loss::kHostBoundIdle && !first.causes.empty()) {
+    const HostCause cause = HostCauseFromName(first.causes.front().kind);
+    const RankVerdict* best = nullptr;
+    for (const auto& r : job.ranks) {
+      const HostCauseFigures& c = r.evidence.host_idle[cause];
+      if (c.longest_start_ns == kNoTime) continue;
+      if (!best || c.idle_s > best->evidence.host_idle[cause].idle_s) best = &r;
+    }
+    if (best) {
+      const HostCauseFigures& c = best->evidence.host_idle[cause];
+      return FixInstant{
+          best->rank, c.longest_start_ns + (c.longest_end_ns - c.longest_start_ns) / 2 - best->run.start_ns};
+    }
+  }
+  const auto l = static_cast<std::size_t>(first.loss);
   const RankVerdict* best = nullptr;
   for (const auto& r : job.ranks) {
     if (r.worst_instant_ns[l] == kNoTime) continue;
@@ -284,6 +301,7 @@ Column ColumnReader::Read(TimeNs t) const {
                    [](const HostRange& a, const HostRange& b) { return a.start_ns > b.start_ns; });
 
   if (c.resident.empty()) {
+    c.idle_cause = d.verdict.evidence.host_idle.CauseAt(t);
     // The gap: from the latest end at or before t to the first start after it (the lowest row of a tie).
     c.gap_start_ns = c.window_start_ns;
     c.gap_end_ns = c.window_end_ns;

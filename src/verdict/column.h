@@ -73,6 +73,8 @@ struct Column {
   // of the next, and the next activity (its launch says what the host was late to issue).
   TimeNs gap_start_ns = kNoTime, gap_end_ns = kNoTime;
   std::optional<ColumnActivity> next;
+  // Nothing resident: the cause the verdict's host-bound idle charged t to (HostIdleCauses).
+  std::optional<HostCause> idle_cause;
 
   TimeNs offset_ns() const { return t_ns - window_start_ns; }
 };

@@ -269,6 +269,14 @@ double HostIdleCauses::total_s() const {
   return s;
 }
 
+std::optional<HostCause> HostIdleCauses::CauseAt(TimeNs t) const {
+  auto it = std::upper_bound(slices.begin(), slices.end(), t,
+                             [](TimeNs x, const HostIdleSlice& s) { return x < s.start_ns; });
+  if (it == slices.begin()) return std::nullopt;
+  --it;
+  return t < it->end_ns ? std::optional<HostCause>(it->cause) : std::nullopt;
+}
+
 void HostIdleCauses::Merge(const HostIdleCauses& o) {
   for (std::size_t i = 0; i < kHostCauseCount; ++i) {
     auto& into = by_cause[i];
@@ -278,6 +286,12 @@ void HostIdleCauses::Merge(const HostIdleCauses& o) {
     into.calls += from.calls;
     into.call_s += from.call_s;
     into.other_thread = into.other_thread || from.other_thread;
+    if (from.longest_start_ns != kNoTime &&
+        (into.longest_start_ns == kNoTime ||
+         from.longest_end_ns - from.longest_start_ns > into.longest_end_ns - into.longest_start_ns)) {
+      into.longest_start_ns = from.longest_start_ns;
+      into.longest_end_ns = from.longest_end_ns;
+    }
     for (const auto& n : from.names) {
       auto same = std::find_if(into.names.begin(), into.names.end(),
                                [&](const HostCauseRange& x) { return x.name == n.name; });
@@ -460,6 +474,7 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
     const TimeNs len = gaps[g].second - gaps[g].first;
     const bool after_sync = sl.front().cause == HostCause::kSync;
     std::array<TimeNs, kHostCauseCount> ns{};
+    TimeNs at = gaps[g].first;  // the slices tile the gap from its start
     for (auto& s : sl) {
       const bool generic = s.cause == HostCause::kHostWork || s.cause == HostCause::kUnknown;
       if (generic && after_sync) {
@@ -469,6 +484,13 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
         s.cause = HostCause::kLaunch;
       }
       ns[static_cast<std::size_t>(s.cause)] += s.ns;
+      if (s.ns > 0) out.slices.push_back({at, at + s.ns, s.cause});
+      HostCauseFigures& fig = out.by_cause[static_cast<std::size_t>(s.cause)];
+      if (fig.longest_start_ns == kNoTime || s.ns > fig.longest_end_ns - fig.longest_start_ns) {
+        fig.longest_start_ns = at;
+        fig.longest_end_ns = at + s.ns;
+      }
+      at += s.ns;
       auto& n = by_name[(static_cast<std::uint64_t>(s.cause) << 32) | s.name.value];
       n.second += s.ns;
     }

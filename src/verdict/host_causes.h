@@ -64,12 +64,24 @@ struct HostCauseFigures {
   // inside another of the same cause counts once).
   std::int64_t calls = 0;
   double call_s = 0;
-  bool other_thread = false;          // some of its idle was found on a thread other than the launcher's
+  bool other_thread = false;  // some of its idle was found on a thread other than the launcher's
+  // Its longest idle slice (trace clock), where `explain` shows it: kNoTime when it has none.
+  TimeNs longest_start_ns = kNoTime, longest_end_ns = kNoTime;
   std::vector<HostCauseRange> names;  // by idle, largest first, a few
+};
+
+// One slice of an idle gap and the cause it went to (trace clock).
+struct HostIdleSlice {
+  TimeNs start_ns = 0, end_ns = 0;
+  HostCause cause = HostCause::kUnknown;
 };
 
 struct HostIdleCauses {
   std::array<HostCauseFigures, kHostCauseCount> by_cause{};
+  // Every slice of the rank's idle gaps, by start: what `explain` reads at an idle instant, so
+  // that it names the cause the verdict charged (one classifier). A rank's only: Merge leaves it.
+  std::vector<HostIdleSlice> slices;
+  std::optional<HostCause> CauseAt(TimeNs t) const;
   double total_s() const;
   const HostCauseFigures& operator[](HostCause c) const { return by_cause[static_cast<std::size_t>(c)]; }
   HostCauseFigures& operator[](HostCause c) { return by_cause[static_cast<std::size_t>(c)]; }

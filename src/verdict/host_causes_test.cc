@@ -88,6 +88,21 @@ TEST(HostCauses, EachGapSliceGoesToTheInnermostRangeThatNamesACause) {
   EXPECT_EQ(c[HostCause::kAllocator].calls, 1);
   EXPECT_NEAR(Us(c[HostCause::kAllocator].call_s), 610, 1e-6);
   EXPECT_EQ(c[HostCause::kDataLoading].gaps, 1);
+  // The slices `explain` reads: each instant's cause is the one its idle was charged to, and the
+  // slices add up to the host-bound idle.
+  EXPECT_EQ(c.CauseAt(400 * kUs), HostCause::kAllocator);
+  EXPECT_EQ(c.CauseAt(900 * kUs), HostCause::kHostWork);
+  EXPECT_EQ(c.CauseAt(1215 * kUs), HostCause::kLaunch);
+  EXPECT_EQ(c.CauseAt(2000 * kUs), HostCause::kDataLoading);
+  EXPECT_EQ(c.CauseAt(3420 * kUs), HostCause::kHostCollective);
+  EXPECT_EQ(c.CauseAt(3650 * kUs), HostCause::kSync);
+  EXPECT_FALSE(c.CauseAt(50 * kUs));  // a kernel is resident
+  TimeNs sliced = 0;
+  for (const HostIdleSlice& sl : c.slices) sliced += sl.end_ns - sl.start_ns;
+  EXPECT_NEAR(static_cast<double>(sliced) * 1e-9, c.total_s(), 1e-12);
+  // The data loader's longest slice is its whole gap: where the first fix's instant lands for it.
+  EXPECT_EQ(c[HostCause::kDataLoading].longest_start_ns, 1300 * kUs);
+  EXPECT_EQ(c[HostCause::kDataLoading].longest_end_ns, 3290 * kUs);
 }
 
 TEST(HostCauses, NamesAreClassifiedByWhatTheCallDoes) {
