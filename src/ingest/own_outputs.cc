@@ -11,8 +11,12 @@ namespace {
 
 // How Plasmient's Perfetto output began before its head named the producer: the compact keys in
 // its writer's order, then the first rank's process_name ("rank 0 · …").
-constexpr std::string_view kEarlierPerfettoHead = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{\"ts\":0,\"ph\":\"M\",\"pid\":";
-constexpr std::string_view kEarlierPerfettoFirstName = R"(,"tid":0,"name":"process_name","args":{"name":"rank )";
+constexpr std::string_view kEarlierPerfettoHead =
+    "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{\"ts\":0,\"ph\":\"M\",\"pid\":";
+constexpr std::string_view kEarlierPerfettoFirstName =
+    R"(,"tid":0,"name":"process_name","args":{"name":"rank )";
+
+constexpr std::string_view kNsightReportSuffixes[] = {".nsys-rep", ".qdrep"};
 
 constexpr std::string_view kOwnOutput = "this is Plasmient's own ";
 constexpr std::string_view kGiveTrace = ", not a trace: give the profiler's trace";
@@ -67,6 +71,21 @@ std::optional<std::string> RefusalOf(std::string_view path, std::string_view hea
     if (name == schema) return OwnOutput(path, what);
   }
   return OwnOutput(path, fmt::format("plasmient.{} JSON", schema));
+}
+
+bool IsNsightReportName(std::string_view path) {
+  return std::ranges::any_of(kNsightReportSuffixes, [&](std::string_view s) { return path.ends_with(s); });
+}
+
+std::optional<std::string> UnexportedReportOf(std::string_view path) {
+  for (std::string_view suffix : kNsightReportSuffixes) {
+    if (!path.ends_with(suffix)) continue;
+    std::string_view stem = path.substr(0, path.size() - suffix.size());
+    return fmt::format(
+        "{}: an Nsight Systems report; export it first: nsys export --type sqlite -o {}.sqlite {}", path,
+        stem, path);
+  }
+  return std::nullopt;
 }
 
 bool IsOwnOutputRefusal(std::string_view message) {

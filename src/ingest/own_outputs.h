@@ -25,6 +25,14 @@ inline constexpr std::size_t kRefusalHeadBytes = 256;
 // start of the file as stored (a gzip stream is not looked into).
 std::optional<std::string> RefusalOf(std::string_view path, std::string_view head);
 
+// True for a name Nsight Systems gives its reports: "run.nsys-rep", and "run.qdrep" before 2021.4.
+bool IsNsightReportName(std::string_view path);
+
+// For a file no reader takes (DetectFormat's kUnknown) named as an Nsight Systems report: the line
+// that says how to export it ("run.nsys-rep: an Nsight Systems report; export it first: nsys export
+// --type sqlite -o run.sqlite run.nsys-rep"); nullopt for any other name.
+std::optional<std::string> UnexportedReportOf(std::string_view path);
+
 // True when `message` is RefusalOf's sentence for one of Plasmient's own outputs.
 bool IsOwnOutputRefusal(std::string_view message);
 

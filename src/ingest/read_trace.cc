@@ -54,6 +54,8 @@ Result<Format> DetectFormat(const std::string& path, const OpenRules& rules) {
   if (at == std::string_view::npos && first.size() == sizeof head)
     return Format::kKinetoJson;  // its reader decides
   if (at != std::string_view::npos && (first[at] == '{' || first[at] == '[')) return Format::kKinetoJson;
+  // The content decides; the name only says what to do with bytes no reader takes.
+  if (auto why = UnexportedReportOf(path)) return Fail("{}", *why);
   return Format::kUnknown;
 }
 
