@@ -39,7 +39,10 @@ for key, v in projected["losses"].items():
     expect(f"loss {key}", text(f"whatif-loss-{key}"), f"{100 * v:.1f}%")
 hour = text("whatif-bill-hour")
 wasted = projected["bill"]["wasted_per_gpu_hour"]
-if not hour.startswith("$") or abs(float(hour[1:]) - wasted) > 0.005 + 1e-9:
+if hour == "<$0.01":
+    if not 0 < wasted < 0.01:
+        failures.append(f"wasted per GPU-hour: page {hour!r}, whatif --json {wasted}")
+elif not hour.startswith("$") or abs(float(hour[1:].replace(",", "")) - wasted) > 0.005 + 1e-9:
     failures.append(f"wasted per GPU-hour: page {hour!r}, whatif --json {wasted}")
 
 ul = re.search(r'id="whatif-warnings"[^>]*>(.*?)</ul>', dom, re.S)

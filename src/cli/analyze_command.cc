@@ -25,6 +25,7 @@
 #include "export/terminal_sink.h"
 #include "export/verdict_json_sink.h"
 #include "ingest/kineto_json/gzip_inflater.h"
+#include "ingest/own_outputs.h"
 #include "ingest/trace_kinds.h"
 #include "job/analyze_job.h"
 #include "whatif/activity_table.h"
@@ -144,8 +145,11 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& in
       continue;
     }
     std::vector<std::string> found;
+    std::string report;  // an Nsight Systems report (the first by name), to be exported to be read
     for (const auto& e : fs::directory_iterator(in, ec)) {
       std::string name = e.path().filename().string();
+      if (e.is_regular_file() && ingest::IsNsightReportName(name) && (report.empty() || e.path() < report))
+        report = e.path().string();
       // truth.json and Plasmient's own outputs (plasmient-*.json) live beside the traces.
       bool ours = name == "truth.json" || name.starts_with("plasmient-");
       if (e.is_regular_file() && ingest::IsTraceFileName(name) && !ours) {
@@ -153,6 +157,10 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& in
       }
     }
     if (ec) return Fail("{}: cannot list the folder: {}", in, ec.message());
+    if (found.empty() && !report.empty()) {
+      return Fail("{}: the folder holds no trace files ({}); {}", in, ingest::TraceSuffixList(),
+                  *ingest::UnexportedReportOf(report));
+    }
     if (found.empty()) return Fail("{}: the folder holds no trace files ({})", in, ingest::TraceSuffixList());
     std::sort(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());

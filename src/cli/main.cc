@@ -10,6 +10,7 @@
 #include "cli/analyze_command.h"
 #include "cli/commands.h"
 #include "cli/heap_pages.h"
+#include "cli/unknown_command.h"
 
 namespace {
 
@@ -41,6 +42,11 @@ int main(int argc, char** argv) {
 
   std::vector<CommandHook> hooks = RegisterCommands(app);
 
+  // Before CLI11, whose answer to a mistyped command is that a subcommand is required.
+  if (auto unknown = UnknownCommand(app, argc, argv)) {
+    fmt::print(stderr, "plasmient: {}\n", *unknown);
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

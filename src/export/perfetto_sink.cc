@@ -11,6 +11,7 @@
 
 #include "export/json_writer.h"
 #include "export/perfetto_tracks.h"
+#include "ingest/own_outputs.h"
 
 namespace plasmient::exporting {
 
@@ -62,7 +63,9 @@ Result<std::unique_ptr<PerfettoSink>> PerfettoSink::Create(PerfettoOptions optio
       return Fail("{}: cannot write the Perfetto spool: {}", sink->spool_path_, std::strerror(errno));
     }
   }
-  sink->out_buffer_ = R"({"displayTimeUnit":"ns","traceEvents":[)";
+  // The producer first: fed back to `analyze`, the file is known for what it is from its head.
+  sink->out_buffer_ = ingest::kPerfettoOutputHead;
+  sink->out_buffer_ += R"("displayTimeUnit":"ns","traceEvents":[)";
   sink->out_buffer_ += '\n';
   return sink;
 }
@@ -177,7 +180,7 @@ Result<PerfettoStats> PerfettoSink::Finish(const std::unordered_map<std::int64_t
     spool_ = nullptr;
     std::remove(spool_path_.c_str());
   }
-  out_buffer_ += "\n],\"otherData\":{\"producer\":\"plasmient\"}}\n";
+  out_buffer_ += "\n]}\n";
   Flush(out_, out_buffer_);
   out_ = nullptr;
   // A failed write to the spool leaves out_ short too: not put at the path.

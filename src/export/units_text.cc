@@ -20,13 +20,6 @@ std::string Seconds(double s) {
   return fmt::format("{:.0f} µs", s * 1e6);
 }
 
-std::string Money(double v) {
-  if (v >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
-  if (v >= 1e3) return fmt::format("${:.1f}k", v / 1e3);
-  if (v >= 1) return fmt::format("${:.2f}", v);
-  return fmt::format("${:.4f}", v);
-}
-
 std::string SiNumber(double v, std::string_view unit) {
   static constexpr std::pair<double, const char*> kPrefixes[] = {{1e18, "E"}, {1e15, "P"}, {1e12, "T"},
                                                                  {1e9, "G"},  {1e6, "M"},  {1e3, "k"}};

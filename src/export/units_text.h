@@ -1,16 +1,17 @@
-// Numbers as people read them: percentages, durations, money, FLOP/s, bytes.
+// Numbers as people read them: percentages, durations, FLOP/s, bytes; money is base's Money
+// ("$1,234.50", base/money_text.h).
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "base/money_text.h"
 #include "verdict/verdict.h"
 
 namespace plasmient::exporting {
 
 std::string Percent(double fraction);                   // "42%", "0.4%", "n/a"
 std::string Seconds(double s);                          // "1.23 s", "4.5 ms", "12 µs"
-std::string Money(double dollars);                      // "$1.2k", "$3.40"
 std::string SiNumber(double v, std::string_view unit);  // "989 TFLOP/s", "3.35 TB/s"
 std::string SignedPoints(double fraction_delta);        // "+12.3 pts", "−4.0 pts"
 std::string Headroom(std::optional<double> times);      // "2.7×", "> 100×" above 100, "n/a" when none

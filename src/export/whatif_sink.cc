@@ -106,9 +106,10 @@ std::string RenderWhatIfTerminal(const whatif::Projection& p, const whatif::Bill
                   PrintableText(in.device), in.gpus, in.gpus == 1 ? "" : "s", LeverText(p.levers));
   auto row = [&out](std::string_view label, const std::string& a, const std::string& b) {
     std::string dots(label.size() < 34 ? 34 - label.size() : 1, '.');
-    out += fmt::format("  {} {} {:>10}   {:>10}\n", label, dots, a, b);
+    out += fmt::format("  {} {} {:>14}   {:>14}\n", label, dots, a, b);
   };
-  out += fmt::format("  {:36} {:>10}   {:>10}\n", "", "current", "projected");
+  // 14 columns: a year's waste in full ("$1,234,567.89").
+  out += fmt::format("  {:36} {:>14}   {:>14}\n", "", "current", "projected");
   const verdict::Figures& c = p.current.figures;
   const verdict::Figures& f = p.projected.figures;
   const bool lower_bound = p.achieved_is == "lower_bound";

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/money_text.h"
 #include "export/json_writer.h"
 #include "fleet/fleet_query.h"
 #include "roofline/counter_model.h"
@@ -254,8 +255,8 @@ namespace {
 
 std::string Percent(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v * 100) : "-"; }
 
-// GPU-hours and dollars: whole units from 100 up, cents from 1, four decimals below (a short
-// window's figures are small).
+// GPU-hours: whole hours from 100 up, hundredths from 1, four decimals below (a short window's
+// figures are small). Dollars are Money's.
 std::string Amount(double v) {
   const double magnitude = std::abs(v);
   return fmt::format("{:.{}f}", v, magnitude >= 100 ? 0 : magnitude >= 1 ? 2 : 4);
@@ -288,8 +289,8 @@ std::string Table(const std::vector<DcgmRow>& rows, std::string_view first, std:
     for (DcgmCounter c : kShownOrder) cells.push_back(Percent(r.Mean(c)));
     cells.push_back(Percent(r.achieved));
     cells.push_back(r.achieved_flops_per_s ? fmt::format("{:.1f} TF", *r.achieved_flops_per_s / 1e12) : "-");
-    cells.push_back("$" + Amount(r.dollars));
-    cells.push_back("$" + Amount(r.wasted_dollars));
+    cells.push_back(Money(r.dollars));
+    cells.push_back(Money(r.wasted_dollars));
   }
   std::string text = FormatTable(t);
   if (rows.size() > limit) text += fmt::format("  … {} more (--limit)\n", rows.size() - limit);
@@ -332,14 +333,15 @@ std::string FormatDcgmEstimate(const DcgmEstimate& e, std::size_t limit) {
       "ESTIMATES from device counters, not traces: achieved ≈ tensor-pipe active × SM clock / the peak's "
       "clock{} (docs/counters.md)\n",
       e.bound_by.empty() ? "" : fmt::format(", bounded by {}", e.bound_by));
-  out += e.price_per_gpu_hour ? fmt::format("price: ${:.2f} per GPU-hour (--price)\n", *e.price_per_gpu_hour)
-                              : "price: each model's list price from the device table (`plasmient peaks`)\n";
+  out += e.price_per_gpu_hour
+             ? fmt::format("price: {} per GPU-hour (--price)\n", Money(*e.price_per_gpu_hour))
+             : "price: each model's list price from the device table (`plasmient peaks`)\n";
   const DcgmRow& t = e.total;
   out += fmt::format(
-      "total: {} GPUs, {} GPU-hours, utilization {}, estimated achieved {}: ${} of ${} bought no useful work "
+      "total: {} GPUs, {} GPU-hours, utilization {}, estimated achieved {}: {} of {} bought no useful work "
       "(estimate)\n",
       t.gpus, Amount(t.gpu_hours), Percent(t.Mean(DcgmCounter::kGpuUtil)), Percent(t.achieved),
-      Amount(t.wasted_dollars), Amount(t.dollars));
+      Money(t.wasted_dollars), Money(t.dollars));
   out += fmt::format("\nby team ({})\n", e.team_label);
   out += Table(e.teams, "team", limit, false);
   out += fmt::format("\nby job ({})\n", e.job_label);

@@ -8,6 +8,7 @@
 #include "ingest/kineto_json/no_trace_events.h"
 #include "ingest/native/native_reader.h"
 #include "ingest/nsys_sqlite/nsys_sqlite_reader.h"
+#include "ingest/own_outputs.h"
 #include "ingest/trace_kinds.h"
 #include "wire/file_format.h"
 
@@ -38,11 +39,12 @@ Result<model::Trace> ReadByFormat(const std::string& path, Format format, const 
 Result<Format> DetectFormat(const std::string& path, const OpenRules& rules) {
   auto file = InputFile::Open(path, rules);
   if (!file) return std::unexpected(file.error());
-  char head[16] = {};
+  char head[kRefusalHeadBytes] = {};
   ssize_t got = ::pread(file->fd(), head, sizeof head, 0);
   if (got < 0) return Fail("{}: cannot read: {} at byte 0", path, std::strerror(errno));
   std::string_view first(head, static_cast<std::size_t>(got));
   if (first.empty()) return Fail("{}: empty file at byte 0", path);
+  if (auto why = RefusalOf(path, first)) return Fail("{}", *why);
   if (nsys::LooksLikeSqlite(first)) return Format::kNsysSqlite;
   if (first.starts_with(kNativeMagic)) return Format::kNative;
   if (LooksLikeGzip(first)) return Format::kKinetoJson;
@@ -52,6 +54,8 @@ Result<Format> DetectFormat(const std::string& path, const OpenRules& rules) {
   if (at == std::string_view::npos && first.size() == sizeof head)
     return Format::kKinetoJson;  // its reader decides
   if (at != std::string_view::npos && (first[at] == '{' || first[at] == '[')) return Format::kKinetoJson;
+  // The content decides; the name only says what to do with bytes no reader takes.
+  if (auto why = UnexportedReportOf(path)) return Fail("{}", *why);
   return Format::kUnknown;
 }
 
@@ -64,6 +68,8 @@ Result<model::Trace> ReadTrace(const std::string& path, const IngestOptions& opt
   return trace;
 }
 
-bool IsNotATrace(const Error& error) { return error.message.find(kNoTraceEvents) != std::string::npos; }
+bool IsNotATrace(const Error& error) {
+  return error.message.find(kNoTraceEvents) != std::string::npos || IsOwnOutputRefusal(error.message);
+}
 
 }  // namespace plasmient::ingest

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "base/money_text.h"
+
 namespace plasmient::job {
 
 SpendSplit SplitSpend(double spend, double achieved, double target) {
@@ -54,11 +56,11 @@ Result<BillRates> RatesFor(double gpus, double price, double achieved, double ta
 std::string FormatBill(const BillRates& b) {
   std::string out;
   auto line = [&](std::string_view what, double per_day, double per_year) {
-    out += fmt::format("  {:<34} {:>14.2f} {:>16.2f}\n", what, per_day, per_year);
+    out += fmt::format("  {:<34} {:>16} {:>18}\n", what, Money(per_day), Money(per_year));
   };
-  out += fmt::format("{} GPUs at ${:.2f}/GPU-hour, achieved {:.1f}% of peak, target {:.1f}%\n", b.gpus,
-                     b.price_per_gpu_hour, b.achieved * 100, b.target * 100);
-  out += fmt::format("  {:<34} {:>14} {:>16}\n", "", "$ per day", "$ per year");
+  out += fmt::format("{} GPUs at {}/GPU-hour, achieved {:.1f}% of peak, target {:.1f}%\n", b.gpus,
+                     Money(b.price_per_gpu_hour), b.achieved * 100, b.target * 100);
+  out += fmt::format("  {:<34} {:>16} {:>18}\n", "", "per day", "per year");
   line("spend", b.spend_per_day, b.spend_per_year);
   line("computed (spend x achieved)", b.computed_per_day, b.computed_per_day * kDaysPerYear);
   line("paid, never computed", b.paid_never_computed_per_day, b.paid_never_computed_per_year);

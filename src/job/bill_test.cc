@@ -37,8 +37,10 @@ TEST(BillTest, RejectsOutOfRange) {
 
 TEST(BillTest, FormatNamesEveryFigure) {
   std::string text = FormatBill(*RatesFor(8, 2.5, 0.25, 0.5));
-  EXPECT_NE(text.find("480.00"), std::string::npos);
-  EXPECT_NE(text.find("87600.00"), std::string::npos);
+  EXPECT_NE(text.find("8 GPUs at $2.50/GPU-hour"), std::string::npos);
+  EXPECT_NE(text.find(" $480.00 "), std::string::npos);
+  EXPECT_NE(text.find(" $175,200.00\n"), std::string::npos);  // spend per year
+  EXPECT_NE(text.find(" $87,600.00\n"), std::string::npos);
   EXPECT_NE(text.find("needs 4.00 GPUs"), std::string::npos);
 }
 
