@@ -65,7 +65,10 @@ std::optional<HostCause> CauseOfOp(std::string_view name) {
   if (ContainsAny(lower, {"graph capture", "graph_capture", "cudagraph::capture", "capture_begin",
                           "capture_end", "graph.capture", "graph_pool"}))
     return HostCause::kGraphCapture;
-  if (ContainsAny(lower, {"gloo", "barrier"})) return HostCause::kHostCollective;
+  // Host-side communication: gloo, barriers, and MPI's calls as NVTX or profiler ranges record
+  // them (MPI_Send, MPI_Recv, MPI_Allreduce, MPI_Wait...).
+  if (ContainsAny(lower, {"gloo", "barrier"}) || lower.starts_with("mpi_") || lower.starts_with("pmpi_"))
+    return HostCause::kHostCollective;
   if (name == "aten::item" || name == "aten::_local_scalar_dense" || name == "aten::nonzero" ||
       name == "aten::is_nonzero" || name == "aten::equal" || name == "aten::allclose" ||
       name == "aten::masked_select" || name == "aten::unique" || name == "aten::_unique2")
