@@ -160,7 +160,10 @@ Result<const roofline::DeviceSpec*> ChooseDevice(const Trace& t, const AnalyzeOp
   quality.Add(Dq::kUnknownDevice);
   choice.assumed = true;
   const std::string why = t.devices.empty() ? "the trace has no deviceProperties" : first_error;
-  if (const roofline::DeviceSpec* d = DeviceFromKernels(t)) {
+  // Kernel names only bound the architecture from below (a kernel built for an older one runs on a
+  // newer one), so they stand in only when the trace describes no device: a device record that
+  // matches no row says the chip is another one (an RTX 2080 Ti runs volta_ kernels).
+  if (const roofline::DeviceSpec* d = t.devices.empty() ? DeviceFromKernels(t) : nullptr) {
     choice.source = fmt::format(
         "assumed {}: {}; its kernel names are built for that architecture (use --gpu)", d->name, why);
     return d;
@@ -460,13 +463,29 @@ std::string NoGpuReason(const Trace& t, const join::Joined& j, const Sweeps& swe
         "when the graph is replayed (analyze the replay with --graph-capture)",
         j.graphs.summary.captured_launches, j.graphs.summary.captures);
   }
-  std::string reason = t.gpu.size() == 0 ? "the trace has no GPU activity (no kernels, memcpy or memset): "
-                                           "it was taken on CPU only, or in a mode that records no timeline"
-                       : !sweeps.acts.empty()
-                           ? "no GPU activity: every kernel, memcpy and memset has zero duration"
-                       : o.steps ? "no GPU activity is left after --steps: " + StepsThatExist(j)
-                                 : "no GPU activity is the run's: all of it was queued before profiling "
-                                   "began or lies far outside the rest (see data quality)";
+  // Launch calls with no GPU record behind them: the device's records were lost (the profiler was
+  // not flushed or stopped before exit, or its buffers overflowed), not a CPU-only run.
+  std::int64_t launches = 0;
+  for (std::size_t a = 0; a < t.api.size(); ++a) {
+    const std::string_view name = t.Str(t.api.name[a]);
+    launches += name.find("LaunchKernel") != std::string_view::npos ||
+                name.find("GraphLaunch") != std::string_view::npos || name.starts_with("cudaMemcpy") ||
+                name.starts_with("hipMemcpy") || name.starts_with("cuMemcpy");
+  }
+  std::string reason =
+      t.gpu.size() == 0 && launches > 0 && quality.Get(Dq::kCuptiRangeProfilerEvents) == 0
+          ? fmt::format(
+                "the trace has no GPU activity, though the host made {} kernel launch and copy calls: "
+                "their GPU records were lost (the profiler was not stopped or flushed before the "
+                "program exited, or its activity buffers overflowed); profile again, stopping the "
+                "profiler (prof.stop(), or the with-block's exit) before exit",
+                launches)
+      : t.gpu.size() == 0    ? "the trace has no GPU activity (no kernels, memcpy or memset): "
+                               "it was taken on CPU only, or in a mode that records no timeline"
+      : !sweeps.acts.empty() ? "no GPU activity: every kernel, memcpy and memset has zero duration"
+      : o.steps              ? "no GPU activity is left after --steps: " + StepsThatExist(j)
+                             : "no GPU activity is the run's: all of it was queued before profiling "
+                               "began or lies far outside the rest (see data quality)";
   if (quality.Get(Dq::kCuptiRangeProfilerEvents) > 0) {
     reason += " (CUPTI range-profiler mode: counters, no kernel timeline)";
   }
