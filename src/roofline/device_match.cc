@@ -119,6 +119,7 @@ constexpr Signature kSignatures[] = {
     {Vendor::kNvidia, 8,  6, 72,  0,   0,   true,  "a10",           "A10"},
     {Vendor::kNvidia, 8,  6, 80,  0,   0,   true,  "a10g",          "A10G"},
     {Vendor::kNvidia, 7,  0, 80,  0,   0,   true,  "v100_sxm2",     "V100"},
+    {Vendor::kNvidia, 7,  5, 40,  0,   0,   true,  "t4",            "T4 (Turing, 40 SMs)"},
     {Vendor::kAmd,    9,  4, 304, 0,   224, true,  "mi300x",        "MI300X (gfx942, 192 GiB)"},
     {Vendor::kAmd,    9,  4, 304, 224, 0,   false, "mi325x",        "MI325X (gfx942, 256 GiB)"},
     {Vendor::kAmd,    9,  0, 110, 0,   0,   true,  "mi250x_gcd",    "one MI250X GCD (gfx90a; per-GCD peaks)"},
@@ -177,6 +178,20 @@ Result<DeviceMatch> MatchDevice(const DeviceQuery& q) {
                         Has(n, "mi325") || Has(n, "mi250") || Has(n, "mi210") || Has(n, "gfx9");
   // Warp size settles the vendor when the name does not: 64 on AMD CDNA, 32 on NVIDIA.
   if (amd_name || (n.empty() && q.warp_size == 64)) return MatchAmd(n, q);
+  // Grace Hopper before "h200", which its name contains: its GPU is an H100 with 96 GB HBM3 or
+  // 144 GB HBM3e (the name's "480GB" is the CPU's memory).
+  if (Has(n, "gh200")) {
+    const bool big = q.memory_bytes > 0 && static_cast<double>(q.memory_bytes) / kGiB > 120;
+    return Found(big ? "gh200_144gb" : "gh200_96gb",
+                 fmt::format("'{}': GH200, {}", q.name,
+                             q.memory_bytes > 0 ? fmt::format("{:.1f} GiB of HBM",
+                                                              static_cast<double>(q.memory_bytes) / kGiB)
+                                                : std::string("96 GB HBM3 assumed")));
+  }
+  if (Has(n, "h800")) {
+    if (Has(n, "pcie")) return Fail("'{}': H800 PCIe is not in the device table (use --gpu)", q.name);
+    return Found("h800_sxm", fmt::format("'{}': H800 (SXM)", q.name));
+  }
   if (Has(n, "h100")) return MatchH100(n, q);
   if (Has(n, "h200")) return Found("h200_sxm", fmt::format("'{}': H200", q.name));
   if (HasWord(n, "h20")) return Found("h20", fmt::format("'{}': H20", q.name));
@@ -187,6 +202,7 @@ Result<DeviceMatch> MatchDevice(const DeviceQuery& q) {
   if (HasWord(n, "a10")) return Found("a10", fmt::format("'{}': A10", q.name));
   if (Has(n, "l40s")) return Found("l40s", fmt::format("'{}': L40S", q.name));
   if (HasWord(n, "l4")) return Found("l4", fmt::format("'{}': L4", q.name));
+  if (HasWord(n, "t4")) return Found("t4", fmt::format("'{}': T4", q.name));
   if (Has(n, "v100")) {
     std::string_view form = Has(n, "sxm2")   ? "SXM2"
                             : Has(n, "dgxs") ? "DGXS (SXM2 module, same clocks)"

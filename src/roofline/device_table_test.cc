@@ -96,6 +96,12 @@ TEST(MatchDevice, NamesSeenInTraces) {
   // An MI210 has one MI250 GCD's signature (gfx90a, 104 CUs, 64 GB): its name makes it an MI210.
   EXPECT_EQ(KeyOf(Match("AMD Instinct MI210", 104, 9, 0)), "mi210");
   EXPECT_EQ(KeyOf(Match("AMD Instinct MI210", 0, 0, 0)), "mi210");
+  // Export and Grace Hopper parts are their own rows, not the H100/H200 their names resemble.
+  EXPECT_EQ(KeyOf(Match("NVIDIA H800", 132, 9, 0, 85'520'809'984)), "h800_sxm");
+  EXPECT_EQ(KeyOf(Match("NVIDIA GH200 480GB", 132, 9, 0, 101'468'602'368)), "gh200_96gb");
+  EXPECT_EQ(KeyOf(Match("NVIDIA GH200 144G HBM3e", 132, 9, 0, 151'000'000'000)), "gh200_144gb");
+  EXPECT_EQ(KeyOf(Match("Tesla T4", 40, 7, 5)), "t4");
+  EXPECT_EQ(KeyOf(Match("", 40, 7, 5)), "t4");
   EXPECT_EQ(KeyOf(Match("AMD Radeon Graphics", 110, 9, 0)), "mi250x_gcd");
   EXPECT_EQ(KeyOf(Match("AMD Radeon Graphics", 304, 9, 4)), "mi300x");
 }

@@ -370,6 +370,30 @@ TEST(AnalyzeRank, DeviceWithoutPropertiesIsAssumedFromKernelNamesAndSaysWhy) {
   ASSERT_TRUE(h);
   EXPECT_TRUE(h->device.assumed);
   EXPECT_EQ(h->device.key, "h100_sxm");
+  EXPECT_TRUE(h->device.unknown);
+  EXPECT_FALSE(v->device.unknown);  // the kernels' architecture places it in a family
+}
+
+// A device record the table does not know (a GeForce card running volta_ kernels) says the chip
+// is another one: the kernels' architecture, a lower bound, does not stand in. The device is
+// unknown, and the verdict says so (Judge: unknown_device).
+TEST(AnalyzeRank, AnUnmatchedDeviceRecordIsUnknownNotTheKernelsFamily) {
+  Builder t;
+  t.Kernel("aten::mm", kMmDims, "[\"float\",\"float\"]", "volta_sgemm_128x64_nn", 0, 100'000);
+  t.b.AddDevice({.id = 0,
+                 .name = "NVIDIA GeForce RTX 2080 Ti",
+                 .sm_count = 68,
+                 .cc_major = 7,
+                 .cc_minor = 5,
+                 .total_memory_bytes = 11'554'717'696,
+                 .warp_size = 32});
+  model::Trace trace = std::move(t.b).Finish();
+  auto v = AnalyzeRank(trace, TraceDeviceOptions());
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_TRUE(v->device.assumed);
+  EXPECT_TRUE(v->device.unknown);
+  EXPECT_NE(v->device.key, "v100_sxm2") << v->device.source;
+  EXPECT_NE(v->device.source.find("RTX 2080 Ti"), std::string::npos) << v->device.source;
 }
 
 TEST(AnalyzeRank, KernelWithoutLaunchTakesTheCostOfItsNamesakeWithTheNearestDuration) {
