@@ -214,8 +214,8 @@ TEST(DcgmTest, DefaultPriceIsTheModelsListPrice) {
 
 TEST(DcgmTest, MissingLabelsAndUnknownModelsAreSaid) {
   auto gpus = ThreeGpus();
-  gpus.push_back(
-      {Labels("node-3", "0", "Tesla T4", "", ""), Readings("0.1", "0.2", "0.3", "0.1", "50", "1590")});
+  gpus.push_back({Labels("node-3", "0", "NVIDIA GeForce RTX 2080 Ti", "", ""),
+                  Readings("0.1", "0.2", "0.3", "0.1", "50", "1590")});
   DcgmEstimateOptions o;
   o.job_label = "container";  // no series carries it
   auto e = Estimate(gpus, Window(0, 3600, 60), o);
@@ -224,7 +224,7 @@ TEST(DcgmTest, MissingLabelsAndUnknownModelsAreSaid) {
   EXPECT_EQ(e->jobs[0].name, "(none)");
   EXPECT_EQ(Row(e->teams, "(none)").gpus, 1);
   ASSERT_EQ(e->notes.size(), 1U);
-  EXPECT_NE(e->notes[0].find("'Tesla T4'"), std::string::npos) << e->notes[0];
+  EXPECT_NE(e->notes[0].find("'NVIDIA GeForce RTX 2080 Ti'"), std::string::npos) << e->notes[0];
   EXPECT_NE(e->notes[0].find("--price"), std::string::npos) << e->notes[0];
   // Its hours count, its dollars cannot; the fleet's rate is unknown with it in.
   EXPECT_NEAR(e->total.gpu_hours, 4, 1e-9);
