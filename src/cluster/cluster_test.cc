@@ -478,6 +478,13 @@ TEST(ClusterTest, ParsesKindsFromArgsAndKernelNames) {
   EXPECT_EQ(ParseCollectiveKind("reduce"), CollectiveKind::kReduce);
   EXPECT_EQ(ParseCollectiveKind("ncclKernel_SendRecv"), CollectiveKind::kOther);
   EXPECT_EQ(ParseCollectiveKind("recv"), CollectiveKind::kRecv);
+  // Expert-parallel dispatch/combine kernels (DeepEP) exchange tokens all-to-all.
+  EXPECT_EQ(ParseCollectiveKind("void deep_ep::intranode::dispatch<8, 768>(int4*)"),
+            CollectiveKind::kAllToAll);
+  EXPECT_EQ(ParseCollectiveKind("void dpsk::ep::internode::cached_notify<false>(int)"),
+            CollectiveKind::kAllToAll);
+  EXPECT_EQ(ParseCollectiveKind("void dpsk::ep::cuda::get_dispatch_layout<256>(long)"),
+            CollectiveKind::kOther);
   // The collective's name first (an all-to-all run as SendRecv), the kernel's when it names none.
   EXPECT_EQ(ParseCollectiveKind("all_to_all", "ncclKernel_SendRecv"), CollectiveKind::kAllToAll);
   EXPECT_EQ(ParseCollectiveKind("", "ncclDevKernel_AllGather_RING_LL"), CollectiveKind::kAllGather);

@@ -26,6 +26,12 @@ CollectiveKind ParseCollectiveKind(std::string_view kind_or_kernel) {
   if (s.find("allreduce") != std::string::npos) return CollectiveKind::kAllReduce;
   if (s.find("allgather") != std::string::npos) return CollectiveKind::kAllGather;
   if (s.find("alltoall") != std::string::npos) return CollectiveKind::kAllToAll;
+  // Expert-parallel dispatch and combine (DeepEP's ::internode::/::intranode:: kernels) exchange
+  // tokens between every pair of ranks: all-to-all.
+  if ((s.find("::internode::") != std::string::npos || s.find("::intranode::") != std::string::npos) &&
+      (s.find("dispatch") != std::string::npos || s.find("combine") != std::string::npos ||
+       s.find("notify") != std::string::npos))
+    return CollectiveKind::kAllToAll;
   if (s.find("broadcast") != std::string::npos) return CollectiveKind::kBroadcast;
   if (s.find("sendrecv") != std::string::npos) return CollectiveKind::kOther;
   if (s.find("send") != std::string::npos) return CollectiveKind::kSend;

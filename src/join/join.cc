@@ -533,7 +533,11 @@ void StepsAndClasses(const Trace& t, const LaunchContext& launch,
 bool IsCommKernelName(std::string_view name) {
   // Lower-cased once, then plain searches: kernel names run to hundreds of bytes, and each rank
   // classifies each of its names.
-  constexpr std::string_view kWords[] = {"nccl", "rccl", "multimem_all_reduce", "cross_device_reduce"};
+  // NCCL/RCCL and the collective kernels of vLLM/SGLang custom all-reduce; NVSHMEM and MSCCL; and
+  // the expert-parallel all-to-all libraries' kernels (DeepEP's internode::/intranode:: dispatch,
+  // combine and notify kernels), which carry no NCCL name.
+  constexpr std::string_view kWords[] = {"nccl",    "rccl",  "multimem_all_reduce", "cross_device_reduce",
+                                         "nvshmem", "msccl", "::internode::",       "::intranode::"};
   const std::string lower = AsciiLower(name);
   return std::ranges::any_of(kWords, [&](std::string_view w) { return lower.find(w) != std::string::npos; });
 }

@@ -378,7 +378,8 @@ TEST(Join, NestingInPartsOfThreadsIsTheSameOnAnyThreadCount) {
 
 // The words as a byte-by-byte search would find them, ASCII letters compared without case.
 bool CommWordByteByByte(std::string_view name) {
-  for (std::string_view w : {"nccl", "rccl", "multimem_all_reduce", "cross_device_reduce"}) {
+  for (std::string_view w : {"nccl", "rccl", "multimem_all_reduce", "cross_device_reduce", "nvshmem", "msccl",
+                             "::internode::", "::intranode::"}) {
     auto same = [](char a, char b) {
       return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
     };
@@ -393,6 +394,11 @@ TEST(IsCommKernelName, FindsTheWordsInAnyCaseAsAByteSearchWould) {
   EXPECT_TRUE(IsCommKernelName("MULTIMEM_ALL_REDUCE_kernel"));
   EXPECT_TRUE(IsCommKernelName("Cijk_RCCL_like"));
   EXPECT_FALSE(IsCommKernelName("sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x256x64"));
+  // Expert-parallel all-to-all kernels (DeepEP) and NVSHMEM: communication without an NCCL name.
+  EXPECT_TRUE(IsCommKernelName("void deep_ep::intranode::dispatch<8, 768>(int4*, float*, int*)"));
+  EXPECT_TRUE(IsCommKernelName("void dpsk::ep::internode::combine<false, 8, __nv_bfloat16>(int4*)"));
+  EXPECT_TRUE(IsCommKernelName("nvshmemi_transfer_rma_kernel"));
+  EXPECT_FALSE(IsCommKernelName("void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*)"));
   EXPECT_FALSE(IsCommKernelName(""));
   // Names short and long, from an alphabet of the words' letters in both cases and the bytes that
   // differ from them only in bit 5 ('_' and DEL, '@' and '`'), which are other characters.
