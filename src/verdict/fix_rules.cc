@@ -799,6 +799,29 @@ Advice HostCauseAdvice(const JobVerdict& job, HostCause cause, const Cause& seen
                         seen.evidence),
             seen.seconds};
       }
+      // A step that synchronizes with the host cannot be captured as it is: its syncs and
+      // blocking copies (the window's, on the launching threads) come out first.
+      const HostCauseFigures& syncs = e.host_idle[HostCause::kSync];
+      const HostCauseFigures& copies = e.host_idle[HostCause::kBlockingCopy];
+      const std::int64_t blockers = syncs.calls + copies.calls;
+      if (blockers > 0) {
+        std::string names = CauseNames(syncs);
+        if (const std::string more = CauseNames(copies); !more.empty())
+          names += (names.empty() ? "" : ", ") + more;
+        return {
+            fmt::format("many short kernels launched one by one: the GPU waits for the host between them; "
+                        "CUDA-graph capture needs a step free of host synchronization, and this one makes "
+                        "{} sync or blocking-copy calls{}: remove them first (keep values on the device "
+                        "instead of .item()/.cpu(), pinned non_blocking copies, no data-dependent shapes), "
+                        "then capture the step{}; or fuse the small kernels{}",
+                        Thousands(blockers), names.empty() ? std::string() : " (" + names + ")",
+                        e.pytorch() ? " (torch.compile mode=\"reduce-overhead\", torch.cuda.graphs)" : "",
+                        e.pytorch() ? " (torch.compile)" : ""),
+            "remove syncs, then CUDA graphs",
+            fmt::format("{}{}; {} sync or blocking-copy calls in the window", kernels, seen.evidence,
+                        Thousands(blockers)),
+            seen.seconds};
+      }
       return {e.pytorch()
                   ? "many short kernels launched one by one: the GPU waits for the host between them; "
                     "capture the step in CUDA graphs (torch.compile mode=\"reduce-overhead\", "

@@ -333,6 +333,18 @@ TEST(FixRules, TinyKernelGapsGetCudaGraphsOrFusion) {
       << OnlyFix(a).evidence;
   EXPECT_NE(OnlyFix(a).evidence.find("launch_bound 80%"), std::string::npos) << OnlyFix(a).evidence;
   EXPECT_DOUBLE_EQ(OnlyFix(a).recoverable, 0.4);
+  EXPECT_EQ(OnlyFix(a).action.find("remove them first"), std::string::npos) << OnlyFix(a).action;
+
+  // A step that synchronizes with the host cannot be captured as it is: the syncs come out first.
+  Evidence syncing = TinyKernels(0.4);
+  Idle(syncing, HostCause::kSync, 0, "cudaStreamSynchronize", 10, 0.001);
+  JobVerdict s = JobLosing(Loss::kHostBoundIdle, syncing);
+  BuildFixes(s);
+  EXPECT_NE(OnlyFix(s).action.find("makes 10 sync or blocking-copy calls (cudaStreamSynchronize"),
+            std::string::npos)
+      << OnlyFix(s).action;
+  EXPECT_NE(OnlyFix(s).action.find("remove them first"), std::string::npos) << OnlyFix(s).action;
+  EXPECT_EQ(s.short_fixes[static_cast<std::size_t>(Loss::kHostBoundIdle)], "remove syncs, then CUDA graphs");
 
   // The idle sits in the data loader: not this fix.
   EXPECT_EQ(ActionFor(Loss::kHostBoundIdle, TinyKernels(0.05)).find("many short kernels"), std::string::npos);
