@@ -514,5 +514,53 @@ TEST(WhatIfBatch, NoBatchInTheShapesNamesBatchScale) {
   fs::remove_all(run.dir);
 }
 
+// --cuda-graphs on a step that synchronizes with the host (hostbound: loss.item() and a device
+// synchronize every step): the projection says capture cannot hold those calls and counts the ones
+// in the window, as the raw events give them (sync calls and item() ops overlapping the window of
+// the GPU activities).
+TEST(WhatIfCudaGraphs, SaysHowManySyncsCaptureCannotHold) {
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(Synth("--scenario hostbound --ranks 1 --steps 3 --seed 17", run));
+  simdjson::dom::parser raw_parser;
+  element raw;
+  ASSERT_EQ(raw_parser.load((run.dir / "rank-0.pt.trace.json").string()).get(raw), simdjson::SUCCESS);
+  double lo = 1e300, hi = 0;
+  for (element e : raw["traceEvents"].get_array()) {
+    std::string_view cat;
+    if (e["cat"].get(cat) || (cat != "kernel" && cat != "gpu_memcpy" && cat != "gpu_memset")) continue;
+    const double ts = e["ts"].get_double().value(), dur = e["dur"].get_double().value();
+    lo = std::min(lo, ts);
+    hi = std::max(hi, ts + dur);
+  }
+  std::int64_t syncs = 0;
+  for (element e : raw["traceEvents"].get_array()) {
+    std::string_view name;
+    if (e["name"].get(name)) continue;
+    const bool sync =
+        name.find("Synchronize") != std::string_view::npos || name == "aten::_local_scalar_dense";
+    double ts = 0, dur = 0;
+    if (!sync || e["ts"].get(ts) || e["dur"].get(dur)) continue;
+    syncs += ts < hi && ts + dur > lo;
+  }
+  ASSERT_GT(syncs, 0);
+  simdjson::dom::parser parser;
+  element got;
+  ASSERT_NO_FATAL_FAILURE(WhatIf(run, "--cuda-graphs", parser, got));
+  bool said = false;
+  for (element w : got["warnings"].get_array()) {
+    const std::string_view text = w.get_string().value();
+    if (text.find("CUDA-graph capture cannot hold") == std::string_view::npos) continue;
+    said = true;
+    EXPECT_NE(text.find("makes " + std::to_string(syncs) + " sync"), std::string_view::npos) << text;
+  }
+  EXPECT_TRUE(said);
+  element plain;
+  simdjson::dom::parser plain_parser;
+  ASSERT_NO_FATAL_FAILURE(WhatIf(run, "--batch-scale 2", plain_parser, plain));
+  for (element w : plain["warnings"].get_array())
+    EXPECT_EQ(w.get_string().value().find("capture cannot hold"), std::string_view::npos);
+  fs::remove_all(run.dir);
+}
+
 }  // namespace
 }  // namespace plasmient::testing

@@ -490,6 +490,19 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
   for (int s = 0; s < 2; ++s) {
     (s == 0 ? p.current : p.projected).memory_bound_share = modeled[s] > 0 ? memory[s] / modeled[s] : 0;
   }
+  // Capture cannot hold a host sync: the projection assumes they are gone, and says how many.
+  if (l.cuda_graphs) {
+    const auto& idle = job.evidence.host_idle;
+    const std::int64_t blockers =
+        idle[verdict::HostCause::kSync].calls + idle[verdict::HostCause::kBlockingCopy].calls;
+    if (blockers > 0) {
+      p.warnings.push_back(fmt::format(
+          "--cuda-graphs: the window makes {} sync or blocking-copy calls (.item(), .cpu(), stream syncs, "
+          "pageable copies), which CUDA-graph capture cannot hold: the projection assumes the step is "
+          "rewritten without them",
+          blockers));
+    }
+  }
   p.judgeable = job.judgement.judgeable;
   p.achieved_is = job.judgement.achieved_is;
   if (p.judgeable) {
