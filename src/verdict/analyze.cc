@@ -82,9 +82,31 @@ std::string StepsThatExist(const join::Joined& j) {
                      n == 1 ? "" : fmt::format(" to #{}", j.steps.back().number), n - 1, n);
 }
 
-// The dtype that carries most modeled FLOPs; kUnknown when no kernel has a floating-point
-// FLOP model (the device's headline tensor pipe then stands in). Integer work (index
-// arithmetic, embedding offsets) never sets the headline peak while floating-point work exists.
+// With no FLOP model (no shapes recorded), the dtype the GEMM and convolution kernels' names carry
+// (sm90_xmma_gemm_bf16bf16…, ampere_sgemm_…, fp8 grouped GEMMs), weighted by their time;
+// kUnknown when none names one.
+roofline::Dtype DtypeOfHeavyKernelNames(const Trace& t, const std::vector<char>& kept) {
+  std::array<double, 256> by_dtype{};
+  std::unordered_map<std::uint32_t, roofline::Dtype> memo;
+  for (std::size_t i = 0; i < t.gpu.size(); ++i) {
+    if (!kept[i] || t.gpu.kind[i] != model::GpuKind::kKernel) continue;
+    auto [at, fresh] = memo.try_emplace(t.gpu.name[i].value, roofline::Dtype::kUnknown);
+    if (fresh) {
+      const std::string_view name = t.Str(t.gpu.name[i]);
+      if (roofline::IsHeavyKernelName(name)) at->second = roofline::DtypeFromKernelName(name);
+    }
+    if (roofline::IsFloatingPoint(at->second))
+      by_dtype[static_cast<std::uint8_t>(at->second)] +=
+          static_cast<double>(t.gpu.end_ns[i] - t.gpu.start_ns[i]);
+  }
+  const auto best = std::max_element(by_dtype.begin(), by_dtype.end());
+  return *best > 0 ? static_cast<roofline::Dtype>(best - by_dtype.begin()) : roofline::Dtype::kUnknown;
+}
+
+// The dtype that carries most modeled FLOPs; with none, the dtype the heavy kernels' names carry;
+// kUnknown when neither says (the device's headline tensor pipe then stands in). Integer work
+// (index arithmetic, embedding offsets) never sets the headline peak while floating-point work
+// exists.
 roofline::Dtype DominantDtype(const Trace& t, const KernelCosts& c, const std::vector<char>& kept) {
   std::array<double, 256> by_dtype{};       // by Dtype value
   std::vector<roofline::Dtype> first_seen;  // in the order of their first kernel
@@ -104,7 +126,7 @@ roofline::Dtype DominantDtype(const Trace& t, const KernelCosts& c, const std::v
       best_flops = flops;
     }
   }
-  return best;
+  return best != roofline::Dtype::kUnknown ? best : DtypeOfHeavyKernelNames(t, kept);
 }
 
 // The newest architecture its kernel names carry (sm90_…, ampere_…, volta_…), or nullptr.

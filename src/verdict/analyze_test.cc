@@ -374,6 +374,28 @@ TEST(AnalyzeRank, DeviceWithoutPropertiesIsAssumedFromKernelNamesAndSaysWhy) {
   EXPECT_FALSE(v->device.unknown);  // the kernels' architecture places it in a family
 }
 
+// No shapes recorded, so no FLOP model: the peak's dtype is the one the GEMM kernels' names carry
+// (by time), not the device's headline tensor pipe; no heavy kernel naming one keeps the headline.
+TEST(AnalyzeRank, WithoutFlopModelsThePeakDtypeIsTheGemmKernelsNames) {
+  auto peak_dtype = [](std::initializer_list<std::pair<const char*, TimeNs>> kernels) {
+    Builder t;
+    TimeNs at = 0;
+    for (const auto& [name, ns] : kernels) {
+      t.Kernel("aten::mm", "[]", "[]", name, at, at + ns);
+      at += ns + 1'000;
+    }
+    t.b.AddDevice({.id = 0, .name = "NVIDIA A100-SXM4-80GB", .sm_count = 108, .cc_major = 8, .cc_minor = 0});
+    model::Trace trace = std::move(t.b).Finish();
+    auto v = AnalyzeRank(trace, TraceDeviceOptions());
+    return v ? v->device.peak_dtype : std::string("error: ") + v.error().message;
+  };
+  EXPECT_EQ(peak_dtype({{"ampere_sgemm_128x64_tn", 100'000}}), "fp32");
+  EXPECT_EQ(
+      peak_dtype({{"ampere_sgemm_128x64_tn", 10'000}, {"sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn", 90'000}}),
+      "bf16");
+  EXPECT_EQ(peak_dtype({{"vectorized_elementwise_kernel", 100'000}}), "bf16");  // the headline pipe
+}
+
 // A device record the table does not know (a GeForce card running volta_ kernels) says the chip
 // is another one: the kernels' architecture, a lower bound, does not stand in. The device is
 // unknown, and the verdict says so (Judge: unknown_device).
