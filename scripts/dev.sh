@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for newcomers and CI:
-#   scripts/dev.sh demo   install what the CLI needs, build the CLI only, run `plasmient demo`
+#   scripts/dev.sh demo   install what the CLI needs, build the CLI only, run `plasmient demo`,
+#                         then say how to put the binary on PATH
 #   scripts/dev.sh test   install what is missing, then what CI runs: the format check, the build
 #                         with warnings as errors, the boundary check, clang-tidy, the unit tests
 #                         of base..ingest under ASan+UBSan, a fuzz smoke of each reader, the
@@ -54,7 +55,15 @@ case "${1:-}" in
   demo)
     build_demo
     shift
-    exec "$demo_dir/plasmient" demo "$@"
+    rc=0
+    "$demo_dir/plasmient" demo "$@" || rc=$?
+    if [[ $rc == 0 ]]; then
+      bin_dir=$(cd "$demo_dir" && pwd)
+      printf '\nplasmient is %s/plasmient; to run it as `plasmient`, put it on PATH:\n' "$bin_dir"
+      printf '  export PATH="%s:$PATH"    # this shell; add the line to ~/.bashrc to keep it\n' "$bin_dir"
+      printf '  install -m755 %s/plasmient ~/.local/bin/    # or a copy, where ~/.local/bin is on PATH\n' "$bin_dir"
+    fi
+    exit "$rc"
     ;;
   test)
     scripts/install-deps.sh --checks

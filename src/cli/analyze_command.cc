@@ -76,8 +76,7 @@ void AddVerdictOptions(CLI::App& app, AnalyzeArgs& a) {
 }
 
 void AddOutputOptions(CLI::App& app, OutputOptions& out) {
-  app.add_option("--json", out.json_path,
-                 "write the verdict as JSON (plasmient.verdict/1) to FILE, or - for stdout");
+  AddJsonOption(app, out.json_path, "write the verdict as JSON (plasmient.verdict/1)");
   app.add_flag("-q,--quiet", out.quiet, "no terminal verdict, no progress");
   app.add_flag("--no-color", out.no_color, "no ANSI colours (NO_COLOR is respected too)");
   app.add_flag("--brief", out.brief, "print only the verdict box");
@@ -232,6 +231,14 @@ std::string ExplainCommand(const std::vector<std::string>& inputs, const std::st
   }
   if (!steps.empty()) command += " --steps " + steps;
   return command;
+}
+
+CLI::Option* AddJsonOption(CLI::App& app, std::string& path, std::string_view what) {
+  // expected(0, 1): the value is optional, and a bare --json takes the default, "-".
+  return app.add_option("--json", path, fmt::format("{} to FILE; no FILE, or -, for stdout", what))
+      ->expected(0, 1)
+      ->default_str("-")
+      ->type_name("[FILE|-]");
 }
 
 bool WriteOutput(const std::string& path, const std::string& text, std::string_view what) {

@@ -17,7 +17,7 @@ struct RecordFlags {
 };
 
 struct OutputOptions {
-  std::string json_path;  // --json FILE or "-"
+  std::string json_path;  // --json [FILE|-]: "-" for stdout (AddJsonOption)
   bool quiet = false;
   bool no_color = false;
   bool brief = false;    // box only
@@ -68,6 +68,11 @@ std::string ExplainCommand(const std::vector<std::string>& inputs, const std::st
 // Writes text to path, or to stdout for "-"; prints a one-line error naming `what` and returns
 // false when it cannot.
 bool WriteOutput(const std::string& path, const std::string& text, std::string_view what);
+
+// `--json [FILE|-]`, the same on every command: a bare --json or - prints the JSON on stdout (and
+// nothing else there), a path is written whole or not at all (WriteOutput). `what` ends the help
+// line: "write the verdict as JSON (plasmient.verdict/1)".
+CLI::Option* AddJsonOption(CLI::App& app, std::string& path, std::string_view what);
 
 // Reads, analyzes and prints; returns the process exit code.
 int RunAnalyze(const AnalyzeArgs& args, const std::string& title);

@@ -68,8 +68,7 @@ CommandHook RegisterDiff(CLI::App& app) {
       ->required();
   c->add_option("after", args->after, "the run to compare with it")->required();
   AddVerdictOptions(*c, args->analyze);
-  c->add_option("--json", args->json_path,
-                "write the diff as JSON (plasmient.diff/1) to FILE, or - for stdout");
+  AddJsonOption(*c, args->json_path, "write the diff as JSON (plasmient.diff/1)");
   c->add_option("--html", args->html_path, "write the diff as a self-contained HTML page to FILE");
   c->add_flag("-q,--quiet", args->quiet, "no terminal output, no progress");
   c->add_flag("--no-color", args->no_color, "no ANSI colours (NO_COLOR is respected too)");

@@ -41,7 +41,7 @@ struct ExplainArgs {
   std::string at;
   std::int64_t rank = -1;
   bool rank_given = false;
-  bool json = false;
+  std::string json_path;  // --json [FILE|-]
 };
 
 // Reads, as the analysis reaches each rank, the columns `explain` may print. Which rank and which
@@ -168,8 +168,11 @@ int RunExplain(ExplainArgs& a) {
   exporting::Explanation e{path, job.device.name, *slot.column, std::nullopt};
   if (inputs->size() > 1)
     e.collective = cluster::CollectiveAt(cluster::RankArrivals(job, e.column.rank), e.column.t_ns);
-  std::string text = a.json ? exporting::ExplainToJson(e) : exporting::RenderExplainText(e);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!a.json_path.empty() && !WriteOutput(a.json_path, exporting::ExplainToJson(e), "JSON column")) return 1;
+  if (a.json_path != "-") {
+    std::string text = exporting::RenderExplainText(e);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
   return 0;
 }
 
@@ -218,7 +221,7 @@ CommandHook RegisterExplain(CLI::App& app) {
   auto* rank = c->add_option("--rank", args->rank,
                              "the rank to read (default: the lowest; for worst, the rank "
                              "with the most of that loss)");
-  c->add_flag("--json", args->json, "print the column as JSON (plasmient.explain/1)");
+  AddJsonOption(*c, args->json_path, "write the column as JSON (plasmient.explain/1)");
   AddVerdictOptions(*c, args->analyze);
   return {c, [args, rank] {
             args->rank_given = rank->count() > 0;

@@ -553,8 +553,7 @@ void RegisterFleetCommands(CLI::App& app, std::vector<CommandHook>& hooks) {
   fleet->add_option("--match", fleet_args->match,
                     "with --prometheus: PromQL label matchers for every counter, e.g. "
                     "'cluster=\"a\",Hostname=~\"gpu-.*\"'");
-  fleet->add_option("--json", fleet_args->json,
-                    "with --prometheus: the estimate as JSON to FILE (- for stdout)");
+  AddJsonOption(*fleet, fleet_args->json, "with --prometheus: write the estimate as JSON");
   hooks.push_back({fleet, [fleet_args, fleet] {
                      fleet_args->price_given = fleet->count("--price") > 0;
                      return RunFleet(*fleet_args, *fleet);

@@ -82,7 +82,7 @@ CommandHook RegisterWhatIf(CLI::App& app) {
   c->add_option("--microbatches", args->levers.microbatches,
                 "pipeline microbatches per step (the trace's pipeline at M, projected to this)");
   c->add_flag("--cuda-graphs", args->levers.cuda_graphs, "host gaps between launches under 50 µs removed");
-  c->add_option("--json", args->json_path, "write the projection as JSON (plasmient.whatif/1) to FILE, or -");
+  AddJsonOption(*c, args->json_path, "write the projection as JSON (plasmient.whatif/1)");
   c->add_flag("-q,--quiet", args->quiet, "no terminal output, no progress");
   c->add_flag("--no-color", args->no_color, "no ANSI colours (NO_COLOR is respected too)");
   return {c, [args] { return RunWhatIf(*args); }};

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -146,13 +147,33 @@ Status ServeDaemon::LockSpool(const fs::path& state) {
   fs::path path = state / "lock";
   lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (lock_fd_ < 0) return plasmient::Fail("{}: cannot open: {}", path.string(), std::strerror(errno));
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+  auto holder = [&] {
     char pid[32] = {};
     ssize_t n = ::pread(lock_fd_, pid, sizeof pid - 1, 0);
-    std::string who =
-        n > 0 ? fmt::format(" (pid {})", std::string_view(pid, static_cast<std::size_t>(n))) : "";
-    return plasmient::Fail("--spool {}: another plasmient serve is using this spool{}; one per spool",
-                           options_.spool.string(), who);
+    return n > 0 ? fmt::format(" (pid {})", std::string_view(pid, static_cast<std::size_t>(n)))
+                 : std::string();
+  };
+  // A serve just told to stop holds the lock until it has exited: a restart right after it waits
+  // for it (polling, up to lock_wait_ms) rather than refusing.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.lock_wait_ms);
+  bool said = false;
+  while (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK)
+      return plasmient::Fail("{}: cannot lock: {}", path.string(), std::strerror(errno));
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return plasmient::Fail(
+          "--spool {}: another plasmient serve is using this spool{}, still after waiting {:.0f} s for it to "
+          "exit; one per spool",
+          options_.spool.string(), holder(), options_.lock_wait_ms / 1e3);
+    }
+    if (!said) {
+      fmt::print(stderr,
+                 "plasmient serve: --spool {}: waiting up to {:.0f} s for the serve holding it{} to exit\n",
+                 options_.spool.string(), options_.lock_wait_ms / 1e3, holder());
+      said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   std::string pid = std::to_string(::getpid());
   if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) < 0) {

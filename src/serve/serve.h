@@ -61,6 +61,9 @@ struct ServeOptions {
   double cluster_every_s = 0;
   // --workers: analyses at once (each its own process under `limits`); 0: the core count.
   int workers = 0;
+  // How long a second serve on the spool waits for the one holding its lock to let go before it
+  // refuses: a predecessor told to stop (SIGTERM) still holds it while it exits.
+  int lock_wait_ms = 5000;
   // --verbose: a line on stderr as each entry is taken and as it is recorded (the order taken is
   // the fair order of docs/fleet.md; with several workers the order recorded may differ).
   bool verbose = false;

@@ -331,9 +331,9 @@ p_second_serve() {
   local s; s=$(new_spool lock)
   serve_on "$s" "${new[@]}" || return 1
   local first=$serve_pid out rc
-  out=$(timeout 5 "$bin" serve --spool "$s" --listen "127.0.0.1:$(free_port)" 2>&1); rc=$?
+  out=$(timeout 15 "$bin" serve --spool "$s" --listen "127.0.0.1:$(free_port)" 2>&1); rc=$?
   serve_pid=$first; stop_serve
-  [[ $rc == 1 ]] && grep -q "another plasmient serve" <<<"$out"
+  [[ $rc == 1 ]] && grep -q "another plasmient serve .*still after waiting 5 s for it to exit" <<<"$out"
 }
 p_stale_part() {
   local s; s=$(new_spool stale-part)
