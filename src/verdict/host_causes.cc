@@ -111,6 +111,7 @@ struct Slice {
   HostCause cause;
   StringId name;
   bool found = false;  // a range holds it (cause kUnknown otherwise)
+  bool drain = false;  // within the launch cadence after a sync the gap began in (SplitAtDrainEnd)
 };
 
 // The cause of [from, to) from the ranges holding it (`held`, any order): the innermost that
@@ -200,6 +201,37 @@ void SplitUnseenWaits(TimeNs gap_start_ns, std::vector<Slice>& slices) {
     } else {
       out.push_back(s);
     }
+    at = end;
+  }
+  slices = std::move(out);
+}
+
+// A gap that began while the host blocked in a sync: the GPU drained, then waited for the host's
+// next launch. That wait is the sync's only as far as the launch cadence after the call returned
+// (the end of its leading sync and unseen-wait slices); host time after that is the host's own
+// work, or unknown, as its ranges say. Splits the slice that crosses that point and marks the
+// slices before it.
+void SplitAtDrainEnd(TimeNs gap_start_ns, std::vector<Slice>& slices) {
+  TimeNs returned = gap_start_ns;
+  for (const Slice& s : slices) {
+    if (s.cause != HostCause::kSync && s.cause != HostCause::kUnseenWait) break;
+    returned += s.ns;
+  }
+  const TimeNs drain_end = returned + kLaunchBoundGapMaxNs;
+  std::vector<Slice> out;
+  TimeNs at = gap_start_ns;
+  for (Slice s : slices) {
+    const TimeNs end = at + s.ns;
+    if (at < drain_end && end > drain_end) {
+      Slice before = s;
+      before.ns = drain_end - at;
+      before.drain = true;
+      out.push_back(before);
+      s.ns = end - drain_end;
+    } else {
+      s.drain = at < drain_end;
+    }
+    out.push_back(s);
     at = end;
   }
   slices = std::move(out);
@@ -467,8 +499,9 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
   }
   // Per gap: a sync call still blocking kSyncReturnMaxNs into the gap waited, from then on, on work
   // the trace does not show (nothing recorded was resident); a gap that began while the host
-  // blocked in a sync was the sync's (the host waited for the GPU to drain, then the GPU waited for
-  // the host); a short gap that no range names is the launch cadence; then the figures.
+  // blocked in a sync is the sync's up to the launch cadence after the call returned (the host
+  // waited for the GPU to drain, then the GPU for the host's next launch: SplitAtDrainEnd); a short
+  // gap that no range names is the launch cadence; then the figures.
   std::unordered_map<std::uint64_t, std::pair<std::int64_t, TimeNs>> by_name;  // (cause, name) → (gaps, ns)
   for (std::uint32_t g = 0; g < gaps.size(); ++g) {
     auto& sl = slices[g];
@@ -476,11 +509,12 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
     SplitUnseenWaits(gaps[g].first, sl);
     const TimeNs len = gaps[g].second - gaps[g].first;
     const bool after_sync = sl.front().cause == HostCause::kSync;
+    if (after_sync) SplitAtDrainEnd(gaps[g].first, sl);
     std::array<TimeNs, kHostCauseCount> ns{};
     TimeNs at = gaps[g].first;  // the slices tile the gap from its start
     for (auto& s : sl) {
       const bool generic = s.cause == HostCause::kHostWork || s.cause == HostCause::kUnknown;
-      if (generic && after_sync) {
+      if (generic && after_sync && s.drain) {
         s.cause = HostCause::kSync;
         s.name = sl.front().name;
       } else if (generic && len < kLaunchBoundGapMaxNs) {

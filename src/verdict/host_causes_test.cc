@@ -65,7 +65,8 @@ TEST(HostCauses, EachGapSliceGoesToTheInnermostRangeThatNamesACause) {
   h.Range("gloo:barrier", 3400, 3450, CpuOpKind::kOp, 2);
   h.Kernel(3500, 3600, 3497);
   h.Kernel(1110, 1120, 1050, 2);  // thread 2 launches too (a kernel inside the busy time)
-  // 3600..3705: the gap began while the host blocked in a sync: all of it is the sync's.
+  // 3600..3705: the gap began while the host blocked in a sync (it returns at 3601): the sync's as
+  // far as the launch cadence after its return (3601..3651), then the host's, unknown here.
   h.Api("cudaStreamSynchronize", 3510, 3601);
   h.Kernel(3705, 3800, 3700);
   model::Trace t = std::move(h.b).Finish();
@@ -77,11 +78,11 @@ TEST(HostCauses, EachGapSliceGoesToTheInnermostRangeThatNamesACause) {
   EXPECT_NEAR(Us(c[HostCause::kDataLoading].idle_s), 1990, 1e-6);
   EXPECT_NEAR(Us(c[HostCause::kHostCollective].idle_s), 50, 1e-6);
   EXPECT_TRUE(c[HostCause::kHostCollective].other_thread);
-  EXPECT_NEAR(Us(c[HostCause::kSync].idle_s), 1 + 99 + 2, 1e-6);  // 3600..3700, 3703..3705
+  EXPECT_NEAR(Us(c[HostCause::kSync].idle_s), 1 + 50, 1e-6);  // 3600..3601, 3601..3651
   // Launch calls: 1095..1098, the whole short gap, 3292..3295, 3497..3500, 3700..3703.
   EXPECT_NEAR(Us(c[HostCause::kLaunch].idle_s), 3 + 30 + 3 + 3 + 3, 1e-6);
-  // Unknown: 3290..3292, 3295..3300, 3450..3497.
-  EXPECT_NEAR(Us(c[HostCause::kUnknown].idle_s), 2 + 5 + 47, 1e-6);
+  // Unknown: 3290..3292, 3295..3300, 3450..3497, and after the sync's drain 3651..3700, 3703..3705.
+  EXPECT_NEAR(Us(c[HostCause::kUnknown].idle_s), 2 + 5 + 47 + 49 + 2, 1e-6);
   EXPECT_NEAR(c.total_s(), v->run.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)], 1e-12);
   ASSERT_FALSE(c[HostCause::kAllocator].names.empty());
   EXPECT_EQ(c[HostCause::kAllocator].names.front().name, "cudaFree");
@@ -179,8 +180,10 @@ TEST(HostCauses, ABlockingCopyToTheHostIsASync) {
   ASSERT_TRUE(v) << v.error().message;
   const HostIdleCauses& c = v->evidence.host_idle;
   EXPECT_NEAR(Us(c[HostCause::kBlockingCopy].idle_s), 0, 1e-6);
-  // 870..880 and 890..900 in the call; the gap after it began in the sync: 900..990, 993..1000.
-  EXPECT_NEAR(Us(c[HostCause::kSync].idle_s), 10 + 10 + 90 + 7, 1e-6);
+  // 870..880 and 890..900 in the call; the gap after it began in the sync: the sync's until the
+  // launch cadence after its return (900..950), then unknown (950..990, 993..1000).
+  EXPECT_NEAR(Us(c[HostCause::kSync].idle_s), 10 + 10 + 50, 1e-6);
+  EXPECT_NEAR(Us(c[HostCause::kUnknown].idle_s), 40 + 7, 1e-6);
   EXPECT_NEAR(Us(c[HostCause::kUnseenWait].idle_s), 0, 1e-6);
   EXPECT_EQ(c[HostCause::kSync].names.front().name, "Memcpy DtoH (Device -> Host)");
 }
@@ -197,8 +200,10 @@ TEST(HostCauses, ASyncBlockingWhileNothingRecordedRunsIsAnUnseenWait) {
   ASSERT_TRUE(v) << v.error().message;
   const HostIdleCauses& c = v->evidence.host_idle;
   EXPECT_NEAR(Us(c[HostCause::kUnseenWait].idle_s), 700, 1e-6);  // 200..900
-  // 100..200 in the call, then the gap's rest after it returned: 900..990, 993..1000.
-  EXPECT_NEAR(Us(c[HostCause::kSync].idle_s), 100 + 90 + 7, 1e-6);
+  // 100..200 in the call, then the launch cadence after it returned: 900..950; the host's own time
+  // after that is not the sync's (950..990, 993..1000: unknown).
+  EXPECT_NEAR(Us(c[HostCause::kSync].idle_s), 100 + 50, 1e-6);
+  EXPECT_NEAR(Us(c[HostCause::kUnknown].idle_s), 40 + 7, 1e-6);
   EXPECT_EQ(c[HostCause::kUnseenWait].names.front().name, "cudaStreamSynchronize");
 }
 
