@@ -857,6 +857,13 @@ Advice HostCauseAdvice(const JobVerdict& job, HostCause cause, const Cause& seen
     case HostCause::kCount:
       break;
   }
+  if (!e.pytorch()) {
+    return {
+        "no host range spans this idle, so its cause is unknown from this trace: annotate the host's "
+        "phases with NVTX ranges (nvtxRangePush/Pop around I/O, communication and setup between the "
+        "kernels) or sample the CPU (nsys profile --sample=cpu), then read it again",
+        "cause unknown: add NVTX ranges", seen.evidence, seen.seconds};
+  }
   return {
       "no host range spans this idle, so its cause is unknown from this trace: record the CPU activities "
       "(torch.profiler ProfilerActivity.CPU) with record_function ranges around data loading, scheduling "

@@ -312,6 +312,14 @@ TEST(FixRules, IdleNoHostRangeSpansIsSaidToBeUnknown) {
   const std::string action = ActionFor(Loss::kHostBoundIdle, e);
   EXPECT_NE(action.find("its cause is unknown"), std::string::npos) << action;
   EXPECT_EQ(action.find("CUDA graphs"), std::string::npos) << action;
+  EXPECT_NE(action.find("torch.profiler"), std::string::npos) << action;
+  // A program that is not PyTorch (an Nsight export of a CUDA code) is told how to annotate its own
+  // host phases, not to use PyTorch's profiler.
+  Evidence other;
+  Idle(other, HostCause::kUnknown, 0.5);
+  const std::string not_pytorch = ActionFor(Loss::kHostBoundIdle, other);
+  EXPECT_NE(not_pytorch.find("NVTX"), std::string::npos) << not_pytorch;
+  EXPECT_EQ(not_pytorch.find("torch.profiler"), std::string::npos) << not_pytorch;
 }
 
 Evidence TinyKernels(double launch_idle_s) {
