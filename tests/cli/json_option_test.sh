@@ -2,16 +2,7 @@
 # `--json [FILE|-]` is the same on every command (cli::AddJsonOption): a bare --json and --json -
 # print the JSON on stdout, --json FILE writes it there; all three are the same bytes.
 #   tests/cli/json_option_test.sh PLASMIENT
-set -uo pipefail
-plasmient=$(realpath "${1:?usage: json_option_test.sh PLASMIENT}")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../shell_test_setup.sh" "$@"
 
 "$plasmient" synth --scenario ddp --ranks 2 --steps 3 --seed 7 -o a >/dev/null || exit 1
 "$plasmient" synth --scenario ddp --ranks 2 --steps 3 --seed 8 -o b >/dev/null || exit 1
@@ -46,5 +37,4 @@ cmp -s before.json explain.json || fail "explain --json --at worst: not the same
 grep -q '"schema"' text.txt && fail "explain --json FILE: JSON on stdout"
 [[ -s text.txt ]] || fail "explain --json FILE: no text on stdout"
 
-[[ $failures == 0 ]] || exit 1
-echo "--json the same on every command"
+finish "--json the same on every command"

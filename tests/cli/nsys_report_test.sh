@@ -2,16 +2,7 @@
 # An Nsight Systems report given to `analyze` is answered with the command that exports it, alone
 # or as the only thing in a folder; content a reader takes is read whatever the name.
 #   tests/cli/nsys_report_test.sh PLASMIENT
-set -uo pipefail
-plasmient=$(realpath "${1:?usage: nsys_report_test.sh PLASMIENT}")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../shell_test_setup.sh" "$@"
 
 mkdir runs
 # What a report is to Plasmient: bytes none of its readers takes.
@@ -39,5 +30,4 @@ grep -q "^plasmient: other.bin: unknown trace format at byte 0$" err.txt || fail
 cp job/rank-0.pt.trace.json named.nsys-rep
 "$plasmient" analyze named.nsys-rep -q --json v.json || fail "a Kineto trace named .nsys-rep was not read"
 
-[[ $failures == 0 ]] || exit 1
-echo "Nsight Systems reports answered with the export"
+finish "Nsight Systems reports answered with the export"

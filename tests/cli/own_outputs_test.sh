@@ -2,16 +2,7 @@
 # Plasmient's own outputs given back to `analyze` as traces are refused, each with one line that
 # names the file and what it is (src/ingest/own_outputs.h); in a job's folder they are set aside.
 #   tests/cli/own_outputs_test.sh PLASMIENT
-set -uo pipefail
-plasmient=$(realpath "${1:?usage: own_outputs_test.sh PLASMIENT}")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../shell_test_setup.sh" "$@"
 
 "$plasmient" synth --scenario ddp --ranks 2 --steps 3 --seed 7 -o job >/dev/null || exit 1
 "$plasmient" analyze job -q --json v.json --perfetto p.json || exit 1
@@ -47,5 +38,4 @@ PY
 grep -q "trace.json: skipped: not a trace" err.txt || fail "no word of the skipped Perfetto output: $(cat err.txt)"
 grep -q "verdict.json: skipped: not a trace" err.txt || fail "no word of the skipped verdict: $(cat err.txt)"
 
-[[ $failures == 0 ]] || exit 1
-echo "own outputs refused"
+finish "own outputs refused"

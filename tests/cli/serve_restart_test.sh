@@ -3,18 +3,10 @@
 # until it has exited, and the new one waits for it (up to 5 s) instead of refusing
 # (ServeDaemon::LockSpool, docs/fleet.md).
 #   tests/cli/serve_restart_test.sh PLASMIENT
-set -uo pipefail
-plasmient=$(realpath "${1:?usage: serve_restart_test.sh PLASMIENT}")
-work=$(mktemp -d)
+source "$(dirname "${BASH_SOURCE[0]}")/../shell_test_setup.sh" "$@"
 pids=()
-trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
-cd "$work" || exit 1
+before_cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; }
 mkdir spool
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
 # hold SECONDS: holds the spool's lock that long, in the background (sets holder).
 hold() {
   python3 -c 'import fcntl, sys, time
@@ -81,5 +73,4 @@ grep -q "another plasmient serve is using this spool.*still after waiting 5 s fo
 ((SECONDS - t0 >= 4)) || fail "refused after $((SECONDS - t0)) s, before the wait"
 kill "$holder"
 
-[[ $failures == 0 ]] || exit 1
-echo "serve restarted on its spool right after a stop"
+finish "serve restarted on its spool right after a stop"

@@ -3,16 +3,7 @@
 # that fails (a full disk, a file-size limit) exits 1 with one line naming the file and the
 # reason, leaves no partial file, and leaves a file already at the path as it was.
 #   tests/hostile/output_files_test.sh PLASMIENT
-set -uo pipefail
-plasmient=$(realpath "${1:?usage: output_files_test.sh PLASMIENT}")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../shell_test_setup.sh" "$@"
 
 "$plasmient" synth --scenario ddp --ranks 2 --steps 3 --seed 7 -o job >/dev/null || exit 1
 
