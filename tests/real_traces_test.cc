@@ -7,6 +7,7 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -187,6 +188,23 @@ simdjson::dom::element Quality(simdjson::dom::element verdict, std::string_view 
     if (Str(q, "name") == name) return q;
   }
   return {};
+}
+
+// The action of the verdict's fix for `loss` on `path`, or nullopt when the verdict has none (a
+// failed analysis or unreadable JSON fails the test).
+std::optional<std::string> FixAction(const fs::path& path, std::string_view loss) {
+  Analysis a = Analyze(path.string(), "");
+  EXPECT_EQ(a.run.exit_code, 0) << a.run.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element v;
+  if (parser.parse(a.json).get(v) != simdjson::SUCCESS) {
+    ADD_FAILURE() << path << ": no verdict JSON";
+    return std::nullopt;
+  }
+  for (auto f : v["fixes"].get_array()) {
+    if (Str(f, "loss") == loss) return std::string(Str(f, "action"));
+  }
+  return std::nullopt;
 }
 
 // TorchRec on NCCL: every communication kernel is ncclKernel_SendRecv, under all-to-all,
@@ -510,19 +528,10 @@ TEST(RealTraces, CompiledGlueIsNeverToldToFuse) {
   ASSERT_GT(glue, 0);
   ASSERT_GE(fused, 0.5 * glue);
 
-  Analysis a = Analyze(path.string(), "");
-  ASSERT_EQ(a.run.exit_code, 0) << a.run.out;
-  simdjson::dom::parser parser;
-  simdjson::dom::element v;
-  ASSERT_EQ(parser.parse(a.json).get(v), simdjson::SUCCESS);
-  bool found = false;
-  for (auto f : v["fixes"].get_array()) {
-    if (Str(f, "loss") != "memory_bound") continue;
-    found = true;
-    EXPECT_EQ(Str(f, "action").find("fuse the elementwise"), std::string_view::npos) << Str(f, "action");
-    EXPECT_NE(Str(f, "action").find("already fused"), std::string_view::npos) << Str(f, "action");
-  }
-  EXPECT_TRUE(found);
+  const std::optional<std::string> action = FixAction(path, "memory_bound");
+  ASSERT_TRUE(action);
+  EXPECT_EQ(action->find("fuse the elementwise"), std::string::npos) << *action;
+  EXPECT_NE(action->find("already fused"), std::string::npos) << *action;
 }
 
 // The copies of this A100 rank are mostly device-to-device and pinned host-to-device (summed
@@ -546,20 +555,10 @@ TEST(RealTraces, DataMovementFixFollowsTheCopiesThatTakeTheTime) {
   ASSERT_LT(pageable, 0.05 * total);
   ASSERT_GT(device, 0.4 * total);
 
-  Analysis a = Analyze(path.string(), "");
-  ASSERT_EQ(a.run.exit_code, 0) << a.run.out;
-  simdjson::dom::parser parser;
-  simdjson::dom::element v;
-  ASSERT_EQ(parser.parse(a.json).get(v), simdjson::SUCCESS);
-  bool found = false;
-  for (auto f : v["fixes"].get_array()) {
-    if (Str(f, "loss") != "data_movement") continue;
-    found = true;
-    const std::string action(Str(f, "action"));
-    EXPECT_EQ(action.find("pin the host buffers"), std::string::npos) << action;
-    EXPECT_NE(action.find("device-to-device"), std::string::npos) << action;
-  }
-  EXPECT_TRUE(found);
+  const std::optional<std::string> action = FixAction(path, "data_movement");
+  ASSERT_TRUE(action);
+  EXPECT_EQ(action->find("pin the host buffers"), std::string::npos) << *action;
+  EXPECT_NE(action->find("device-to-device"), std::string::npos) << *action;
 }
 
 // HF inference on H100: the GPU was still running work queued before the profiler started.
