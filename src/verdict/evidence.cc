@@ -83,15 +83,17 @@ double GemmRows(const ActivityFacts& f, std::size_t k) {
 }
 
 // Memory-bound lost time split into GEMMs and the glue between heavy ops; the glue by op.
+template <typename IsFused>
 void CountMemoryBound(const model::Trace& t, const ActivityFacts& f, std::size_t k, double lost_s,
-                      std::unordered_map<std::uint32_t, double>& glue_by_name, Evidence& e) {
+                      std::unordered_map<std::uint32_t, double>& glue_by_name, IsFused& is_fused,
+                      Evidence& e) {
   if (f.loss[k] != Loss::kMemoryBound) return;
   if (f.gemm_mnk[k][0] > 0) {
     e.memory_bound_gemm_s += lost_s;
   } else if (!f.heavy_op[k]) {
     e.memory_bound_glue_s += lost_s;
     ++e.memory_bound_glue_kernels;
-    if (IsFusedKernelName(t.Str(t.gpu.name[k]))) e.memory_bound_glue_fused_s += lost_s;
+    if (is_fused(t.gpu.name[k])) e.memory_bound_glue_fused_s += lost_s;
     if (t.gpu.end_ns[k] - t.gpu.start_ns[k] < kShortGlueKernelNs) e.memory_bound_glue_short_s += lost_s;
     const model::CpuOpRowId op = f.cost_op[k].has_value() ? f.cost_op[k] : f.op[k];
     glue_by_name[op.has_value() ? t.cpu.name[op.index()].value : t.gpu.name[k].value] += lost_s;
@@ -167,6 +169,7 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
     e.pytorch_kernels += f.kept[k] && is_pytorch_kernel(t.gpu.name[k]);
   std::vector<GemmShapeLoss> shapes;
   std::unordered_map<std::uint32_t, double> glue_by_name;
+  NameMemo is_fused(t.strings, IsFusedKernelName);
   // Kernel classes by (kernel name, op name, priced heavy): names repeat by the thousand.
   std::map<std::tuple<std::uint32_t, std::uint32_t, bool>, KernelClass> classes;
   auto class_of = [&](StringId kernel, StringId op, bool heavy) {
@@ -201,7 +204,7 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
         e.gemm_kernel_s += NsToSeconds(dur_ns);
         e.gemm_rows_kernel_s += rows * NsToSeconds(dur_ns);
       }
-      CountMemoryBound(t, f, k, lost_s, glue_by_name, e);
+      CountMemoryBound(t, f, k, lost_s, glue_by_name, is_fused, e);
       if (f.loss[k] == Loss::kComputeInefficiency || f.loss[k] == Loss::kMemoryBound) {
         const model::CpuOpRowId op = f.cost_op[k].has_value() ? f.cost_op[k] : f.op[k];
         const KernelClass c = class_of(t.gpu.name[k], op.has_value() ? t.cpu.name[op.index()] : StringId{},
