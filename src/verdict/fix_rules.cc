@@ -402,10 +402,6 @@ Advice UnmodeledAdvice(const JobVerdict& job) {
       "ops_not_modeled"};
 }
 
-std::string Seconds(double s) {
-  return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.1f} ms", s * 1e3);
-}
-
 // What removes one family's exposed time, in training or in inference, when nothing names the
 // collectives' role.
 struct FamilyAdvice {
@@ -542,12 +538,12 @@ std::string RoleEvidenceText(CommRole role, const CommRoleFigures& r) {
     families += fmt::format("{}{} {:.0f}%", families.empty() ? "" : ", ", CommFamilyName(family),
                             100 * s / r.exposed_s);
   }
-  std::string out = fmt::format("{} exposed in {} {} ({})", Seconds(r.exposed_s), Thousands(r.kernels),
+  std::string out = fmt::format("{} exposed in {} {} ({})", SecondsText(r.exposed_s), Thousands(r.kernels),
                                 r.kernels == 1 ? "kernel" : "kernels", families);
   if (r.named > 0) {
     std::string names;
     for (const auto& n : r.names)
-      names += fmt::format("{}{} {}", names.empty() ? "" : ", ", n.name, Seconds(n.exposed_s));
+      names += fmt::format("{}{} {}", names.empty() ? "" : ", ", n.name, SecondsText(n.exposed_s));
     out += fmt::format("; named by {}", names);
   }
   if (r.by_group > 0) {
@@ -616,7 +612,7 @@ Advice CommunicationAdvice(const JobVerdict& job) {
   const double waited = wait_s + transfer_s > 0 ? wait_s / (wait_s + transfer_s) : 0;
   const std::string split =
       wait_s + transfer_s > 0 ? fmt::format("; across ranks, waiting for late peers {} and transfer {} of it",
-                                            Seconds(wait_s), Seconds(transfer_s))
+                                            SecondsText(wait_s), SecondsText(transfer_s))
                               : std::string();
   const double loss_s = LossSeconds(job, Loss::kExposedCommunication);
   std::vector<Cause> causes = CommCauses(e, loss_s);
@@ -677,7 +673,7 @@ std::string CauseNames(const HostCauseFigures& c, std::size_t n = 3) {
   std::string out;
   for (std::size_t i = 0; i < std::min(n, c.names.size()); ++i) {
     if (c.names[i].name.empty()) continue;
-    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", c.names[i].name, Seconds(c.names[i].idle_s));
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", c.names[i].name, SecondsText(c.names[i].idle_s));
   }
   return out;
 }
@@ -706,11 +702,11 @@ std::vector<Cause> HostCauses(const Evidence& e, double idle_s) {
     // The attributed gaps are the loss's slices: shares of their sum, in seconds of the loss.
     const double share = c.idle_s / total;
     if (share < kCauseMinShare) continue;
-    std::string evidence = fmt::format("{} of GPU idle in {} {}", Seconds(c.idle_s), Thousands(c.gaps),
+    std::string evidence = fmt::format("{} of GPU idle in {} {}", SecondsText(c.idle_s), Thousands(c.gaps),
                                        c.gaps == 1 ? "gap" : "gaps");
     if (std::string names = CauseNames(c); !names.empty()) evidence += " under " + names;
     if (c.calls > 0) {
-      evidence += fmt::format("; {} such calls hold the host {}", Thousands(c.calls), Seconds(c.call_s));
+      evidence += fmt::format("; {} such calls hold the host {}", Thousands(c.calls), SecondsText(c.call_s));
     }
     const bool inferred = cause == HostCause::kLaunch || cause == HostCause::kHostWork ||
                           cause == HostCause::kUnseenWait || c.other_thread ||
@@ -732,8 +728,8 @@ Advice HostCauseAdvice(const JobVerdict& job, HostCause cause, const Cause& seen
   const double window_s = job.job.wall_s;
   const std::string calls =
       c.calls > 0
-          ? fmt::format("{} calls hold the host {} of the {}{}", Thousands(c.calls), Seconds(c.call_s),
-                        Seconds(window_s), job.ranks.size() > 1 ? " of rank windows" : " window")
+          ? fmt::format("{} calls hold the host {} of the {}{}", Thousands(c.calls), SecondsText(c.call_s),
+                        SecondsText(window_s), job.ranks.size() > 1 ? " of rank windows" : " window")
           : std::string();
   const std::string held = fmt::format("{:.0f}% of the host-bound idle ({})", 100 * seen.share, names);
   switch (cause) {
@@ -942,7 +938,7 @@ Advice DataMovementAdvice(const JobVerdict& job) {
     if (total <= 0 || e.copy_lost_s[i] < 0.005 * total) continue;
     kinds +=
         fmt::format("{}{} {} ({:.0f}%)", kinds.empty() ? "" : ", ", CopyKindName(static_cast<CopyKind>(i)),
-                    Seconds(e.copy_lost_s[i]), 100 * e.copy_lost_s[i] / total);
+                    SecondsText(e.copy_lost_s[i]), 100 * e.copy_lost_s[i] / total);
   }
   const std::string by_kind = kinds.empty() ? std::string() : "copy time by kind: " + kinds;
   if (total > 0) {
@@ -1113,6 +1109,10 @@ void RefreshFix(JobVerdict& job, Loss loss) {
     f.evidence = std::move(a.evidence);
     f.causes = std::move(a.causes);
   }
+}
+
+std::string SecondsText(double s) {
+  return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.1f} ms", s * 1e3);
 }
 
 }  // namespace plasmient::verdict

@@ -2,6 +2,7 @@
 // program (docs/fixes.md).
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "verdict/verdict.h"
@@ -10,6 +11,9 @@ namespace plasmient::verdict {
 
 // What a capture trace is told instead of fixes: its launches ran once, to be recorded.
 inline constexpr std::string_view kCaptureNoAdvice = "a graph capture: no steady state to judge";
+
+// "1.23 s" from a second up, else "12.3 ms": how the fixes' evidence writes a duration.
+std::string SecondsText(double s);
 
 // Fills job.judgement from the model coverage and, below kJudgeMinCoverage, the evidence of why
 // the kernels have no model (docs/verdict.md, "Judgeable"). BuildFixes calls it.

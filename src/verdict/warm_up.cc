@@ -5,12 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "verdict/fix_rules.h"
+
 namespace plasmient::verdict {
 namespace {
-
-std::string Duration(double s) {
-  return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.1f} ms", s * 1e3);
-}
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -29,7 +27,7 @@ std::string CauseNames(const Evidence& e) {
                    [](const HostCauseRange& a, const HostCauseRange& b) { return a.idle_s > b.idle_s; });
   std::string out;
   for (std::size_t i = 0; i < names.size() && i < 3; ++i)
-    out += fmt::format("{}{} {}", i == 0 ? "" : ", ", names[i].name, Duration(names[i].idle_s));
+    out += fmt::format("{}{} {}", i == 0 ? "" : ", ", names[i].name, SecondsText(names[i].idle_s));
   return out;
 }
 
@@ -74,13 +72,13 @@ WarmUp DetectWarmUp(const JobVerdict& job) {
     if (excess_s > worst_excess_s) {
       worst_excess_s = excess_s;
       const StepFigures& first = r.steps.front();
-      step_evidence = fmt::format(
-          "{}ProfilerStep#{} took {}, {:.1f}× the later steps' median ({}){}",
-          r.rank >= 0 ? fmt::format("rank {}: ", r.rank) : "", first.number, Duration(first.figures.wall_s),
-          first.figures.wall_s / slow.reference_s, Duration(slow.reference_s),
-          slow.count > 1
-              ? fmt::format(", and {} more step{} after it", slow.count - 1, slow.count > 2 ? "s" : "")
-              : "");
+      step_evidence = fmt::format("{}ProfilerStep#{} took {}, {:.1f}× the later steps' median ({}){}",
+                                  r.rank >= 0 ? fmt::format("rank {}: ", r.rank) : "", first.number,
+                                  SecondsText(first.figures.wall_s), first.figures.wall_s / slow.reference_s,
+                                  SecondsText(slow.reference_s),
+                                  slow.count > 1 ? fmt::format(", and {} more step{} after it",
+                                                               slow.count - 1, slow.count > 2 ? "s" : "")
+                                                 : "");
     }
   }
   if (ranks_slow > 0 && ranks_with_steps > 1) {
@@ -102,7 +100,7 @@ WarmUp DetectWarmUp(const JobVerdict& job) {
     const std::string names = CauseNames(e);
     cause_evidence = fmt::format("{} hold {} of GPU idle, {:.0f}% of the window{}",
                                  compile_s >= capture_s ? "compilation and module loading" : "graph capture",
-                                 Duration(w.warm_up_causes_s), 100 * w.warm_up_causes_s / capacity_s,
+                                 SecondsText(w.warm_up_causes_s), 100 * w.warm_up_causes_s / capacity_s,
                                  names.empty() ? "" : " (" + names + ")");
   }
   w.evidence = step_evidence.empty()                    ? cause_evidence
