@@ -799,7 +799,7 @@ Advice HostCauseAdvice(const JobVerdict& job, HostCause cause, const Cause& seen
       // blocking copies (the window's, on the launching threads) come out first.
       const HostCauseFigures& syncs = e.host_idle[HostCause::kSync];
       const HostCauseFigures& copies = e.host_idle[HostCause::kBlockingCopy];
-      const std::int64_t blockers = syncs.calls + copies.calls;
+      const std::int64_t blockers = e.host_idle.SyncCalls();
       if (blockers > 0) {
         std::string names = CauseNames(syncs);
         if (const std::string more = CauseNames(copies); !more.empty())

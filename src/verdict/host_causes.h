@@ -82,6 +82,11 @@ struct HostIdleCauses {
   // that it names the cause the verdict charged (one classifier). A rank's only: Merge leaves it.
   std::vector<HostIdleSlice> slices;
   std::optional<HostCause> CauseAt(TimeNs t) const;
+  // Sync and blocking-copy calls in the window on the launching threads: what a CUDA-graph
+  // capture of the step cannot hold.
+  std::int64_t SyncCalls() const {
+    return (*this)[HostCause::kSync].calls + (*this)[HostCause::kBlockingCopy].calls;
+  }
   double total_s() const;
   const HostCauseFigures& operator[](HostCause c) const { return by_cause[static_cast<std::size_t>(c)]; }
   HostCauseFigures& operator[](HostCause c) { return by_cause[static_cast<std::size_t>(c)]; }

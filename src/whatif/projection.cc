@@ -492,10 +492,7 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
   }
   // Capture cannot hold a host sync: the projection assumes they are gone, and says how many.
   if (l.cuda_graphs) {
-    const auto& idle = job.evidence.host_idle;
-    const std::int64_t blockers =
-        idle[verdict::HostCause::kSync].calls + idle[verdict::HostCause::kBlockingCopy].calls;
-    if (blockers > 0) {
+    if (const std::int64_t blockers = job.evidence.host_idle.SyncCalls(); blockers > 0) {
       p.warnings.push_back(fmt::format(
           "--cuda-graphs: the window makes {} sync or blocking-copy calls (.item(), .cpu(), stream syncs, "
           "pageable copies), which CUDA-graph capture cannot hold: the projection assumes the step is "
