@@ -799,7 +799,7 @@ Advice HostCauseAdvice(const JobVerdict& job, HostCause cause, const Cause& seen
       // blocking copies (the window's, on the launching threads) come out first.
       const HostCauseFigures& syncs = e.host_idle[HostCause::kSync];
       const HostCauseFigures& copies = e.host_idle[HostCause::kBlockingCopy];
-      const std::int64_t blockers = e.host_idle.SyncCalls();
+      const std::int64_t blockers = CaptureBlockingSyncs(job);
       if (blockers > 0) {
         std::string names = CauseNames(syncs);
         if (const std::string more = CauseNames(copies); !more.empty())
@@ -1109,6 +1109,13 @@ void RefreshFix(JobVerdict& job, Loss loss) {
     f.evidence = std::move(a.evidence);
     f.causes = std::move(a.causes);
   }
+}
+
+std::int64_t CaptureBlockingSyncs(const JobVerdict& job) {
+  std::int64_t steps = 0;
+  for (const RankVerdict& r : job.ranks) steps += static_cast<std::int64_t>(r.steps.size());
+  const std::int64_t calls = job.evidence.host_idle.SyncCalls();
+  return calls > std::max<std::int64_t>(steps, 1) ? calls : 0;
 }
 
 std::string SecondsText(double s) {

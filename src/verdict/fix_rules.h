@@ -15,6 +15,10 @@ inline constexpr std::string_view kCaptureNoAdvice = "a graph capture: no steady
 // "1.23 s" from a second up, else "12.3 ms": how the fixes' evidence writes a duration.
 std::string SecondsText(double s);
 
+// The sync and blocking-copy calls that keep the job's steps from being captured as CUDA graphs,
+// or 0: one per step (the usual loss.item() at its end) leaves the rest of the step capturable.
+std::int64_t CaptureBlockingSyncs(const JobVerdict& job);
+
 // Fills job.judgement from the model coverage and, below kJudgeMinCoverage, the evidence of why
 // the kernels have no model (docs/verdict.md, "Judgeable"). BuildFixes calls it.
 void Judge(JobVerdict& job);

@@ -353,6 +353,14 @@ TEST(FixRules, TinyKernelGapsGetCudaGraphsOrFusion) {
       << OnlyFix(s).action;
   EXPECT_NE(OnlyFix(s).action.find("remove them first"), std::string::npos) << OnlyFix(s).action;
   EXPECT_EQ(s.short_fixes[static_cast<std::size_t>(Loss::kHostBoundIdle)], "remove syncs, then CUDA graphs");
+  // One sync per step (a loss.item() at its end) leaves the rest of the step capturable.
+  JobVerdict per_step = JobLosing(Loss::kHostBoundIdle, syncing);
+  per_step.ranks.resize(2);
+  for (auto& r : per_step.ranks) r.steps.resize(5);
+  BuildFixes(per_step);
+  EXPECT_EQ(CaptureBlockingSyncs(per_step), 0);
+  EXPECT_EQ(OnlyFix(per_step).action.find("remove them first"), std::string::npos)
+      << OnlyFix(per_step).action;
 
   // The idle sits in the data loader: not this fix.
   EXPECT_EQ(ActionFor(Loss::kHostBoundIdle, TinyKernels(0.05)).find("many short kernels"), std::string::npos);

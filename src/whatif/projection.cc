@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "roofline/roofline.h"
+#include "verdict/fix_rules.h"
 #include "verdict/sweep.h"
 #include "whatif/replay.h"
 
@@ -492,7 +493,7 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
   }
   // Capture cannot hold a host sync: the projection assumes they are gone, and says how many.
   if (l.cuda_graphs) {
-    if (const std::int64_t blockers = job.evidence.host_idle.SyncCalls(); blockers > 0) {
+    if (const std::int64_t blockers = verdict::CaptureBlockingSyncs(job); blockers > 0) {
       p.warnings.push_back(fmt::format(
           "--cuda-graphs: the window makes {} sync or blocking-copy calls (.item(), .cpu(), stream syncs, "
           "pageable copies), which CUDA-graph capture cannot hold: the projection assumes the step is "
