@@ -8,7 +8,7 @@
 namespace plasmient::cluster {
 
 std::vector<CollectiveArrivals> RankArrivals(const verdict::JobVerdict& job, std::int64_t rank) {
-  // The same ranks AddClusterFigures matched: those with GPU activity, lowest first, once each.
+  // The same ranks ReadCluster matched: those with GPU activity, lowest first, once each.
   std::vector<RankCollectives> input;
   std::vector<TimeNs> offset;
   std::vector<bool> aligned;

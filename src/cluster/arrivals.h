@@ -36,7 +36,7 @@ struct CollectiveArrivals {
 };
 
 // The rank's communication kernels, by start; those matched carry every member's arrival.
-// Reads RankVerdict::collectives and the clock offsets AddClusterFigures set.
+// Reads RankVerdict::collectives and the clock offsets the cluster reading set (SetRankFigures).
 std::vector<CollectiveArrivals> RankArrivals(const verdict::JobVerdict& job, std::int64_t rank);
 
 // The communication kernel of `arrivals` (RankArrivals) resident at t, preferring one matched

@@ -102,10 +102,10 @@ Fix StragglerFix(const Straggler& s) {
   return fix;
 }
 
-void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
+ClusterReading ReadCluster(std::span<RankVerdict> ranks, const AnalyzeOptions& options) {
   std::vector<RankCollectives> input;
   std::vector<RankVerdict*> sources;
-  for (auto& r : job.ranks) {
+  for (auto& r : ranks) {
     if (!r.no_gpu_reason.empty()) continue;
     // Moved out for the analysis and back after it: no copy of every rank's collectives.
     input.push_back({r.rank, std::move(r.collectives), r.run.start_ns, r.run.end_ns});
@@ -115,9 +115,10 @@ void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
     std::sort(input.back().step_starts.begin(), input.back().step_starts.end());
     sources.push_back(&r);
   }
+  ClusterReading out;
   if (input.size() < 2) {
     for (std::size_t i = 0; i < input.size(); ++i) sources[i]->collectives = std::move(input[i].items);
-    return;
+    return out;
   }
   ClusterOptions o;
   o.link_bytes_per_s = options.link_bandwidth_bytes_per_s;
@@ -125,47 +126,51 @@ void AddClusterFigures(JobVerdict& job, const AnalyzeOptions& options) {
   ClusterResult result = AnalyzeCluster(input, o);
   for (std::size_t i = 0; i < input.size(); ++i) sources[i]->collectives = std::move(input[i].items);
 
-  // result.ranks holds each rank once, by rank; a duplicate input keeps zeros (and is a problem).
-  std::size_t next = 0;
-  for (RankVerdict* r : sources) {
-    if (next >= result.ranks.size() || result.ranks[next].rank != r->rank) continue;
-    const auto& c = result.ranks[next++];
-    r->clock_offset_s = NsToSeconds(c.clock_offset_ns);
-    r->clock_aligned = c.clock_aligned;
-    r->wait_on_peers_s = c.wait_on_peers_s;
-    r->transfer_s = c.transfer_s;
-    r->caused_wait_s = c.caused_wait_s;
-    r->p2p_wait_s = c.p2p_wait_s;
-    r->exposed_wait_s = c.exposed_wait_s;
-    r->exposed_transfer_s = c.exposed_transfer_s;
-  }
-  // The exposed-communication fix reads the split of its time into waiting and transfer.
-  verdict::RefreshFix(job, Loss::kExposedCommunication);
-  // The job's extent on the reference rank's clock: rank clocks can be tens of ms apart.
-  bool first = true;
-  for (RankVerdict* r : sources) {
-    if (!r->clock_aligned) continue;
-    auto offset_ns = SecondsToNearestNs(r->clock_offset_s);
-    TimeNs start = r->run.start_ns - offset_ns, end = r->run.end_ns - offset_ns;
-    job.job.start_ns = first ? start : std::min(job.job.start_ns, start);
-    job.job.end_ns = first ? end : std::max(job.job.end_ns, end);
-    first = false;
-  }
   for (const auto& p : result.pipeline) {
     auto r = std::find_if(sources.begin(), sources.end(), [&](RankVerdict* v) { return v->rank == p.rank; });
-    job.pipeline.push_back({p, r == sources.end() ? 0 : (*r)->run.loss(Loss::kPipelineBubble)});
+    out.pipeline.push_back({p, r == sources.end() ? 0 : (*r)->run.loss(Loss::kPipelineBubble)});
   }
   const std::vector<const RankVerdict*> analyzed(sources.begin(), sources.end());
   for (auto& s : result.stragglers) {
     s.slow_ops = SlowOpsOf(analyzed, s);
-    job.fixes.push_back(StragglerFix(s));
+    out.fixes.push_back(StragglerFix(s));
   }
-  std::stable_sort(job.fixes.begin(), job.fixes.end(),
-                   [](const Fix& a, const Fix& b) { return a.fraction > b.fraction; });
-  job.stragglers = std::move(result.stragglers);
-  job.collectives = std::move(result.worst_collectives);
-  job.job_problems = std::move(result.problems);
-  job.quality.Merge(result.quality);
+  out.ranks = std::move(result.ranks);
+  out.stragglers = std::move(result.stragglers);
+  out.collectives = std::move(result.worst_collectives);
+  out.problems = std::move(result.problems);
+  out.quality = std::move(result.quality);
+  return out;
+}
+
+void SetRankFigures(std::span<RankVerdict> ranks, const ClusterReading& reading) {
+  // reading.ranks holds each rank once, by rank, as do `ranks` but for repeats and ranks with no
+  // GPU activity, which it skips.
+  std::size_t next = 0;
+  for (RankVerdict& r : ranks) {
+    if (!r.no_gpu_reason.empty()) continue;
+    if (next >= reading.ranks.size() || reading.ranks[next].rank != r.rank) continue;
+    const auto& c = reading.ranks[next++];
+    r.clock_offset_s = NsToSeconds(c.clock_offset_ns);
+    r.clock_aligned = c.clock_aligned;
+    r.wait_on_peers_s = c.wait_on_peers_s;
+    r.transfer_s = c.transfer_s;
+    r.caused_wait_s = c.caused_wait_s;
+    r.p2p_wait_s = c.p2p_wait_s;
+    r.exposed_wait_s = c.exposed_wait_s;
+    r.exposed_transfer_s = c.exposed_transfer_s;
+  }
+}
+
+std::optional<std::pair<TimeNs, TimeNs>> AlignedExtent(std::span<const RankVerdict> ranks) {
+  std::optional<std::pair<TimeNs, TimeNs>> out;
+  for (const RankVerdict& r : ranks) {
+    if (!r.no_gpu_reason.empty() || !r.clock_aligned) continue;
+    const auto offset_ns = SecondsToNearestNs(r.clock_offset_s);
+    const TimeNs start = r.run.start_ns - offset_ns, end = r.run.end_ns - offset_ns;
+    out = out ? std::pair{std::min(out->first, start), std::max(out->second, end)} : std::pair{start, end};
+  }
+  return out;
 }
 
 }  // namespace plasmient::cluster

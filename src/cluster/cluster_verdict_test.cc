@@ -41,25 +41,33 @@ JobVerdict StragglerJob() {
   return job;
 }
 
+// The cluster layer's reading of the job's ranks, and its figures set into them, as the job stage
+// does (job/combine.h).
+ClusterReading Read(JobVerdict& job) {
+  ClusterReading reading = ReadCluster(job.ranks, {});
+  SetRankFigures(job.ranks, reading);
+  return reading;
+}
+
 TEST(ClusterVerdictTest, FillsRankFiguresStragglersAndAFixNamingTheRank) {
   JobVerdict job = StragglerJob();
-  job.fixes.push_back({Loss::kHostBoundIdle, 0.5, "use CUDA graphs", {}});
-  AddClusterFigures(job, {});
+  const ClusterReading reading = Read(job);
   EXPECT_NEAR(job.ranks[2].clock_offset_s, 0.040, 1e-12);
-  EXPECT_EQ(job.job.start_ns, 0);  // rank 2's window, 40 ms ahead, no longer stretches the job
-  EXPECT_EQ(job.job.end_ns, kNsPerS);
+  const auto extent = AlignedExtent(job.ranks);
+  ASSERT_TRUE(extent);
+  EXPECT_EQ(extent->first, 0);  // rank 2's window, 40 ms ahead, does not stretch the job
+  EXPECT_EQ(extent->second, kNsPerS);
   EXPECT_TRUE(job.ranks[2].clock_aligned);
   EXPECT_NEAR(job.ranks[0].wait_on_peers_s, 0.018, 1e-12);
   EXPECT_NEAR(job.ranks[3].caused_wait_s, 0.054, 1e-12);
   EXPECT_EQ(job.ranks[3].collectives.size(), 10u);  // handed back after the analysis
-  ASSERT_EQ(job.stragglers.size(), 1u);
-  EXPECT_EQ(job.stragglers[0].rank, 3);
-  EXPECT_FALSE(job.collectives.empty());
-  EXPECT_TRUE(job.pipeline.empty());
-  EXPECT_TRUE(job.job_problems.empty());
-  ASSERT_EQ(job.fixes.size(), 2u);
-  EXPECT_EQ(job.fixes[0].loss, Loss::kHostBoundIdle);  // still sorted by fraction
-  const Fix& f = job.fixes[1];
+  ASSERT_EQ(reading.stragglers.size(), 1u);
+  EXPECT_EQ(reading.stragglers[0].rank, 3);
+  EXPECT_FALSE(reading.collectives.empty());
+  EXPECT_TRUE(reading.pipeline.empty());
+  EXPECT_TRUE(reading.problems.empty());
+  ASSERT_EQ(reading.fixes.size(), 1u);
+  const Fix& f = reading.fixes[0];
   EXPECT_EQ(f.loss, Loss::kExposedCommunication);
   EXPECT_NEAR(f.fraction, 0.054 / 4, 1e-12);
   EXPECT_EQ(f.action.rfind("rank 3 arrives late at all_reduce in 9 of 10 steps (2.0 ms each)", 0), 0u)
@@ -82,13 +90,13 @@ TEST(ClusterVerdictTest, ALateStartIsNamedAsSuchAndRecoversNothingFromWork) {
   }
   job.evidence.exposed_comm_s[static_cast<std::size_t>(verdict::CommFamily::kAllToAll)] =
       1;  // the job's dominant
-  AddClusterFigures(job, {});
-  ASSERT_EQ(job.stragglers.size(), 1u);
-  EXPECT_EQ(job.stragglers[0].cause, "late_start");
-  EXPECT_NEAR(job.stragglers[0].late_start_s, 0.018, 1e-12);
-  EXPECT_NEAR(job.stragglers[0].slow_work_s, 0, 1e-12);
-  ASSERT_EQ(job.fixes.size(), 1u);
-  const Fix& f = job.fixes[0];
+  const ClusterReading reading = Read(job);
+  ASSERT_EQ(reading.stragglers.size(), 1u);
+  EXPECT_EQ(reading.stragglers[0].cause, "late_start");
+  EXPECT_NEAR(reading.stragglers[0].late_start_s, 0.018, 1e-12);
+  EXPECT_NEAR(reading.stragglers[0].slow_work_s, 0, 1e-12);
+  ASSERT_EQ(reading.fixes.size(), 1u);
+  const Fix& f = reading.fixes[0];
   EXPECT_NE(f.action.find("its step begins late"), std::string::npos) << f.action;
   EXPECT_EQ(f.action.find("even out its work"), std::string::npos) << f.action;
   EXPECT_NEAR(f.recoverable, 0, 1e-12);
@@ -119,20 +127,22 @@ TEST(ClusterVerdictTest, NoStepsWithoutLatenessAreCounted) {
 TEST(ClusterVerdictTest, OneRankLeavesTheJobUntouched) {
   JobVerdict job = StragglerJob();
   job.ranks.resize(1);
-  AddClusterFigures(job, {});
+  const ClusterReading reading = Read(job);
   EXPECT_EQ(job.ranks[0].collectives.size(), 10u);
   EXPECT_FALSE(job.ranks[0].clock_aligned);
-  EXPECT_TRUE(job.stragglers.empty());
-  EXPECT_TRUE(job.fixes.empty());
+  EXPECT_FALSE(AlignedExtent(job.ranks));
+  EXPECT_TRUE(reading.ranks.empty());
+  EXPECT_TRUE(reading.stragglers.empty());
+  EXPECT_TRUE(reading.fixes.empty());
 }
 
 TEST(ClusterVerdictTest, DuplicateRanksAreReportedNotMerged) {
   JobVerdict job = StragglerJob();
   job.ranks.insert(job.ranks.begin() + 2, job.ranks[1]);
-  AddClusterFigures(job, {});
-  ASSERT_FALSE(job.job_problems.empty());
-  EXPECT_EQ(job.job_problems[0], "rank 1 given more than once: later inputs ignored");
-  EXPECT_EQ(job.quality.Get(model::Dq::kDuplicateRank), 1);
+  const ClusterReading reading = Read(job);
+  ASSERT_FALSE(reading.problems.empty());
+  EXPECT_EQ(reading.problems[0], "rank 1 given more than once: later inputs ignored");
+  EXPECT_EQ(reading.quality.Get(model::Dq::kDuplicateRank), 1);
   EXPECT_EQ(job.ranks[2].wait_on_peers_s, 0);  // the duplicate gets no figures
   EXPECT_NEAR(job.ranks[1].wait_on_peers_s, 0.018, 1e-12);
 }
@@ -155,9 +165,9 @@ void AddOpTimes(JobVerdict& job, double mm_late_ms) {
 TEST(ClusterVerdictTest, StragglerFixNamesTheOpsThatRanSlowerOnItsRank) {
   JobVerdict job = StragglerJob();
   AddOpTimes(job, 2.0);  // rank 3's aten::mm explains its whole lateness: 9 × 2 ms
-  AddClusterFigures(job, {});
-  ASSERT_EQ(job.stragglers.size(), 1u);
-  const auto& slow = job.stragglers[0].slow_ops;
+  const ClusterReading reading = Read(job);
+  ASSERT_EQ(reading.stragglers.size(), 1u);
+  const auto& slow = reading.stragglers[0].slow_ops;
   ASSERT_EQ(slow.size(), 1u);  // aten::add runs as fast as elsewhere
   EXPECT_EQ(slow[0].op, "aten::mm");
   EXPECT_EQ(slow[0].kernel, "sm90_gemm");
@@ -166,8 +176,8 @@ TEST(ClusterVerdictTest, StragglerFixNamesTheOpsThatRanSlowerOnItsRank) {
   EXPECT_NEAR(slow[0].median_s, 0.050, 1e-12);
   EXPECT_NEAR(slow[0].excess_s, 0.018, 1e-12);
   EXPECT_NEAR(slow[0].share_of_lateness, 1.0, 1e-9);
-  ASSERT_EQ(job.fixes.size(), 1u);
-  const Fix& f = job.fixes[0];
+  ASSERT_EQ(reading.fixes.size(), 1u);
+  const Fix& f = reading.fixes[0];
   EXPECT_NE(f.action.find("its own ops run slower than the same ops on the other ranks (aten::mm 1.36×)"),
             std::string::npos)
       << f.action;
@@ -183,34 +193,34 @@ TEST(ClusterVerdictTest, SlowOpsRecoverOnlyTheLatenessTheyExplain) {
   JobVerdict job = StragglerJob();
   AddOpTimes(job, 0.5);  // aten::mm 1.09× the median rank's: jitter, not named
   for (auto& [step, s] : job.ranks[3].op_times[1].step_s) s = step < 9 ? 0.0015 : 0.001;
-  AddClusterFigures(job, {});
-  ASSERT_EQ(job.stragglers.size(), 1u);
-  const auto& slow = job.stragglers[0].slow_ops;
+  const ClusterReading reading = Read(job);
+  ASSERT_EQ(reading.stragglers.size(), 1u);
+  const auto& slow = reading.stragglers[0].slow_ops;
   ASSERT_EQ(slow.size(), 1u);
   EXPECT_EQ(slow[0].op, "aten::add");  // 1.45×: 9 × 0.5 ms of a lateness of 9 × 2 ms
   EXPECT_NEAR(slow[0].share_of_lateness, 0.25, 1e-9);
-  EXPECT_NEAR(job.fixes[0].recoverable, 0.25 * 0.054 / 4, 1e-12);
+  EXPECT_NEAR(reading.fixes[0].recoverable, 0.25 * 0.054 / 4, 1e-12);
 }
 
 TEST(ClusterVerdictTest, StragglerWhoseOpsRunAsFastNamesNoOp) {
   JobVerdict job = StragglerJob();
   AddOpTimes(job, 0.0);  // late for another reason (host, input): its ops match the others'
-  AddClusterFigures(job, {});
-  ASSERT_EQ(job.stragglers.size(), 1u);
-  EXPECT_TRUE(job.stragglers[0].slow_ops.empty());
-  ASSERT_EQ(job.fixes.size(), 1u);
-  EXPECT_EQ(job.fixes[0].action.find("its own ops"), std::string::npos) << job.fixes[0].action;
-  EXPECT_EQ(job.fixes[0].culprits, (std::vector<std::string>{"rank 3"}));
-  EXPECT_NEAR(job.fixes[0].recoverable, 0.054 / 4, 1e-12);
+  const ClusterReading reading = Read(job);
+  ASSERT_EQ(reading.stragglers.size(), 1u);
+  EXPECT_TRUE(reading.stragglers[0].slow_ops.empty());
+  ASSERT_EQ(reading.fixes.size(), 1u);
+  EXPECT_EQ(reading.fixes[0].action.find("its own ops"), std::string::npos) << reading.fixes[0].action;
+  EXPECT_EQ(reading.fixes[0].culprits, (std::vector<std::string>{"rank 3"}));
+  EXPECT_NEAR(reading.fixes[0].recoverable, 0.054 / 4, 1e-12);
 }
 
 TEST(ClusterVerdictTest, AnOpWithinTheOtherRanksSpreadIsJitterNotASlowOp) {
   JobVerdict job = StragglerJob();
   AddOpTimes(job, 2.0);  // rank 3's aten::mm: 7 ms in steps 0..8 against 5 ms on the median rank
   for (auto& [step, s] : job.ranks[0].op_times[0].step_s) s = 0.003;  // the others range 3 to 5 ms
-  AddClusterFigures(job, {});
-  ASSERT_EQ(job.stragglers.size(), 1u);
-  EXPECT_TRUE(job.stragglers[0].slow_ops.empty());  // excess 18 ms within their 20 ms of spread
+  const ClusterReading reading = Read(job);
+  ASSERT_EQ(reading.stragglers.size(), 1u);
+  EXPECT_TRUE(reading.stragglers[0].slow_ops.empty());  // excess 18 ms within their 20 ms of spread
 }
 
 TEST(ClusterVerdictTest, OpsOnlyTheStragglerRanAreNotCompared) {
@@ -219,9 +229,9 @@ TEST(ClusterVerdictTest, OpsOnlyTheStragglerRanAreNotCompared) {
   for (auto& r : job.ranks) {
     if (r.rank != 3) r.op_times[0].shapes = "[[2048, 4096], [4096, 4096]]";  // another shape: another op
   }
-  AddClusterFigures(job, {});
-  ASSERT_EQ(job.stragglers.size(), 1u);
-  EXPECT_TRUE(job.stragglers[0].slow_ops.empty());
+  const ClusterReading reading = Read(job);
+  ASSERT_EQ(reading.stragglers.size(), 1u);
+  EXPECT_TRUE(reading.stragglers[0].slow_ops.empty());
 }
 
 }  // namespace

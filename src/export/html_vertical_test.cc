@@ -91,7 +91,6 @@ TEST(HtmlVertical, TheSectionEmbedsTheClustersClauseAndTheCursor) {
     ranks.push_back(std::move(*v));
   }
   verdict::JobVerdict job = job::CombineRanks(std::move(ranks), o);
-  cluster::AddClusterFigures(job, o);
   const auto v = collector.For(job);
   ASSERT_NE(v, nullptr);
   std::string html = VerticalSection(job, v.get());

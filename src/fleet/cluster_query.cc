@@ -11,6 +11,7 @@
 #include "cluster/cluster_verdict.h"
 #include "export/terminal_sink.h"
 #include "fleet/fleet_query.h"
+#include "job/combine.h"
 
 namespace plasmient::fleet {
 namespace {
@@ -184,7 +185,8 @@ Result<StoredClusterJob> AnalyzeStoredCluster(store::QueryableStore& store, cons
                                               const verdict::AnalyzeOptions& options) {
   auto stored = LoadStoredCluster(store, job_id);
   if (!stored) return std::unexpected(stored.error());
-  cluster::AddClusterFigures(stored->job, options);
+  // The stored ranks through the job stage's one assembly: the cluster layer's reading of them.
+  stored->job = job::CombineRanks(std::move(stored->job.ranks), options);
   return stored;
 }
 

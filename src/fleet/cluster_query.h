@@ -27,8 +27,8 @@ struct StoredClusterJob {
 // (by at_ns). Fails when the job has no cluster rows, or on a row the store cannot have written.
 Result<StoredClusterJob> LoadStoredCluster(store::QueryableStore& store, const std::string& job_id);
 
-// LoadStoredCluster, then the cluster layer over its ranks, exactly as `analyze DIR` runs it
-// (cluster::AddClusterFigures): offsets, waits, stragglers and their fixes, pipeline stages.
+// LoadStoredCluster, then the job assembled from its ranks exactly as `analyze DIR` assembles it
+// (job::CombineRanks): offsets, waits, stragglers and their fixes, pipeline stages.
 Result<StoredClusterJob> AnalyzeStoredCluster(store::QueryableStore& store, const std::string& job_id,
                                               const verdict::AnalyzeOptions& options);
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cluster/cluster_verdict.h"
+#include "job/combine.h"
 #include "store/job_rows.h"
 #include "store/sqlite_store.h"
 #include "store/testing/cluster_rows.h"
@@ -18,9 +18,7 @@ using store::testing::Rank;
 using store::testing::StoreWithRanks;
 
 TEST(ClusterQueryTest, StoredRanksGiveTheFiguresOfTheRanksTogether) {
-  verdict::JobVerdict together;
-  together.ranks = {Rank(0), Rank(1), Rank(2)};
-  cluster::AddClusterFigures(together, {});
+  const verdict::JobVerdict together = job::CombineRanks({Rank(0), Rank(1), Rank(2)}, {});
   ASSERT_EQ(together.stragglers.size(), 1u);
   ASSERT_EQ(together.stragglers[0].rank, 2);
 

@@ -17,7 +17,6 @@
 #include <fmt/ranges.h>
 
 #include "base/parallel.h"
-#include "cluster/cluster_verdict.h"
 #include "cluster/job_identity.h"
 #include "ingest/read_trace.h"
 #include "ingest/trace_kinds.h"
@@ -411,11 +410,7 @@ Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::pat
     return Fail("the inputs are not one job: {}; analyze each job's traces on their own",
                 fmt::join(why, "; "));
   }
-  verdict::JobVerdict job = CombineRanks(std::move(ranks), options);
-  cluster::AddClusterFigures(job, options);  // after every rank's verdict, before any sink
-  job.quality.Add(model::Dq::kDuplicateInput, repeated);
-  job.quality.Add(model::Dq::kSkippedInput, skipped);
-  return job;
+  return CombineRanks(std::move(ranks), options, {.repeated = repeated, .skipped = skipped});
 }
 
 Result<verdict::JobVerdict> AnalyzeJobFiles(const std::vector<std::filesystem::path>& files,

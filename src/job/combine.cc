@@ -5,11 +5,13 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "base/parallel.h"
 #include "base/time_units.h"
+#include "cluster/cluster_verdict.h"
 #include "job/bill.h"
 #include "verdict/aggregate.h"
 #include "verdict/fix_rules.h"
@@ -82,9 +84,13 @@ void SortByRank(std::vector<RankVerdict>& ranks) {
 
 }  // namespace
 
-JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o) {
+JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o, const SetAside& set_aside) {
   JobVerdict job;
   SortByRank(ranks);
+  // The cluster layer first: its figures of each rank (clock offsets, waits) are the ranks' own
+  // before anything below reads them.
+  cluster::ClusterReading cluster = cluster::ReadCluster(ranks, o);
+  cluster::SetRankFigures(ranks, cluster);
   // The ranks' own lists, merged in place: copied into one list, a large job's top kernels and
   // ops were tens of MB of fresh memory.
   std::vector<const std::vector<KernelAggregate>*> kernels, ops;
@@ -109,6 +115,8 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
     kernels.push_back(&r.top_kernels);
     ops.push_back(&r.top_ops);
   }
+  // The job's extent on the reference rank's clock where the ranks' clocks are aligned to it.
+  if (auto extent = cluster::AlignedExtent(ranks)) std::tie(job.job.start_ns, job.job.end_ns) = *extent;
   if (all_model && job.capacity_flops > 0) job.model_flops = model_flops;
   if (job.model_flops_source.starts_with("derived")) {
     const auto coverage = job.model_coverage();
@@ -137,7 +145,14 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o)
     if (r.top_kernels.size() > o.top_n) r.top_kernels.resize(o.top_n);
     if (r.top_ops.size() > o.top_n) r.top_ops.resize(o.top_n);
   }
-  verdict::BuildFixes(job);
+  job.pipeline = std::move(cluster.pipeline);
+  job.stragglers = std::move(cluster.stragglers);
+  job.collectives = std::move(cluster.collectives);
+  job.job_problems = std::move(cluster.problems);
+  job.quality.Merge(cluster.quality);
+  job.quality.Add(model::Dq::kDuplicateInput, set_aside.repeated);
+  job.quality.Add(model::Dq::kSkippedInput, set_aside.skipped);
+  verdict::BuildFixes(job, std::move(cluster.fixes));
   job.bill = WindowBill(job.job, job.device.price_per_gpu_hour, o.target_fraction);
   return job;
 }

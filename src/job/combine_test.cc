@@ -141,5 +141,81 @@ TEST(CombineRanks, TotalsEachCollectiveByNameOverTheRanks) {
   EXPECT_EQ(send.bytes_per_s, 0);  // no call says its bytes
 }
 
+// Four ranks of one all-reduce per step, 10 steps; rank 3 arrives 2 ms late in steps 0..8; rank 2's
+// clock runs 40 ms ahead; every rank loses half its second to host-bound idle.
+std::vector<RankVerdict> StragglerRanks() {
+  constexpr TimeNs kMs = kNsPerMs;
+  std::vector<RankVerdict> ranks;
+  for (int r = 0; r < 4; ++r) {
+    RankVerdict v;
+    v.rank = r;
+    const TimeNs offset = r == 2 ? 40 * kMs : 0;
+    v.run.start_ns = offset;
+    v.run.end_ns = offset + kNsPerS;
+    v.run.wall_s = 1.0;
+    v.run.useful_s = 0.5;
+    v.run.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)] = 0.5;
+    for (int step = 0; step < 10; ++step) {
+      CollectiveInstance c;
+      c.group = "0";
+      c.group_ranks = "[0, 1, 2, 3]";
+      c.group_size = 4;
+      c.seq = step;
+      c.name = "allreduce";
+      c.kind = join::CollectiveKind::kAllReduce;
+      c.bytes = 64 << 20;
+      c.step = step;
+      c.start_ns = step * 100 * kMs + (r == 3 && step < 9 ? 2 * kMs : 0) + offset;
+      c.end_ns = step * 100 * kMs + (step < 9 ? 2 * kMs : 0) + kMs + offset;
+      v.collectives.push_back(c);
+    }
+    ranks.push_back(std::move(v));
+  }
+  return ranks;
+}
+
+// The job verdict is assembled once: the cluster layer's figures are in the ranks, the job's extent
+// is on the reference rank's clock, and the stragglers' fixes sort with the losses' in one list.
+TEST(CombineRanks, AssemblesTheClusterReadingIntoTheJobOnce) {
+  std::vector<RankVerdict> ranks = StragglerRanks();
+  std::swap(ranks[0], ranks[3]);  // in any order
+  const JobVerdict job = CombineRanks(std::move(ranks), Options(), {.repeated = 2, .skipped = 1});
+  ASSERT_EQ(job.ranks.size(), 4u);
+  EXPECT_EQ(job.ranks[0].rank, 0);
+  EXPECT_NEAR(job.ranks[2].clock_offset_s, 0.040, 1e-12);
+  EXPECT_TRUE(job.ranks[2].clock_aligned);
+  EXPECT_NEAR(job.ranks[0].wait_on_peers_s, 0.018, 1e-12);
+  EXPECT_NEAR(job.ranks[3].caused_wait_s, 0.054, 1e-12);
+  EXPECT_EQ(job.ranks[3].collectives.size(), 10u);
+  EXPECT_EQ(job.job.start_ns, 0);  // rank 2's window, 40 ms ahead, does not stretch the job
+  EXPECT_EQ(job.job.end_ns, kNsPerS);
+  EXPECT_NEAR(job.job.wall_s, 4.0, 1e-12);
+  ASSERT_EQ(job.stragglers.size(), 1u);
+  EXPECT_EQ(job.stragglers[0].rank, 3);
+  EXPECT_FALSE(job.collectives.empty());
+  EXPECT_TRUE(job.job_problems.empty());
+  ASSERT_EQ(job.fixes.size(), 2u);
+  EXPECT_EQ(job.fixes[0].loss, Loss::kHostBoundIdle);         // 50% of capacity
+  EXPECT_EQ(job.fixes[1].loss, Loss::kExposedCommunication);  // the straggler's 0.054 s of 4 s
+  EXPECT_NEAR(job.fixes[1].fraction, 0.054 / 4, 1e-12);
+  EXPECT_TRUE(job.fixes[1].action.starts_with("rank 3 arrives late")) << job.fixes[1].action;
+  EXPECT_EQ(job.quality.Get(model::Dq::kDuplicateInput), 2);
+  EXPECT_EQ(job.quality.Get(model::Dq::kSkippedInput), 1);
+  EXPECT_NEAR(job.bill.gpu_hours, 4.0 / 3600, 1e-12);  // the bill of the window, once
+}
+
+// A straggler that costs more than any loss of the ranks' own leads the fixes.
+TEST(CombineRanks, AStragglerFixLeadsWhenItCostsMost) {
+  std::vector<RankVerdict> ranks = StragglerRanks();
+  for (auto& r : ranks) {
+    r.run.useful_s = 0.999;
+    r.run.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)] = 0.001;  // under the 1% floor
+  }
+  const JobVerdict job = CombineRanks(std::move(ranks), Options());
+  ASSERT_EQ(job.fixes.size(), 1u);
+  EXPECT_EQ(job.fixes[0].loss, Loss::kExposedCommunication);
+  EXPECT_EQ(job.fixes[0].culprits, (std::vector<std::string>{"rank 3"}));
+}
+
 }  // namespace
 }  // namespace plasmient::job

@@ -193,7 +193,7 @@ Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c,
     AddAggregates(b[TableId::kOpAggregates], c, rank, rank.top_ops);
     if (rank.no_gpu_reason.empty()) AddClusterRows(b, c, rank);
   }
-  // The cluster layer's stragglers (AddClusterFigures ran before any sink): one rule, one place.
+  // The cluster layer's stragglers (read as the job was assembled): one rule, one place.
   for (const auto& s : job.stragglers) {
     Row r = Common(c);
     r.emplace_back(s.rank);

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cluster/cluster_verdict.h"
+#include "job/combine.h"
 #include "store/testing/test_job.h"
 
 namespace plasmient::store {
@@ -98,12 +98,13 @@ TEST(JobRowsTest, LayerTypeRowsOnlyForJobsWithModuleRanges) {
   EXPECT_TRUE(BuildRows(job, Context())[TableId::kLayerTypes].empty());
 }
 
-// The stragglers table holds what the cluster layer names (AddClusterFigures), nothing of its own.
+// The stragglers table holds what the cluster layer names (as the job stage assembles it), nothing
+// of its own.
 TEST(JobRowsTest, StragglerRowsAreTheClusterLayers) {
   auto job = testing::MakeJob();
   const verdict::Straggler written = job.stragglers.at(0);
   job.stragglers.clear();
-  cluster::AddClusterFigures(job, verdict::AnalyzeOptions{});
+  job = job::CombineRanks(std::move(job.ranks), verdict::AnalyzeOptions{});
   ASSERT_EQ(job.stragglers.size(), 1u);  // MakeJob's hand-written straggler is the cluster's
   const verdict::Straggler& s = job.stragglers[0];
   EXPECT_EQ(s.rank, written.rank);
@@ -154,7 +155,7 @@ TEST(JobRowsTest, RanksTakingTurnsLateAreNoStragglers) {
       r.collectives.push_back(c);
     }
   }
-  cluster::AddClusterFigures(job, verdict::AnalyzeOptions{});
+  job = job::CombineRanks(std::move(job.ranks), verdict::AnalyzeOptions{});
   for (const auto& p : job.job_problems) ADD_FAILURE() << p;
   EXPECT_TRUE(job.stragglers.empty()) << "rank " << job.stragglers.at(0).rank;
   double caused = 0;

@@ -146,7 +146,7 @@ TEST(CommRoles, ExposedTimeGoesToTheRoleItsLaunchContextNames) {
   rank.exposed_wait_s = 800e-6;
   rank.exposed_transfer_s = 200e-6;
   job.ranks.push_back(rank);
-  RefreshFix(job, Loss::kExposedCommunication);
+  BuildFixes(job);
   for (const Fix& f : job.fixes) comm = f.loss == Loss::kExposedCommunication ? &f : comm;
   EXPECT_TRUE(comm->action.starts_with("80% of the exposed time is waiting for peers")) << comm->action;
   EXPECT_EQ(job.short_fixes[static_cast<std::size_t>(Loss::kExposedCommunication)], "fix the late rank");

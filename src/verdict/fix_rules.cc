@@ -1060,14 +1060,23 @@ void Judge(JobVerdict& job) {
   j.fix = why.action;
 }
 
-void BuildFixes(JobVerdict& job) {
+void BuildFixes(JobVerdict& job, std::vector<Fix> more) {
   Judge(job);
   job.warm_up = DetectWarmUp(job);
   job.fixes.clear();
+  // Stable: of equal shares, the losses' order, then the stragglers' own.
+  auto add_more_and_sort = [&] {
+    job.fixes.insert(job.fixes.end(), std::make_move_iterator(more.begin()),
+                     std::make_move_iterator(more.end()));
+    std::stable_sort(job.fixes.begin(), job.fixes.end(),
+                     [](const Fix& a, const Fix& b) { return a.fraction > b.fraction; });
+  };
   // A trace of a graph's capture ran the program's launches, not its steady state: nothing in it
-  // says what the run would gain, least of all from CUDA graphs (docs/graphs.md).
+  // says what the run would gain, least of all from CUDA graphs (docs/graphs.md). The stragglers'
+  // fixes stand: they read the ranks' arrivals, not the steady state.
   if (job.evidence.trace_kind() == join::TraceKind::kCapture) {
     job.short_fixes.fill(std::string(kCaptureNoAdvice));
+    add_more_and_sort();
     return;
   }
   for (std::size_t i = 0; i < kLossCount; ++i) {
@@ -1095,20 +1104,7 @@ void BuildFixes(JobVerdict& job) {
     }
     job.fixes.push_back(std::move(f));
   }
-  std::sort(job.fixes.begin(), job.fixes.end(),
-            [](const Fix& a, const Fix& b) { return a.fraction > b.fraction; });
-}
-
-void RefreshFix(JobVerdict& job, Loss loss) {
-  if (job.evidence.trace_kind() == join::TraceKind::kCapture) return;
-  Advice a = AdviceFor(job, loss);
-  job.short_fixes[static_cast<std::size_t>(loss)] = a.short_action;
-  for (Fix& f : job.fixes) {
-    if (f.loss != loss) continue;
-    f.action = std::move(a.action);
-    f.evidence = std::move(a.evidence);
-    f.causes = std::move(a.causes);
-  }
+  add_more_and_sort();
 }
 
 std::int64_t CaptureBlockingSyncs(const JobVerdict& job) {

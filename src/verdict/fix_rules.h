@@ -23,13 +23,10 @@ std::int64_t CaptureBlockingSyncs(const JobVerdict& job);
 // the kernels have no model (docs/verdict.md, "Judgeable"). BuildFixes calls it.
 void Judge(JobVerdict& job);
 
-// Fills job.judgement (Judge), job.fixes (losses of at least 1% of capacity, largest first) and
-// job.short_fixes (every loss) from job.job and job.evidence.
-void BuildFixes(JobVerdict& job);  // also job.warm_up (verdict/warm_up.h)
-
-// Rebuilds the fix of one loss, and its short fix, from what the job holds now: the cluster stage
-// calls it for exposed communication once the ranks' waits for late peers are known, before it
-// adds the stragglers' fixes (of the same loss, which this would overwrite).
-void RefreshFix(JobVerdict& job, Loss loss);
+// Fills job.judgement (Judge), job.fixes (losses of at least 1% of capacity, and `more`: the
+// cluster layer's stragglers' fixes; largest first, once) and job.short_fixes (every loss) from
+// job.job, job.evidence and the ranks' cluster figures; the job stage calls it once, as it
+// assembles the job (job/combine.h).
+void BuildFixes(JobVerdict& job, std::vector<Fix> more = {});  // also job.warm_up (verdict/warm_up.h)
 
 }  // namespace plasmient::verdict
