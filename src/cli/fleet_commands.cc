@@ -364,7 +364,7 @@ int RunFleet(const FleetArgs& a, const CLI::App& app) {
 }
 
 struct BillArgs {
-  double gpus = 0, price = 0, achieved = 0, target = 0.40;
+  double gpus = 0, price = 0, achieved = 0, target = verdict::kDefaultTargetFraction;
   // --whatif LEVERS: per job, what each lever recovers, from a store.
   std::string whatif, db, since, until, job;
   ClickHouseFlags clickhouse;

@@ -174,7 +174,7 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
     Row(out, p, 2, "achieved fraction of peak", "≥" + Percent(f.achieved()),
         fmt::format("a lower bound (at most {})", Percent(judgement.achieved_at_most)), "1");
   }
-  std::string where = fmt::format("  where the other {} went:", Percent(1 - f.achieved()));
+  std::string where = fmt::format("  where the other {} went:", Percent(f.lost()));
   BoxLine(out, where, Columns(where));
   std::vector<std::pair<double, Loss>> losses;
   for (std::size_t i = 0; i < verdict::kLossCount; ++i) {

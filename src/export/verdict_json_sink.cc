@@ -347,7 +347,7 @@ void WriteVerdictJson(const verdict::JobVerdict& job, const std::function<void(s
   WriteDevice(w, job.device);
   w.Key("window").BeginObject();
   w.Field("start_ns", job.job.start_ns).Field("end_ns", job.job.end_ns);
-  w.Field("wall_s", NsToSeconds(job.job.end_ns - job.job.start_ns));
+  w.Field("wall_s", job.job.span_s());
   w.Field("gpu_seconds", job.job.wall_s);
   w.EndObject();
   w.Field("utilization", job.job.utilization());

@@ -124,7 +124,7 @@ std::vector<RankSample> SampleJob(const verdict::JobVerdict& job) {
     for (std::size_t i = 0; i < verdict::kLossCount; ++i)
       s.loss[i] = rank.run.loss(static_cast<verdict::Loss>(i));
     s.gpu_s = rank.run.wall_s;
-    s.wasted_s = rank.run.wall_s - rank.run.useful_s;
+    s.wasted_s = rank.run.lost_s();
     for (const auto& step : rank.steps) {
       double d = step.figures.wall_s;
       auto b = std::lower_bound(kStepBucketsS.begin(), kStepBucketsS.end(), d);
@@ -146,7 +146,7 @@ JobTops SampleTops(const verdict::JobVerdict& job) {
   for (const auto& t : job.layers.types) {
     if (out.layer_types.size() == kTopSeries) break;
     out.layer_types.push_back(
-        {t.type, std::string(verdict::LossKey(t.main_loss())), t.gpu_time_s, t.gpu_time_s - t.useful_s});
+        {t.type, std::string(verdict::LossKey(t.main_loss())), t.gpu_time_s, t.lost_s()});
   }
   return out;
 }

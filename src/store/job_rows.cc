@@ -216,7 +216,7 @@ Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c,
       r.emplace_back(f.kernels);
       r.emplace_back(f.gpu_time_s);
       r.emplace_back(f.useful_s);
-      r.emplace_back(f.gpu_time_s - f.useful_s);
+      r.emplace_back(f.lost_s());
       r.emplace_back(f.flops);
       r.emplace_back(f.achieved_fraction());
       r.emplace_back(std::string(verdict::LossKey(f.main_loss())));

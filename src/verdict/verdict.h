@@ -46,6 +46,9 @@ struct Figures {
 
   double utilization() const { return wall_s > 0 ? kernel_union_s / wall_s : 0; }
   double achieved() const { return wall_s > 0 ? useful_s / wall_s : 0; }
+  double lost() const { return 1 - achieved(); }  // the share that did no useful work: Σ loss
+  double lost_s() const { return wall_s - useful_s; }
+  double span_s() const { return NsToSeconds(end_ns - start_ns); }  // first to last instant
   double loss(Loss l) const { return wall_s > 0 ? loss_s[static_cast<std::size_t>(l)] / wall_s : 0; }
   // Seconds with a compute kernel resident: the useful time and the three compute losses.
   double compute_s() const {
@@ -287,6 +290,7 @@ struct LayerFigures {
   std::vector<std::pair<std::string, double>> top_kernels;  // (kernel, GPU time s), largest first
 
   double achieved_fraction() const { return gpu_time_s > 0 ? useful_s / gpu_time_s : 0; }
+  double lost_s() const { return gpu_time_s - useful_s; }
   // Its loss as a fraction of its GPU time: with achieved_fraction(), the losses sum to 1.
   double loss_fraction(Loss loss) const {
     return gpu_time_s > 0 ? loss_s[static_cast<std::size_t>(loss)] / gpu_time_s : 0;
