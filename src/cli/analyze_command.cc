@@ -257,8 +257,7 @@ namespace {
 
 // The report files: --perfetto (completed here, once clock offsets are known) and --html.
 int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, const verdict::JobVerdict& job,
-                 std::span<const whatif::RankTable> tables, const std::string& title,
-                 const exporting::VerticalTrace* vertical) {
+                 const std::string& title, const exporting::VerticalTrace* vertical) {
   if (perfetto != nullptr) {
     std::unordered_map<std::int64_t, double> offsets;  // the cluster layer's, by rank (= pid)
     for (const auto& r : job.ranks) {
@@ -277,7 +276,7 @@ int WriteReports(const OutputOptions& out, exporting::PerfettoSink* perfetto, co
     }
   }
   if (!out.html_path.empty()) {
-    const whatif::Slider slider = whatif::ProjectSlider(tables, job);
+    const whatif::Slider slider = whatif::ProjectSlider(job);
     if (!WriteOutput(out.html_path,
                      exporting::RenderHtml(job, {.title = title, .whatif = &slider, .vertical = vertical}),
                      "HTML report")) {
@@ -335,9 +334,8 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
     vertical.emplace(options.observer);
     options.observer = &*vertical;
   }
-  whatif::TableCollector tables(options.observer);
-  // The store's lever rows and the report's what-if panel project from the per-activity tables.
-  if (RecordAsked(args.output.record) || !args.output.html_path.empty()) options.observer = &tables;
+  // The store's lever rows and the report's what-if panel project from the ranks' activity tables.
+  options.keep_activities = RecordAsked(args.output.record) || !args.output.html_path.empty();
   verdict::JobVerdict job;
   // The process ends soon after this returns: the verdicts are kept, not freed one block at a time.
   struct KeepJob {
@@ -345,13 +343,10 @@ int RunAnalyze(const AnalyzeArgs& args, const std::string& title) {
     ~KeepJob() { KeepUntilExit(std::move(job)); }
   } keep{job};
   if (int rc = AnalyzeJob(*inputs, options, args.output.quiet, job, args.output.verbose); rc != 0) return rc;
-  if (int rc = RecordIfAsked(args.output.record, job, args.inputs, *inputs, tables.tables()); rc != 0)
-    return rc;
+  if (int rc = RecordIfAsked(args.output.record, job, args.inputs, *inputs); rc != 0) return rc;
   std::string report_title = title.empty() ? ReportTitle(*inputs) : title;
   const auto lanes = vertical ? vertical->For(job) : nullptr;
-  if (int rc = WriteReports(args.output, perfetto.get(), job, tables.tables(), report_title, lanes.get());
-      rc != 0)
-    return rc;
+  if (int rc = WriteReports(args.output, perfetto.get(), job, report_title, lanes.get()); rc != 0) return rc;
 
   if (!args.output.json_path.empty() && !WriteJsonVerdict(args.output.json_path, job)) return 1;
   bool json_on_stdout = args.output.json_path == "-";

@@ -40,13 +40,11 @@ Result<EmbeddedJob> AnalyzeEmbedded(const std::vector<std::string>& inputs,
   hooks.warn = [&](const std::string& line) { out.warnings.push_back(line); };
   exporting::VerticalCollector vertical(args->options.observer);
   args->options.observer = &vertical;
-  whatif::TableCollector tables(args->options.observer);
-  args->options.observer = &tables;
+  args->options.keep_activities = true;  // what the what-if panel projects from
   auto job = job::AnalyzeInputs(std::vector<std::filesystem::path>(files->begin(), files->end()),
                                 args->options, hooks);
   if (!job) return std::unexpected(job.error());
   out.job = std::move(*job);
-  out.whatif_tables = std::move(tables.tables());
   out.vertical = vertical.For(out.job);
   out.title = ReportTitle(*files);
   out.explain_command = ExplainCommand(inputs, args->steps);
@@ -57,7 +55,7 @@ Result<EmbeddedJob> AnalyzeEmbedded(const std::vector<std::string>& inputs,
 }
 
 std::string HtmlOf(EmbeddedJob& job) {
-  if (!job.whatif) job.whatif = whatif::ProjectSlider(job.whatif_tables, job.job);
+  if (!job.whatif) job.whatif = whatif::ProjectSlider(job.job);
   return exporting::RenderHtml(job.job,
                                {.title = job.title, .whatif = &*job.whatif, .vertical = job.vertical.get()});
 }

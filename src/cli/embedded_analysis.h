@@ -20,12 +20,11 @@ namespace plasmient::cli {
 
 struct EmbeddedJob {
   verdict::JobVerdict job;
-  std::string title;                             // the report's title, as `analyze` names it
-  std::vector<std::string> warnings;             // one line per input set aside
-  std::string no_gpu_activity;                   // why no rank had GPU activity; "" when one had
-  std::string explain_command;                   // for the terminal box's pointer, as `analyze` writes it
-  std::vector<whatif::RankTable> whatif_tables;  // what the what-if panel projects from
-  std::optional<whatif::Slider> whatif;          // that panel: projected on the first HtmlOf
+  std::string title;                     // the report's title, as `analyze` names it
+  std::vector<std::string> warnings;     // one line per input set aside
+  std::string no_gpu_activity;           // why no rank had GPU activity; "" when one had
+  std::string explain_command;           // for the terminal box's pointer, as `analyze` writes it
+  std::optional<whatif::Slider> whatif;  // that panel: projected on the first HtmlOf
   std::shared_ptr<const exporting::VerticalTrace>
       vertical;  // the HTML report's lanes, as `analyze` reads them
 };

@@ -34,7 +34,7 @@ void AddRecordOptions(CLI::App& app, RecordFlags& f) {
 bool RecordAsked(const RecordFlags& f) { return !f.db.empty() || !f.clickhouse.empty(); }
 
 int RecordIfAsked(const RecordFlags& f, const verdict::JobVerdict& job, const std::vector<std::string>& given,
-                  const std::vector<std::string>& files, std::span<const whatif::RankTable> tables) {
+                  const std::vector<std::string>& files) {
   if (!RecordAsked(f)) return 0;
   store::RecordOptions o;
   o.db_path = f.db;
@@ -48,7 +48,7 @@ int RecordIfAsked(const RecordFlags& f, const verdict::JobVerdict& job, const st
     o.clickhouse = ch;
   }
   std::vector<std::filesystem::path> paths(files.begin(), files.end());
-  auto r = store::RecordAnalysis(job, given, paths, o, tables);
+  auto r = store::RecordAnalysis(job, given, paths, o);
   if (!r) {
     fmt::print(stderr, "plasmient: {}\n", r.error().message);
     return 1;

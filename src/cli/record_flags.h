@@ -18,10 +18,9 @@ struct RecordFlags;
 // --db, --clickhouse, --clickhouse-db, --job, --label, --host on analyze.
 void AddRecordOptions(CLI::App& app, RecordFlags& flags);
 // Records the verdict when --db or --clickhouse was given, with the lever projections of the
-// ranks' what-if tables; returns an exit code (0: fine).
+// activity tables its ranks keep; returns an exit code (0: fine).
 int RecordIfAsked(const RecordFlags& flags, const verdict::JobVerdict& job,
-                  const std::vector<std::string>& given, const std::vector<std::string>& files,
-                  std::span<const whatif::RankTable> tables);
+                  const std::vector<std::string>& given, const std::vector<std::string>& files);
 // Whether RecordIfAsked will record: the analysis then collects the what-if tables.
 bool RecordAsked(const RecordFlags& flags);
 

@@ -36,16 +36,15 @@ int RunWhatIf(WhatIfArgs& a) {
     fmt::print(stderr, "plasmient: {}\n", inputs.error().message);
     return 1;
   }
-  whatif::TableCollector tables;
   verdict::AnalyzeOptions options = a.analyze.options;
-  options.observer = &tables;
+  options.keep_activities = true;
   verdict::JobVerdict job;
   if (int rc = AnalyzeJob(*inputs, options, a.quiet, job); rc != 0) return rc;
   if (job.job.wall_s <= 0) {
     fmt::print(stderr, "plasmient: {}: no GPU activity to project\n", a.inputs.front());
     return 3;
   }
-  auto projection = whatif::Project(tables.tables(), job, a.levers);
+  auto projection = whatif::Project(job, a.levers);
   if (!projection) {
     fmt::print(stderr, "plasmient: {}\n", projection.error().message);
     return 2;

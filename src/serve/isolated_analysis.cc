@@ -76,9 +76,8 @@ void SetLimit(int resource, rlim_t value) {
 std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::AnalyzeOptions& options,
                         const ingest::OpenRules& rules, const store::JobContext& context) {
   try {
-    whatif::TableCollector tables(options.observer);
     verdict::AnalyzeOptions with_tables = options;
-    with_tables.observer = &tables;
+    with_tables.keep_activities = true;  // the store's lever rows project from them
     auto job = job::AnalyzeJobFiles(files, with_tables, rules);
     if (!job) {
       // A reader that ran out of memory here ran into the limit this process was given.
@@ -102,7 +101,7 @@ std::string RunAnalysis(const std::vector<fs::path>& files, const verdict::Analy
     std::string samples = SerializeSamples(ranks, SampleTops(*job));
     std::string out = fmt::format("{}{}\n", kOk, samples.size());
     out += samples;
-    out += store::ClickHouseOutbox::Serialize(store::BuildRows(*job, context, tables.tables()));
+    out += store::ClickHouseOutbox::Serialize(store::BuildRows(*job, context));
     return out;
   } catch (const std::bad_alloc&) {
     return std::string(kError) + "out of memory (the analysis memory limit, serve --analysis-memory-mb)";

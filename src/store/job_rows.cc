@@ -141,8 +141,7 @@ Result<std::pair<std::string, std::string>> ParseLabel(std::string_view text) {
   return std::pair{std::string(key), std::string(text.substr(eq + 1))};
 }
 
-Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c,
-                std::span<const whatif::RankTable> tables) {
+Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c) {
   Batch b;
   {
     Row r = Common(c);
@@ -248,7 +247,7 @@ Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c,
     r.emplace_back(br.addressable_per_year);
     b[TableId::kBills].push_back(std::move(r));
   }
-  b[TableId::kLeverProjections] = LeverRows(whatif::ProjectStoredLevers(tables, job), job, c);
+  b[TableId::kLeverProjections] = LeverRows(whatif::ProjectStoredLevers(job), job, c);
   return b;
 }
 

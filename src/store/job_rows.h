@@ -32,9 +32,8 @@ Result<std::pair<std::string, std::string>> ParseLabel(std::string_view text);
 // The cells every row starts with: job_key, job_id, at_ns, host.
 Row Common(const JobContext& context);
 
-// Every table's rows for one job; lever_projections from the job's per-activity tables
-// (whatif/levers.h), none without them.
-Batch BuildRows(const verdict::JobVerdict& job, const JobContext& context,
-                std::span<const whatif::RankTable> tables = {});
+// Every table's rows for one job; lever_projections from the activity tables its ranks keep
+// (whatif/levers.h; AnalyzeOptions::keep_activities), none without them.
+Batch BuildRows(const verdict::JobVerdict& job, const JobContext& context);
 
 }  // namespace plasmient::store

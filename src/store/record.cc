@@ -16,8 +16,7 @@ std::string LocalHostName() {
 }
 
 Result<int> RecordAnalysis(const verdict::JobVerdict& job, const std::vector<std::string>& given_inputs,
-                           const std::vector<std::filesystem::path>& files, const RecordOptions& o,
-                           std::span<const whatif::RankTable> tables) {
+                           const std::vector<std::filesystem::path>& files, const RecordOptions& o) {
   JobEntry entry;
   entry.path = given_inputs.empty() ? std::filesystem::path() : std::filesystem::path(given_inputs.front());
   entry.name = entry.path.filename().string();
@@ -36,7 +35,7 @@ Result<int> RecordAnalysis(const verdict::JobVerdict& job, const std::vector<std
   ctx.host = o.host.empty() ? LocalHostName() : o.host;
   ctx.labels = o.labels;
   for (const auto& f : files) ctx.inputs.push_back(f.filename().string());
-  Batch batch = BuildRows(job, ctx, tables);
+  Batch batch = BuildRows(job, ctx);
   int fresh = 0;
   if (!o.db_path.empty()) {
     auto db = SqliteStore::Open(o.db_path);

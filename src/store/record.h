@@ -25,10 +25,9 @@ struct RecordOptions {
 
 // Hashes the inputs into the job key, builds the rows and records them (idempotently).
 // Returns how many stores took a new analysis (0 when it was already there).
-// `tables`: the ranks' what-if tables (whatif::TableCollector), for the lever projections.
+// The lever projections come from the activity tables the ranks keep (keep_activities).
 Result<int> RecordAnalysis(const verdict::JobVerdict& job, const std::vector<std::string>& given_inputs,
-                           const std::vector<std::filesystem::path>& files, const RecordOptions& options,
-                           std::span<const whatif::RankTable> tables = {});
+                           const std::vector<std::filesystem::path>& files, const RecordOptions& options);
 
 std::string LocalHostName();
 

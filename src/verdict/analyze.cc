@@ -21,6 +21,7 @@
 #include "roofline/kernel_name.h"
 #include "roofline/op_cost.h"
 #include "roofline/roofline.h"
+#include "verdict/activity_table.h"
 #include "verdict/aggregate.h"
 #include "verdict/column.h"
 #include "verdict/device_activity.h"
@@ -717,7 +718,11 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   CountFlops(t, f, o, v);
   v.capacity_flops = peak * v.run.wall_s;
   v.quality = quality;
-  if (o.observer) o.observer->OnRank({t, j, f, v, ranges});
+  if (o.keep_activities || o.observer) {
+    const RankDetail detail{t, j, f, v, ranges};
+    if (o.keep_activities) v.activities = std::make_shared<const ActivityTable>(BuildActivityTable(detail));
+    if (o.observer) o.observer->OnRank(detail);
+  }
   return v;
 }
 

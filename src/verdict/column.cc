@@ -35,7 +35,7 @@ double Ms(TimeNs ns) { return static_cast<double>(ns) / 1e6; }
 // "rank 3", or "the trace" when it does not say its rank.
 std::string Whose(std::int64_t rank) { return rank >= 0 ? fmt::format("rank {}", rank) : "the trace"; }
 
-ColumnActivity ActivityRow(const RankDetail& d, const join::LayerTree& tree, std::size_t i) {
+ColumnActivity ColumnActivityOf(const RankDetail& d, const join::LayerTree& tree, std::size_t i) {
   const auto& t = d.trace;
   const auto& f = d.facts;
   ColumnActivity a;
@@ -272,7 +272,7 @@ Column ColumnReader::Read(TimeNs t) const {
   std::array<int, kActivityClasses> counts{};
   for (std::uint32_t i : gpu_.Stab(t)) {
     ++counts[static_cast<std::size_t>(d.facts.cls[i])];
-    c.resident.push_back(ActivityRow(d, tree_, i));
+    c.resident.push_back(ColumnActivityOf(d, tree_, i));
   }
   c.deciding = DecidingClass(counts);
   std::stable_sort(c.resident.begin(), c.resident.end(),
@@ -311,7 +311,7 @@ Column ColumnReader::Read(TimeNs t) const {
                                  [&](TimeNs x, std::uint32_t r) { return x < g.start_ns[r]; });
     if (next != by_start_.end()) {
       c.gap_end_ns = g.start_ns[*next];
-      c.next = ActivityRow(d, tree_, *next);
+      c.next = ColumnActivityOf(d, tree_, *next);
     }
   }
   return c;

@@ -61,6 +61,9 @@ struct AnalyzeOptions {
   std::size_t top_n = 15;
   double link_bandwidth_bytes_per_s = 0;  // --link-bandwidth-gbps × 1e9: collectives judged by it
   RankObserver* observer = nullptr;       // sees each rank's per-activity detail, in input order
+  // Keep each rank's activity table in its verdict (RankVerdict::activities): what-if, the report's
+  // what-if panel and the store's lever rows read it.
+  bool keep_activities = false;
   // --graph-capture: traces of the graphs' capture, whose launches the replays in the inputs are
   // matched to (docs/graphs.md, "A capture beside the replay").
   std::vector<std::string> graph_captures;

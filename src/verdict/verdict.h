@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -357,6 +358,8 @@ struct OpStepTimes {
 // its heaviest; on the other ranks an op missing from the list is not matched.
 inline constexpr std::size_t kOpStepTimesKept = 64;
 
+struct ActivityTable;  // verdict/activity_table.h
+
 struct RankVerdict {
   std::string path, format;
   std::int64_t rank = -1;
@@ -378,6 +381,9 @@ struct RankVerdict {
   double model_flops = -1;         // MFU numerator when known
   std::string model_flops_source;  // "--model-flops-per-step", "derived: 3 × forward ...", ""
   std::int64_t kernels = 0, kept_activities = 0;
+  // Its kept activities as priced, past the trace: only when AnalyzeOptions::keep_activities asked
+  // (verdict/activity_table.h); null otherwise and for a rank with no GPU activity.
+  std::shared_ptr<const ActivityTable> activities;
   std::vector<KernelAggregate> top_kernels, top_ops;  // by lost time, bounded
   std::vector<CollectiveInstance> collectives;        // kept communication kernels, by start
   Layers layers;                                      // the model layer (nn.Module tree)

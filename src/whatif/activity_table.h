@@ -1,74 +1,13 @@
-// The what-if table: one rank's GPU activities as the projection reads them (docs/what-if.md),
-// taken from the verdict's per-activity rows while the rank's trace is still in memory.
+// The what-if stage reads the ranks' activity tables the verdict keeps (verdict/activity_table.h,
+// RankVerdict::activities); these are its names for them.
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
-#include "base/time_units.h"
-#include "join/join.h"
-#include "verdict/analyze.h"
-#include "verdict/verdict.h"
+#include "verdict/activity_table.h"
 
 namespace plasmient::whatif {
 
-struct ActivityRow {
-  TimeNs start_ns = 0, end_ns = 0;
-  TimeNs launch_ns = kNoTime;  // its launch call's start; kNoTime when it has none
-  std::int32_t stream = 0;
-  join::ActivityClass cls = join::ActivityClass::kCompute;
-  double flops = -1, bytes = -1;  // as the verdict priced it; -1 unknown
-  double weight_bytes = 0;        // of bytes, those that do not grow with the batch
-  double peak_flops_per_s = 0;    // of its dtype (the facts table's): the roof it is timed against
-  bool heavy = false;             // priced by a GEMM, convolution or attention model
-  bool attention = false;         // priced by an attention model: its bytes are the KV cache in decode
-  bool backward = false;          // launched under autograd's backward pass
-  join::StepRowId step;           // the rank's ProfilerStep that launched it (join's steps), or none
-  std::int32_t name = -1;         // index into RankTable::names
-  // The batch its pricing op's inputs show: an attention query [B, H, L, D] or a linear's
-  // x [B, S, K]; -1 when they show none (a 2-D GEMM cannot tell the batch from the tokens).
-  std::int64_t batch = -1;
-  verdict::Loss loss = verdict::Loss::kComputeInefficiency;  // where its lost time went
-
-  TimeNs dur_ns() const { return end_ns - start_ns; }
-  bool compute() const { return cls == join::ActivityClass::kCompute; }
-};
-
-// An interval in which the host waited for the GPU (join::IsHostSync).
-struct HostWait {
-  TimeNs start_ns = 0, end_ns = 0;
-};
-
-struct RankTable {
-  std::int64_t rank = -1;
-  double peak_flops_per_s = 0;  // P of the rank's window: useful time is FLOPs / P
-  double bandwidth_bytes_per_s = 0;
-  double memory_bytes = 0;         // the device's memory; 0 when unknown
-  double graph_launches = 0;       // the trace already replays CUDA graphs
-  std::int64_t steps = 0;          // ProfilerSteps in the window
-  std::vector<ActivityRow> rows;   // the verdict's kept activities, by start
-  std::vector<std::string> names;  // kernel names the rows index
-  std::vector<HostWait> waits;     // by start
-  verdict::Figures current;        // the verdict's run figures
-};
-
-RankTable BuildRankTable(const verdict::RankDetail& detail);
-
-// Collects every rank's table as the analysis streams through them, then hands the rank to
-// `next` (another observer, e.g. the Perfetto sink) when there is one.
-class TableCollector final : public verdict::RankObserver {
- public:
-  explicit TableCollector(verdict::RankObserver* next = nullptr) : next_(next) {}
-  void OnRank(const verdict::RankDetail& detail) override {
-    tables_.push_back(BuildRankTable(detail));
-    if (next_ != nullptr) next_->OnRank(detail);
-  }
-  std::vector<RankTable>& tables() { return tables_; }
-
- private:
-  verdict::RankObserver* next_;
-  std::vector<RankTable> tables_;
-};
+using ActivityRow = verdict::ActivityRow;
+using HostWait = verdict::HostWait;
+using RankTable = verdict::ActivityTable;
 
 }  // namespace plasmient::whatif

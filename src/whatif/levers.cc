@@ -79,8 +79,8 @@ std::string LeverLabel(const LeverKey& lever) {
   return lever.value > 0 ? fmt::format("{}={:g}", lever.name, lever.value) : lever.name;
 }
 
-std::vector<LeverOutcome> ProjectStoredLevers(std::span<const RankTable> tables,
-                                              const verdict::JobVerdict& job) {
+std::vector<LeverOutcome> ProjectStoredLevers(const verdict::JobVerdict& job) {
+  const std::vector<const RankTable*> tables = TablesOf(job);
   std::vector<LeverOutcome> out;
   if (tables.empty() || job.job.wall_s <= 0) return out;
   for (const StoredLever& s : StoredLevers(job)) {

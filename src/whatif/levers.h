@@ -45,8 +45,7 @@ struct LeverOutcome {
 
 // The stored levers' projections: overlap-comm, cuda-graphs, each stored batch scale and, for a
 // pipeline with a known microbatch count M, microbatches 2M. A lever that cannot apply is left
-// out; none without tables or with an empty window.
-std::vector<LeverOutcome> ProjectStoredLevers(std::span<const RankTable> tables,
-                                              const verdict::JobVerdict& job);
+// out; none when the ranks keep no activity tables or the window is empty.
+std::vector<LeverOutcome> ProjectStoredLevers(const verdict::JobVerdict& job);
 
 }  // namespace plasmient::whatif

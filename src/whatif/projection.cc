@@ -370,12 +370,12 @@ void Warn(const RankTable& t, const RankResult& r, const Levers& l, std::vector<
   }
 }
 
-double MeanStep(std::span<const RankTable> tables, const std::vector<Figures>& f) {
+double MeanStep(Tables tables, const std::vector<Figures>& f) {
   double sum = 0;
   int n = 0;
   for (std::size_t i = 0; i < tables.size(); ++i) {
-    if (tables[i].steps <= 0) continue;
-    sum += f[i].wall_s / static_cast<double>(tables[i].steps);
+    if (tables[i]->steps <= 0) continue;
+    sum += f[i].wall_s / static_cast<double>(tables[i]->steps);
     ++n;
   }
   return n > 0 ? sum / n : 0;
@@ -417,10 +417,24 @@ Status Validate(const Levers& l) {
   return Ok();
 }
 
-Result<std::int64_t> ReadBatch(std::span<const RankTable> tables) {
+std::vector<const RankTable*> TablesOf(const verdict::JobVerdict& job) {
+  std::vector<const RankTable*> out;
+  for (const verdict::RankVerdict& r : job.ranks) {
+    if (r.activities) out.push_back(r.activities.get());
+  }
+  return out;
+}
+
+std::vector<const RankTable*> TablesOf(std::span<const RankTable> tables) {
+  std::vector<const RankTable*> out;
+  for (const RankTable& t : tables) out.push_back(&t);
+  return out;
+}
+
+Result<std::int64_t> ReadBatch(Tables tables) {
   std::map<std::int64_t, std::int64_t> calls;  // batch → kernels showing it
-  for (const RankTable& t : tables) {
-    for (const ActivityRow& r : t.rows) {
+  for (const RankTable* t : tables) {
+    for (const ActivityRow& r : t->rows) {
       if (r.batch > 0) ++calls[r.batch];
     }
   }
@@ -434,8 +448,16 @@ Result<std::int64_t> ReadBatch(std::span<const RankTable> tables) {
   return most->first;
 }
 
+Result<Projection> Project(const verdict::JobVerdict& job, const Levers& levers) {
+  return Project(TablesOf(job), job, levers);
+}
+
 Result<Projection> Project(std::span<const RankTable> tables, const verdict::JobVerdict& job,
                            const Levers& levers) {
+  return Project(TablesOf(tables), job, levers);
+}
+
+Result<Projection> Project(Tables tables, const verdict::JobVerdict& job, const Levers& levers) {
   if (Status ok = Validate(levers); !ok) return std::unexpected(ok.error());
   Levers l = levers;
   if (l.batch > 0) {
@@ -452,7 +474,8 @@ Result<Projection> Project(std::span<const RankTable> tables, const verdict::Job
   std::map<std::string, BoundChange> changes;
   double modeled[2] = {0, 0}, memory[2] = {0, 0};
   double microbatch_ratio = 1, peer_wait_s = 0;
-  for (const RankTable& t : tables) {
+  for (const RankTable* table : tables) {
+    const RankTable& t = *table;
     auto r = ProjectRank(t, job, l);
     if (!r) return std::unexpected(r.error());
     if (l.microbatches > 0) {

@@ -16,6 +16,12 @@
 
 namespace plasmient::whatif {
 
+// The activity tables a projection reads, one per rank: those the job's ranks keep (TablesOf), or
+// a test's.
+using Tables = std::span<const RankTable* const>;
+std::vector<const RankTable*> TablesOf(const verdict::JobVerdict& job);
+std::vector<const RankTable*> TablesOf(std::span<const RankTable> tables);
+
 struct Levers {
   double batch_scale = 1;         // --batch-scale K: every sequence batch K times larger
   bool overlap_comm = false;      // --overlap-comm
@@ -33,7 +39,7 @@ struct Levers {
 // The job's batch as its shapes show it: the leading dimension of the attention queries and
 // linear inputs (ActivityRow::batch), the value most of those kernels share. Fails, naming
 // --batch-scale, when no kernel shows one.
-Result<std::int64_t> ReadBatch(std::span<const RankTable> tables);
+Result<std::int64_t> ReadBatch(Tables tables);
 
 // Checks ranges; one line naming the bad lever.
 Status Validate(const Levers& levers);
@@ -74,6 +80,10 @@ struct Projection {
 
 // The projection of a job whose ranks' tables are `tables` and whose verdict is `job`.
 // Fails when a lever cannot apply (--microbatches without a pipeline in the trace).
+Result<Projection> Project(Tables tables, const verdict::JobVerdict& job, const Levers& levers);
+// The same over the tables the job's ranks keep (analyzed with AnalyzeOptions::keep_activities).
+Result<Projection> Project(const verdict::JobVerdict& job, const Levers& levers);
+// The same over tables given by value (tests build them by hand).
 Result<Projection> Project(std::span<const RankTable> tables, const verdict::JobVerdict& job,
                            const Levers& levers);
 

@@ -2,7 +2,13 @@
 
 namespace plasmient::whatif {
 
+Slider ProjectSlider(const verdict::JobVerdict& job) { return ProjectSlider(TablesOf(job), job); }
+
 Slider ProjectSlider(std::span<const RankTable> tables, const verdict::JobVerdict& job) {
+  return ProjectSlider(TablesOf(tables), job);
+}
+
+Slider ProjectSlider(Tables tables, const verdict::JobVerdict& job) {
   Slider s;
   if (tables.empty() || job.job.wall_s <= 0) return s;
   s.batch_scales.assign(std::begin(kSliderBatchScales), std::end(kSliderBatchScales));

@@ -38,6 +38,8 @@ struct Slider {
 // The panel's projections. The toggles offered: overlap-comm when the job has exposed
 // communication, microbatches at twice the trace's count when a pipeline shows one, cuda-graphs
 // always. Empty (no points) when the job has no GPU activity.
+Slider ProjectSlider(Tables tables, const verdict::JobVerdict& job);
+Slider ProjectSlider(const verdict::JobVerdict& job);  // over the tables its ranks keep
 Slider ProjectSlider(std::span<const RankTable> tables, const verdict::JobVerdict& job);
 
 }  // namespace plasmient::whatif

@@ -65,7 +65,7 @@ TEST(Slider, EverySettingIsTheProjectionOfItsLevers) {
 TEST(Slider, NoGpuActivityNoPanel) {
   const std::vector<RankTable> tables = {GemmRank()};
   EXPECT_TRUE(ProjectSlider(tables, verdict::JobVerdict{}).points.empty());
-  EXPECT_TRUE(ProjectSlider({}, JobOf(tables[0])).points.empty());
+  EXPECT_TRUE(ProjectSlider(std::span<const RankTable>{}, JobOf(tables[0])).points.empty());
 }
 
 TEST(Slider, ExposedCommunicationOffersTheOverlapToggle) {

@@ -1,4 +1,4 @@
-#include "whatif/activity_table.h"
+#include "verdict/activity_table.h"
 
 #include <algorithm>
 #include <string_view>
@@ -8,7 +8,7 @@
 #include "roofline/op_args_parser.h"
 #include "verdict/facts.h"
 
-namespace plasmient::whatif {
+namespace plasmient::verdict {
 namespace {
 
 // The leading dimension of the op's first input when its shape says it is the batch.
@@ -42,12 +42,12 @@ class OpBatches {
 
 }  // namespace
 
-RankTable BuildRankTable(const verdict::RankDetail& d) {
+ActivityTable BuildActivityTable(const RankDetail& d) {
   const model::Trace& t = d.trace;
   const join::Joined& j = d.joined;
-  const verdict::ActivityFacts& f = d.facts;
-  const verdict::RankVerdict& v = d.verdict;
-  RankTable table;
+  const ActivityFacts& f = d.facts;
+  const RankVerdict& v = d.verdict;
+  ActivityTable table;
   table.rank = v.rank;
   table.peak_flops_per_s = v.device.peak_flops_per_s;
   table.bandwidth_bytes_per_s = v.device.memory_bandwidth_bytes_per_s;
@@ -94,4 +94,4 @@ RankTable BuildRankTable(const verdict::RankDetail& d) {
   return table;
 }
 
-}  // namespace plasmient::whatif
+}  // namespace plasmient::verdict
