@@ -281,6 +281,8 @@ void WriteJudgement(JsonWriter& w, const verdict::Judgement& j) {
     w.Key("coverage").Null();
   }
   w.Field("min_coverage", j.min_coverage);
+  w.Field("gpu_busy_s", j.gpu_busy_s);
+  w.Field("min_gpu_busy_s", j.min_gpu_busy_s);
   w.Field("achieved_fraction_is", j.achieved_is);
   w.Field("achieved_fraction_at_most", j.achieved_at_most);
   for (auto [key, text] : {std::pair<std::string_view, const std::string&>{"cause", j.cause},

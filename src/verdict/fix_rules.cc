@@ -83,6 +83,14 @@ std::string Count(std::int64_t n, std::string_view many, std::string_view one = 
   return fmt::format("{} {}", n, n == 1 && !one.empty() ? one : many);
 }
 
+// SecondsText, "85 µs" below a millisecond and "20 ns" below a microsecond: a window too small to
+// judge is read in its own units.
+std::string DurationText(double s) {
+  return s < 1e-6   ? fmt::format("{:.0f} ns", s * 1e9)
+         : s < 1e-3 ? fmt::format("{:.0f} µs", s * 1e6)
+                    : SecondsText(s);
+}
+
 // "1,360": counts in fix text are read at a glance.
 std::string Thousands(std::int64_t n) {
   std::string digits = std::to_string(n < 0 ? -n : n), out;
@@ -1029,6 +1037,32 @@ void Judge(JobVerdict& job) {
     if (j.evidence.empty()) j.evidence = "the inputs hold no GPU activity";
     j.reason = "no GPU activity to judge: " + j.evidence;
     j.fix = "profile with ProfilerActivity.CUDA (torch.profiler activities) on a step that runs GPU work";
+    return;
+  }
+  // GPU-busy time: the sweep's slices with anything resident (all but the host-bound idle).
+  j.gpu_busy_s =
+      std::max(0.0, job.job.wall_s - job.job.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)]);
+  // Too little GPU work for the shares to describe a workload: whatever else holds, the verdict
+  // is of a window's edges (kJudgeMinGpuBusyS). The achieved fraction stays what the window holds,
+  // said as a bound or against a stand-in's peak where the coverage or the device also fall short.
+  if (j.gpu_busy_s < kJudgeMinGpuBusyS) {
+    std::int64_t activities = 0;
+    for (const RankVerdict& r : job.ranks) activities += r.kept_activities;
+    j.judgeable = false;
+    j.cause = "window_too_small";
+    j.achieved_is = j.coverage && *j.coverage < kJudgeMinCoverage ? "lower_bound"
+                    : job.device.unknown                          ? "assumed_device"
+                                                                  : "measured";
+    j.evidence = fmt::format("the window holds {} GPU {} with {} of GPU-busy time, in {} of wall time",
+                             Thousands(activities), activities == 1 ? "activity" : "activities",
+                             DurationText(j.gpu_busy_s), DurationText(job.job.wall_s));
+    j.reason = fmt::format("too little GPU work to judge: {}, under the {} a verdict on usefulness needs",
+                           j.evidence, DurationText(kJudgeMinGpuBusyS));
+    j.fix = job.evidence.pytorch()
+                ? "profile more of the run: several steady steps (torch.profiler.schedule(wait=1, warmup=1, "
+                  "active=3), prof.step() each iteration) rather than a few kernels"
+                : "profile a longer window of the run: several steady iterations (nsys --duration, or "
+                  "cudaProfilerStart/Stop around them) rather than a few kernels";
     return;
   }
   // Nothing says which chip ran it: every figure of usefulness is against a stand-in's peak.

@@ -227,6 +227,15 @@ inline constexpr double kMfuMinCoverage = 0.90;
 // headroom, MFU derived from the trace, the bill's waste) with it. One rule at every coverage:
 // 0% (no shapes recorded) and 15% alike.
 inline constexpr double kJudgeMinCoverage = 0.50;
+// Below this much GPU-busy time (the union of kernels, copies and memsets, Σ over ranks) the window
+// is too small for its shares to describe a workload (docs/verdict.md, "Judgeable"): every activity
+// carries fixed costs of its own — a launch latency of a few microseconds between dependent
+// kernels, and edges known to about a microsecond (the GPU timer's resolution, the integer
+// microseconds of older traces) — so half a millisecond of work holds a few dozen such edges at
+// most, and its losses describe those edges, not the work. It is also less than one step of any
+// model in the dev traces (the smallest, a batch-1 ViT inference, is 0.6 ms of GPU time a step). No
+// floor on the count of activities: five 16-ms GEMMs are a sound measurement of those GEMMs.
+inline constexpr double kJudgeMinGpuBusyS = 0.5e-3;
 
 // Whether the models cover enough of the compute for the verdict to judge its usefulness, and if
 // not, why and what to record instead: the evidence the unmodeled-kernels fix reads (no shapes
@@ -235,6 +244,8 @@ struct Judgement {
   bool judgeable = true;
   std::optional<double> coverage;  // JobVerdict::model_coverage(); none with no compute kernel
   double min_coverage = kJudgeMinCoverage;
+  double gpu_busy_s = 0;  // Σ over ranks of the GPU-busy time (kernels, copies, memsets)
+  double min_gpu_busy_s = kJudgeMinGpuBusyS;
   // The achieved fraction were every unmodeled kernel's share useful: the fraction's upper bound.
   double achieved_at_most = 0;
   // What the achieved fraction is: "measured"; "lower_bound" (too little modeled: the unmodeled
@@ -242,8 +253,9 @@ struct Judgement {
   // could be higher or lower).
   std::string achieved_is = "measured";
   bool lower_bound() const { return achieved_is == "lower_bound"; }
+  bool assumed_device() const { return achieved_is == "assumed_device"; }
   std::string cause;     // "no_shapes", "gpu_only", "not_pytorch", "graph_replay", "ops_not_modeled",
-                         // "unknown_device", "no_gpu_activity"; "" when judgeable
+                         // "unknown_device", "no_gpu_activity", "window_too_small"; "" when judgeable
   std::string evidence;  // what the trace lacks: "no op in the trace carries Input Dims"
   std::string reason;    // one line: the coverage and the evidence
   std::string fix;       // what to record (or pass) so that it can be judged
