@@ -716,9 +716,10 @@ std::vector<Cause> HostCauses(const Evidence& e, double idle_s) {
     if (c.calls > 0) {
       evidence += fmt::format("; {} such calls hold the host {}", Thousands(c.calls), SecondsText(c.call_s));
     }
+    // The profiler's records say when it worked, not on which thread the launch waited for it.
     const bool inferred = cause == HostCause::kLaunch || cause == HostCause::kHostWork ||
-                          cause == HostCause::kUnseenWait || c.other_thread ||
-                          (cause == HostCause::kCompile && MostlyLaunchCalls(c));
+                          cause == HostCause::kUnseenWait || cause == HostCause::kProfilerOverhead ||
+                          c.other_thread || (cause == HostCause::kCompile && MostlyLaunchCalls(c));
     out.push_back({std::string(HostCauseName(cause)), share * idle_s, share, std::move(evidence),
                    cause == HostCause::kUnknown ? "low"
                    : inferred                   ? "medium"
@@ -788,6 +789,19 @@ Advice HostCauseAdvice(const JobVerdict& job, HostCause cause, const Cause& seen
                           "tensors (NCCL/RCCL) and drop barriers from the step",
                           held),
               "drop host barriers", seen.evidence, seen.seconds};
+    case HostCause::kProfilerOverhead:
+      return {fmt::format("the profiler's own work holds the GPU idle ({}): an unprofiled run does not "
+                          "have these gaps, so read the rest of the verdict without them, and profile so "
+                          "that it costs less: {}",
+                          held,
+                          e.pytorch() ? "a shorter window (fewer active steps in torch.profiler.schedule, "
+                                        "so CUPTI's buffers fill and flush less inside it), fewer "
+                                        "activities, and with_stack and profile_memory off (record_shapes "
+                                        "only where the FLOP models need it)"
+                                      : "a shorter window (nsys --duration, or cudaProfilerStart/Stop "
+                                        "around a few iterations), fewer traced APIs (nsys --trace), and "
+                                        "no backtraces (--cudabacktrace=none, --sample=none)"),
+              "profiler overhead: profile less", seen.evidence, seen.seconds};
     case HostCause::kLaunch: {
       const double median_us = e.median_compute_kernel_us();
       const std::string kernels =
