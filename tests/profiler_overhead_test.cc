@@ -34,8 +34,8 @@ double CauseSeconds(element verdict, std::string_view name, std::string* action 
 
 void AnalyzeTo(const fs::path& input, simdjson::dom::parser& parser, element& v) {
   const fs::path out = input.parent_path() / "verdict.json";
-  testing::CommandResult a =
-      testing::RunCommand(testing::PlasmientBinary() + " analyze -q " + input.string() + " --json " + out.string());
+  testing::CommandResult a = testing::RunCommand(testing::PlasmientBinary() + " analyze -q " +
+                                                 input.string() + " --json " + out.string());
   ASSERT_EQ(a.exit_code, 0) << a.out;
   ASSERT_EQ(parser.load(out.string()).get(v), simdjson::SUCCESS);
 }
@@ -100,9 +100,11 @@ TEST(ProfilerOverhead, NsysProfilerOverheadRowsOverAnIdleGapAreTheProfilers) {
       nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);
   )sql";
   sql += fmt::format(
-      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (0, 5000, 0, {0}, 1, 2, 0), (990000, 995000, 0, {0}, 2, 2, "
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (0, 5000, 0, {0}, 1, 2, 0), (990000, 995000, 0, {0}, "
+      "2, 2, "
       "0);"
-      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10000, 400000, 0, 1, 7, 1, {1}, 1), (1000000, 1400000, 0, "
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10000, 400000, 0, 1, 7, 1, {1}, 1), (1000000, 1400000, "
+      "0, "
       "1, 7, 2, {1}, 1);"
       "INSERT INTO PROFILER_OVERHEAD VALUES ({2}, {3}, {0}, 3, 0);",
       kThread, 9LL << 24, kStart, kEnd);
@@ -137,15 +139,17 @@ std::vector<std::int64_t> QueryRow(const fs::path& path, const char* sql) {
 // GPU idle is the profiler's.
 TEST(ProfilerOverhead, CloverleafsOverheadLiesOutsideItsKernelsAndTakesNoIdle) {
   auto shared = testing::SharedTraces();
-  if (!shared) GTEST_SKIP() << "shared traces folder absent (PLASMIENT_SHARED_TRACES): real-trace test skipped";
+  if (!shared)
+    GTEST_SKIP() << "shared traces folder absent (PLASMIENT_SHARED_TRACES): real-trace test skipped";
   const fs::path path = *shared / "pipit/cloverleaf-nsys/perlmutter-cloverleaf-cuda.sqlite";
-  const auto inside = QueryRow(path,
-                               "SELECT count(*), (SELECT count(*) FROM PROFILER_OVERHEAD) FROM PROFILER_OVERHEAD o, "
-                               "(SELECT min(start) AS s, max(\"end\") AS e FROM CUPTI_ACTIVITY_KIND_KERNEL) k "
-                               "WHERE o.\"end\" > k.s AND o.start < k.e");
+  const auto inside =
+      QueryRow(path,
+               "SELECT count(*), (SELECT count(*) FROM PROFILER_OVERHEAD) FROM PROFILER_OVERHEAD o, "
+               "(SELECT min(start) AS s, max(\"end\") AS e FROM CUPTI_ACTIVITY_KIND_KERNEL) k "
+               "WHERE o.\"end\" > k.s AND o.start < k.e");
   ASSERT_EQ(inside.size(), 2u);
-  ASSERT_GT(inside[1], 0);   // the export records overhead
-  ASSERT_EQ(inside[0], 0);   // none of it inside the kernels' span
+  ASSERT_GT(inside[1], 0);  // the export records overhead
+  ASSERT_EQ(inside[0], 0);  // none of it inside the kernels' span
   const fs::path dir = testing::TempDir("overhead_cloverleaf");
   const fs::path copy = dir / "cloverleaf.sqlite";
   fs::copy_file(path, copy);

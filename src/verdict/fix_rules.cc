@@ -83,14 +83,6 @@ std::string Count(std::int64_t n, std::string_view many, std::string_view one = 
   return fmt::format("{} {}", n, n == 1 && !one.empty() ? one : many);
 }
 
-// SecondsText, "85 µs" below a millisecond and "20 ns" below a microsecond: a window too small to
-// judge is read in its own units.
-std::string DurationText(double s) {
-  return s < 1e-6   ? fmt::format("{:.0f} ns", s * 1e9)
-         : s < 1e-3 ? fmt::format("{:.0f} µs", s * 1e6)
-                    : SecondsText(s);
-}
-
 // "1,360": counts in fix text are read at a glance.
 std::string Thousands(std::int64_t n) {
   std::string digits = std::to_string(n < 0 ? -n : n), out;
@@ -1168,6 +1160,12 @@ std::int64_t CaptureBlockingSyncs(const JobVerdict& job) {
 
 std::string SecondsText(double s) {
   return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.1f} ms", s * 1e3);
+}
+
+std::string DurationText(double s) {
+  return s < 1e-6   ? fmt::format("{:.0f} ns", s * 1e9)
+         : s < 1e-3 ? fmt::format("{:.0f} µs", s * 1e6)
+                    : SecondsText(s);
 }
 
 }  // namespace plasmient::verdict

@@ -60,7 +60,7 @@ std::optional<HostCause> CauseOfOp(std::string_view name) {
   // Compile and autotune ranges, not the compiled code's own ("Torch-Compiled Region",
   // "CompiledFunction").
   if ((lower.find("compile") != std::string::npos && lower.find("compiled") == std::string::npos) ||
-      ContainsAny(lower, {"autotun", "nvrtc", "jit_compile", "codegen"}))
+      ContainsAny(lower, {"autotun", "cudnnfind", "nvrtc", "jit_compile", "codegen"}))
     return HostCause::kCompile;
   if (ContainsAny(lower, {"dataloader"})) return HostCause::kDataLoading;
   if (ContainsAny(lower, {"graph capture", "graph_capture", "cudagraph::capture", "capture_begin",

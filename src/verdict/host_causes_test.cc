@@ -119,6 +119,7 @@ TEST(HostCauses, NamesAreClassifiedByWhatTheCallDoes) {
   EXPECT_EQ(CauseOfHostRange("cudaGraphInstantiateWithFlags", true), HostCause::kGraphCapture);
   EXPECT_EQ(CauseOfHostRange("cudaGraphLaunch", true), HostCause::kLaunch);
   EXPECT_EQ(CauseOfHostRange("compileFusion", false), HostCause::kCompile);
+  EXPECT_EQ(CauseOfHostRange("cudnnFindConvolutionForwardAlgorithmEx", false), HostCause::kCompile);
   EXPECT_EQ(CauseOfHostRange("Torch-Compiled Region: 0/0", false), std::nullopt);
   EXPECT_EQ(CauseOfHostRange("CompiledFunctionBackward", false), std::nullopt);
   EXPECT_EQ(CauseOfHostRange("aten::_local_scalar_dense", false), HostCause::kSync);
