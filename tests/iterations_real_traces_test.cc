@@ -41,13 +41,14 @@ void KernelStarts(const fs::path& path, const std::string& name, std::vector<std
 
 TEST(IterationsRealTraces, CloverleafTimestepsAreItsIterationsAndNoneIsAWarmUp) {
   auto shared = testing::SharedTraces();
-  if (!shared) GTEST_SKIP() << "shared traces folder absent (PLASMIENT_SHARED_TRACES): real-trace test skipped";
+  if (!shared)
+    GTEST_SKIP() << "shared traces folder absent (PLASMIENT_SHARED_TRACES): real-trace test skipped";
   const fs::path path = *shared / "pipit/cloverleaf-nsys/perlmutter-cloverleaf-cuda.sqlite";
   const fs::path dir = testing::TempDir("iterations_cloverleaf");
   const fs::path copy = dir / "cloverleaf.sqlite", out = dir / "verdict.json";
   fs::copy_file(path, copy);
-  testing::CommandResult a =
-      testing::RunCommand(testing::PlasmientBinary() + " analyze -q " + copy.string() + " --json " + out.string());
+  testing::CommandResult a = testing::RunCommand(testing::PlasmientBinary() + " analyze -q " + copy.string() +
+                                                 " --json " + out.string());
   ASSERT_EQ(a.exit_code, 0) << a.out;
   simdjson::dom::parser parser;
   simdjson::dom::element v;
@@ -69,7 +70,8 @@ TEST(IterationsRealTraces, CloverleafTimestepsAreItsIterationsAndNoneIsAWarmUp) 
   EXPECT_EQ(*std::min_element(counts.begin(), counts.end()), *std::max_element(counts.begin(), counts.end()));
   // No leading period over 1.5× the median of the periods after it: no warm-up.
   std::vector<double> later;
-  for (std::size_t i = 2; i < named.size(); ++i) later.push_back(static_cast<double>(named[i] - named[i - 1]));
+  for (std::size_t i = 2; i < named.size(); ++i)
+    later.push_back(static_cast<double>(named[i] - named[i - 1]));
   std::sort(later.begin(), later.end());
   const double median = later.size() % 2 ? later[later.size() / 2]
                                          : (later[later.size() / 2 - 1] + later[later.size() / 2]) / 2;

@@ -203,7 +203,8 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
     for (std::string line :
          {judgement.cause == "window_too_small"
               ? fmt::format("  usefulness unknown: {} of GPU work, under the {} a verdict needs",
-                            Seconds(judgement.gpu_busy_s), Seconds(judgement.min_gpu_busy_s))
+                            verdict::DurationText(judgement.gpu_busy_s),
+                            verdict::DurationText(judgement.min_gpu_busy_s))
           : judgement.lower_bound()
               ? fmt::format("  usefulness unknown: models cover {} of compute time, under {}",
                             Percent(judgement.coverage.value_or(0)), Percent(judgement.min_coverage))

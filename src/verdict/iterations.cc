@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <optional>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "verdict/facts.h"
@@ -40,7 +40,8 @@ std::optional<Iterations> Evaluate(const Candidate& c, const Issued& issued) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto lo = std::lower_bound(times.begin(), times.end(), c.starts[i]);
     const auto hi = i + 1 < n ? std::lower_bound(times.begin(), times.end(), c.starts[i + 1]) : times.end();
-    for (auto k = lo; k != hi; ++k) gpu_start[i] = std::min(gpu_start[i], issued.gpu_start_ns[k - times.begin()]);
+    for (auto k = lo; k != hi; ++k)
+      gpu_start[i] = std::min(gpu_start[i], issued.gpu_start_ns[k - times.begin()]);
     if (i + 1 == n) break;
     counts[i] = hi - lo;
     if (counts[i] == 0) return std::nullopt;  // a period that launches nothing is no iteration
@@ -90,9 +91,9 @@ Issued IssueTimes(const model::Trace& t, const ActivityFacts& f, bool by_launch)
   std::vector<std::pair<TimeNs, TimeNs>> pairs;
   for (std::size_t i = 0; i < t.gpu.size(); ++i) {
     if (!f.kept[i]) continue;
-    pairs.emplace_back(by_launch && f.launch[i].has_value() ? t.api.start_ns[f.launch[i].index()]
-                                                            : t.gpu.start_ns[i],
-                       t.gpu.start_ns[i]);
+    pairs.emplace_back(
+        by_launch && f.launch[i].has_value() ? t.api.start_ns[f.launch[i].index()] : t.gpu.start_ns[i],
+        t.gpu.start_ns[i]);
   }
   std::sort(pairs.begin(), pairs.end());
   Issued out;

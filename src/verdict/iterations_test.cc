@@ -18,7 +18,8 @@ struct Loop {
   model::TraceBuilder b;
   std::int64_t corr = 1;
   void Range(std::string_view name, TimeNs start, TimeNs end, CpuOpKind kind = CpuOpKind::kOp) {
-    b.AddCpuOp({.start_ns = start * kUsNs, .end_ns = end * kUsNs, .pid = 1, .tid = 1, .name = name, .kind = kind});
+    b.AddCpuOp(
+        {.start_ns = start * kUsNs, .end_ns = end * kUsNs, .pid = 1, .tid = 1, .name = name, .kind = kind});
   }
   void Api(std::string_view name, TimeNs start, TimeNs end) {
     b.AddApi({.start_ns = start * kUsNs, .end_ns = end * kUsNs, .pid = 1, .tid = 1, .name = name});
@@ -32,7 +33,11 @@ struct Loop {
               .tid = 1,
               .name = "cudaLaunchKernel",
               .correlation = corr});
-    b.AddGpu({.start_ns = start * kUsNs, .end_ns = end * kUsNs, .stream = 7, .name = kernel, .correlation = corr++});
+    b.AddGpu({.start_ns = start * kUsNs,
+              .end_ns = end * kUsNs,
+              .stream = 7,
+              .name = kernel,
+              .correlation = corr++});
   }
   // Iteration at host time `at` whose GPU work starts at `gpu`: the data loader, two convolutions
   // and the optimizer's step, each launching one kernel of 100 µs, back to back on the GPU.
@@ -136,7 +141,8 @@ TEST(Iterations, TheAllocatorGrowingInTheFirstIterationIsAOnceEarlyCost) {
   for (int i = 1; i < 6; ++i) {
     const TimeNs at = 1910 + 600 * (i - 1);
     // Each steady iteration waits 250 µs for the data loader.
-    l.Range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", at, at + 250, CpuOpKind::kAnnotation);
+    l.Range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", at, at + 250,
+            CpuOpKind::kAnnotation);
     l.Op("aten::copy_", "copy_kernel", at + 252, at + 255, at + 260);
     l.Op("aten::conv2d", "implicit_gemm", at + 256, at + 260, at + 360);
     l.Op("aten::conv2d", "implicit_gemm", at + 300, at + 360, at + 460);
