@@ -508,6 +508,69 @@ TEST(RealTraces, Mi250ModuleLoadingLaunchMakesTheWindowAWarmUp) {
   EXPECT_NE(Str(w, "evidence").find("hipLaunchKernel"), std::string_view::npos) << Str(w, "evidence");
 }
 
+// The union of a raw trace's GPU activities (kernels, copies, memsets, either era's categories),
+// in seconds: its GPU-busy time, from the events alone.
+double RawGpuBusySeconds(const RawTrace& raw) {
+  std::vector<std::pair<double, double>> spans;
+  for (auto e : raw.events) {
+    double ts = 0, dur = 0;
+    if (Str(e, "ph") != "X" || e["ts"].get(ts) || e["dur"].get(dur)) continue;
+    const std::string_view cat = Str(e, "cat");
+    if (cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "Memcpy" || cat == "gpu_memset" ||
+        cat == "Memset")
+      spans.emplace_back(ts, ts + dur);
+  }
+  std::sort(spans.begin(), spans.end());
+  double busy_us = 0, start = 0, end = -1e300;
+  for (const auto& [s, e] : spans) {
+    if (s > end) {
+      if (end > start) busy_us += end - start;
+      start = s;
+      end = e;
+    } else {
+      end = std::max(end, e);
+    }
+  }
+  if (end > start) busy_us += end - start;
+  return busy_us * 1e-6;
+}
+
+// A window with too little GPU work is not judged as a workload: every Kineto file whose raw GPU
+// activities hold less than the verdict's floor of GPU-busy time (the event-sync test, the
+// one-kernel traces, the MI250 minitoy) is refused as window_too_small (the window only ever sets
+// activity aside), and none holding over twice the floor is (room for what it sets aside).
+TEST(RealTraces, OnlyWindowsWithTooLittleGpuWorkAreRefusedAsTooSmall) {
+  REQUIRE_SHARED_TRACES(shared);
+  int refused = 0, judged = 0;
+  for (const auto& e : fs::recursive_directory_iterator(*shared)) {
+    std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || !(name.ends_with(".json.gz") || name.ends_with(".json"))) continue;
+    if (name == "manifest.json" || name == "run_meta.json") continue;
+    RawTrace raw;
+    ASSERT_NO_FATAL_FAILURE(ReadRaw(e.path(), raw));
+    const double busy_s = RawGpuBusySeconds(raw);
+    if (busy_s <= 0) continue;  // no GPU activity: its own cause
+    Analysis a = Analyze(e.path().string(), "");
+    ASSERT_EQ(a.run.exit_code, 0) << name << ": " << a.run.out;
+    simdjson::dom::parser parser;
+    simdjson::dom::element v;
+    ASSERT_EQ(parser.parse(a.json).get(v), simdjson::SUCCESS) << name;
+    const double floor_s = v["judgement"]["min_gpu_busy_s"].get_double().value();
+    const std::string_view cause = Str(v["judgement"], "cause");
+    if (busy_s < floor_s) {
+      EXPECT_EQ(cause, "window_too_small") << name << ": " << busy_s << " s of GPU work";
+      EXPECT_FALSE(v["judgeable"].get_bool().value()) << name;
+      EXPECT_TRUE(v["headroom"].is_null()) << name;
+      ++refused;
+    } else if (busy_s > 2 * floor_s) {
+      EXPECT_NE(cause, "window_too_small") << name << ": " << busy_s << " s of GPU work";
+      ++judged;
+    }
+  }
+  EXPECT_GE(refused, 4);
+  EXPECT_GE(judged, 12);
+}
+
 // The torch.compile'd MI300 trace: besides its hipBLASLt GEMMs (Cijk_*) and attention (attn_fwd),
 // every kernel is one Inductor already fused (triton_poi_fused_*, triton_red_fused_*), from the
 // raw events. Its memory-bound fix never says to fuse the glue; it names it as already fused.

@@ -260,6 +260,66 @@ TEST(SynthWarmUp, TheSameRunsWithoutAWarmUpAreNotFlagged) {
   ExpectWarmUp("warm_up_host_causes", "--scenario host-causes --ranks 2 --steps 3 --seed 21");
 }
 
+// The same warm-up in traces with no step marks (synth --no-step-marks: no ProfilerStep#N ranges,
+// as a program profiled without prof.step() writes): the verdict reads the iterations from the
+// timeline, a host range the raw trace repeats once per step, and finds the truth's warm-up steps
+// as its slow leading iterations, from their times; its compile idle is the truth's.
+void ExpectUnmarkedWarmUp(const std::string& name, const std::string& flags) {
+  SynthRun run;
+  ASSERT_NO_FATAL_FAILURE(SynthAndAnalyze(name, flags + " --no-step-marks", run));
+  const std::int64_t warm = run.truth["config"]["warm_up_steps"].get_int64().value();
+  const std::int64_t steps = run.truth["config"]["steps"].get_int64().value();
+  EXPECT_FALSE(run.truth["config"]["step_marks"].get_bool().value());
+  const std::string raw = ReadFile(run.dir / "rank-0.pt.trace.json");
+  EXPECT_EQ(raw.find("ProfilerStep#"), std::string::npos);
+  element w = run.got["warm_up"];
+  ASSERT_TRUE(w["iterations"].is_object()) << "no iterations read";
+  element it = w["iterations"];
+  EXPECT_EQ(it["count"].get_int64().value(), steps - 1);  // whole iterations between the starts
+  // The marker is a host range the raw trace holds once per step.
+  const std::string marker = "\"name\": \"" + std::string(it["marker"].get_string().value()) + "\"";
+  std::int64_t occurrences = 0;
+  for (std::size_t at = raw.find(marker); at != std::string::npos; at = raw.find(marker, at + 1))
+    ++occurrences;
+  EXPECT_EQ(occurrences, steps) << marker;
+  EXPECT_EQ(it["source"].get_string().value(), "host_range");
+  EXPECT_EQ(w["skip_steps"].get_int64().value(), 0);
+  if (warm == 0) {
+    EXPECT_FALSE(w["detected"].get_bool().value()) << w["evidence"];
+    fs::remove_all(run.dir);
+    return;
+  }
+  ASSERT_TRUE(w["detected"].get_bool().value());
+  bool by_iterations = false;
+  for (element b : w["basis"].get_array())
+    by_iterations = by_iterations || b.get_string().value() == "iteration_times";
+  EXPECT_TRUE(by_iterations);
+  EXPECT_EQ(it["slow"].get_int64().value(), warm);
+  const double compile_s = run.truth["host_idle_causes"]["compile"].get_double().value();
+  EXPECT_NEAR(w["warm_up_causes_s"].get_double().value() - w["once_early_s"].get_double().value(), compile_s,
+              1e-6 * compile_s + 1e-9);
+  // Never a --steps slice: there are no steps to slice.
+  const std::string_view fix = w["fix"].get_string().value();
+  EXPECT_EQ(fix.find("--steps " + std::to_string(warm) + ":"), std::string_view::npos) << fix;
+  EXPECT_NE(fix.find("torch.profiler.schedule"), std::string_view::npos) << fix;
+  fs::remove_all(run.dir);
+}
+
+TEST(SynthWarmUp, OneWarmUpIterationWithoutStepMarks) {
+  ExpectUnmarkedWarmUp("unmarked_warm_up_1",
+                       "--scenario hostbound --ranks 1 --steps 5 --warm-up-steps 1 --seed 17");
+}
+
+TEST(SynthWarmUp, TwoWarmUpIterationsOnEveryRankWithoutStepMarks) {
+  ExpectUnmarkedWarmUp("unmarked_warm_up_2",
+                       "--scenario ddp --ranks 2 --steps 6 --warm-up-steps 2 --layers 2 --seed 23");
+}
+
+TEST(SynthWarmUp, SteadyIterationsWithoutStepMarksAreNotFlagged) {
+  ExpectUnmarkedWarmUp("unmarked_none", "--scenario hostbound --ranks 1 --steps 5 --seed 17");
+  ExpectUnmarkedWarmUp("unmarked_none_ddp", "--scenario ddp --ranks 2 --steps 6 --layers 2 --seed 23");
+}
+
 // Exposed communication by role against the truth (synth builds every all-to-all as an MoE
 // layer's dispatch or combine, every all-reduce as a DDP bucket's gradient sync): each role's
 // share of the exposed time within a point of its kernels' exposed time in truth.json, nothing

@@ -55,6 +55,9 @@ void AddSynthOptions(CLI::App& app, synth::SynthConfig& c, std::string& out_dir)
   app.add_option("--warm-up-steps", c.warm_up_steps,
                  "the first N steps load each kernel's module as they launch it (a warm-up)")
       ->capture_default_str();
+  app.add_flag_function(
+      "--no-step-marks", [&c](std::int64_t) { c.step_marks = false; },
+      "Kineto: write no ProfilerStep#N ranges (a program profiled without prof.step())");
   app.add_option("--microbatches", c.microbatches, "Pipeline microbatches per step")->capture_default_str();
   app.add_option("--batch", c.batch, "Decode batch size")->capture_default_str();
   app.add_option("--context", c.context, "Decode KV-cache length at the first step")->capture_default_str();

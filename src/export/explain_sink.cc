@@ -75,6 +75,9 @@ std::vector<SentencePiece> HostClause(const Column& c) {
   }
   const verdict::HostCause cause = IdleCause(c);
   const bool named_cause = cause != verdict::HostCause::kHostWork && cause != verdict::HostCause::kUnknown;
+  // The profiler's records are on no range of the program's: they say the profiler was at work.
+  if (cause == verdict::HostCause::kProfilerOverhead)
+    return text("because the profiler's own work holds the host (cause: profiler_overhead)");
   for (const auto& h : c.host) {
     const auto named = verdict::CauseOfHostRange(h.name, h.kind == "api");
     if (named_cause && named == cause)

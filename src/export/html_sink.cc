@@ -42,9 +42,13 @@ void VerdictSection(std::string& out, const verdict::JobVerdict& job) {
   if (judgement.judgeable) {
     out += Kpi(Percent(f.achieved()), "achieved fraction of peak (what you paid for)", "good");
     out += Kpi(Headroom(job.headroom()), "headroom on the same hardware", "small");
-  } else if (!judgement.lower_bound()) {
+  } else if (judgement.assumed_device()) {
     // Against a stand-in device's peak (docs/verdict.md, "Judgeable"): no headroom, no waste.
     out += Kpi("~ " + Percent(f.achieved()), "achieved fraction of an assumed device's peak");
+    out += Kpi("unknown", "headroom on the same hardware", "small");
+  } else if (!judgement.lower_bound()) {
+    // Measured, of a window too small to describe a workload: no headroom, no waste.
+    out += Kpi(Percent(f.achieved()), "achieved fraction of peak, of a window too small to judge");
     out += Kpi("unknown", "headroom on the same hardware", "small");
   } else {
     // A lower bound (docs/verdict.md, "Judgeable"): no headroom, no waste.
@@ -54,9 +58,9 @@ void VerdictSection(std::string& out, const verdict::JobVerdict& job) {
     out += Kpi("unknown", "headroom on the same hardware", "small");
   }
   if (auto mfu = job.mfu()) out += Kpi(Percent(*mfu), "MFU (model FLOPs)", "small");
-  out += Kpi((judgement.judgeable       ? ""
-              : judgement.lower_bound() ? "≥ "
-                                        : "~ ") +
+  out += Kpi((judgement.lower_bound()      ? "≥ "
+              : judgement.assumed_device() ? "~ "
+                                           : "") +
                  Percent(job.hfu()),
              "HFU (hardware FLOPs)", "small");
   out += "</div>";

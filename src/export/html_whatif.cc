@@ -43,7 +43,8 @@ PointText TextOf(const whatif::Projection& p, const whatif::BillInputs& in) {
               .bill_hour = p.judgeable ? Money(b.wasted_per_gpu_hour) : "unknown",
               .bill_year = p.judgeable ? Money(b.wasted_per_year) : "unknown"};
   // A lower bound, or against an assumed device's peak (docs/verdict.md, "Judgeable").
-  if (!p.judgeable) t.achieved = (p.achieved_is == "lower_bound" ? "≥ " : "~ ") + t.achieved;
+  if (p.achieved_is == "lower_bound") t.achieved = "≥ " + t.achieved;
+  if (p.achieved_is == "assumed_device") t.achieved = "~ " + t.achieved;
   for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
     const double v = f.loss(static_cast<Loss>(l));
     t.loss[l] = fmt::format("{:.1f}%", 100 * v);

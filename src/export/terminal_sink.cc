@@ -166,9 +166,12 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
   const verdict::Judgement& judgement = job.judgement;
   if (judgement.judgeable) {
     Row(out, p, 2, "achieved fraction of peak", Percent(f.achieved()), "what you paid for", "1;32");
-  } else if (!judgement.lower_bound()) {
+  } else if (judgement.assumed_device()) {
     // Against a stand-in device's peak (docs/verdict.md, "Judgeable"): neither bound.
     Row(out, p, 2, "achieved fraction of peak", "~" + Percent(f.achieved()), "against an assumed peak", "1");
+  } else if (!judgement.lower_bound()) {
+    // Measured, of a window too small to describe a workload (docs/verdict.md, "Judgeable").
+    Row(out, p, 2, "achieved fraction of peak", Percent(f.achieved()), "of too small a window", "1");
   } else {
     // A lower bound: the unmodeled kernels' time counts as loss (docs/verdict.md, "Judgeable").
     Row(out, p, 2, "achieved fraction of peak", "≥" + Percent(f.achieved()),
@@ -198,7 +201,11 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
   if (!judgement.judgeable) {
     // What the models miss and how to record a trace that can be judged, in the evidence's words.
     for (std::string line :
-         {judgement.lower_bound()
+         {judgement.cause == "window_too_small"
+              ? fmt::format("  usefulness unknown: {} of GPU work, under the {} a verdict needs",
+                            verdict::DurationText(judgement.gpu_busy_s),
+                            verdict::DurationText(judgement.min_gpu_busy_s))
+          : judgement.lower_bound()
               ? fmt::format("  usefulness unknown: models cover {} of compute time, under {}",
                             Percent(judgement.coverage.value_or(0)), Percent(judgement.min_coverage))
               : "  usefulness unknown: " + PrintableText(judgement.reason),

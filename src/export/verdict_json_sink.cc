@@ -281,6 +281,8 @@ void WriteJudgement(JsonWriter& w, const verdict::Judgement& j) {
     w.Key("coverage").Null();
   }
   w.Field("min_coverage", j.min_coverage);
+  w.Field("gpu_busy_s", j.gpu_busy_s);
+  w.Field("min_gpu_busy_s", j.min_gpu_busy_s);
   w.Field("achieved_fraction_is", j.achieved_is);
   w.Field("achieved_fraction_at_most", j.achieved_at_most);
   for (auto [key, text] : {std::pair<std::string_view, const std::string&>{"cause", j.cause},
@@ -302,11 +304,31 @@ void WriteWarmUp(JsonWriter& w, const verdict::WarmUp& u) {
   w.Field("detected", u.detected);
   w.Key("basis").BeginArray();
   if (u.by_steps) w.String("step_times");
+  if (u.by_iterations) w.String("iteration_times");
   if (u.by_causes) w.String("warm_up_causes");
   w.EndArray();
   w.Field("skip_steps", u.skip_steps);
   w.Field("slow_steps_excess_s", u.slow_steps_excess_s);
+  // The iterations read when the trace marks no steps (null when none were found).
+  if (u.iterations_source.empty()) {
+    w.Key("iterations").Null();
+  } else {
+    w.Key("iterations").BeginObject();
+    w.Field("source", u.iterations_source).Field("marker", u.iterations_marker);
+    w.Field("count", u.iterations).Field("slow", u.slow_iterations);
+    w.Field("first_s", u.first_iteration_s).Field("reference_s", u.iteration_reference_s);
+    w.Field("excess_s", u.slow_iterations_excess_s);
+    w.EndObject();
+  }
   w.Field("warm_up_causes_s", u.warm_up_causes_s);
+  w.Field("once_early_s", u.once_early_s);
+  w.Key("once_early").BeginArray();
+  for (const verdict::OnceEarlyCost& c : u.once_early) {
+    w.BeginObject();
+    w.Field("name", c.name).Field("cause", verdict::HostCauseName(c.cause)).Field("idle_s", c.idle_s);
+    w.EndObject();
+  }
+  w.EndArray();
   w.Field("share", u.share);
   for (auto [key, text] : {std::pair<std::string_view, const std::string&>{"confidence", u.confidence},
                            {"evidence", u.evidence},

@@ -113,10 +113,11 @@ std::string RenderWhatIfTerminal(const whatif::Projection& p, const whatif::Bill
   const verdict::Figures& c = p.current.figures;
   const verdict::Figures& f = p.projected.figures;
   const bool lower_bound = p.achieved_is == "lower_bound";
-  const std::string at_least = p.judgeable ? "" : lower_bound ? "≥" : "~";
-  row(p.judgeable   ? "achieved fraction of peak"
-      : lower_bound ? "achieved (lower bounds)"
-                    : "achieved (assumed device)",
+  const bool assumed = p.achieved_is == "assumed_device";
+  const std::string at_least = lower_bound ? "≥" : assumed ? "~" : "";
+  row(lower_bound ? "achieved (lower bounds)"
+      : assumed   ? "achieved (assumed device)"
+                  : "achieved fraction of peak",
       at_least + Percent(c.achieved()), at_least + Percent(f.achieved()));
   for (std::size_t l = 0; l < verdict::kLossCount; ++l) {
     const auto loss = static_cast<Loss>(l);
@@ -150,7 +151,11 @@ std::string RenderWhatIfTerminal(const whatif::Projection& p, const whatif::Bill
   }
   for (const std::string& w : p.warnings) out += fmt::format("\n  warning: {}\n", w);
   if (!p.judgeable) {
-    out += p.achieved_is == "lower_bound"
+    // Measured, yet not judged: the window holds too little GPU work (docs/verdict.md, "Judgeable").
+    out += !lower_bound && !assumed
+               ? "\n  usefulness unknown: the window holds too little GPU work to judge (see the verdict's "
+                 "judgement; profile more steps)\n"
+           : lower_bound
                ? "\n  usefulness unknown: FLOP or byte models cover too little of the compute to judge it; "
                  "achieved fractions are lower bounds (see the verdict's judgement)\n"
                : "\n  usefulness unknown: the device is unknown, so the fractions are against an assumed "

@@ -77,6 +77,18 @@ struct CpuOps {
   std::size_t size() const { return start_ns.size(); }
 };
 
+// The profiler's own host work, as it records it: Kineto's "overhead" events (CUPTI's buffer
+// flushes, instrumentation, resource management), an Nsight Systems export's PROFILER_OVERHEAD rows.
+// Time an unprofiled run would not spend; the verdict charges GPU idle under it to the profiler
+// (docs/fixes.md, "Causes of host-bound idle"), except CUPTI's driver-compiler and module-loading
+// kinds (IsCompileOverhead): the program's own JIT compilation, which the profiler only reports.
+struct ProfilerOverhead {
+  std::vector<TimeNs> start_ns, end_ns;
+  std::vector<std::int64_t> pid, tid;  // the thread it held, kNoId when the profiler does not say
+  std::vector<StringId> name;          // "Buffer Flush", "CUPTI: Instrumentation", ...
+  std::size_t size() const { return start_ns.size(); }
+};
+
 // Collective metadata, from record_param_comms ops, NCCL kernels' args, or the NCCL profiler.
 struct Collectives {
   std::vector<std::int32_t> cpu_op;  // owning CpuOps row, or -1
@@ -143,6 +155,7 @@ struct Trace {
   GpuActivities gpu;
   ApiCalls api;
   CpuOps cpu;
+  ProfilerOverhead overhead;
   Collectives collectives;
   Samples samples;
   std::vector<DeviceInfo> devices;

@@ -99,6 +99,26 @@ std::int32_t TraceBuilder::AddCollective(const CollectiveRow& r) {
   return row;
 }
 
+bool IsCompileOverhead(std::string_view name) {
+  // CUPTI's overhead kinds as Kineto names them ("Driver Compiler"; newer CUPTI versions' "Lazy
+  // Function Loading", "Runtime Triggered Module Loading").
+  for (std::string_view word : {"Driver Compiler", "Module Loading", "Function Loading"}) {
+    if (name.find(word) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+std::int32_t TraceBuilder::AddOverhead(const OverheadRow& r) {
+  auto& t = trace_.overhead;
+  std::int32_t row = NextRow(t);
+  t.start_ns.push_back(r.start_ns);
+  t.end_ns.push_back(ClampEnd(r.start_ns, r.end_ns));
+  t.pid.push_back(r.pid);
+  t.tid.push_back(r.tid);
+  t.name.push_back(InternName(trace_.strings, r.name));
+  return row;
+}
+
 void TraceBuilder::AddSample(const SampleRow& r) {
   auto& t = trace_.samples;
   t.ts_ns.push_back(r.ts_ns);
@@ -118,9 +138,10 @@ void TraceBuilder::AddDevice(DeviceInfo device) {
 }
 
 bool TraceBuilder::ShiftTime(TimeNs offset_ns) {
-  std::vector<TimeNs>* columns[] = {&trace_.gpu.start_ns, &trace_.gpu.end_ns,   &trace_.api.start_ns,
-                                    &trace_.api.end_ns,   &trace_.cpu.start_ns, &trace_.cpu.end_ns,
-                                    &trace_.samples.ts_ns};
+  std::vector<TimeNs>* columns[] = {
+      &trace_.gpu.start_ns,  &trace_.gpu.end_ns,        &trace_.api.start_ns,
+      &trace_.api.end_ns,    &trace_.cpu.start_ns,      &trace_.cpu.end_ns,
+      &trace_.samples.ts_ns, &trace_.overhead.start_ns, &trace_.overhead.end_ns};
   // Checked first, applied second: a shift that overflows one timestamp moves none.
   TimeNs moved = 0;
   for (const auto* column : columns) {

@@ -35,6 +35,17 @@ struct CpuOpRow {
   std::string_view module_hierarchy;
 };
 
+struct OverheadRow {
+  TimeNs start_ns = 0, end_ns = 0;
+  std::int64_t pid = kNoId, tid = kNoId;
+  std::string_view name;
+};
+
+// Whether a profiler's overhead record is the program's own JIT compilation (CUPTI's "Driver
+// Compiler" kind, and the module and function loading newer CUPTI versions report as overhead)
+// rather than the profiler's work.
+bool IsCompileOverhead(std::string_view name);
+
 struct CollectiveRow {
   std::int32_t cpu_op = -1, gpu = -1;
   std::string_view name;
@@ -66,6 +77,7 @@ class TraceBuilder {
   std::int32_t AddApi(const ApiRow& row);
   std::int32_t AddCpuOp(const CpuOpRow& row);
   std::int32_t AddCollective(const CollectiveRow& row);
+  std::int32_t AddOverhead(const OverheadRow& row);
   void AddSample(const SampleRow& row);
   void AddDevice(DeviceInfo device);
 

@@ -368,8 +368,10 @@ void RankWriter::OnProgramEnd(const Program& program, TimeNs cpu_ns) {
     return;
   }
   graph_open_ = false;
-  const std::string step = fmt::format("ProfilerStep#{}", program.step);
-  Range({.cat = "user_annotation", .name = step, .start_ns = step_start_ns_, .end_ns = cpu_ns});
+  if (config_.step_marks) {
+    const std::string step = fmt::format("ProfilerStep#{}", program.step);
+    Range({.cat = "user_annotation", .name = step, .start_ns = step_start_ns_, .end_ns = cpu_ns});
+  }
   StepEnded(cpu_ns);
   status_ = MaybeFlush();
 }

@@ -76,6 +76,9 @@ Status Validate(const SynthConfig& c) {
   if (c.warm_up_steps < 0 || c.warm_up_steps > c.steps) {
     return Fail("synth: --warm-up-steps {} out of 0..--steps ({})", c.warm_up_steps, c.steps);
   }
+  if (!c.step_marks && c.format != TraceFormat::kKineto) {
+    return Fail("synth: --no-step-marks is for Kineto JSON; native files always mark their steps");
+  }
   if (c.straggler_rank >= c.ranks) {
     return Fail("synth: --straggler-rank {} not below --ranks {}", c.straggler_rank, c.ranks);
   }

@@ -27,6 +27,7 @@
 #include "verdict/device_activity.h"
 #include "verdict/evidence.h"
 #include "verdict/facts.h"
+#include "verdict/iterations.h"
 #include "verdict/kernel_costs.h"
 #include "verdict/layers.h"
 #include "verdict/op_times.h"
@@ -715,6 +716,7 @@ Result<RankVerdict> AnalyzeRank(const Trace& t, const AnalyzeOptions& o) {
   RunFigures(sweeps.run, f, v);
   const RangeLedger ranges = RollUp(t, j, f, sweeps.run, device, bw, o, v);
   for (const auto& [number, sweep] : sweeps.steps) v.steps.push_back({number, FiguresOf(sweep, f)});
+  ReadIterations(t, j, f, v);
   CountFlops(t, f, o, v);
   v.capacity_flops = peak * v.run.wall_s;
   v.quality = quality;

@@ -708,9 +708,10 @@ std::vector<Cause> HostCauses(const Evidence& e, double idle_s) {
     if (c.calls > 0) {
       evidence += fmt::format("; {} such calls hold the host {}", Thousands(c.calls), SecondsText(c.call_s));
     }
+    // The profiler's records say when it worked, not on which thread the launch waited for it.
     const bool inferred = cause == HostCause::kLaunch || cause == HostCause::kHostWork ||
-                          cause == HostCause::kUnseenWait || c.other_thread ||
-                          (cause == HostCause::kCompile && MostlyLaunchCalls(c));
+                          cause == HostCause::kUnseenWait || cause == HostCause::kProfilerOverhead ||
+                          c.other_thread || (cause == HostCause::kCompile && MostlyLaunchCalls(c));
     out.push_back({std::string(HostCauseName(cause)), share * idle_s, share, std::move(evidence),
                    cause == HostCause::kUnknown ? "low"
                    : inferred                   ? "medium"
@@ -780,6 +781,19 @@ Advice HostCauseAdvice(const JobVerdict& job, HostCause cause, const Cause& seen
                           "tensors (NCCL/RCCL) and drop barriers from the step",
                           held),
               "drop host barriers", seen.evidence, seen.seconds};
+    case HostCause::kProfilerOverhead:
+      return {fmt::format("the profiler's own work holds the GPU idle ({}): an unprofiled run does not "
+                          "have these gaps, so read the rest of the verdict without them, and profile so "
+                          "that it costs less: {}",
+                          held,
+                          e.pytorch() ? "a shorter window (fewer active steps in torch.profiler.schedule, "
+                                        "so CUPTI's buffers fill and flush less inside it), fewer "
+                                        "activities, and with_stack and profile_memory off (record_shapes "
+                                        "only where the FLOP models need it)"
+                                      : "a shorter window (nsys --duration, or cudaProfilerStart/Stop "
+                                        "around a few iterations), fewer traced APIs (nsys --trace), and "
+                                        "no backtraces (--cudabacktrace=none, --sample=none)"),
+              "profiler overhead: profile less", seen.evidence, seen.seconds};
     case HostCause::kLaunch: {
       const double median_us = e.median_compute_kernel_us();
       const std::string kernels =
@@ -1031,6 +1045,32 @@ void Judge(JobVerdict& job) {
     j.fix = "profile with ProfilerActivity.CUDA (torch.profiler activities) on a step that runs GPU work";
     return;
   }
+  // GPU-busy time: the sweep's slices with anything resident (all but the host-bound idle).
+  j.gpu_busy_s =
+      std::max(0.0, job.job.wall_s - job.job.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)]);
+  // Too little GPU work for the shares to describe a workload: whatever else holds, the verdict
+  // is of a window's edges (kJudgeMinGpuBusyS). The achieved fraction stays what the window holds,
+  // said as a bound or against a stand-in's peak where the coverage or the device also fall short.
+  if (j.gpu_busy_s < kJudgeMinGpuBusyS) {
+    std::int64_t activities = 0;
+    for (const RankVerdict& r : job.ranks) activities += r.kept_activities;
+    j.judgeable = false;
+    j.cause = "window_too_small";
+    j.achieved_is = j.coverage && *j.coverage < kJudgeMinCoverage ? "lower_bound"
+                    : job.device.unknown                          ? "assumed_device"
+                                                                  : "measured";
+    j.evidence = fmt::format("the window holds {} GPU {} with {} of GPU-busy time, in {} of wall time",
+                             Thousands(activities), activities == 1 ? "activity" : "activities",
+                             DurationText(j.gpu_busy_s), DurationText(job.job.wall_s));
+    j.reason = fmt::format("too little GPU work to judge: {}, under the {} a verdict on usefulness needs",
+                           j.evidence, DurationText(kJudgeMinGpuBusyS));
+    j.fix = job.evidence.pytorch()
+                ? "profile more of the run: several steady steps (torch.profiler.schedule(wait=1, warmup=1, "
+                  "active=3), prof.step() each iteration) rather than a few kernels"
+                : "profile a longer window of the run: several steady iterations (nsys --duration, or "
+                  "cudaProfilerStart/Stop around them) rather than a few kernels";
+    return;
+  }
   // Nothing says which chip ran it: every figure of usefulness is against a stand-in's peak.
   if (job.device.unknown) {
     j.judgeable = false;
@@ -1116,6 +1156,12 @@ std::int64_t CaptureBlockingSyncs(const JobVerdict& job) {
 
 std::string SecondsText(double s) {
   return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.1f} ms", s * 1e3);
+}
+
+std::string DurationText(double s) {
+  return s < 1e-6   ? fmt::format("{:.0f} ns", s * 1e9)
+         : s < 1e-3 ? fmt::format("{:.0f} µs", s * 1e6)
+                    : SecondsText(s);
 }
 
 }  // namespace plasmient::verdict

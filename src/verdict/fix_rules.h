@@ -14,6 +14,9 @@ inline constexpr std::string_view kCaptureNoAdvice = "a graph capture: no steady
 
 // "1.23 s" from a second up, else "12.3 ms": how the fixes' evidence writes a duration.
 std::string SecondsText(double s);
+// SecondsText, "85 µs" below a millisecond and "20 ns" below a microsecond: for durations that can
+// be that short (a window too small to judge, an iteration).
+std::string DurationText(double s);
 
 // The sync and blocking-copy calls that keep the job's steps from being captured as CUDA graphs,
 // or 0: one per step (the usual loss.item() at its end) leaves the rest of the step capturable.

@@ -778,3 +778,57 @@ TEST(Judge, NoComputeIsJudgedAndNoGpuActivityIsNot) {
 
 }  // namespace
 }  // namespace plasmient::verdict
+
+namespace plasmient::verdict {
+namespace {
+
+// A window with `busy_s` of GPU work in a 10 ms window, fully modeled, of `activities` activities.
+JobVerdict SmallWindow(double busy_s, std::int64_t activities) {
+  JobVerdict job;
+  job.job.wall_s = 0.010;
+  job.job.kernel_union_s = busy_s;
+  job.job.useful_s = 0.3 * busy_s;
+  job.job.loss_s[static_cast<std::size_t>(Loss::kComputeInefficiency)] = 0.7 * busy_s;
+  job.job.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)] = 0.010 - busy_s;
+  job.compute_kernel_s = job.modeled_compute_s = busy_s;
+  RankVerdict r;
+  r.kept_activities = activities;
+  r.gpu_busy_s = busy_s;
+  job.ranks.push_back(r);
+  job.evidence = PyTorch();
+  return job;
+}
+
+// Under kJudgeMinGpuBusyS of GPU work the window is a few kernels' edges, not a workload: not
+// judged, whatever its coverage, with the GPU time and the activities in the evidence and a longer
+// profile as the fix; the figure stays measured. At the floor, and for a few long kernels, judged.
+TEST(Judge, AWindowWithTooLittleGpuWorkIsNotJudged) {
+  JobVerdict small = SmallWindow(85e-6, 5);
+  BuildFixes(small);
+  const Judgement& j = small.judgement;
+  EXPECT_FALSE(j.judgeable);
+  EXPECT_EQ(j.cause, "window_too_small");
+  EXPECT_EQ(j.achieved_is, "measured");
+  EXPECT_NEAR(j.gpu_busy_s, 85e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(j.min_gpu_busy_s, kJudgeMinGpuBusyS);
+  EXPECT_NE(j.evidence.find("5 GPU activities with 85 µs of GPU-busy time"), std::string::npos) << j.evidence;
+  EXPECT_NE(j.fix.find("torch.profiler.schedule"), std::string::npos) << j.fix;
+  EXPECT_FALSE(small.headroom());
+  EXPECT_EQ(VerdictWords(small.job, j.judgeable), "mostly idle, usefulness unknown");
+
+  // Too small and unmodeled: the figure is also a lower bound.
+  JobVerdict unmodeled = SmallWindow(85e-6, 5);
+  unmodeled.modeled_compute_s = 0;
+  BuildFixes(unmodeled);
+  EXPECT_EQ(unmodeled.judgement.cause, "window_too_small");
+  EXPECT_EQ(unmodeled.judgement.achieved_is, "lower_bound");
+
+  for (double busy_s : {kJudgeMinGpuBusyS, 0.008}) {
+    JobVerdict enough = SmallWindow(busy_s, 5);
+    BuildFixes(enough);
+    EXPECT_TRUE(enough.judgement.judgeable) << busy_s;
+  }
+}
+
+}  // namespace
+}  // namespace plasmient::verdict

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "base/text.h"
+#include "model/trace_builder.h"
 #include "verdict/facts.h"
 
 namespace plasmient::verdict {
@@ -59,7 +60,7 @@ std::optional<HostCause> CauseOfOp(std::string_view name) {
   // Compile and autotune ranges, not the compiled code's own ("Torch-Compiled Region",
   // "CompiledFunction").
   if ((lower.find("compile") != std::string::npos && lower.find("compiled") == std::string::npos) ||
-      ContainsAny(lower, {"autotun", "nvrtc", "jit_compile", "codegen"}))
+      ContainsAny(lower, {"autotun", "cudnnfind", "nvrtc", "jit_compile", "codegen"}))
     return HostCause::kCompile;
   if (ContainsAny(lower, {"dataloader"})) return HostCause::kDataLoading;
   if (ContainsAny(lower, {"graph capture", "graph_capture", "cudagraph::capture", "capture_begin",
@@ -239,6 +240,66 @@ void SplitAtDrainEnd(TimeNs gap_start_ns, std::vector<Slice>& slices) {
 
 using ThreadKey = std::pair<std::int64_t, std::int64_t>;  // (pid, tid)
 
+// The profiler's own work (model::ProfilerOverhead) as disjoint intervals by start, each with the
+// cause it names: the program's JIT compilation for CUPTI's compiler and loading kinds, else the
+// profiler's overhead. Where two overlap, the earlier one's name holds the overlap.
+struct OverheadSpan {
+  TimeNs start_ns, end_ns;
+  StringId name;
+  HostCause cause;
+};
+std::vector<OverheadSpan> OverheadSpans(const model::Trace& t) {
+  std::vector<OverheadSpan> spans;
+  for (std::size_t i = 0; i < t.overhead.size(); ++i) {
+    if (t.overhead.end_ns[i] <= t.overhead.start_ns[i]) continue;
+    const bool compile = model::IsCompileOverhead(t.Str(t.overhead.name[i]));
+    spans.push_back({t.overhead.start_ns[i], t.overhead.end_ns[i], t.overhead.name[i],
+                     compile ? HostCause::kCompile : HostCause::kProfilerOverhead});
+  }
+  std::sort(spans.begin(), spans.end(), [](const OverheadSpan& a, const OverheadSpan& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
+  });
+  std::vector<OverheadSpan> out;
+  for (OverheadSpan s : spans) {
+    if (!out.empty()) s.start_ns = std::max(s.start_ns, out.back().end_ns);
+    if (s.end_ns > s.start_ns) out.push_back(s);
+  }
+  return out;
+}
+
+// The slices of a gap starting at gap_start_ns that no range names a cause of (host work, a launch
+// call or nothing on the launching thread) go, where the profiler's own work spans them, to that
+// work: a range of the program's that names a cause says more, and wins.
+void OverlayOverhead(TimeNs gap_start_ns, const std::vector<OverheadSpan>& spans,
+                     std::vector<Slice>& slices) {
+  if (spans.empty()) return;
+  std::vector<Slice> out;
+  TimeNs at = gap_start_ns;
+  for (const Slice& s : slices) {
+    const TimeNs end = at + s.ns;
+    const bool generic =
+        s.cause == HostCause::kHostWork || s.cause == HostCause::kUnknown || s.cause == HostCause::kLaunch;
+    if (!generic) {
+      out.push_back(s);
+      at = end;
+      continue;
+    }
+    auto it = std::upper_bound(spans.begin(), spans.end(), at,
+                               [](TimeNs x, const OverheadSpan& o) { return x < o.end_ns; });
+    TimeNs from = at;
+    for (; it != spans.end() && it->start_ns < end; ++it) {
+      const TimeNs lo = std::max(from, it->start_ns), hi = std::min(end, it->end_ns);
+      if (hi <= lo) continue;
+      if (lo > from) out.push_back({lo - from, s.cause, s.name, s.found, s.drain});
+      out.push_back({hi - lo, it->cause, it->name, true, s.drain});
+      from = hi;
+    }
+    if (end > from) out.push_back({end - from, s.cause, s.name, s.found, s.drain});
+    at = end;
+  }
+  slices = std::move(out);
+}
+
 constexpr std::size_t kNamesKept = 5;
 
 void KeepNames(std::vector<HostCauseRange>& names) {
@@ -265,6 +326,8 @@ std::string_view HostCauseName(HostCause cause) {
       return "graph_capture";
     case HostCause::kHostCollective:
       return "host_collective";
+    case HostCause::kProfilerOverhead:
+      return "profiler_overhead";
     case HostCause::kLaunch:
       return "launch_bound";
     case HostCause::kUnseenWait:
@@ -503,9 +566,11 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
   // waited for the GPU to drain, then the GPU for the host's next launch: SplitAtDrainEnd); a short
   // gap that no range names is the launch cadence; then the figures.
   std::unordered_map<std::uint64_t, std::pair<std::int64_t, TimeNs>> by_name;  // (cause, name) → (gaps, ns)
+  const std::vector<OverheadSpan> overhead = OverheadSpans(t);
   for (std::uint32_t g = 0; g < gaps.size(); ++g) {
     auto& sl = slices[g];
     if (sl.empty()) continue;
+    OverlayOverhead(gaps[g].first, overhead, sl);
     SplitUnseenWaits(gaps[g].first, sl);
     const TimeNs len = gaps[g].second - gaps[g].first;
     const bool after_sync = sl.front().cause == HostCause::kSync;
@@ -521,7 +586,7 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
         s.cause = HostCause::kLaunch;
       }
       ns[static_cast<std::size_t>(s.cause)] += s.ns;
-      if (s.ns > 0) out.slices.push_back({at, at + s.ns, s.cause});
+      if (s.ns > 0) out.slices.push_back({at, at + s.ns, s.cause, s.name});
       HostCauseFigures& fig = out.by_cause[static_cast<std::size_t>(s.cause)];
       if (fig.longest_start_ns == kNoTime || s.ns > fig.longest_end_ns - fig.longest_start_ns) {
         fig.longest_start_ns = at;
@@ -566,6 +631,13 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
       ++fig.calls;
       fig.call_s += NsToSeconds(std::min(r.end_ns, w1) - std::max(r.start_ns, w0));
     }
+  }
+  // The profiler's overhead records in the window are its calls.
+  for (const OverheadSpan& o : overhead) {
+    if (o.cause != HostCause::kProfilerOverhead || o.end_ns <= w0 || o.start_ns >= w1) continue;
+    auto& fig = out.by_cause[static_cast<std::size_t>(o.cause)];
+    ++fig.calls;
+    fig.call_s += NsToSeconds(std::min(o.end_ns, w1) - std::max(o.start_ns, w0));
   }
   return out;
 }

@@ -19,18 +19,19 @@ struct ActivityFacts;
 
 // The causes host-bound idle is split into; each asks for a different fix (docs/fixes.md).
 enum class HostCause : std::uint8_t {
-  kAllocator,       // cudaFree/hipFree/cudaMalloc/...: the caching allocator is off or emptied
-  kSync,            // *Synchronize, aten::item/_local_scalar_dense/nonzero: the host waited for the GPU
-  kBlockingCopy,    // cudaMemcpy/hipMemcpyWithStream, copies to or from pageable memory
-  kCompile,         // NVRTC/hipRTC, module and library loading, compile annotations (JIT warm-up)
-  kDataLoading,     // DataLoader __next__
-  kGraphCapture,    // stream capture, graph instantiation
-  kHostCollective,  // gloo, barriers
-  kLaunch,          // launch calls, or gaps shorter than a launch: launch-bound
-  kUnseenWait,      // the host blocked in a sync while no recorded GPU work ran: it waited on work
-                    // the trace does not show (another process or stream, kernels the profiler missed)
-  kHostWork,        // the host ran ops or code that launched nothing meanwhile
-  kUnknown,         // no host range spans the idle
+  kAllocator,         // cudaFree/hipFree/cudaMalloc/...: the caching allocator is off or emptied
+  kSync,              // *Synchronize, aten::item/_local_scalar_dense/nonzero: the host waited for the GPU
+  kBlockingCopy,      // cudaMemcpy/hipMemcpyWithStream, copies to or from pageable memory
+  kCompile,           // NVRTC/hipRTC, module and library loading, compile annotations (JIT warm-up)
+  kDataLoading,       // DataLoader __next__
+  kGraphCapture,      // stream capture, graph instantiation
+  kHostCollective,    // gloo, barriers
+  kProfilerOverhead,  // the profiler's own work (CUPTI buffer flushes, instrumentation): not the run's
+  kLaunch,            // launch calls, or gaps shorter than a launch: launch-bound
+  kUnseenWait,        // the host blocked in a sync while no recorded GPU work ran: it waited on work
+                      // the trace does not show (another process or stream, kernels the profiler missed)
+  kHostWork,          // the host ran ops or code that launched nothing meanwhile
+  kUnknown,           // no host range spans the idle
   kCount,
 };
 inline constexpr std::size_t kHostCauseCount = static_cast<std::size_t>(HostCause::kCount);
@@ -70,10 +71,12 @@ struct HostCauseFigures {
   std::vector<HostCauseRange> names;  // by idle, largest first, a few
 };
 
-// One slice of an idle gap and the cause it went to (trace clock).
+// One slice of an idle gap, the cause it went to and the range that named it (trace clock; the
+// name is the rank's trace's string, empty when no range holds it).
 struct HostIdleSlice {
   TimeNs start_ns = 0, end_ns = 0;
   HostCause cause = HostCause::kUnknown;
+  StringId name;
 };
 
 struct HostIdleCauses {

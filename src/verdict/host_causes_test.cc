@@ -119,6 +119,7 @@ TEST(HostCauses, NamesAreClassifiedByWhatTheCallDoes) {
   EXPECT_EQ(CauseOfHostRange("cudaGraphInstantiateWithFlags", true), HostCause::kGraphCapture);
   EXPECT_EQ(CauseOfHostRange("cudaGraphLaunch", true), HostCause::kLaunch);
   EXPECT_EQ(CauseOfHostRange("compileFusion", false), HostCause::kCompile);
+  EXPECT_EQ(CauseOfHostRange("cudnnFindConvolutionForwardAlgorithmEx", false), HostCause::kCompile);
   EXPECT_EQ(CauseOfHostRange("Torch-Compiled Region: 0/0", false), std::nullopt);
   EXPECT_EQ(CauseOfHostRange("CompiledFunctionBackward", false), std::nullopt);
   EXPECT_EQ(CauseOfHostRange("aten::_local_scalar_dense", false), HostCause::kSync);
@@ -232,6 +233,43 @@ TEST(HostCauses, SlowLaunchesLoadModulesAndShortLaunchingOpsAreLaunchOverhead) {
   EXPECT_NEAR(Us(c[HostCause::kLaunch].idle_s), 50 + 3 + 7 + 3,
               1e-6);                                               // 640..700 (relu, its launch), 1190..1193
   EXPECT_NEAR(Us(c[HostCause::kHostWork].idle_s), 390 + 7, 1e-6);  // 800..1190, 1193..1200
+}
+
+// The profiler's own work (Kineto's "overhead" events, on no thread of the program's): where it
+// spans GPU idle that no range of the launching thread names a cause of (host work, a launch call
+// or nothing), the idle is the profiler's; a named cause on the launching thread keeps its time,
+// and CUPTI's driver-compiler overhead is the program's JIT compilation.
+TEST(HostCauses, TheProfilersOwnWorkTakesTheIdleNoRangeNames) {
+  Host h;
+  h.Kernel(0, 100, 0);
+  // 100..600: a buffer flush over 150..450 while the host runs an op that launches nothing.
+  h.Range("aten::add", 100, 595);
+  h.b.AddOverhead({.start_ns = 150 * kUs, .end_ns = 450 * kUs, .name = "Buffer Flush"});
+  h.Kernel(600, 700, 595);
+  // 700..1000: the allocator on the launching thread, an instrumentation record over all of it.
+  h.Api("cudaFree", 700, 995);
+  h.b.AddOverhead({.start_ns = 690 * kUs, .end_ns = 1000 * kUs, .name = "Instrumentation"});
+  h.Kernel(1000, 1100, 995);
+  // 1100..1300: nothing on the host but the driver compiling a kernel, as CUPTI reports it.
+  h.b.AddOverhead({.start_ns = 1100 * kUs, .end_ns = 1290 * kUs, .name = "Driver Compiler"});
+  h.Kernel(1300, 1400, 1295);
+  model::Trace t = std::move(h.b).Finish();
+  auto v = AnalyzeRank(t, testing::TestOptions());
+  ASSERT_TRUE(v) << v.error().message;
+  const HostIdleCauses& c = v->evidence.host_idle;
+  // 150..450, and 995..1000 (the launch call after cudaFree, and after it nothing named).
+  EXPECT_NEAR(Us(c[HostCause::kProfilerOverhead].idle_s), 300 + 5, 1e-6);
+  EXPECT_NEAR(Us(c[HostCause::kHostWork].idle_s), 50 + 145, 1e-6);  // 100..150, 450..595
+  EXPECT_NEAR(Us(c[HostCause::kAllocator].idle_s), 295, 1e-6);      // the named cause wins
+  EXPECT_NEAR(Us(c[HostCause::kCompile].idle_s), 190, 1e-6);        // 1100..1290
+  ASSERT_FALSE(c[HostCause::kProfilerOverhead].names.empty());
+  EXPECT_EQ(c[HostCause::kProfilerOverhead].names.front().name, "Buffer Flush");
+  EXPECT_EQ(c[HostCause::kCompile].names.front().name, "Driver Compiler");
+  EXPECT_EQ(c.CauseAt(300 * kUs), HostCause::kProfilerOverhead);
+  // Its records in the window are its calls: both of them (the compile one is not).
+  EXPECT_EQ(c[HostCause::kProfilerOverhead].calls, 2);
+  EXPECT_NEAR(c.total_s(), v->run.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)], 1e-12);
+  EXPECT_EQ(HostCauseName(HostCause::kProfilerOverhead), "profiler_overhead");
 }
 
 }  // namespace

@@ -231,6 +231,15 @@ inline constexpr double kMfuMinCoverage = 0.90;
 // headroom, MFU derived from the trace, the bill's waste) with it. One rule at every coverage:
 // 0% (no shapes recorded) and 15% alike.
 inline constexpr double kJudgeMinCoverage = 0.50;
+// Below this much GPU-busy time (the union of kernels, copies and memsets, Σ over ranks) the window
+// is too small for its shares to describe a workload (docs/verdict.md, "Judgeable"): every activity
+// carries fixed costs of its own — a launch latency of a few microseconds between dependent
+// kernels, and edges known to about a microsecond (the GPU timer's resolution, the integer
+// microseconds of older traces) — so half a millisecond of work holds a few dozen such edges at
+// most, and its losses describe those edges, not the work. It is also less than one step of any
+// model in the dev traces (the smallest, a batch-1 ViT inference, is 0.6 ms of GPU time a step). No
+// floor on the count of activities: five 16-ms GEMMs are a sound measurement of those GEMMs.
+inline constexpr double kJudgeMinGpuBusyS = 0.5e-3;
 
 // Whether the models cover enough of the compute for the verdict to judge its usefulness, and if
 // not, why and what to record instead: the evidence the unmodeled-kernels fix reads (no shapes
@@ -239,6 +248,8 @@ struct Judgement {
   bool judgeable = true;
   std::optional<double> coverage;  // JobVerdict::model_coverage(); none with no compute kernel
   double min_coverage = kJudgeMinCoverage;
+  double gpu_busy_s = 0;  // Σ over ranks of the GPU-busy time (kernels, copies, memsets)
+  double min_gpu_busy_s = kJudgeMinGpuBusyS;
   // The achieved fraction were every unmodeled kernel's share useful: the fraction's upper bound.
   double achieved_at_most = 0;
   // What the achieved fraction is: "measured"; "lower_bound" (too little modeled: the unmodeled
@@ -246,11 +257,37 @@ struct Judgement {
   // could be higher or lower).
   std::string achieved_is = "measured";
   bool lower_bound() const { return achieved_is == "lower_bound"; }
+  bool assumed_device() const { return achieved_is == "assumed_device"; }
   std::string cause;     // "no_shapes", "gpu_only", "not_pytorch", "graph_replay", "ops_not_modeled",
-                         // "unknown_device", "no_gpu_activity"; "" when judgeable
+                         // "unknown_device", "no_gpu_activity", "window_too_small"; "" when judgeable
   std::string evidence;  // what the trace lacks: "no op in the trace carries Input Dims"
   std::string reason;    // one line: the coverage and the evidence
   std::string fix;       // what to record (or pass) so that it can be judged
+};
+
+// A rank's iterations read from the timeline when the trace marks no steps (verdict/iterations.h,
+// docs/verdict.md, "Warm-up"): a host range, or failing one a kernel, that recurs once per
+// iteration, each period between its starts launching the same GPU work.
+struct Iterations {
+  std::string source;            // "host_range" or "gpu_kernel"; "" when none was found
+  std::string marker;            // the recurring range's or kernel's name
+  std::int64_t occurrences = 0;  // its starts
+  // Each iteration's GPU window start (trace clock): the earliest start of the activities it
+  // issued; the windows tile the timeline as steps' do (docs/verdict.md, "The window").
+  std::vector<TimeNs> start_ns;
+  std::vector<double> wall_s;   // each complete iteration's window (start to the next start)
+  std::int64_t activities = 0;  // GPU activities a steady iteration launches (the median)
+  bool found() const { return !wall_s.empty(); }
+};
+
+// A host cost that happened once, early (verdict/iterations.h): GPU idle under one range (cause
+// and name) in the run's leading iterations, or before them, that the steady iterations do not
+// repeat. Warm-up evidence: the allocator growing, cuDNN's autotuning, handles and streams made at
+// first use.
+struct OnceEarlyCost {
+  std::string name;
+  HostCause cause = HostCause::kUnknown;
+  double idle_s = 0;
 };
 
 // Whether the window holds the run's warm-up rather than its steady state (docs/verdict.md,
@@ -260,14 +297,25 @@ struct Judgement {
 struct WarmUp {
   bool detected = false;
   bool by_steps = false;        // leading steps ran slower than kWarmUpStepRatio × the later steps' median
+  bool by_iterations = false;   // no step marks: leading iterations (Iterations) ran as much slower
   bool by_causes = false;       // warm-up causes hold at least kWarmUpMinShare of the capacity
   std::string confidence;       // "high" with the steps' evidence, "medium" from the causes alone
   std::int64_t skip_steps = 0;  // leading steps to leave out (--steps K:), the most of any rank
   double slow_steps_excess_s = 0;  // Σ over ranks of those steps' time beyond the later median
-  double warm_up_causes_s = 0;     // GPU idle under compile and graph-capture causes (Σ over ranks)
-  double share = 0;                // the larger of the two over the capacity
-  std::string evidence;            // what the timeline shows of it
-  std::string fix;                 // how to read the steady state
+  // The iterations of the rank that speaks for the job (the costliest slow leading iterations, else
+  // the first rank whose iterations were found): how they were read and what the first ones took.
+  std::string iterations_source, iterations_marker;
+  std::int64_t iterations = 0;       // its complete iterations
+  std::int64_t slow_iterations = 0;  // of them, the leading ones over the ratio
+  double first_iteration_s = 0, iteration_reference_s = 0;
+  double slow_iterations_excess_s = 0;  // Σ over ranks of those iterations' time beyond the later median
+  // Compile and graph-capture GPU idle, and the once-early costs' (Σ over ranks).
+  double warm_up_causes_s = 0;
+  double once_early_s = 0;                // of warm_up_causes_s: the once-early costs' idle
+  std::vector<OnceEarlyCost> once_early;  // the largest, over the ranks (merged by cause and name)
+  double share = 0;                       // the larger of the two over the capacity
+  std::string evidence;                   // what the timeline shows of it
+  std::string fix;                        // how to read the steady state
 };
 
 // Work that reads as faster than its peak by more than this factor counts as above peak
@@ -388,6 +436,9 @@ struct RankVerdict {
   std::vector<CollectiveInstance> collectives;        // kept communication kernels, by start
   Layers layers;                                      // the model layer (nn.Module tree)
   std::vector<OpStepTimes> op_times;                  // the heaviest ops' time per step, bounded
+  Iterations iterations;                              // only when the trace marks no steps
+  std::vector<OnceEarlyCost> once_early;              // by idle, largest first, bounded
+  double once_early_s = 0;                            // Σ of every once-early cost's idle
   // Cluster figures (docs/cluster.md), set by the cluster stage when the job has two ranks or more.
   double clock_offset_s = 0;  // its clock minus the lowest rank's
   bool clock_aligned = false;

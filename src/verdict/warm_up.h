@@ -19,13 +19,14 @@ inline constexpr std::size_t kWarmUpMinSteps = 3;
 inline constexpr double kWarmUpMinShare = 0.10;
 
 // The leading steps of one rank that each ran slower than kWarmUpStepRatio × the median of the
-// steps after it (the last step left out while two others remain: it ends at its last activity);
+// steps after it (the last step left out while two others remain: it ends at its last activity,
+// unless `last_complete`: periods between two starts, as Iterations' are, are all whole);
 // at most half of its steps, none below kWarmUpMinSteps; and the steady steps' median in seconds.
 struct SlowLeadingSteps {
   std::size_t count = 0;
   double reference_s = 0;
 };
-SlowLeadingSteps LeadingSlowSteps(std::span<const StepFigures> steps);
+SlowLeadingSteps LeadingSlowSteps(std::span<const StepFigures> steps, bool last_complete = false);
 
 // job.warm_up from the ranks' steps and the host-idle causes; BuildFixes calls it.
 WarmUp DetectWarmUp(const JobVerdict& job);

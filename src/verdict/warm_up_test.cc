@@ -98,5 +98,72 @@ TEST(WarmUp, TheRankWithTheCostliestWarmUpSpeaksAndTheCountIsSaid) {
   EXPECT_NEAR(w.share, 0.6 / 2.2, 1e-12);
 }
 
+// A rank whose trace marks no steps, with these iteration windows read from its timeline.
+JobVerdict Unmarked(std::initializer_list<double> walls_s) {
+  JobVerdict job = OneRank({});
+  RankVerdict& r = job.ranks.front();
+  r.iterations.source = "host_range";
+  r.iterations.marker = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__";
+  r.iterations.wall_s = walls_s;
+  r.iterations.occurrences = static_cast<std::int64_t>(walls_s.size()) + 1;
+  r.iterations.activities = 335;
+  for (double w : walls_s) job.job.wall_s += w;
+  return job;
+}
+
+// No ProfilerStep marks: the iterations read from the timeline take the same 1.5× rule, every
+// period whole (none is left out of the median); the evidence says how they were read, and the
+// fix cannot be --steps.
+TEST(WarmUp, WithoutStepMarksTheIterationsTakeTheSameRule) {
+  JobVerdict job = Unmarked({2.6, 0.2, 0.25, 0.22, 0.21, 0.8});
+  WarmUp w = DetectWarmUp(job);
+  ASSERT_TRUE(w.detected);
+  EXPECT_TRUE(w.by_iterations);
+  EXPECT_FALSE(w.by_steps);
+  EXPECT_EQ(w.confidence, "medium");
+  EXPECT_EQ(w.skip_steps, 0);
+  EXPECT_EQ(w.slow_iterations, 1);
+  EXPECT_EQ(w.iterations, 6);
+  EXPECT_EQ(w.iterations_source, "host_range");
+  EXPECT_NEAR(w.iteration_reference_s, 0.22, 1e-12);  // the median of all five after it
+  EXPECT_NEAR(w.slow_iterations_excess_s, 2.6 - 0.22, 1e-12);
+  EXPECT_NEAR(w.share, (2.6 - 0.22) / job.job.wall_s, 1e-12);
+  EXPECT_NE(w.evidence.find("the first of 6 iterations took 2.60 s, 11.8×"), std::string::npos) << w.evidence;
+  EXPECT_NE(w.evidence.find("7 starts of the host range enumerate(DataLoader)"), std::string::npos)
+      << w.evidence;
+  EXPECT_EQ(w.fix.find("--steps 1:"), std::string::npos) << w.fix;
+  EXPECT_NE(w.fix.find("torch.profiler.schedule"), std::string::npos) << w.fix;
+
+  // Steady iterations are not a warm-up, and an iteration basis needs three of them.
+  EXPECT_FALSE(DetectWarmUp(Unmarked({0.21, 0.2, 0.25, 0.22, 0.21})).detected);
+  EXPECT_FALSE(DetectWarmUp(Unmarked({2.6, 0.2})).detected);
+}
+
+// Host costs seen only in the first iterations count with compile and capture as warm-up causes,
+// named in the evidence, merged over ranks by cause and name.
+TEST(WarmUp, OnceEarlyCostsAreWarmUpCauses) {
+  JobVerdict job = OneRank(Steps({0.2, 0.2, 0.2, 0.2}));
+  job.job.wall_s = 1.0;
+  RankVerdict& r = job.ranks.front();
+  r.once_early = {{"cudaFree", HostCause::kAllocator, 0.09},
+                  {"cudaStreamCreateWithFlags", HostCause::kHostWork, 0.02}};
+  r.once_early_s = 0.11;
+  RankVerdict other = r;
+  other.rank = 1;
+  job.ranks.push_back(other);
+  job.job.wall_s = 2.0;
+  WarmUp w = DetectWarmUp(job);
+  ASSERT_TRUE(w.detected);
+  EXPECT_TRUE(w.by_causes);
+  EXPECT_FALSE(w.by_steps);
+  EXPECT_NEAR(w.warm_up_causes_s, 0.22, 1e-12);
+  EXPECT_NEAR(w.once_early_s, 0.22, 1e-12);
+  ASSERT_EQ(w.once_early.size(), 2u);
+  EXPECT_EQ(w.once_early.front().name, "cudaFree");
+  EXPECT_NEAR(w.once_early.front().idle_s, 0.18, 1e-12);
+  EXPECT_NE(w.evidence.find("cudaFree 180.0 ms (allocator)"), std::string::npos) << w.evidence;
+  EXPECT_NE(w.fix.find("first-iteration costs"), std::string::npos) << w.fix;
+}
+
 }  // namespace
 }  // namespace plasmient::verdict

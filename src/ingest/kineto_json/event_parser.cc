@@ -371,6 +371,7 @@ enum class Category : std::uint8_t {
   kAnnotation,
   kPython,
   kRangeProfiler,
+  kOverhead,  // the profiler's own work ("CUPTI Overhead": buffer flushes, instrumentation)
   kOther
 };
 
@@ -387,6 +388,7 @@ Category Classify(std::string_view cat) {
       break;
     case 8:
       if (cat == "Operator") return Category::kOp;
+      if (cat == "overhead" || cat == "Overhead") return Category::kOverhead;
       break;
     case 10:
       if (cat == "gpu_memcpy") return Category::kMemcpy;
@@ -442,6 +444,7 @@ void BatchRows::Clear() {
   cpu.clear();
   collectives.clear();
   samples.clear();
+  overhead.clear();
   quality.clear();
   min_ts_ns = kNoTime;
   for (std::size_t i = 0; i < owned_used_; ++i) owned_[i].clear();
@@ -641,6 +644,16 @@ void EventParser::EmitComplete(const EventFields& ev) {
       Put(*out_, BatchRows::Kind::kApi, out_->api, row);
       return;
     }
+    case Category::kOverhead: {
+      // Kineto writes them on its own "CUPTI Overhead" process (pid -1, tid 0): on no thread of
+      // the program's.
+      const std::int64_t pid = id_or_count(ev.pid);
+      const bool own = pid < 0;
+      Put(*out_, BatchRows::Kind::kOverhead, out_->overhead,
+          model::OverheadRow{start_ns, end_ns, own ? kNoId : pid, own ? kNoId : id_or_count(ev.tid),
+                             ev.name});
+      return;
+    }
     case Category::kOp:
     case Category::kAnnotation: {
       model::CpuOpRow row;
@@ -708,6 +721,9 @@ void RowApplier::Apply(const BatchRows& rows) {
       }
       case BatchRows::Kind::kSample:
         builder_.AddSample(rows.samples[index]);
+        break;
+      case BatchRows::Kind::kOverhead:
+        builder_.AddOverhead(rows.overhead[index]);
         break;
     }
   }

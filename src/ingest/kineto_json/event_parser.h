@@ -21,7 +21,7 @@ struct EventFields;
 // What one batch's events say, in input order. Text views point into the batch (its JSON or its
 // simdjson parser's string buffer) or into `owned`, so the batch must outlive the rows' use.
 struct BatchRows {
-  enum class Kind : std::uint8_t { kGpu, kApi, kCpuOp, kNcclCpuOp, kCollective, kSample };
+  enum class Kind : std::uint8_t { kGpu, kApi, kCpuOp, kNcclCpuOp, kCollective, kSample, kOverhead };
   // A collective's `gpu` or `cpu_op` set to kJustAdded belongs to the row added just before it.
   static constexpr std::int32_t kJustAdded = -2;
 
@@ -31,6 +31,7 @@ struct BatchRows {
   std::vector<model::CpuOpRow> cpu;
   std::vector<model::CollectiveRow> collectives;
   std::vector<model::SampleRow> samples;
+  std::vector<model::OverheadRow> overhead;
   std::vector<std::pair<model::Dq, std::int64_t>> quality;  // offset -1: counted without one
   TimeNs min_ts_ns = kNoTime;  // smallest event timestamp, in ns on the file's clock
 

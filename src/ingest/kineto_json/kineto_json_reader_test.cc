@@ -58,6 +58,7 @@ constexpr std::string_view kModern = R"j({"schemaVersion": 1,
   {"ph": "X", "cat": "python_function", "name": "f.py(1): g", "pid": 10, "tid": 11, "ts": 95, "dur": 1},
   {"ph": "X", "cat": "cuda_profiler_range", "name": "k", "pid": 0, "tid": 7, "ts": 95, "dur": 1},
   {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler", "ts": 90, "dur": 300},
+  {"ph": "X", "cat": "overhead", "name": "Buffer Flush", "pid": -1, "tid": 0, "ts": 180, "dur": 4.5},
   {"ph": "s", "id": 99, "pid": 10, "tid": 11, "ts": 110, "cat": "ac2g", "name": "ac2g"},
   {"ph": "f", "id": 99, "pid": 0, "tid": 7, "ts": 120, "cat": "ac2g", "name": "ac2g", "bp": "e"},
   {"ph": "i", "s": "t", "name": "[memory]", "pid": 10, "tid": 11, "ts": 100, "args": {"Bytes": 10}},
@@ -70,7 +71,7 @@ constexpr std::string_view kModern = R"j({"schemaVersion": 1,
 TEST(KinetoJsonReaderTest, EachCategoryBecomesItsRow) {
   model::Trace t = ReadOk(kModern);
   EXPECT_EQ(t.info.format, "kineto-json");
-  EXPECT_EQ(t.info.events, 17);
+  EXPECT_EQ(t.info.events, 18);
   EXPECT_EQ(t.info.input_bytes, static_cast<std::int64_t>(kModern.size()));
 
   ASSERT_EQ(t.cpu.size(), 3u);
@@ -88,6 +89,14 @@ TEST(KinetoJsonReaderTest, EachCategoryBecomesItsRow) {
   EXPECT_EQ(t.cpu.step[1], 42);
   EXPECT_EQ(t.cpu.kind[2], CpuOpKind::kAnnotation);
   EXPECT_EQ(t.cpu.step[2], model::kNoId);
+
+  // The profiler's own work, on its own "CUPTI Overhead" process (pid -1): on no thread.
+  ASSERT_EQ(t.overhead.size(), 1u);
+  EXPECT_EQ(t.Str(t.overhead.name[0]), "Buffer Flush");
+  EXPECT_EQ(t.overhead.start_ns[0], 180'000);
+  EXPECT_EQ(t.overhead.end_ns[0], 184'500);
+  EXPECT_EQ(t.overhead.pid[0], model::kNoId);
+  EXPECT_EQ(t.overhead.tid[0], model::kNoId);
 
   ASSERT_EQ(t.api.size(), 2u);
   EXPECT_EQ(t.api.correlation[0], 99);
@@ -131,6 +140,7 @@ TEST(KinetoJsonReaderTest, EveryChunkBoundaryGivesTheSameTrace) {
       ASSERT_EQ(t.gpu.start_ns, whole.gpu.start_ns) << chunk;
       ASSERT_EQ(t.cpu.end_ns, whole.cpu.end_ns) << chunk;
       ASSERT_EQ(t.api.correlation, whole.api.correlation) << chunk;
+      ASSERT_EQ(t.overhead.end_ns, whole.overhead.end_ns) << chunk;
       ASSERT_EQ(t.cpu.input_dims.size(), whole.cpu.input_dims.size());
       ASSERT_EQ(t.Str(t.cpu.input_dims[0]), whole.Str(whole.cpu.input_dims[0])) << chunk;
       ASSERT_EQ(t.quality.NonZero(), whole.quality.NonZero()) << chunk;

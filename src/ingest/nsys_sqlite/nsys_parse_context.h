@@ -92,6 +92,9 @@ Status MergeByStart(ParseContext& ctx, std::vector<OrderedSource>& sources, Hand
 [[nodiscard]] Status ParseApiCalls(ParseContext& ctx);
 // NVTX ranges as annotations, PyTorch emit_nvtx ranges as ops.
 [[nodiscard]] Status ParseNvtx(ParseContext& ctx);
+// PROFILER_OVERHEAD (the profiler's own work: CUPTI instrumentation, buffer flushes) as the
+// trace's profiler overhead.
+[[nodiscard]] Status ParseProfilerOverhead(ParseContext& ctx);
 // TARGET_INFO_GPU (+ TARGET_INFO_CUDA_DEVICE) as device descriptions.
 [[nodiscard]] Status ParseDevices(ParseContext& ctx);
 // GPU_METRICS (GPU metrics sampling) as the device tier's samples; after ParseDevices.

@@ -55,6 +55,21 @@ class CloverleafNsys : public ::testing::Test {
   model::Trace trace_;
 };
 
+// Its PROFILER_OVERHEAD rows (CUPTI instrumentation, resource management, buffer flushes, the
+// profiler's own initialization) become the trace's profiler overhead, row for row and time for time.
+TEST_F(CloverleafNsys, ProfilerOverheadRowsMatchSql) {
+  auto sql = QueryRow(path_, "SELECT count(*), sum(\"end\" - start), min(start) FROM PROFILER_OVERHEAD");
+  ASSERT_EQ(sql.size(), 3u);
+  ASSERT_GT(sql[0], 0);
+  ASSERT_EQ(static_cast<std::int64_t>(trace_.overhead.size()), sql[0]);
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < trace_.overhead.size(); ++i)
+    total += trace_.overhead.end_ns[i] - trace_.overhead.start_ns[i];
+  EXPECT_EQ(total, sql[1]);
+  EXPECT_EQ(*std::ranges::min_element(trace_.overhead.start_ns), sql[2] + trace_.info.base_time_ns);
+  EXPECT_NE(trace_.overhead.tid[0], model::kNoId);  // nsys says which thread
+}
+
 TEST_F(CloverleafNsys, KernelCountAndTimeMatchSql) {
   auto sql = QueryRow(path_, "SELECT count(*), sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL");
   ASSERT_EQ(sql.size(), 2u);

@@ -20,6 +20,7 @@ inline constexpr std::string_view kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
 inline constexpr std::string_view kRuntimeTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
 inline constexpr std::string_view kDriverTable = "CUPTI_ACTIVITY_KIND_DRIVER";
 inline constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
+inline constexpr std::string_view kProfilerOverheadTable = "PROFILER_OVERHEAD";
 inline constexpr std::string_view kStringsTable = "StringIds";
 inline constexpr std::string_view kGpuInfoTable = "TARGET_INFO_GPU";
 inline constexpr std::string_view kCudaDeviceTable = "TARGET_INFO_CUDA_DEVICE";

@@ -108,6 +108,7 @@ Result<model::Trace> ReadNsysSqlite(const std::string& path, const NsysReadOptio
   PLASMIENT_TRY(ParseGpuActivities(ctx));
   PLASMIENT_TRY(ParseApiCalls(ctx));
   PLASMIENT_TRY(ParseNvtx(ctx));
+  PLASMIENT_TRY(ParseProfilerOverhead(ctx));
   PLASMIENT_TRY(ParseGpuMetrics(ctx));
   builder.info().events = ctx.rows;
   return std::move(builder).Finish();

@@ -1,0 +1,60 @@
+// A rank's iteration structure read from its timeline, and the host costs that happened once,
+// early (docs/verdict.md, "Warm-up"). A trace without ProfilerStep marks still repeats itself:
+// the DataLoader's __next__, a top module's forward, Optimizer.step, or a kernel, recur once per
+// iteration, and between two of their starts the program launches the same GPU work each time.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "join/join.h"
+#include "model/trace.h"
+#include "verdict/verdict.h"
+
+namespace plasmient::verdict {
+
+struct ActivityFacts;
+
+// A marker needs this many occurrences: kWarmUpMinSteps complete iterations between them.
+inline constexpr std::size_t kIterationMinMarkers = 4;
+// The GPU activities each steady iteration launches lie within this share of their median, and
+// the first launches at least the median less it: an iteration repeats its work (a warm-up adds
+// to it: autotuning runs candidate kernels). A range that recurs inside the iteration (a layer's
+// op, a microbatch of unequal halves) launches different work between its starts and is no marker.
+inline constexpr double kIterationWorkTolerance = 0.10;
+// The complete iterations hold at least this share of the window's GPU activities: a range that
+// recurs over a small part of the run (an evaluation loop at its end) does not say what the run is.
+inline constexpr double kIterationMinCoverage = 0.50;
+// A cost is once-early when the steady iterations repeat at most this share of its early idle,
+// and its early idle is at least this share of a steady iteration: it makes the first iteration
+// longer by more than the jitter of the host's own work between launches.
+inline constexpr double kOnceEarlyMaxRecurrence = 0.10;
+inline constexpr double kOnceEarlyMinShareOfIteration = 0.10;
+// Once-early costs kept per rank (the largest; all of them count in the sum).
+inline constexpr std::size_t kOnceEarlyKept = 5;
+
+// The iterations of a rank whose trace marks no steps: of the host ranges that no other range on
+// their thread holds (ops, annotations, modules), the name that recurs most often with every
+// period between its starts launching the same work (kIterationWorkTolerance) and the periods
+// holding most of the window's activities (kIterationMinCoverage); ties go to the name that
+// starts first (it opens the iteration; one that closes it leaves the first iteration before its
+// first start), then by name. With no such range, the kernels by name, their periods counted by
+// the GPU activities that start in them. Not found: `source` empty.
+Iterations FindIterations(const model::Trace& trace, const ActivityFacts& facts);
+
+// The once-early host costs of a rank: idle slices (cause and range) before `boundaries_ns[early]`
+// (the end of the leading slow iterations, or of the first when none is slow) that the steady
+// iterations repeat at most kOnceEarlyMaxRecurrence of, holding at least
+// kOnceEarlyMinShareOfIteration of `steady_iteration_s`, with at least two steady iterations to
+// say so. Compile and graph capture (counted whole as warm-up causes), the profiler's own work and
+// unknown slices (no range names them) are not among them. By idle, largest first.
+std::vector<OnceEarlyCost> OnceEarlyCosts(const model::Trace& trace, const HostIdleCauses& idle,
+                                          std::span<const TimeNs> boundaries_ns, std::size_t early,
+                                          double steady_iteration_s);
+
+// Fills v.iterations (only when the trace marks no steps) and v.once_early, from the steps'
+// ranges or the iterations found; v.steps and v.evidence.host_idle must be filled.
+void ReadIterations(const model::Trace& trace, const join::Joined& joined, const ActivityFacts& facts,
+                    RankVerdict& v);
+
+}  // namespace plasmient::verdict
