@@ -52,7 +52,7 @@ struct ActivityTable {
   std::vector<ActivityRow> rows;   // the verdict's kept activities, by start
   std::vector<std::string> names;  // kernel names the rows index
   std::vector<HostWait> waits;     // by start
-  Figures current;        // the verdict's run figures
+  Figures current;                 // the verdict's run figures
 };
 
 // The table of the rank `detail` holds (its kept activities, by start, and its host waits).
