@@ -86,4 +86,25 @@ std::string BoundNameTo(std::string_view name, std::size_t max_bytes, std::strin
   return out;
 }
 
+std::string BoundLabel(std::string_view value) { return BoundNameTo(value, kMaxLabelBytes, value); }
+
+std::string EscapeForLog(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    auto c = static_cast<unsigned char>(text[i]);
+    std::size_t n = Utf8SequenceLength(text, i);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (n == 0 || c < 0x20 || c == 0x7F) {
+      out += fmt::format("\\x{:02x}", c);
+      n = 1;
+    } else {
+      out.append(text, i, n);
+    }
+    i += n;
+  }
+  return out;
+}
+
 }  // namespace plasmient

@@ -37,4 +37,16 @@ std::uint64_t NameHash(std::string_view name);
 // (which must exceed the 20 bytes of that suffix). Two names with one short form stay two.
 std::string BoundNameTo(std::string_view name, std::size_t max_bytes, std::string_view short_form);
 
+// A label's value (`--label`, a marker's `team=`/`user=`/`job=` lines, `--host`): labels are
+// short words that name a team or a run, and each is copied into every stored job row and every
+// series of a job, so a 64 KiB marker line would cost 64 KiB per row. At most kMaxLabelBytes:
+// BoundNameTo(value, kMaxLabelBytes, value), valid UTF-8, a cut one ending in the hash of the whole.
+inline constexpr std::size_t kMaxLabelBytes = 256;
+std::string BoundLabel(std::string_view value);
+
+// `text` for a log line: each control character (below 0x20, and 0x7F) and each byte that is not
+// part of valid UTF-8 written as `\xNN`, and a backslash as `\\`, so a file name holding a
+// newline or an escape sequence can neither start a forged line nor reach the terminal.
+std::string EscapeForLog(std::string_view text);
+
 }  // namespace plasmient

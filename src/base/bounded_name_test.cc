@@ -57,5 +57,31 @@ TEST(BoundedNameTest, BoundNameToCutsTheShortFormAtACharacterAndAppendsTheHash) 
   EXPECT_NE(BoundNameTo("a\xFF", 96, "a"), "a\xFF");  // invalid UTF-8 is never kept as is
 }
 
+// A label of a 64 KiB marker line is cut to kMaxLabelBytes, stably; a short one is kept.
+TEST(BoundedNameTest, LabelsAreBoundedToAFewHundredBytes) {
+  EXPECT_EQ(BoundLabel("vision"), "vision");
+  std::string long_value(64 << 10, 't');
+  std::string cut = BoundLabel(long_value);
+  EXPECT_EQ(cut.size(), kMaxLabelBytes);
+  EXPECT_EQ(cut, BoundLabel(long_value));
+  EXPECT_TRUE(cut.ends_with(fmt::format("#{:016x}", NameHash(long_value))));
+  const std::string bad =
+      "t\xED\xA0\x80"
+      "eam";  // a surrogate: three invalid bytes
+  EXPECT_EQ(BoundLabel(bad),
+            "t\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
+            "eam\xE2\x80\xA6#" +
+                fmt::format("{:016x}", NameHash(bad)));
+}
+
+// A name with a newline cannot start a forged log line, nor an escape sequence reach a terminal.
+TEST(BoundedNameTest, EscapeForLogWritesControlAndInvalidBytesAsHex) {
+  EXPECT_EQ(EscapeForLog("rank0.json"), "rank0.json");
+  EXPECT_EQ(EscapeForLog("a\nplasmient serve: recorded x"), "a\\x0aplasmient serve: recorded x");
+  EXPECT_EQ(EscapeForLog("\x1b[31mred\x07"), "\\x1b[31mred\\x07");
+  EXPECT_EQ(EscapeForLog("caf\xC3\xA9 \xFF"), "caf\xC3\xA9 \\xff");
+  EXPECT_EQ(EscapeForLog("back\\slash"), "back\\\\slash");
+}
+
 }  // namespace
 }  // namespace plasmient

@@ -1,5 +1,7 @@
 #include "model/module_hierarchy.h"
 
+#include "base/bounded_name.h"
+
 namespace plasmient::model {
 namespace {
 
@@ -33,7 +35,46 @@ bool Balanced(std::string_view text, std::size_t from) {
   return depth == 0;
 }
 
+// The text's segments, split at the dots outside parentheses.
+std::vector<std::string_view> Segments(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    std::size_t end = begin;
+    for (int depth = 0; end < text.size() && (text[end] != '.' || depth != 0); ++end) {
+      depth += text[end] == '(' ? 1 : text[end] == ')' ? -1 : 0;
+    }
+    out.push_back(text.substr(begin, end - begin));
+    if (end >= text.size()) break;
+    begin = end + 1;
+  }
+  return out;
+}
+
+std::string BoundPart(std::string_view part) { return BoundNameTo(part, kMaxModuleNameBytes, part); }
+
 }  // namespace
+
+std::string BoundModuleHierarchy(std::string_view text) {
+  if (IsBoundedName(text)) return std::string(text);
+  std::vector<std::string_view> segments = Segments(text);
+  if (segments.size() < 2) return {};
+  std::vector<std::string> bounded;  // innermost first: the op, then its frames outwards
+  bounded.push_back(BoundPart(segments.back()));
+  for (std::size_t i = segments.size() - 1; i-- > 0;) {
+    ModuleFrame frame;
+    if (!ParseFrame(segments[i], &frame)) return {};
+    std::string_view method =
+        segments[i].substr(frame.type.data() + frame.type.size() + 1 - segments[i].data());
+    bounded.push_back(BoundPart(frame.instance) + "(" + BoundPart(frame.type) + ")" + BoundPart(method));
+  }
+  std::size_t keep = 1, bytes = bounded[0].size();
+  while (keep < bounded.size() && bytes + 1 + bounded[keep].size() <= kMaxNameBytes)
+    bytes += 1 + bounded[keep++].size();
+  std::string out;
+  for (std::size_t i = keep; i-- > 0;) out += bounded[i] + (i ? "." : "");
+  return ParseModuleHierarchy(out, nullptr) ? out : std::string();
+}
 
 bool ParseModuleHierarchy(std::string_view text, std::vector<ModuleFrame>* frames) {
   if (frames != nullptr) frames->clear();

@@ -6,6 +6,7 @@
 // dots ("__torch__.MyNet"), so frames split only at dots outside parentheses (docs/layers.md).
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,5 +22,13 @@ struct ModuleFrame {
 // frame, instance or type, unbalanced parentheses, text after the type other than `::method`.
 // Validating (frames == nullptr) allocates nothing.
 bool ParseModuleHierarchy(std::string_view text, std::vector<ModuleFrame>* frames);
+
+// The hierarchy as the model keeps it, bounded like a name (base/bounded_name.h): `text` itself
+// when it is valid UTF-8 of at most kMaxNameBytes; else each frame's instance, type and method
+// and the op cut to kMaxModuleNameBytes (BoundNameTo: valid UTF-8, a cut one ending in the hash of
+// the whole), keeping the op and as many of the innermost frames as fit in kMaxNameBytes. Empty
+// when such a text is not a hierarchy. The layer tree's module types come from these frames.
+inline constexpr std::size_t kMaxModuleNameBytes = 256;
+std::string BoundModuleHierarchy(std::string_view text);
 
 }  // namespace plasmient::model

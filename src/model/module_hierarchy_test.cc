@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "base/bounded_name.h"
+
 namespace plasmient::model {
 namespace {
 
@@ -47,6 +49,42 @@ TEST(ModuleHierarchy, MalformedTextsGiveNoFrames) {
     EXPECT_TRUE(frames.empty()) << bad;
     EXPECT_FALSE(ParseModuleHierarchy(bad, nullptr)) << bad;
   }
+}
+
+// Module names from a hierarchy are bounded like other names: a 10 KiB type is cut to
+// kMaxModuleNameBytes with the hash of the whole, the text stays a hierarchy of the same frames,
+// and a short valid one is kept as it is.
+TEST(ModuleHierarchy, LongOrInvalidHierarchiesAreBounded) {
+  std::string ok = "top(MyNet)::forward.layer0(Linear)::forward.aten::linear";
+  EXPECT_EQ(BoundModuleHierarchy(ok), ok);
+  std::string type(10 << 10, 'T');
+  std::string text = "top(MyNet)::forward.layer0(" + type + ")::forward.aten::linear";
+  std::string bounded = BoundModuleHierarchy(text);
+  EXPECT_LE(bounded.size(), kMaxNameBytes);
+  EXPECT_TRUE(IsBoundedName(bounded));
+  std::vector<ModuleFrame> frames;
+  ASSERT_TRUE(ParseModuleHierarchy(bounded, &frames));
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].type, "MyNet");
+  EXPECT_LE(frames[1].type.size(), kMaxModuleNameBytes);
+  EXPECT_EQ(std::string(frames[1].type), BoundNameTo(type, kMaxModuleNameBytes, type));
+  EXPECT_EQ(BoundModuleHierarchy(text), bounded);  // stable
+  // Invalid bytes in a frame are replaced, the frame kept.
+  std::string bad = BoundModuleHierarchy(
+      "top(My\xFF"
+      "Net)::forward.aten::mm");
+  ASSERT_TRUE(ParseModuleHierarchy(bad, &frames));
+  EXPECT_TRUE(IsBoundedName(bad));
+  // 3,000 frames: the op and the innermost frames that fit in kMaxNameBytes.
+  std::string deep;
+  for (int i = 0; i < 3000; ++i) deep += "m" + std::to_string(i) + "(Block).";
+  deep += "aten::mm";
+  std::string cut = BoundModuleHierarchy(deep);
+  ASSERT_TRUE(ParseModuleHierarchy(cut, &frames));
+  EXPECT_LE(cut.size(), kMaxNameBytes);
+  EXPECT_EQ(frames.back().instance, "m2999");
+  EXPECT_TRUE(cut.ends_with("m2999(Block).aten::mm"));
+  EXPECT_EQ(BoundModuleHierarchy(std::string(9 << 10, 'x')), "");  // not a hierarchy
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/bounded_name.h"
+#include "model/module_hierarchy.h"
 
 namespace plasmient::model {
 namespace {
@@ -12,6 +13,15 @@ namespace {
 StringId InternName(StringPool& pool, std::string_view name) {
   if (StringId id = pool.Find(name); !id.empty() || name.empty()) return id;
   return IsBoundedName(name) ? pool.Intern(name) : pool.Intern(BoundName(name));
+}
+
+// A Module Hierarchy argument as the model keeps it (model/module_hierarchy.h), checked once per
+// distinct text like the names.
+StringId InternModuleHierarchy(StringPool& pool, std::string_view text) {
+  if (StringId id = pool.Find(text); !id.empty() || text.empty()) return id;
+  if (IsBoundedName(text)) return pool.Intern(text);
+  std::string bounded = BoundModuleHierarchy(text);
+  return bounded.empty() ? StringId{} : pool.Intern(bounded);
 }
 
 template <typename Table>
@@ -75,7 +85,7 @@ std::int32_t TraceBuilder::AddCpuOp(const CpuOpRow& r) {
   t.concrete_inputs.push_back(s.Intern(r.concrete_inputs));
   t.sequence.push_back(r.sequence);
   t.forward_thread.push_back(r.forward_thread);
-  t.module_hierarchy.push_back(r.module_hierarchy.empty() ? StringId{} : s.Intern(r.module_hierarchy));
+  t.module_hierarchy.push_back(InternModuleHierarchy(s, r.module_hierarchy));
   return row;
 }
 

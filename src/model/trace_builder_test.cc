@@ -1,5 +1,7 @@
 #include "model/trace_builder.h"
 
+#include "model/module_hierarchy.h"
+
 #include <gtest/gtest.h>
 
 #include "base/bounded_name.h"
@@ -35,6 +37,18 @@ TEST(TraceBuilder, NamesAreBoundedAndValidUtf8) {
   EXPECT_NE(t.Str(t.gpu.name[0]), t.Str(t.cpu.name[0]));
   EXPECT_EQ(t.Str(t.api.name[0]), "cudaLaunch\xEF\xBF\xBDKernel");
   EXPECT_LT(t.strings.bytes(), 4 * kMaxNameBytes);
+}
+
+// A Module Hierarchy argument with a 1 MiB module type enters the model bounded, still a hierarchy.
+TEST(TraceBuilder, ModuleHierarchiesAreBounded) {
+  TraceBuilder b;
+  std::string hierarchy = "top(Net)::forward.layer(" + std::string(1 << 20, 'T') + ")::forward.aten::mm";
+  b.AddCpuOp({.start_ns = 0, .end_ns = 1, .name = "aten::mm", .module_hierarchy = hierarchy});
+  Trace t = std::move(b).Finish();
+  std::string_view kept = t.Str(t.cpu.module_hierarchy[0]);
+  EXPECT_LE(kept.size(), kMaxNameBytes);
+  EXPECT_EQ(kept, BoundModuleHierarchy(hierarchy));
+  EXPECT_TRUE(kept.starts_with("top(Net)::forward.layer(TTT"));
 }
 
 TEST(TraceBuilder, ShiftTimeMovesEveryTable) {

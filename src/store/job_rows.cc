@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/bounded_name.h"
 #include "job/bill.h"
 #include "whatif/levers.h"
 
@@ -138,7 +139,9 @@ Result<std::pair<std::string, std::string>> ParseLabel(std::string_view text) {
     if (!ok)
       return Fail("--label {}: the key must be letters, digits and _ (not starting with a digit)", text);
   }
-  return std::pair{std::string(key), std::string(text.substr(eq + 1))};
+  if (key.size() > kMaxLabelKeyBytes)
+    return Fail("--label {}...: the key is longer than {} bytes", text.substr(0, 32), kMaxLabelKeyBytes);
+  return std::pair{std::string(key), BoundLabel(text.substr(eq + 1))};
 }
 
 Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c) {

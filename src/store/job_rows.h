@@ -26,7 +26,9 @@ struct JobContext {
   std::vector<std::string> inputs;
 };
 
-// Parses "key=value" (key: [A-Za-z_][A-Za-z0-9_]*), as given to --label.
+// Parses "key=value" (key: [A-Za-z_][A-Za-z0-9_]*, at most kMaxLabelKeyBytes), as given to
+// --label and in a marker; the value bounded (BoundLabel: at most 256 bytes, valid UTF-8).
+inline constexpr std::size_t kMaxLabelKeyBytes = 64;
 Result<std::pair<std::string, std::string>> ParseLabel(std::string_view text);
 
 // The cells every row starts with: job_key, job_id, at_ns, host.

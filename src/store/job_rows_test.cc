@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/bounded_name.h"
+
 #include "job/combine.h"
 #include "store/testing/test_job.h"
 
@@ -175,6 +177,22 @@ TEST(JobRowsTest, ParseLabel) {
   EXPECT_FALSE(ParseLabel("novalue"));
   EXPECT_FALSE(ParseLabel("9lives=x"));
   EXPECT_FALSE(ParseLabel("a b=x"));
+}
+
+// A marker's 60 KB team= line is stored as at most 256 bytes (with the hash of the whole), its
+// invalid bytes replaced; a key longer than 64 bytes is refused.
+TEST(JobRowsTest, LabelValuesAreBoundedAndKeysCapped) {
+  auto l = ParseLabel("team=" + std::string(60000, 'v'));
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->second.size(), kMaxLabelBytes);
+  EXPECT_EQ(l->second, BoundLabel(std::string(60000, 'v')));
+  auto bad = ParseLabel(
+      "user=u\xF8"
+      "ser");
+  ASSERT_TRUE(bad);
+  EXPECT_TRUE(IsBoundedName(bad->second));
+  EXPECT_TRUE(ParseLabel(std::string(kMaxLabelKeyBytes, 'k') + "=x"));
+  EXPECT_FALSE(ParseLabel(std::string(kMaxLabelKeyBytes + 1, 'k') + "=x"));
 }
 
 }  // namespace
