@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "base/bounded_name.h"
 #include "base/replace_file.h"
 #include "base/text.h"
 #include "base/time_units.h"
@@ -30,14 +31,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// One line of serve's log, its text escaped (base/bounded_name.h: EscapeForLog): a spool name
+// holding a newline or an escape sequence can neither forge a line nor reach a terminal.
+template <typename... Args>
+void Log(fmt::format_string<Args...> format, Args&&... args) {
+  std::string line =
+      "plasmient serve: " + EscapeForLog(fmt::format(format, std::forward<Args>(args)...)) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
 // The metrics' state a previous run saved, if any; one that cannot be read is reported and the
 // counters start from 0 (Prometheus takes that as a counter reset).
 void LoadMetrics(const fs::path& path, MetricsRegistry& metrics) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     if (errno != ENOENT)
-      fmt::print(stderr, "plasmient serve: {}: cannot open: {}; counters start from 0\n", path.string(),
-                 std::strerror(errno));
+      Log("{}: cannot open: {}; counters start from 0", path.string(), std::strerror(errno));
     return;
   }
   std::string text;
@@ -46,8 +55,7 @@ void LoadMetrics(const fs::path& path, MetricsRegistry& metrics) {
   while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
   ::close(fd);
   if (auto loaded = metrics.LoadState(text); !loaded)
-    fmt::print(stderr, "plasmient serve: {}: {}; counters start from 0\n", path.string(),
-               loaded.error().message);
+    Log("{}: {}; counters start from 0", path.string(), loaded.error().message);
 }
 
 std::int64_t NowNs() {
@@ -112,10 +120,9 @@ Status CheckStateFolder(const fs::path& spool, const fs::path& state) {
   struct stat spool_st {};
   if (::stat(spool.c_str(), &spool_st) == 0 && (spool_st.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
       (spool_st.st_mode & S_ISVTX) == 0) {
-    fmt::print(stderr,
-               "plasmient serve: warning: {} is writable by other users and not sticky (chmod +t): they can "
-               "rename done/, failed/ and .plasmient/ (docs/fleet.md, \"Hostile input\")\n",
-               spool.string());
+    Log("warning: {} is writable by other users and not sticky (chmod +t): they can "
+        "rename done/, failed/ and .plasmient/ (docs/fleet.md, \"Hostile input\")",
+        spool.string());
   }
   return Ok();
 }
@@ -135,6 +142,7 @@ Result<std::pair<std::string, int>> ParseListen(std::string_view text) {
 ServeDaemon::ServeDaemon(ServeOptions options)
     : options_(std::move(options)), metrics_(options_.max_jobs_in_metrics, options_.counter_hold_s) {
   if (options_.host.empty()) options_.host = store::LocalHostName();
+  options_.host = BoundLabel(options_.host);
 }
 
 ServeDaemon::~ServeDaemon() {
@@ -168,9 +176,8 @@ Status ServeDaemon::LockSpool(const fs::path& state) {
           options_.spool.string(), holder(), options_.lock_wait_ms / 1e3);
     }
     if (!said) {
-      fmt::print(stderr,
-                 "plasmient serve: --spool {}: waiting up to {:.0f} s for the serve holding it{} to exit\n",
-                 options_.spool.string(), options_.lock_wait_ms / 1e3, holder());
+      Log("--spool {}: waiting up to {:.0f} s for the serve holding it{} to exit", options_.spool.string(),
+          options_.lock_wait_ms / 1e3, holder());
       said = true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -190,6 +197,7 @@ Status ServeDaemon::Start() {
   PLASMIENT_TRY(CheckStateFolder(options_.spool, state));
   state_ = state;
   PLASMIENT_TRY(LockSpool(state));
+  owner_ = fmt::format("{}:{}", options_.host, fs::weakly_canonical(options_.spool, ec).string());
   Progress();
   workers_ = options_.workers > 0 ? options_.workers
                                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -264,7 +272,7 @@ void ServeDaemon::ClusterLoop() {
                        : Result<std::int64_t>(plasmient::Fail("{}: the store cannot be opened", db_path_));
     if (!round) errors.push_back(round.error().message);
     std::string error = errors.empty() ? "" : "cluster: " + errors.front();
-    if (error != last_error && !error.empty()) fmt::print(stderr, "plasmient serve: {}\n", error);
+    if (error != last_error && !error.empty()) Log("{}", error);
     last_error = error;
     if (!round) store.reset();
     std::unique_lock lock(mu_);
@@ -291,9 +299,9 @@ void ServeDaemon::SetProblem(Problem p, std::string why) {
   std::string& slot = problems_[static_cast<int>(p)];
   if (slot == why) return;
   if (why.empty()) {
-    fmt::print(stderr, "plasmient serve: recovered: {}\n", slot);
+    Log("recovered: {}", slot);
   } else {
-    fmt::print(stderr, "plasmient serve: {}\n", why);
+    Log("{}", why);
   }
   slot = std::move(why);
 }
@@ -365,6 +373,12 @@ std::string ServeDaemon::RenderMetrics() {
        static_cast<double>(counters_.duplicates.load())},
       {"plasmient_serve_store_errors_total", "counter", "Failed writes to the stores.",
        static_cast<double>(counters_.store_errors.load())},
+      {"plasmient_serve_traces_vanished_total", "counter",
+       "Spool entries removed while being taken (forgotten, not failed).",
+       static_cast<double>(counters_.vanished.load())},
+      {"plasmient_serve_traces_changed_total", "counter",
+       "Spool entries whose files changed after they were hashed (analyzed again).",
+       static_cast<double>(counters_.changed.load())},
       {"plasmient_serve_store_writable", "gauge",
        "0 while the SQLite store (or the ClickHouse outbox) cannot be written; /healthz says why.",
        HasProblem(Problem::kStore) || HasProblem(Problem::kOutbox) ? 0.0 : 1.0},
@@ -496,7 +510,7 @@ void ServeDaemon::Dispatch(const std::vector<SpoolEntry>& ready) {
     in_flight_[task->job].push_back(task);
     in_flight_names_.insert(entry.name);
     if (options_.verbose) {
-      fmt::print(stderr, "plasmient serve: taken {} (job {}, turn {})\n", entry.name, task->job, task->turn);
+      Log("taken {} (job {}, turn {})", entry.name, task->job, task->turn);
     }
     pool_->TrySubmit([this, task](int worker) { Analyze(*task, worker); });
   }
@@ -518,8 +532,14 @@ void ServeDaemon::PublishWaiting(const std::map<std::string, std::int64_t>& wait
 }
 
 void ServeDaemon::Fail(const SpoolEntry& entry, std::string_view error) {
+  // Removed from the spool while it was being taken (a folder deleted mid-scan): nothing to fail.
+  if (struct stat st{}; ::lstat(entry.path.c_str(), &st) != 0 && errno == ENOENT) {
+    ++counters_.vanished;
+    Log("{}: removed from the spool while it was taken ({}): forgotten", entry.name, error);
+    return;
+  }
   ++counters_.failed;
-  fmt::print(stderr, "plasmient serve: {} failed: {}\n", entry.name, error);
+  Log("{} failed: {}", entry.name, error);
   Moved(FailEntry(entry, options_.spool, error));
 }
 
@@ -541,7 +561,9 @@ std::shared_ptr<ServeDaemon::Task> ServeDaemon::Prepare(const SpoolEntry& entry)
       return nullptr;
     }
   }
-  auto key = HashEntry(entry, rules, [this] { return stop_.load(); });
+  std::vector<store::FileIdentity> identities;
+  auto key = HashEntry(
+      entry, rules, [this] { return stop_.load(); }, &identities);
   if (!key) {
     if (!stop_) Fail(entry, key.error().message);  // cut short by SIGTERM: the entry stays for the next run
     return nullptr;
@@ -557,9 +579,10 @@ std::shared_ptr<ServeDaemon::Task> ServeDaemon::Prepare(const SpoolEntry& entry)
   auto task = std::make_shared<Task>();
   task->entry = entry;
   task->job = JobIdOf(entry);
+  task->identities = std::move(identities);
   store::JobContext& ctx = task->context;
   ctx.job_key = *key;
-  ctx.job_id = task->job;
+  ctx.job_id = BoundLabel(task->job);
   ctx.host = options_.host;
   ctx.labels = options_.labels;
   for (auto& [k, v] : *marker_labels) {
@@ -659,8 +682,18 @@ ServeDaemon::Seen ServeDaemon::SeenBefore(store::SqliteStore& store, const std::
 bool ServeDaemon::Record(Task& task) {
   const SpoolEntry& entry = task.entry;
   AnalysisOutcome& outcome = task.outcome;
+  if (outcome.kind == AnalysisOutcome::Kind::kStopped) return true;  // SIGTERM: analyzed again next run
+  // The analysis read the files again: one renamed over or written since they were hashed gave
+  // rows of other bytes than the key's. The outcome is dropped; the entry is taken (and hashed)
+  // again on the next scan.
+  const ingest::OpenRules rules{.no_follow = true, .beneath = options_.spool.string()};
+  if (auto now = store::IdentitiesOf(entry, rules); !now || *now != task.identities) {
+    ++counters_.changed;
+    Log("{}: changed after it was hashed: taken again", entry.name);
+    return true;
+  }
   switch (outcome.kind) {
-    case AnalysisOutcome::Kind::kStopped:  // SIGTERM: analyzed again next run
+    case AnalysisOutcome::Kind::kStopped:
       return true;
     case AnalysisOutcome::Kind::kNoResult:  // a full disk: the entry is not to blame, and is taken again
       StoreFailed(Problem::kStore, outcome.error);
@@ -684,10 +717,21 @@ bool ServeDaemon::Record(Task& task) {
   }
   store::SqliteStore* store = Store();
   if (!store) return false;
-  // Another serve sharing the store may have recorded the job while this one analyzed it: then
-  // neither store gets it a second time (its rows went to this serve's outbox only if not).
-  if (Seen seen = SeenBefore(*store, task.context.job_key, entry); seen != Seen::kNew)
-    return seen == Seen::kRecorded;
+  // Another serve sharing the store may have recorded the job, or be recording it, while this one
+  // analyzed it: the key is claimed before either store is written, in one transaction with the
+  // journal's check, so only the serve that claimed it writes its outbox, counts it and records it.
+  auto claim = store->ClaimJob(task.context.job_key, owner_, NowNs());
+  if (!claim) {
+    StoreFailed(Problem::kStore, claim.error().message);
+    return false;
+  }
+  if (*claim != store::SqliteStore::Claim::kOurs) {
+    if (*claim == store::SqliteStore::Claim::kOthers)
+      Log("{}: being recorded by another serve sharing the store: not recorded again", entry.name);
+    ++counters_.duplicates;
+    Finish(entry);
+    return true;
+  }
   if (outbox_) {
     // Journaled as done only once every store has it or its outbox file is durable.
     auto put = outbox_->Put(task.context.job_key, batch);
@@ -718,8 +762,7 @@ bool ServeDaemon::Record(Task& task) {
 void ServeDaemon::Recorded(const Task& task) {
   ++counters_.analyzed;
   if (options_.verbose) {
-    fmt::print(stderr, "plasmient serve: recorded {} (job {}, analyzed in {:.2f} s)\n", task.entry.name,
-               task.job, task.seconds);
+    Log("recorded {} (job {}, analyzed in {:.2f} s)", task.entry.name, task.job, task.seconds);
   }
   Finish(task.entry);
 }

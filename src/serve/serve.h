@@ -75,6 +75,9 @@ Result<std::pair<std::string, int>> ParseListen(std::string_view text);
 struct ServeCounters {
   std::atomic<std::int64_t> analyzed{0}, failed{0}, duplicates{0}, store_errors{0}, queue_depth{0},
       scrapes{0};
+  // Entries removed from the spool while being taken (not failed), and entries whose files
+  // changed between their hash and the end of their analysis (taken again, not recorded).
+  std::atomic<std::int64_t> vanished{0}, changed{0};
   std::atomic<double> analysis_seconds{0};  // summed over the workers
 };
 
@@ -119,8 +122,9 @@ class ServeDaemon {
     std::string job;            // JobIdOf(entry): its turn among jobs, and its place in the job's order
     std::uint64_t turn = 0;     // when it was taken: the order of recording across jobs
     store::JobContext context;  // context.job_key: the entry's key in the journal
-    AnalysisOutcome outcome;    // the worker's, once `done`
-    double seconds = 0;         // the analysis's wall time, once `done`
+    std::vector<store::FileIdentity> identities;  // its files as they were hashed
+    AnalysisOutcome outcome;                      // the worker's, once `done`
+    double seconds = 0;                           // the analysis's wall time, once `done`
     std::atomic<bool> done{false};
     bool unmarked = false;  // no longer in the in-progress marks
   };
@@ -181,6 +185,7 @@ class ServeDaemon {
   mutable std::mutex problems_mu_;
   std::string problems_[static_cast<int>(Problem::kCount)];  // under problems_mu_
   std::filesystem::path state_;
+  std::string owner_;  // "<host>:<spool>": this serve's name in the store's claims
   int lock_fd_ = -1;
 };
 

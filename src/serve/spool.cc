@@ -1,6 +1,7 @@
 #include "serve/spool.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -187,6 +188,18 @@ struct Fd {
   }
 };
 
+// The name an entry takes in done/ or failed/: its own, or `<name>.<n>` after a clash, cut so
+// that `<dest>.error` and `<dest>.done` fit in a file name (NAME_MAX, 255 bytes): a 255-byte
+// name dropped twice used to stay in the spool for good, its moves failing with "File name too
+// long", and /healthz said 503 until someone removed it.
+constexpr std::size_t kMaxDestBytes = NAME_MAX - std::string_view(".error").size();
+std::string DestName(const std::string& name, int n) {
+  std::string tail = n > 0 ? fmt::format(".{}", n) : "";
+  if (name.size() + tail.size() <= kMaxDestBytes) return name + tail;
+  if (tail.empty()) tail = ".0";  // cut: the tail tells it from a shorter name's own
+  return name.substr(0, kMaxDestBytes - tail.size()) + tail;
+}
+
 bool ExistsAt(int dir, const std::string& name) {
   struct stat st {};
   return ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
@@ -210,11 +223,11 @@ Result<fs::path> MoveInto(const SpoolEntry& entry, const fs::path& spool, std::s
         "{}: {}: refused", dir.string(),
         errno == ELOOP || errno == ENOTDIR ? "a symbolic link or not a folder" : std::strerror(errno));
   }
-  std::string dest = entry.name;
   auto taken = [&](const std::string& n) {
     return ExistsAt(to_fd.fd, n) || ExistsAt(to_fd.fd, n + ".done") || ExistsAt(to_fd.fd, n + ".error");
   };
-  for (int n = 1; taken(dest); ++n) dest = fmt::format("{}.{}", entry.name, n);
+  std::string dest = DestName(entry.name, 0);
+  for (int n = 1; taken(dest); ++n) dest = DestName(entry.name, n);
   bool sibling_marker = !entry.marker.empty() && entry.marker.parent_path() == entry.path.parent_path();
   if (::renameat(spool_fd.fd, entry.name.c_str(), to_fd.fd, dest.c_str()) != 0) {
     return Fail("{}: cannot move to {}: {}", entry.path.string(), (dir / dest).string(),

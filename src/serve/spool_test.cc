@@ -180,6 +180,40 @@ TEST_F(SpoolTest, MovesAndFailures) {
   EXPECT_TRUE(Names().empty());
 }
 
+// A 255-byte name (the longest a file may have) dropped twice: both copies move, the second
+// and its .error under a cut name that fits, so the spool does not keep it for good.
+TEST_F(SpoolTest, LongestNamesMoveTwice) {
+  std::string name = std::string(255 - 5, 'n') + ".json";
+  Write(name, "{}");
+  ASSERT_TRUE(MoveEntry(ListReady(dir_, 10, nullptr).at(0), dir_, "done"));
+  Write(name, "{}");
+  auto again = MoveEntry(ListReady(dir_, 10, nullptr).at(0), dir_, "done");
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_LE(again->filename().string().size() + 6, 255u);
+  Write(name, "{");
+  ASSERT_TRUE(FailEntry(ListReady(dir_, 10, nullptr).at(0), dir_, "cut short"));
+  Write(name, "{");
+  auto failed = FailEntry(ListReady(dir_, 10, nullptr).at(0), dir_, "cut short");
+  EXPECT_TRUE(failed) << failed.error().message;
+  EXPECT_TRUE(Names().empty());
+  std::size_t errors = 0;
+  for (const auto& f : fs::directory_iterator(dir_ / "failed")) errors += f.path().extension() == ".error";
+  EXPECT_EQ(errors, 2u);
+}
+
+// The identities change when a file is renamed over the entry's, or written in place.
+TEST_F(SpoolTest, IdentitiesTellAReplacedFile) {
+  Write("a.json", "hello");
+  auto entry = ListReady(dir_, 10, nullptr).at(0);
+  std::vector<store::FileIdentity> hashed;
+  ASSERT_TRUE(HashEntry(entry, {}, {}, &hashed));
+  ASSERT_EQ(hashed.size(), 1u);
+  EXPECT_EQ(*IdentitiesOf(entry), hashed);
+  Write(".b.json.part", "other");
+  fs::rename(dir_ / ".b.json.part", dir_ / "a.json");
+  EXPECT_NE(*IdentitiesOf(entry), hashed);
+}
+
 TEST(SpoolNamesTest, AgentWindowsOfAJobAreOneJob) {
   auto job = [](std::string name) {
     SpoolEntry e;

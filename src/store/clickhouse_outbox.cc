@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "base/bounded_name.h"
 #include "base/replace_file.h"
 
 namespace plasmient::store {
@@ -200,7 +201,7 @@ Status ClickHouseOutbox::SendSome(std::size_t max_files) {
     if (auto marked =
             ReplaceFile(fs::path(p).replace_extension(kSentSuffix), "", {.mode = 0644, .durable = true});
         !marked) {
-      fmt::print(stderr, "plasmient serve: {}\n", marked.error().message);
+      fmt::print(stderr, "plasmient serve: {}\n", EscapeForLog(marked.error().message));
     }
     fs::remove(p, ec);
     maybe_sent_.erase(p.filename().string());
@@ -255,7 +256,7 @@ void ClickHouseOutbox::Run() {
     } else {
       if (!was_failing)
         fmt::print(stderr, "plasmient serve: {}; keeping rows in the outbox and retrying\n",
-                   s.error().message);
+                   EscapeForLog(s.error().message));
       was_failing = true;
       delay = std::min<std::chrono::milliseconds>(delay * 2, 5000ms);
     }

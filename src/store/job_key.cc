@@ -1,5 +1,6 @@
 #include "store/job_key.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -58,10 +59,29 @@ class Hasher {
   std::uint64_t length_ = 0;
 };
 
+FileIdentity IdentityOf(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return {};
+  auto ns = [](const timespec& t) { return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec; };
+  return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino), st.st_size,
+          ns(st.st_mtim), ns(st.st_ctim)};
+}
+
 }  // namespace
 
+Result<std::vector<FileIdentity>> IdentitiesOf(const JobEntry& entry, const ingest::OpenRules& rules) {
+  std::vector<FileIdentity> out;
+  for (const auto& file : entry.files) {
+    auto f = ingest::InputFile::Open(file.string(), rules);
+    if (!f) return std::unexpected(f.error());
+    out.push_back(IdentityOf(f->fd()));
+  }
+  return out;
+}
+
 Result<std::string> HashEntry(const JobEntry& entry, const ingest::OpenRules& rules,
-                              const std::function<bool()>& stop) {
+                              const std::function<bool()>& stop, std::vector<FileIdentity>* identities) {
+  if (identities) identities->clear();
   Hasher h;
   h.Update(entry.name.data(), entry.name.size() + 1);
   std::vector<char> buf(1 << 20);
@@ -70,6 +90,7 @@ Result<std::string> HashEntry(const JobEntry& entry, const ingest::OpenRules& ru
     h.Update(rel.data(), rel.size() + 1);
     auto f = ingest::InputFile::Open(file.string(), rules);
     if (!f) return std::unexpected(f.error());
+    if (identities) identities->push_back(IdentityOf(f->fd()));
     while (true) {
       ssize_t n = ::read(f->fd(), buf.data(), buf.size());
       if (n < 0 && errno == EINTR) continue;

@@ -62,6 +62,7 @@ Status SqliteStore::EnsureSchema() {
   for (const auto& t : Tables()) sql += CreateTableSql(t);
   sql +=
       "CREATE TABLE IF NOT EXISTS ingest_journal (job_key TEXT PRIMARY KEY, entry TEXT, at_ns INTEGER);\n"
+      "CREATE TABLE IF NOT EXISTS ingest_claims (job_key TEXT PRIMARY KEY, owner TEXT, at_ns INTEGER);\n"
       "COMMIT;";
   return Exec(sql.c_str());
 }
@@ -76,6 +77,52 @@ Result<bool> SqliteStore::HasJob(const std::string& job_key) {
   int rc = sqlite3_step(s.stmt);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Fail("{}: {}", path_, sqlite3_errmsg(db_));
   return rc == SQLITE_ROW;
+}
+
+Result<SqliteStore::Claim> SqliteStore::ClaimJob(const std::string& job_key, const std::string& owner,
+                                                 std::int64_t now_ns) {
+  PLASMIENT_TRY(Exec("BEGIN IMMEDIATE"));
+  auto fail = [&](std::string msg) {
+    (void)Exec("ROLLBACK");
+    return Fail("{}: {}", path_, msg);
+  };
+  auto journaled = HasJob(job_key);
+  if (!journaled) return fail(journaled.error().message);
+  if (*journaled) {
+    PLASMIENT_TRY(Exec("COMMIT"));
+    return Claim::kJournaled;
+  }
+  {
+    Statement s;
+    if (sqlite3_prepare_v2(db_, "SELECT owner, at_ns FROM ingest_claims WHERE job_key = ?", -1, &s.stmt,
+                           nullptr) != SQLITE_OK) {
+      return fail(sqlite3_errmsg(db_));
+    }
+    sqlite3_bind_text(s.stmt, 1, job_key.data(), static_cast<int>(job_key.size()), SQLITE_TRANSIENT);
+    int rc = sqlite3_step(s.stmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
+    if (rc == SQLITE_ROW) {
+      const auto* held_by = reinterpret_cast<const char*>(sqlite3_column_text(s.stmt, 0));
+      std::int64_t at_ns = sqlite3_column_int64(s.stmt, 1);
+      if (owner != (held_by ? held_by : "") && now_ns - at_ns < kClaimHoldNs) {
+        sqlite3_finalize(s.stmt);
+        s.stmt = nullptr;
+        PLASMIENT_TRY(Exec("COMMIT"));
+        return Claim::kOthers;
+      }
+    }
+  }
+  Statement s;
+  if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO ingest_claims VALUES (?, ?, ?)", -1, &s.stmt,
+                         nullptr) != SQLITE_OK) {
+    return fail(sqlite3_errmsg(db_));
+  }
+  sqlite3_bind_text(s.stmt, 1, job_key.data(), static_cast<int>(job_key.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(s.stmt, 2, owner.data(), static_cast<int>(owner.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_int64(s.stmt, 3, now_ns);
+  if (sqlite3_step(s.stmt) != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
+  PLASMIENT_TRY(Exec("COMMIT"));
+  return Claim::kOurs;
 }
 
 Result<std::size_t> SqliteStore::Record(const Batch& batch, const std::string& entry) {
@@ -130,6 +177,13 @@ Result<std::size_t> SqliteStore::Record(const Batch& batch, const std::string& e
     sqlite3_bind_text(s.stmt, 2, entry.data(), static_cast<int>(entry.size()), SQLITE_TRANSIENT);
     sqlite3_bind_int64(s.stmt, 3, std::get<std::int64_t>(row[2]));
     if (sqlite3_step(s.stmt) != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
+    Statement unclaim;
+    if (sqlite3_prepare_v2(db_, "DELETE FROM ingest_claims WHERE job_key = ?", -1, &unclaim.stmt, nullptr) !=
+        SQLITE_OK) {
+      return fail(sqlite3_errmsg(db_));
+    }
+    sqlite3_bind_text(unclaim.stmt, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+    if (sqlite3_step(unclaim.stmt) != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
   }
   PLASMIENT_TRY(Exec("COMMIT"));
   return fresh.size();

@@ -57,6 +57,26 @@ TEST(SqliteStoreTest, RecordingTheSameKeyTwiceCountsOnce) {
   EXPECT_EQ(Count(s, "rank_verdicts"), "4");
 }
 
+// Two serves on different spools sharing the store, both given one job: the first to claim it
+// records it, the other is told it is another's; the first's retry (or restart) takes its claim
+// again; a claim older than kClaimHoldNs is another's to take; journaling ends the claim.
+TEST(SqliteStoreTest, OneServeClaimsAJobTheOtherIsToldSo) {
+  auto path = TempDb("claim");
+  auto a = SqliteStore::Open(path.string());
+  auto b = SqliteStore::Open(path.string());
+  ASSERT_TRUE(a && b);
+  using Claim = SqliteStore::Claim;
+  EXPECT_EQ(*(*a)->ClaimJob("k1", "node:/spool-a", 100), Claim::kOurs);
+  EXPECT_EQ(*(*b)->ClaimJob("k1", "node:/spool-b", 200), Claim::kOthers);
+  EXPECT_EQ(*(*a)->ClaimJob("k1", "node:/spool-a", 300), Claim::kOurs);
+  EXPECT_EQ(*(*b)->ClaimJob("k1", "node:/spool-b", 300 + SqliteStore::kClaimHoldNs - 1), Claim::kOthers);
+  EXPECT_EQ(*(*b)->ClaimJob("k2", "node:/spool-b", 0), Claim::kOurs);
+  ASSERT_TRUE((*a)->Record(Rows("k1"), "a.json"));
+  EXPECT_EQ(*(*b)->ClaimJob("k1", "node:/spool-b", 400), Claim::kJournaled);
+  EXPECT_EQ(Count(**a, "ingest_claims"), "1");  // k2's, still to be recorded
+  EXPECT_EQ(*(*a)->ClaimJob("k2", "node:/spool-a", SqliteStore::kClaimHoldNs), Claim::kOurs);  // k2 abandoned
+}
+
 TEST(SqliteStoreTest, ReopeningKeepsTheJournal) {
   auto path = TempDb("reopen");
   {

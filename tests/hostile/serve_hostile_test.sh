@@ -475,6 +475,93 @@ p_escape_names() {
   grep -q "EVIL" <<<"$out" && ! grep -q $'\x1b' <<<"$out" && ! grep -q $'\x07' <<<"$out"
 }
 
+# --- second round: the smaller failures and two serves sharing a store -----------------------
+p_long_name_twice() {
+  local s; s=$(new_spool long-name)
+  local name; name=$(printf 'n%.0s' $(seq 250)).json  # 255 bytes, the longest file name
+  serve_on "$s" "${new[@]}" || return 1
+  cp "$work/good.json" "$s/.a.part" && mv "$s/.a.part" "$s/$name"
+  for _ in $(seq 100); do [[ -e $s/$name ]] || break; sleep 0.1; done
+  local rc=0; [[ -e $s/$name || -z $(ls "$s/done") ]] && rc=1
+  cp "$work/good.json" "$s/.b.part" && mv "$s/.b.part" "$s/$name"  # the same bytes again: a duplicate
+  for _ in $(seq 100); do [[ -e $s/$name ]] || break; sleep 0.1; done
+  local left=0; [[ -e $s/$name ]] && left=1
+  local health; health=$(healthz "$port")
+  stop_serve
+  echo "  255-byte name dropped twice: left in the spool $left, /healthz $health, done/ holds $(ls "$s/done" | wc -l)"
+  [[ $rc == 0 && $left == 0 && $health == 200 ]]
+}
+p_log_forge() {
+  local s; s=$(new_spool log-forge)
+  serve_on "$s" "${new[@]}" -v || return 1
+  local evil=$'x\nplasmient serve: recorded FORGED (job root, analyzed in 0.01 s)\n\x1b[2Jy.json'
+  cp "$work/good.json" "$s/.evil.part" && mv "$s/.evil.part" "$s/$evil"
+  printf 'junk' > "$s/.j.part" && mv "$s/.j.part" "$s/"$'bad\nplasmient serve: recovered: FORGED\x07.json'
+  for _ in $(seq 100); do [[ $(ls "$s/done" "$s/failed" 2>/dev/null | grep -c json) -ge 3 ]] && break; sleep 0.1; done
+  stop_serve
+  local lines; lines=$(grep -c . "$s.log")
+  echo "  serve's log: $lines lines; forged lines $(grep -c '^plasmient serve: re[a-z]*:\? \?FORGED' "$s.log"), control bytes $(grep -c $'[\x07\x1b]' "$s.log")"
+  grep -q 'recorded x\\x0aplasmient' "$s.log" && ! grep -q '^plasmient serve: re[a-z]*:\? \?FORGED' "$s.log" &&
+    ! grep -q $'[\x07\x1b]' "$s.log"
+}
+p_vanished() {
+  local s; s=$(new_spool vanished)
+  # The first folder takes a while to hash (3 x 135 MB); the others are removed meanwhile.
+  mkdir "$s/big"; for r in 0 1 2; do cp "$work/slow.json" "$s/big/rank$r.json"; done; touch -d '-1 min' "$s/big"
+  printf '' > "$s/big.done"; touch -d '-1 min' "$s/big.done"
+  for i in $(seq 20); do mkdir "$s/gone$i"; cp "$work/good.json" "$s/gone$i/rank0.json"; printf '' > "$s/gone$i.done"; done
+  serve_on "$s" "${new[@]}" --workers 8 || return 1
+  for i in $(seq 20); do rm -rf "$s/gone$i"; done
+  for _ in $(seq 300); do [[ -e $s/big ]] || break; sleep 0.1; done
+  local rc=0; [[ -e $s/big ]] && rc=1
+  sleep 0.5
+  local vanished gone; vanished=$(metric "$port" plasmient_serve_traces_vanished_total)
+  gone=$(ls "$s/failed" 2>/dev/null | grep -c '^gone.*\.error$')
+  stop_serve
+  echo "  20 folders removed mid-scan: failed/ holds $gone of them, vanished ${vanished:-none}"
+  [[ $rc == 0 && $gone == 0 ]]
+}
+p_replaced_after_hash() {
+  local s; s=$(new_spool replaced)
+  mk_trace "$work/other.json" --seed 7
+  cp "$work/slow.json" "$s/.first.part"; touch -d '-1 min' "$s/.first.part"; mv "$s/.first.part" "$s/first.json"
+  cp "$work/good.json" "$s/.y.part"; mv "$s/.y.part" "$s/y.json"
+  serve_on "$s" "${new[@]}" --workers 1 || return 1
+  # y.json is hashed and waits for the worker (marked in progress) while first.json is analyzed.
+  for _ in $(seq 200); do grep -q ' y.json$' "$s/.plasmient/in-progress" 2>/dev/null && break; sleep 0.01; done
+  cp "$work/other.json" "$s/.o.part" && mv "$s/.o.part" "$s/y.json"  # replaced after its hash
+  wait_file 30 "$s/done/y.json"; local rc=$?
+  cp "$work/good.json" "$s/.y.part" && mv "$s/.y.part" "$s/y.json"  # the first content again
+  wait_file 30 "$s/done/y.json.1"; local rc2=$?
+  local changed; changed=$(metric "$port" plasmient_serve_traces_changed_total)
+  stop_serve
+  local jobs; jobs=$(sqlite3 "$s/.plasmient/store.sqlite" "SELECT count(DISTINCT job_key) FROM jobs WHERE job_id = 'y'")
+  echo "  y.json replaced after its hash: changed ${changed:-none}; y's jobs recorded $jobs (2: one per content)"
+  [[ $rc == 0 && $rc2 == 0 && $jobs == 2 ]]
+}
+p_two_serves_one_store() {
+  local a b; a=$(new_spool share-a); b=$(new_spool share-b)
+  local db=$work/shared.sqlite ch; ch="http://127.0.0.1:$(free_port)"  # nobody listens: outbox files stay
+  for i in $(seq 12); do mk_trace "$work/share$i.json" --seed $((20 + i)); done
+  serve_on "$a" "${new[@]}" --db "$db" --clickhouse "$ch" || return 1
+  local pa=$serve_pid porta=$port
+  serve_on "$b" "${new[@]}" --db "$db" --clickhouse "$ch" || return 1
+  local pb=$serve_pid portb=$port
+  for i in $(seq 12); do
+    cp "$work/share$i.json" "$a/.j$i.part"; cp "$work/share$i.json" "$b/.j$i.part"
+    mv "$a/.j$i.part" "$a/job$i.json"; mv "$b/.j$i.part" "$b/job$i.json"
+  done
+  for _ in $(seq 300); do [[ $(ls "$a/done" "$b/done" 2>/dev/null | grep -c json) == 24 ]] && break; sleep 0.1; done
+  local na nb da db_ oa ob
+  na=$(metric "$porta" plasmient_serve_traces_analyzed_total); nb=$(metric "$portb" plasmient_serve_traces_analyzed_total)
+  da=$(metric "$porta" plasmient_serve_traces_duplicate_total); db_=$(metric "$portb" plasmient_serve_traces_duplicate_total)
+  oa=$(ls "$a/.plasmient/clickhouse-outbox" | grep -c '\.tsv$'); ob=$(ls "$b/.plasmient/clickhouse-outbox" | grep -c '\.tsv$')
+  kill -9 "$pa" "$pb" 2>/dev/null; wait "$pa" "$pb" 2>/dev/null
+  local jobs; jobs=$(sqlite3 "$db" 'SELECT count(*) FROM jobs')
+  echo "  12 jobs in two spools sharing a store: analyzed $na + $nb, duplicates $da + $db_, outbox files $oa + $ob, jobs rows $jobs"
+  [[ $jobs == 12 && $((na + nb)) == 12 && $((da + db_)) == 12 && $((oa + ob)) == 12 ]]
+}
+
 probe "marker symlink to a 0600 secret: refused, error 0600, no secret anywhere" p_marker_symlink
 probe "trace symlink: refused, nothing recorded" p_trace_symlink
 probe ".plasmient/ a link: serve refuses to start, writes nothing there" p_state_link
@@ -504,6 +591,12 @@ probe "odd bytes in file names, host, labels: promtool check metrics" p_metrics_
 probe "20 GB sparse file: refused before hashing" p_sparse
 probe "fleet --since 9223372037: exit 2, out of range" p_since_range
 probe "escape codes in kernel names: not on the terminal" p_escape_names
+
+probe "a 255-byte name dropped twice: moved both times, /healthz 200" p_long_name_twice
+probe "newlines and escape codes in names: no forged log line, no control byte in the log" p_log_forge
+probe "folders removed mid-scan: forgotten, not failed" p_vanished
+probe "an entry replaced after its hash: analyzed again under its new content's key" p_replaced_after_hash
+probe "two serves on two spools sharing one store: each job recorded and sent once" p_two_serves_one_store
 
 echo "$failures probe(s) failed"
 [[ $failures == 0 ]]
