@@ -70,6 +70,7 @@ std::vector<PipelineStage> InferPipelines(std::span<const RankCollectives* const
   std::map<std::int32_t, std::vector<std::int32_t>> chains;  // by root; nodes ascending
   for (const auto& [node, _] : adjacent) chains[Root(parent, node)].push_back(node);
   std::vector<std::vector<std::int32_t>> orders;
+  orders.reserve(chains.size());
   for (auto& [_, nodes] : chains) orders.push_back(StageOrder(ranks, nodes, adjacent));
   std::sort(orders.begin(), orders.end(), [](const auto& a, const auto& b) {
     return *std::min_element(a.begin(), a.end()) < *std::min_element(b.begin(), b.end());

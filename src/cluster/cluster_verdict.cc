@@ -139,7 +139,7 @@ ClusterReading ReadCluster(std::span<RankVerdict> ranks, const AnalyzeOptions& o
   out.stragglers = std::move(result.stragglers);
   out.collectives = std::move(result.worst_collectives);
   out.problems = std::move(result.problems);
-  out.quality = std::move(result.quality);
+  out.quality = result.quality;
   return out;
 }
 

@@ -110,6 +110,7 @@ void Signature(const std::vector<RankVerdict>& ranks, std::vector<std::string>& 
   input.reserve(by_rank.size());
   for (const auto* r : by_rank) input.push_back({r->rank, r->collectives, r->run.start_ns, r->run.end_ns});
   std::vector<const RankCollectives*> pointers;
+  pointers.reserve(input.size());
   for (const auto& r : input) pointers.push_back(&r);
   const MatchSet set = MatchCollectives(pointers);
   const auto checks = CheckSignatures(pointers, set);

@@ -17,6 +17,7 @@
 #include <fmt/ranges.h>
 
 #include "base/parallel.h"
+#include "base/result.h"
 #include "cluster/job_identity.h"
 #include "ingest/read_trace.h"
 #include "ingest/trace_kinds.h"
@@ -366,6 +367,7 @@ Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::pat
     for (std::size_t i = 0; i < files.size(); ++i) {
       Outcome& out = outcomes[i];
       if (out.kind != Outcome::Kind::kRank) continue;
+      PLASMIENT_CHECK(out.rank.has_value());
       if (std::find(beside.begin(), beside.end(), out.rank->path) != beside.end()) {
         out = Outcome{};  // a capture: its launches are the replays' now
       } else if (out.deferred && (!captures->empty() || options.observer != nullptr)) {
@@ -378,8 +380,13 @@ Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::pat
           JobReader(again, options, JobReadHooks{.warn = hooks.warn}, rules, *captures).Run(options.workers);
       for (std::size_t k = 0; k < redone.size(); ++k) {
         // The rank the first reading gave it (its own, or guessed from its place among all inputs).
-        if (redone[k].kind == Outcome::Kind::kRank) redone[k].rank->rank = outcomes[again_of[k]].rank->rank;
-        outcomes[again_of[k]] = std::move(redone[k]);
+        Outcome& first = outcomes[again_of[k]];
+        Outcome& second = redone[k];
+        if (second.kind == Outcome::Kind::kRank) {
+          PLASMIENT_CHECK(first.rank.has_value() && second.rank.has_value());
+          second.rank->rank = first.rank->rank;
+        }
+        first = std::move(second);
       }
     }
   }
@@ -390,6 +397,7 @@ Result<verdict::JobVerdict> AnalyzeInputs(const std::vector<std::filesystem::pat
     if (out.exception) std::rethrow_exception(out.exception);
     switch (out.kind) {
       case Outcome::Kind::kRank:
+        PLASMIENT_CHECK(out.rank.has_value());
         ranks.push_back(std::move(*out.rank));
         break;
       case Outcome::Kind::kNotATrace:

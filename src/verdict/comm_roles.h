@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "join/collective_kind.h"
 #include "join/join.h"
 #include "model/trace.h"
 

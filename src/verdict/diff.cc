@@ -35,6 +35,7 @@ std::vector<AggregateChange> DiffAggregates(const std::vector<KernelAggregate>& 
   for (const auto& k : before) fill(k, before_capacity_s, false);
   for (const auto& k : after) fill(k, after_capacity_s, true);
   std::vector<AggregateChange> out;
+  out.reserve(by_name.size());
   for (auto& [name, c] : by_name) out.push_back(std::move(c));
   std::stable_sort(out.begin(), out.end(), [](const AggregateChange& a, const AggregateChange& b) {
     return std::fabs(a.delta()) > std::fabs(b.delta());

@@ -225,6 +225,7 @@ Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const Act
   }
   MergeShapes(e.poor_gemm_shapes, shapes, kGemmShapesKept);
   std::vector<std::pair<std::string, double>> glue;
+  glue.reserve(glue_by_name.size());
   for (const auto& [name, s] : glue_by_name) glue.emplace_back(t.Str(StringId{name}), s);
   std::sort(glue.begin(), glue.end());  // the map's order is not the same from run to run
   MergeNamed(e.memory_glue_ops, glue, kGlueOpsKept);

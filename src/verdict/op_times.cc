@@ -38,6 +38,7 @@ std::vector<OpStepTimes> CollectOpTimes(const model::Trace& t, const ActivityFac
     a.total_s += dur_s;
   }
   std::vector<OpAcc*> all;
+  all.reserve(by_key.size() + by_kernel.size());
   for (auto& [key, a] : by_key) all.push_back(&a);
   for (auto& [key, a] : by_kernel) all.push_back(&a);
   std::stable_sort(all.begin(), all.end(),

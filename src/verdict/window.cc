@@ -75,18 +75,13 @@ void ExcludeStrayActivities(const model::Trace& t, std::vector<char>& kept, mode
       return static_cast<double>(gap) >= kStrayGapFactor * static_cast<double>(span);
     };
     if (left_open) {
-      if (cut[lo] <= max_stray && far(run_start[lo] - run_end[lo - 1])) {
-        left_open = false;  // runs [0, lo) are strays
-      } else if (--lo == 0) {
-        left_open = false;
-      }
+      // Closed where runs [0, lo) are strays, or where none is left to take.
+      if ((cut[lo] <= max_stray && far(run_start[lo] - run_end[lo - 1])) || --lo == 0) left_open = false;
       continue;
     }
-    if (order.size() - cut[hi + 1] <= max_stray && far(run_start[hi + 1] - run_end[hi])) {
-      right_open = false;  // runs (hi, runs) are strays
-    } else if (++hi + 1 == runs) {
+    // Closed where runs (hi, runs) are strays, or where none is left to take.
+    if ((order.size() - cut[hi + 1] <= max_stray && far(run_start[hi + 1] - run_end[hi])) || ++hi + 1 == runs)
       right_open = false;
-    }
   }
   std::int64_t count = 0;
   TimeNs gpu_ns = 0;
