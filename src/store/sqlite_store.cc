@@ -1,6 +1,7 @@
 #include "store/sqlite_store.h"
 
 #include <set>
+#include <string_view>
 
 #include <sqlite3.h>
 
@@ -25,6 +26,13 @@ std::string CreateTableSql(const TableSpec& t) {
 struct Statement {
   sqlite3_stmt* stmt = nullptr;
   ~Statement() { sqlite3_finalize(stmt); }
+  // Whether `sql` compiled on `db`; sqlite3_errmsg(db) says why not.
+  bool Prepare(sqlite3* db, const char* sql) {
+    return sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK;
+  }
+  void BindText(int at, std::string_view text) {
+    sqlite3_bind_text(stmt, at, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  }
 };
 
 }  // namespace
@@ -69,11 +77,10 @@ Status SqliteStore::EnsureSchema() {
 
 Result<bool> SqliteStore::HasJob(const std::string& job_key) {
   Statement s;
-  if (sqlite3_prepare_v2(db_, "SELECT 1 FROM ingest_journal WHERE job_key = ?", -1, &s.stmt, nullptr) !=
-      SQLITE_OK) {
+  if (!s.Prepare(db_, "SELECT 1 FROM ingest_journal WHERE job_key = ?")) {
     return Fail("{}: {}", path_, sqlite3_errmsg(db_));
   }
-  sqlite3_bind_text(s.stmt, 1, job_key.data(), static_cast<int>(job_key.size()), SQLITE_TRANSIENT);
+  s.BindText(1, job_key);
   int rc = sqlite3_step(s.stmt);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Fail("{}: {}", path_, sqlite3_errmsg(db_));
   return rc == SQLITE_ROW;
@@ -92,33 +99,29 @@ Result<SqliteStore::Claim> SqliteStore::ClaimJob(const std::string& job_key, con
     PLASMIENT_TRY(Exec("COMMIT"));
     return Claim::kJournaled;
   }
+  bool held_by_another = false;
   {
-    Statement s;
-    if (sqlite3_prepare_v2(db_, "SELECT owner, at_ns FROM ingest_claims WHERE job_key = ?", -1, &s.stmt,
-                           nullptr) != SQLITE_OK) {
+    Statement s;  // finalized before COMMIT
+    if (!s.Prepare(db_, "SELECT owner, at_ns FROM ingest_claims WHERE job_key = ?"))
       return fail(sqlite3_errmsg(db_));
-    }
-    sqlite3_bind_text(s.stmt, 1, job_key.data(), static_cast<int>(job_key.size()), SQLITE_TRANSIENT);
+    s.BindText(1, job_key);
     int rc = sqlite3_step(s.stmt);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
     if (rc == SQLITE_ROW) {
       const auto* held_by = reinterpret_cast<const char*>(sqlite3_column_text(s.stmt, 0));
       std::int64_t at_ns = sqlite3_column_int64(s.stmt, 1);
-      if (owner != (held_by ? held_by : "") && now_ns - at_ns < kClaimHoldNs) {
-        sqlite3_finalize(s.stmt);
-        s.stmt = nullptr;
-        PLASMIENT_TRY(Exec("COMMIT"));
-        return Claim::kOthers;
-      }
+      held_by_another = owner != (held_by ? held_by : "") && now_ns - at_ns < kClaimHoldNs;
     }
   }
-  Statement s;
-  if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO ingest_claims VALUES (?, ?, ?)", -1, &s.stmt,
-                         nullptr) != SQLITE_OK) {
-    return fail(sqlite3_errmsg(db_));
+  if (held_by_another) {
+    PLASMIENT_TRY(Exec("COMMIT"));
+    return Claim::kOthers;
   }
-  sqlite3_bind_text(s.stmt, 1, job_key.data(), static_cast<int>(job_key.size()), SQLITE_TRANSIENT);
-  sqlite3_bind_text(s.stmt, 2, owner.data(), static_cast<int>(owner.size()), SQLITE_TRANSIENT);
+  Statement s;
+  if (!s.Prepare(db_, "INSERT OR REPLACE INTO ingest_claims VALUES (?, ?, ?)"))
+    return fail(sqlite3_errmsg(db_));
+  s.BindText(1, job_key);
+  s.BindText(2, owner);
   sqlite3_bind_int64(s.stmt, 3, now_ns);
   if (sqlite3_step(s.stmt) != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
   PLASMIENT_TRY(Exec("COMMIT"));
@@ -146,8 +149,7 @@ Result<std::size_t> SqliteStore::Record(const Batch& batch, const std::string& e
     for (std::size_t i = 0; i < t.columns.size(); ++i) sql += i ? ",?" : "?";
     sql += ")";
     Statement s;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK)
-      return fail(sqlite3_errmsg(db_));
+    if (!s.Prepare(db_, sql.c_str())) return fail(sqlite3_errmsg(db_));
     for (const auto& row : rows) {
       if (!fresh.contains(std::get<std::string>(row[kJobKeyColumn]))) continue;
       for (std::size_t i = 0; i < row.size(); ++i) {
@@ -157,33 +159,29 @@ Result<std::size_t> SqliteStore::Record(const Batch& batch, const std::string& e
         } else if (const auto* d = std::get_if<double>(&row[i])) {
           sqlite3_bind_double(s.stmt, col, *d);
         } else {
-          const auto& str = std::get<std::string>(row[i]);
-          sqlite3_bind_text(s.stmt, col, str.data(), static_cast<int>(str.size()), SQLITE_TRANSIENT);
+          s.BindText(col, std::get<std::string>(row[i]));
         }
       }
       if (sqlite3_step(s.stmt) != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
       sqlite3_reset(s.stmt);
     }
   }
+  Statement journal, unclaim;
+  if (!journal.Prepare(db_, "INSERT INTO ingest_journal VALUES (?, ?, ?)") ||
+      !unclaim.Prepare(db_, "DELETE FROM ingest_claims WHERE job_key = ?")) {
+    return fail(sqlite3_errmsg(db_));
+  }
   for (const auto& row : batch[TableId::kJobs]) {
     const auto& key = std::get<std::string>(row[kJobKeyColumn]);
     if (!fresh.contains(key)) continue;
-    Statement s;
-    if (sqlite3_prepare_v2(db_, "INSERT INTO ingest_journal VALUES (?, ?, ?)", -1, &s.stmt, nullptr) !=
-        SQLITE_OK) {
-      return fail(sqlite3_errmsg(db_));
-    }
-    sqlite3_bind_text(s.stmt, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
-    sqlite3_bind_text(s.stmt, 2, entry.data(), static_cast<int>(entry.size()), SQLITE_TRANSIENT);
-    sqlite3_bind_int64(s.stmt, 3, std::get<std::int64_t>(row[2]));
-    if (sqlite3_step(s.stmt) != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
-    Statement unclaim;
-    if (sqlite3_prepare_v2(db_, "DELETE FROM ingest_claims WHERE job_key = ?", -1, &unclaim.stmt, nullptr) !=
-        SQLITE_OK) {
-      return fail(sqlite3_errmsg(db_));
-    }
-    sqlite3_bind_text(unclaim.stmt, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+    journal.BindText(1, key);
+    journal.BindText(2, entry);
+    sqlite3_bind_int64(journal.stmt, 3, std::get<std::int64_t>(row[2]));
+    if (sqlite3_step(journal.stmt) != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
+    sqlite3_reset(journal.stmt);
+    unclaim.BindText(1, key);
     if (sqlite3_step(unclaim.stmt) != SQLITE_DONE) return fail(sqlite3_errmsg(db_));
+    sqlite3_reset(unclaim.stmt);
   }
   PLASMIENT_TRY(Exec("COMMIT"));
   return fresh.size();
@@ -194,13 +192,13 @@ std::string SqliteStore::TableName(TableId id) const { return std::string(Table(
 Status SqliteStore::Run(const SqlQuery& query, const std::function<void(std::vector<std::string>)>& columns,
                         const RowVisitor& visit) {
   Statement s;
-  if (sqlite3_prepare_v2(db_, query.sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK) {
+  if (!s.Prepare(db_, query.sql.c_str())) {
     return Fail("{}: {}", path_, sqlite3_errmsg(db_));
   }
   for (const auto& p : query.params) {
     int at = sqlite3_bind_parameter_index(s.stmt, p.name.c_str());
     if (at == 0) return Fail("{}: the query has no parameter {}", path_, p.name);
-    sqlite3_bind_text(s.stmt, at, p.value.data(), static_cast<int>(p.value.size()), SQLITE_TRANSIENT);
+    s.BindText(at, p.value);
   }
   int n = sqlite3_column_count(s.stmt);
   if (columns) {
