@@ -4,8 +4,8 @@
 # file under src/ that is not a test includes a test helper (a header in a `testing/` folder).
 #   scripts/check-boundaries.sh [BUILD]   BUILD: a configured build folder (default: build)
 # The stages, left to right, and the two that stand beside them (README, "Layout"):
-#   base → model → wire → ingest → roofline → join → verdict → cluster → job → whatif → export → store
-#   → fleet → serve → cli
+#   base → model → wire → ingest → roofline → join → verdict → cluster → diagnose → job → whatif → export
+#   → store → fleet → serve → cli
 #   synth (generated workloads) uses base and model, and writes native files with the agent's
 #   writer (collect, wire); collect (the live agent) uses base and wire; only cli uses them.
 # Tests may also read with ingest what their stage wrote (collect's tests read the agent's files).
@@ -20,7 +20,7 @@ python3 - "$build/.cmake/api/v1/reply" src <<'PY'
 import glob, json, os, re, sys
 
 reply, src = sys.argv[1:]
-order = ["base", "model", "wire", "ingest", "roofline", "join", "verdict", "cluster", "job", "whatif", "export",
+order = ["base", "model", "wire", "ingest", "roofline", "join", "verdict", "cluster", "diagnose", "job", "whatif", "export",
          "store", "fleet", "serve", "cli"]
 allowed = {stage: set(order[:i]) for i, stage in enumerate(order)}
 allowed["synth"] = {"base", "model", "wire", "collect"}

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "cluster/slow_ops.h"
-#include "verdict/fix_rules.h"
 
 namespace plasmient::cluster {
 

@@ -5,9 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "diagnose/fixes.h"
+#include "diagnose/text.h"
 #include "export/explain_sink.h"
 #include "export/units_text.h"
-#include "verdict/fix_rules.h"
 
 namespace plasmient::exporting {
 namespace {
@@ -203,8 +204,8 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
     for (std::string line :
          {judgement.cause == "window_too_small"
               ? fmt::format("  usefulness unknown: {} of GPU work, under the {} a verdict needs",
-                            verdict::DurationText(judgement.gpu_busy_s),
-                            verdict::DurationText(judgement.min_gpu_busy_s))
+                            diagnose::DurationText(judgement.gpu_busy_s),
+                            diagnose::DurationText(judgement.min_gpu_busy_s))
           : judgement.lower_bound()
               ? fmt::format("  usefulness unknown: models cover {} of compute time, under {}",
                             Percent(judgement.coverage.value_or(0)), Percent(judgement.min_coverage))
@@ -249,7 +250,7 @@ std::string RenderTerminal(const verdict::JobVerdict& job, const TerminalOptions
   }
   Loss worst = Loss::kHostBoundIdle;
   std::string sentence = "  " + (job.evidence.trace_kind() == join::TraceKind::kCapture
-                                     ? fmt::format("VERDICT: {}.", verdict::kCaptureNoAdvice)
+                                     ? fmt::format("VERDICT: {}.", diagnose::kCaptureNoAdvice)
                                      : VerdictSentence(job, &worst));
   sentence = Truncate(sentence, kWidth);
   BoxLine(out, p("1", sentence), Columns(sentence));

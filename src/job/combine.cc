@@ -12,9 +12,9 @@
 #include "base/parallel.h"
 #include "base/time_units.h"
 #include "cluster/cluster_verdict.h"
+#include "diagnose/fixes.h"
 #include "job/bill.h"
 #include "verdict/aggregate.h"
-#include "verdict/fix_rules.h"
 #include "verdict/layers.h"
 
 namespace plasmient::job {
@@ -152,7 +152,7 @@ JobVerdict CombineRanks(std::vector<RankVerdict> ranks, const AnalyzeOptions& o,
   job.quality.Merge(cluster.quality);
   job.quality.Add(model::Dq::kDuplicateInput, set_aside.repeated);
   job.quality.Add(model::Dq::kSkippedInput, set_aside.skipped);
-  verdict::BuildFixes(job, std::move(cluster.fixes));
+  diagnose::Diagnose(job, std::move(cluster.fixes));
   job.bill = WindowBill(job.job, job.device.price_per_gpu_hour, o.target_fraction);
   return job;
 }

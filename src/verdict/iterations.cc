@@ -9,10 +9,15 @@
 #include <unordered_map>
 
 #include "verdict/facts.h"
-#include "verdict/warm_up.h"
 
 namespace plasmient::verdict {
 namespace {
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
 // One candidate marker: its name and its starts, by time.
 struct Candidate {
@@ -227,6 +232,25 @@ void ReadIterations(const model::Trace& t, const join::Joined& j, const Activity
   for (const auto& c : costs) v.once_early_s += c.idle_s;  // all of them, the names kept bounded
   if (costs.size() > kOnceEarlyKept) costs.resize(kOnceEarlyKept);
   v.once_early = std::move(costs);
+}
+
+SlowLeadingSteps LeadingSlowSteps(std::span<const StepFigures> steps, bool last_complete) {
+  const std::size_t n = steps.size();
+  if (n < kWarmUpMinSteps) return {};
+  // The median of the steps after step k. The last step is left out while two others remain: its
+  // window ends at its last activity, not at the next step's start, so it reads short.
+  auto reference = [&](std::size_t k) {
+    const std::size_t end = !last_complete && n - (k + 1) >= 3 ? n - 1 : n;
+    std::vector<double> later;
+    for (std::size_t i = k + 1; i < end; ++i) later.push_back(steps[i].figures.wall_s);
+    return Median(std::move(later));
+  };
+  SlowLeadingSteps out;
+  while (out.count < n / 2 && steps[out.count].figures.wall_s > kWarmUpStepRatio * reference(out.count)) {
+    ++out.count;
+  }
+  out.reference_s = reference(out.count == 0 ? 0 : out.count - 1);
+  return out;
 }
 
 }  // namespace plasmient::verdict

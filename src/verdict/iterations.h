@@ -15,6 +15,21 @@ namespace plasmient::verdict {
 
 struct ActivityFacts;
 
+// A leading step counts as warm-up when it ran longer than this many times the later steps' median.
+inline constexpr double kWarmUpStepRatio = 1.5;
+// The step basis needs at least this many steps on a rank: one slow step among two says little.
+inline constexpr std::size_t kWarmUpMinSteps = 3;
+
+// The leading steps of one rank that each ran slower than kWarmUpStepRatio × the median of the
+// steps after it (the last step left out while two others remain: it ends at its last activity,
+// unless `last_complete`: periods between two starts, as Iterations' are, are all whole);
+// at most half of its steps, none below kWarmUpMinSteps; and the steady steps' median in seconds.
+struct SlowLeadingSteps {
+  std::size_t count = 0;
+  double reference_s = 0;
+};
+SlowLeadingSteps LeadingSlowSteps(std::span<const StepFigures> steps, bool last_complete = false);
+
 // A marker needs this many occurrences: kWarmUpMinSteps complete iterations between them.
 inline constexpr std::size_t kIterationMinMarkers = 4;
 // The GPU activities each steady iteration launches lie within this share of their median, and

@@ -9,7 +9,7 @@ namespace {
 
 struct LossText {
   Loss loss;
-  std::string_view key, label;  // the advice is chosen per trace: fix_rules.cc
+  std::string_view key, label;  // the advice is chosen per trace: diagnose/fixes.cc
 };
 
 constexpr LossText kLossText[] = {

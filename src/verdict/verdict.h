@@ -556,8 +556,8 @@ struct JobVerdict {
   std::vector<CollectiveTotals> collective_totals;  // by name; set for one rank too
 
   double compute_kernel_s = 0, modeled_compute_s = 0;  // Σ over ranks
-  Judgement judgement;                                 // BuildFixes (verdict/fix_rules.h)
-  WarmUp warm_up;                                      // BuildFixes (verdict/warm_up.h)
+  Judgement judgement;                                 // Diagnose (diagnose/fixes.h)
+  WarmUp warm_up;                                      // Diagnose (diagnose/warm_up.h)
 
   // A loss's label for this job: LossLabel, except exposed communication, named by the
   // collectives whose time was exposed ("exposed all-to-all wait"; docs/verdict.md).

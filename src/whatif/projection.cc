@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "diagnose/fixes.h"
 #include "roofline/roofline.h"
-#include "verdict/fix_rules.h"
 #include "verdict/sweep.h"
 #include "whatif/replay.h"
 
@@ -516,7 +516,7 @@ Result<Projection> Project(Tables tables, const verdict::JobVerdict& job, const 
   }
   // Capture cannot hold a host sync: the projection assumes they are gone, and says how many.
   if (l.cuda_graphs) {
-    if (const std::int64_t blockers = verdict::CaptureBlockingSyncs(job); blockers > 0) {
+    if (const std::int64_t blockers = diagnose::CaptureBlockingSyncs(job); blockers > 0) {
       p.warnings.push_back(fmt::format(
           "--cuda-graphs: the window makes {} sync or blocking-copy calls (.item(), .cpu(), stream syncs, "
           "pageable copies), which CUDA-graph capture cannot hold: the projection assumes the step is "

@@ -1,9 +1,12 @@
-#include "verdict/warm_up.h"
+#include "diagnose/warm_up.h"
+#include "verdict/iterations.h"
 
 #include <gtest/gtest.h>
 
-namespace plasmient::verdict {
+namespace plasmient::diagnose {
 namespace {
+
+using namespace verdict;  // NOLINT(google-build-using-namespace): the verdict's vocabulary throughout
 
 std::vector<StepFigures> Steps(std::initializer_list<double> walls_s, std::int64_t first = 0) {
   std::vector<StepFigures> out;
@@ -166,4 +169,4 @@ TEST(WarmUp, OnceEarlyCostsAreWarmUpCauses) {
 }
 
 }  // namespace
-}  // namespace plasmient::verdict
+}  // namespace plasmient::diagnose

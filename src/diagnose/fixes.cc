@@ -1,17 +1,22 @@
 // Fixes from evidence (docs/fixes.md): each loss's advice is chosen by what the trace shows
 // about the program, and carries the numbers that chose it.
-#include "verdict/fix_rules.h"
+#include "diagnose/fixes.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "diagnose/causes.h"
+#include "diagnose/text.h"
+#include "diagnose/warm_up.h"
 #include "roofline/device_table.h"
 #include "roofline/kernel_name.h"
 #include "verdict/layers.h"
-#include "verdict/warm_up.h"
 
-namespace plasmient::verdict {
+namespace plasmient::diagnose {
+
+using namespace verdict;  // NOLINT(google-build-using-namespace): the verdict's vocabulary throughout
+
 namespace {
 
 constexpr double kMinFixFraction = 0.01;  // losses under 1% of capacity get no fix line
@@ -76,22 +81,6 @@ std::string ClassShares(const ClassSeconds& by) {
 std::string ClassEvidence(std::string_view what, const ClassSeconds& by) {
   const std::string shares = ClassShares(by);
   return shares.empty() ? std::string() : fmt::format("{} by kernel class: {}", what, shares);
-}
-
-// "n things", or "1 thing" with `one` when given.
-std::string Count(std::int64_t n, std::string_view many, std::string_view one = {}) {
-  return fmt::format("{} {}", n, n == 1 && !one.empty() ? one : many);
-}
-
-// "1,360": counts in fix text are read at a glance.
-std::string Thousands(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  if (n < 0) out.insert(out.begin(), '-');
-  return out;
 }
 
 double LossSeconds(const JobVerdict& job, Loss loss) {
@@ -439,16 +428,6 @@ FamilyAdvice AdviceForFamily(CommFamily family, bool training) {
   }
 }
 
-// A role's families with exposed time, largest first.
-std::vector<std::pair<double, CommFamily>> FamiliesBySize(const CommRoleFigures& r) {
-  std::vector<std::pair<double, CommFamily>> out;
-  for (std::size_t i = 0; i < r.by_family_s.size(); ++i) {
-    if (r.by_family_s[i] > 0) out.emplace_back(r.by_family_s[i], static_cast<CommFamily>(i));
-  }
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  return out;
-}
-
 CommFamily LargestFamily(const CommRoleFigures& r) {
   std::size_t best = 0;
   for (std::size_t i = 1; i < r.by_family_s.size(); ++i) {
@@ -530,71 +509,11 @@ std::string RoleLabel(CommRole role) {
   }
 }
 
-// The names that said a role, or where it ran: "named by mesh_tp 1.2 ms, …".
-std::string RoleEvidenceText(CommRole role, const CommRoleFigures& r) {
-  std::string families;
-  for (const auto& [s, family] : FamiliesBySize(r)) {
-    if (r.exposed_s <= 0 || s < 0.005 * r.exposed_s) continue;
-    families += fmt::format("{}{} {:.0f}%", families.empty() ? "" : ", ", CommFamilyName(family),
-                            100 * s / r.exposed_s);
-  }
-  std::string out = fmt::format("{} exposed in {} {} ({})", SecondsText(r.exposed_s), Thousands(r.kernels),
-                                r.kernels == 1 ? "kernel" : "kernels", families);
-  if (r.named > 0) {
-    std::string names;
-    for (const auto& n : r.names)
-      names += fmt::format("{}{} {}", names.empty() ? "" : ", ", n.name, SecondsText(n.exposed_s));
-    out += fmt::format("; named by {}", names);
-  }
-  if (r.by_group > 0) {
-    out += fmt::format("; {} more of the same process group and kind as named ones", Thousands(r.by_group));
-  }
-  if (r.named + r.by_group < r.kernels) {
-    switch (role) {
-      case CommRole::kDataParallel:
-        out += "; launched in backward";
-        break;
-      case CommRole::kTensorParallel:
-        out += "; launched inside a layer's forward";
-        break;
-      case CommRole::kPipeline:
-        out += "; point-to-point sends and receives";
-        break;
-      case CommRole::kUnknown:
-        out += "; no process group, range or module around the launch names a role";
-        break;
-      default:
-        break;
-    }
-  }
-  return out;
-}
-
-// A role is listed as a cause when it holds at least this share of the exposed time.
-constexpr double kRoleMinShare = 0.01;
 // Waiting for late peers that holds at least this share of the exposed time leads the fix:
 // overlapping cannot hide a wait for a rank that has not arrived.
 constexpr double kPeerWaitLeadShare = 0.5;
 // A smaller wait is named after the advice: overlap hides the transfer, not the wait.
 constexpr double kPeerWaitNoteShare = 0.2;
-
-std::vector<Cause> CommCauses(const Evidence& e, double loss_s) {
-  std::vector<Cause> out;
-  const double total = e.comm_roles.total_s();
-  if (total <= 0 || loss_s <= 0) return out;
-  for (std::size_t i = 0; i < kCommRoleCount; ++i) {
-    const auto role = static_cast<CommRole>(i);
-    const CommRoleFigures& r = e.comm_roles[role];
-    const double share = r.exposed_s / total;
-    if (share < kRoleMinShare) continue;
-    out.push_back({std::string(CommRoleName(role)), share * loss_s, share, RoleEvidenceText(role, r),
-                   role == CommRole::kUnknown ? "low"
-                   : 2 * r.named >= r.kernels ? "high"
-                                              : "medium"});
-  }
-  std::stable_sort(out.begin(), out.end(), [](const Cause& a, const Cause& b) { return a.share > b.share; });
-  return out;
-}
 
 // The advice names every role holding at least kCommFamilyMinShare of the exposed time, largest
 // first; the cluster's split of that time into waiting for late peers and transfer, when the job
@@ -666,59 +585,6 @@ Advice CommunicationAdvice(const JobVerdict& job) {
                   shares, causes.front().kind, causes.front().evidence, split, kind)};
   a.causes = std::move(causes);
   return a;
-}
-
-// The names a cause's idle fell in: "hipFree 3.35 s, hipMalloc 12.0 ms".
-std::string CauseNames(const HostCauseFigures& c, std::size_t n = 3) {
-  std::string out;
-  for (std::size_t i = 0; i < std::min(n, c.names.size()); ++i) {
-    if (c.names[i].name.empty()) continue;
-    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", c.names[i].name, SecondsText(c.names[i].idle_s));
-  }
-  return out;
-}
-
-// A cause of host-bound idle is listed when it holds at least this share of it.
-constexpr double kCauseMinShare = 0.01;
-
-// Compile time read from launch calls of kSlowLaunchNs or more (no compile range on the host): the
-// length of the call says the driver loads or compiles the module, inferred, not named.
-bool MostlyLaunchCalls(const HostCauseFigures& c) {
-  double launch_s = 0, named_s = 0;
-  for (const auto& n : c.names) {
-    named_s += n.idle_s;
-    if (CauseOfHostRange(n.name, true) == HostCause::kLaunch) launch_s += n.idle_s;
-  }
-  return named_s > 0 && 2 * launch_s > named_s;
-}
-
-std::vector<Cause> HostCauses(const Evidence& e, double idle_s) {
-  std::vector<Cause> out;
-  const double total = e.host_idle.total_s();
-  if (total <= 0 || idle_s <= 0) return out;
-  for (std::size_t i = 0; i < kHostCauseCount; ++i) {
-    const auto cause = static_cast<HostCause>(i);
-    const HostCauseFigures& c = e.host_idle[cause];
-    // The attributed gaps are the loss's slices: shares of their sum, in seconds of the loss.
-    const double share = c.idle_s / total;
-    if (share < kCauseMinShare) continue;
-    std::string evidence = fmt::format("{} of GPU idle in {} {}", SecondsText(c.idle_s), Thousands(c.gaps),
-                                       c.gaps == 1 ? "gap" : "gaps");
-    if (std::string names = CauseNames(c); !names.empty()) evidence += " under " + names;
-    if (c.calls > 0) {
-      evidence += fmt::format("; {} such calls hold the host {}", Thousands(c.calls), SecondsText(c.call_s));
-    }
-    // The profiler's records say when it worked, not on which thread the launch waited for it.
-    const bool inferred = cause == HostCause::kLaunch || cause == HostCause::kHostWork ||
-                          cause == HostCause::kUnseenWait || cause == HostCause::kProfilerOverhead ||
-                          c.other_thread || (cause == HostCause::kCompile && MostlyLaunchCalls(c));
-    out.push_back({std::string(HostCauseName(cause)), share * idle_s, share, std::move(evidence),
-                   cause == HostCause::kUnknown ? "low"
-                   : inferred                   ? "medium"
-                                                : "high"});
-  }
-  std::stable_sort(out.begin(), out.end(), [](const Cause& a, const Cause& b) { return a.share > b.share; });
-  return out;
 }
 
 // What removes one cause of host-bound idle, quoting what the trace showed of it.
@@ -1100,7 +966,7 @@ void Judge(JobVerdict& job) {
   j.fix = why.action;
 }
 
-void BuildFixes(JobVerdict& job, std::vector<Fix> more) {
+void Diagnose(JobVerdict& job, std::vector<Fix> more) {
   Judge(job);
   job.warm_up = DetectWarmUp(job);
   job.fixes.clear();
@@ -1154,14 +1020,4 @@ std::int64_t CaptureBlockingSyncs(const JobVerdict& job) {
   return calls > std::max<std::int64_t>(steps, 1) ? calls : 0;
 }
 
-std::string SecondsText(double s) {
-  return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.1f} ms", s * 1e3);
-}
-
-std::string DurationText(double s) {
-  return s < 1e-6   ? fmt::format("{:.0f} ns", s * 1e9)
-         : s < 1e-3 ? fmt::format("{:.0f} µs", s * 1e6)
-                    : SecondsText(s);
-}
-
-}  // namespace plasmient::verdict
+}  // namespace plasmient::diagnose

@@ -1,24 +1,21 @@
-#include "verdict/warm_up.h"
+#include "diagnose/warm_up.h"
 
 #include <algorithm>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "verdict/fix_rules.h"
+#include "diagnose/text.h"
 #include "verdict/iterations.h"
 
-namespace plasmient::verdict {
+namespace plasmient::diagnose {
+
+using namespace verdict;  // NOLINT(google-build-using-namespace): the verdict's vocabulary throughout
+
 namespace {
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // "hipLaunchKernel 6.5 ms, nvrtcCompileProgram 1.2 ms": the warm-up causes' ranges, largest first.
-std::string CauseNames(const Evidence& e) {
+std::string WarmUpCauseNames(const Evidence& e) {
   std::vector<HostCauseRange> names;
   for (HostCause c : {HostCause::kCompile, HostCause::kGraphCapture}) {
     const auto& n = e.host_idle[c].names;
@@ -33,25 +30,6 @@ std::string CauseNames(const Evidence& e) {
 }
 
 }  // namespace
-
-SlowLeadingSteps LeadingSlowSteps(std::span<const StepFigures> steps, bool last_complete) {
-  const std::size_t n = steps.size();
-  if (n < kWarmUpMinSteps) return {};
-  // The median of the steps after step k. The last step is left out while two others remain: its
-  // window ends at its last activity, not at the next step's start, so it reads short.
-  auto reference = [&](std::size_t k) {
-    const std::size_t end = !last_complete && n - (k + 1) >= 3 ? n - 1 : n;
-    std::vector<double> later;
-    for (std::size_t i = k + 1; i < end; ++i) later.push_back(steps[i].figures.wall_s);
-    return Median(std::move(later));
-  };
-  SlowLeadingSteps out;
-  while (out.count < n / 2 && steps[out.count].figures.wall_s > kWarmUpStepRatio * reference(out.count)) {
-    ++out.count;
-  }
-  out.reference_s = reference(out.count == 0 ? 0 : out.count - 1);
-  return out;
-}
 
 WarmUp DetectWarmUp(const JobVerdict& job) {
   WarmUp w;
@@ -161,7 +139,7 @@ WarmUp DetectWarmUp(const JobVerdict& job) {
   w.share = std::min(1.0, std::max(slow_excess_s, w.by_causes ? w.warm_up_causes_s : 0.0) / capacity_s);
   std::string cause_evidence;
   if (compile_s + capture_s > 0) {
-    const std::string names = CauseNames(e);
+    const std::string names = WarmUpCauseNames(e);
     cause_evidence =
         fmt::format("{} hold {} of GPU idle, {:.0f}% of the window{}",
                     compile_s >= capture_s ? "compilation and module loading" : "graph capture",
@@ -212,4 +190,4 @@ WarmUp DetectWarmUp(const JobVerdict& job) {
   return w;
 }
 
-}  // namespace plasmient::verdict
+}  // namespace plasmient::diagnose

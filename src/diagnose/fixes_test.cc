@@ -1,9 +1,11 @@
-#include "verdict/fix_rules.h"
+#include "diagnose/fixes.h"
 
 #include <gtest/gtest.h>
 
-namespace plasmient::verdict {
+namespace plasmient::diagnose {
 namespace {
+
+using namespace verdict;  // NOLINT(google-build-using-namespace): the verdict's vocabulary throughout
 
 // A job whose only loss is `loss`, at half of capacity.
 JobVerdict JobLosing(Loss loss, const Evidence& e) {
@@ -23,7 +25,7 @@ const Fix& OnlyFix(const JobVerdict& job) {
 // The action of the only fix of a job whose only loss is `loss`.
 std::string ActionFor(Loss loss, const Evidence& e) {
   JobVerdict job = JobLosing(loss, e);
-  BuildFixes(job);
+  Diagnose(job);
   return OnlyFix(job).action;
 }
 
@@ -63,7 +65,7 @@ JobVerdict JobWithLayers() {
 
 TEST(FixRules, TheFixNamesTheInnermostTypeHoldingMostOfTheLoss) {
   JobVerdict job = JobWithLayers();
-  BuildFixes(job);
+  Diagnose(job);
   ASSERT_TRUE(OnlyFix(job).layer);
   const FixLayer& l = *OnlyFix(job).layer;
   EXPECT_EQ(l.type, "Attention");  // 0.3 of 0.55 s: the smallest type holding half
@@ -78,25 +80,25 @@ TEST(FixRules, TheFixNamesTheInnermostTypeHoldingMostOfTheLoss) {
 TEST(FixRules, NoLayerWhenNoTypeHoldsHalfTheLoss) {
   JobVerdict job = JobWithLayers();
   job.layers.types[2].loss_s[static_cast<std::size_t>(Loss::kMemoryBound)] = 0.25;  // Attention: 0.25 of 0.55
-  BuildFixes(job);
+  Diagnose(job);
   ASSERT_TRUE(OnlyFix(job).layer);
   EXPECT_EQ(OnlyFix(job).layer->type, "Block");
   // Most of the loss outside every module: no type owns it, and (no module) is never named.
   job.layers.nodes[1].loss_s[static_cast<std::size_t>(Loss::kMemoryBound)] = 2.0;
   job.layers.types[4].loss_s[static_cast<std::size_t>(Loss::kMemoryBound)] = 2.0;
-  BuildFixes(job);
+  Diagnose(job);
   EXPECT_FALSE(OnlyFix(job).layer);
   // No module ranges at all.
   EXPECT_FALSE([] {
     JobVerdict bare = JobLosing(Loss::kMemoryBound, PyTorch());
-    BuildFixes(bare);
+    Diagnose(bare);
     return OnlyFix(bare).layer.has_value();
   }());
 }
 
 TEST(FixRules, InferenceNeverGetsTheBackwardOverlapFix) {
   JobVerdict inference = JobLosing(Loss::kExposedCommunication, PyTorch());
-  BuildFixes(inference);
+  Diagnose(inference);
   EXPECT_EQ(OnlyFix(inference).action.find("backward"), std::string::npos) << OnlyFix(inference).action;
   EXPECT_NE(OnlyFix(inference).evidence.find("inference"), std::string::npos);
   EXPECT_DOUBLE_EQ(OnlyFix(inference).recoverable, 0.5);
@@ -104,7 +106,7 @@ TEST(FixRules, InferenceNeverGetsTheBackwardOverlapFix) {
   Evidence training = PyTorch();
   training.backward_ops = 40;
   JobVerdict train = JobLosing(Loss::kExposedCommunication, training);
-  BuildFixes(train);
+  Diagnose(train);
   EXPECT_NE(OnlyFix(train).action.find("backward"), std::string::npos);
   EXPECT_NE(OnlyFix(train).evidence.find("40 backward ops"), std::string::npos);
 }
@@ -119,13 +121,65 @@ void Expose(Evidence& e, CommFamily family, double seconds) {
   r.kernels = 1;
 }
 
+// Exposed collectives of one role, `named` of `kernels` named by `name`.
+void ExposeRole(Evidence& e, CommRole role, CommFamily family, double seconds, std::int64_t kernels,
+                std::int64_t named, std::string name) {
+  e.exposed_comm_s[static_cast<std::size_t>(family)] += seconds;
+  CommRoleFigures& r = e.comm_roles[role];
+  r.by_family_s[static_cast<std::size_t>(family)] += seconds;
+  r.exposed_s += seconds;
+  r.kernels += kernels;
+  r.named += named;
+  if (named > 0) r.names.push_back({std::move(name), seconds});
+}
+
+// Each role's exposed time is a cause with its share of the loss; the fix follows the largest role
+// and names the others, and an all-to-all nothing names is not called MoE. Across ranks, most of
+// the exposed time waiting for a late peer leads the fix instead: overlap cannot hide it.
+TEST(CommCauses, EachRoleIsACauseWithItsShareAndTheFixFollowsTheLargest) {
+  Evidence e = PyTorch();
+  ExposeRole(e, CommRole::kEmbedding, CommFamily::kAllToAll, 600e-6, 1, 1, "## sparse_data_dist ##");
+  ExposeRole(e, CommRole::kMoe, CommFamily::kAllToAll, 200e-6, 1, 1, "nn.module: deepseekmoe_0");
+  ExposeRole(e, CommRole::kUnknown, CommFamily::kAllToAll, 100e-6, 1, 0, "");
+  ExposeRole(e, CommRole::kTensorParallel, CommFamily::kAllReduce, 100e-6, 1, 1, "mesh_tp");
+  JobVerdict job = JobLosing(Loss::kExposedCommunication, e);
+  Diagnose(job);
+  const Fix& comm = OnlyFix(job);
+  ASSERT_EQ(comm.causes.size(), 4u);
+  EXPECT_EQ(comm.causes[0].kind, "embedding");
+  EXPECT_NEAR(comm.causes[0].share, 0.6, 1e-9);
+  EXPECT_NEAR(comm.causes[0].seconds, 0.3, 1e-9);  // 60% of the 0.5 s loss
+  EXPECT_EQ(comm.causes[0].confidence, "high");
+  EXPECT_EQ(comm.causes[1].kind, "moe");
+  EXPECT_EQ(comm.causes[3].kind, "unknown");
+  EXPECT_EQ(comm.causes[3].confidence, "low");
+  EXPECT_NE(comm.causes[0].evidence.find("named by ## sparse_data_dist ##"), std::string::npos)
+      << comm.causes[0].evidence;
+  EXPECT_NE(comm.action.find("TrainPipelineSparseDist"), std::string::npos) << comm.action;
+  EXPECT_NE(comm.action.find("MoE"), std::string::npos) << comm.action;
+  EXPECT_LT(comm.action.find("embedding"), comm.action.find("MoE")) << comm.action;
+  EXPECT_EQ(job.short_fixes[static_cast<std::size_t>(Loss::kExposedCommunication)],
+            "pipeline embedding all-to-all");
+
+  RankVerdict rank;
+  rank.exposed_wait_s = 800e-6;
+  rank.exposed_transfer_s = 200e-6;
+  job.ranks.push_back(rank);
+  Diagnose(job);
+  EXPECT_TRUE(OnlyFix(job).action.starts_with("80% of the exposed time is waiting for peers"))
+      << OnlyFix(job).action;
+  EXPECT_EQ(job.short_fixes[static_cast<std::size_t>(Loss::kExposedCommunication)], "fix the late rank");
+  EXPECT_NE(OnlyFix(job).evidence.find("waiting for late peers 0.8 ms"), std::string::npos)
+      << OnlyFix(job).evidence;
+}
+
 TEST(FixRules, ExposedAllToAllIsNamed) {
   Evidence e = PyTorch();
   e.backward_ops = 10;
   Expose(e, CommFamily::kAllToAll, 0.8);
   Expose(e, CommFamily::kAllReduce, 0.2);
   JobVerdict job = JobLosing(Loss::kExposedCommunication, e);
-  BuildFixes(job);
+  Diagnose(job);
   EXPECT_NE(OnlyFix(job).action.find("all-to-all (80% of it)"), std::string::npos) << OnlyFix(job).action;
   EXPECT_NE(OnlyFix(job).action.find("all-reduce (20% of it)"), std::string::npos) << OnlyFix(job).action;
   EXPECT_EQ(job.short_fixes[static_cast<std::size_t>(Loss::kExposedCommunication)], "overlap all-to-all");
@@ -138,7 +192,7 @@ TEST(FixRules, ExposedAllToAllIsNamed) {
   Expose(e, CommFamily::kAllToAll, 0.05);
   Expose(e, CommFamily::kAllReduce, 0.95);
   JobVerdict mostly_all_reduce = JobLosing(Loss::kExposedCommunication, e);
-  BuildFixes(mostly_all_reduce);
+  Diagnose(mostly_all_reduce);
   EXPECT_EQ(OnlyFix(mostly_all_reduce).action.find("all-to-all"), std::string::npos);  // under 10%
   EXPECT_NE(OnlyFix(mostly_all_reduce).evidence.find("all-to-all 5%"), std::string::npos);
   EXPECT_EQ(mostly_all_reduce.loss_label(Loss::kExposedCommunication), "exposed all-reduce wait");
@@ -154,7 +208,7 @@ TEST(FixRules, MixedExposedCommunicationIsLabelledMixedAndEveryLargeFamilyGetsIt
     Expose(e, CommFamily::kAllReduce, (1 - all_to_all) / 2);
     Expose(e, CommFamily::kGatherScatter, (1 - all_to_all) / 2);
     JobVerdict job = JobLosing(Loss::kExposedCommunication, e);
-    BuildFixes(job);
+    Diagnose(job);
     EXPECT_EQ(job.loss_label(Loss::kExposedCommunication), "exposed communication (mixed)");
     EXPECT_EQ(job.short_fixes[static_cast<std::size_t>(Loss::kExposedCommunication)], "overlap all-to-all");
     for (std::string_view s : {"all-to-all (", "all-reduce (", "all-gather/reduce-scatter ("}) {
@@ -165,7 +219,7 @@ TEST(FixRules, MixedExposedCommunicationIsLabelledMixedAndEveryLargeFamilyGetsIt
 
 TEST(FixRules, NoExposedCollectiveKeepsTheGenericLabel) {
   JobVerdict job = JobLosing(Loss::kExposedCommunication, PyTorch());
-  BuildFixes(job);
+  Diagnose(job);
   EXPECT_EQ(job.loss_label(Loss::kExposedCommunication), "exposed communication");
   EXPECT_EQ(job.loss_label(Loss::kHostBoundIdle), "host-bound idle");
 }
@@ -174,17 +228,17 @@ TEST(FixRules, RecordShapesOnlyForPyTorchWithoutShapes) {
   Evidence no_shapes = PyTorch();
   no_shapes.ops_with_shapes = 0;
   JobVerdict a = JobLosing(Loss::kUnmodeledKernels, no_shapes);
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_NE(OnlyFix(a).action.find("record_shapes"), std::string::npos);
 
   JobVerdict with_shapes = JobLosing(Loss::kUnmodeledKernels, PyTorch());
-  BuildFixes(with_shapes);
+  Diagnose(with_shapes);
   EXPECT_EQ(OnlyFix(with_shapes).action.find("record_shapes"), std::string::npos);
   EXPECT_EQ(with_shapes.short_fixes[static_cast<std::size_t>(Loss::kUnmodeledKernels)].find("record"),
             std::string::npos);
 
   JobVerdict not_pytorch = JobLosing(Loss::kUnmodeledKernels, Evidence{});
-  BuildFixes(not_pytorch);
+  Diagnose(not_pytorch);
   EXPECT_EQ(OnlyFix(not_pytorch).action.find("record_shapes"), std::string::npos);
   EXPECT_NE(OnlyFix(not_pytorch).action.find("not PyTorch"), std::string::npos);
 }
@@ -206,7 +260,7 @@ TEST(FixRules, NoCudaGraphsAdviceOnACudaGraphCapture) {
   graphs.graph_launches = 70;
   Idle(graphs, HostCause::kLaunch, 0.5, "cudaGraphLaunch");
   JobVerdict a = JobLosing(Loss::kHostBoundIdle, graphs);
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_EQ(OnlyFix(a).action.find("CUDA graphs ("), std::string::npos) << OnlyFix(a).action;
   EXPECT_NE(OnlyFix(a).evidence.find("70 graph launches"), std::string::npos);
   EXPECT_EQ(a.short_fixes[static_cast<std::size_t>(Loss::kHostBoundIdle)].find("CUDA graphs"),
@@ -222,13 +276,13 @@ TEST(FixRules, AGraphCaptureIsAdvisedNothing) {
   capture.graph_captures = 2;
   capture.graph_instantiations = 2;
   JobVerdict job = JobLosing(Loss::kHostBoundIdle, capture);
-  BuildFixes(job);
+  Diagnose(job);
   EXPECT_TRUE(job.fixes.empty());
   for (const std::string& s : job.short_fixes) EXPECT_EQ(s, kCaptureNoAdvice);
   // Replayed graphs make it a run again, judged as one.
   capture.graph_replays = 3;
   JobVerdict replayed = JobLosing(Loss::kHostBoundIdle, capture);
-  BuildFixes(replayed);
+  Diagnose(replayed);
   EXPECT_EQ(replayed.fixes.size(), 1u);
 }
 
@@ -239,7 +293,7 @@ TEST(FixRules, UnmodeledGraphReplaysAskForTheCapture) {
   graphs.graph_unmodeled_kernels = 135;
   graphs.graph_unmodeled_s = 0.4;  // of the 0.5 s unmodeled
   JobVerdict job = JobLosing(Loss::kUnmodeledKernels, graphs);
-  BuildFixes(job);
+  Diagnose(job);
   EXPECT_TRUE(OnlyFix(job).action.starts_with("graph-replayed, no capture trace")) << OnlyFix(job).action;
   EXPECT_NE(OnlyFix(job).evidence.find("135 of 135 graph-replayed kernels"), std::string::npos);
   EXPECT_NEAR(OnlyFix(job).recoverable, 0.4, 1e-12);
@@ -255,7 +309,7 @@ TEST(FixRules, TheLargestHostCauseChoosesTheFix) {
   Idle(syncs, HostCause::kSync, 0.3, "cudaStreamSynchronize");
   Idle(syncs, HostCause::kHostWork, 0.2, "aten::index");
   JobVerdict a = JobLosing(Loss::kHostBoundIdle, syncs);
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_NE(OnlyFix(a).action.find("remove synchronizations"), std::string::npos) << OnlyFix(a).action;
   EXPECT_NE(OnlyFix(a).evidence.find("sync 60%, host_work 40%"), std::string::npos) << OnlyFix(a).evidence;
   EXPECT_DOUBLE_EQ(OnlyFix(a).recoverable, 0.3);
@@ -278,7 +332,7 @@ TEST(FixRules, AllocatorCallsAreQuotedWithTheirCountAndHostTime) {
   Idle(e, HostCause::kAllocator, 0.48, "hipFree", 1360, 0.9);
   Idle(e, HostCause::kUnknown, 0.02);
   JobVerdict a = JobLosing(Loss::kHostBoundIdle, e);
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_NE(OnlyFix(a).action.find("1,360 calls hold the host 900.0 ms of the 1.00 s window"),
             std::string::npos)
       << OnlyFix(a).action;
@@ -293,7 +347,7 @@ TEST(FixRules, CompileReadFromSlowLaunchesIsInferredNotNamed) {
   Evidence slow = PyTorch();
   Idle(slow, HostCause::kCompile, 0.4, "hipLaunchKernel", 12, 0.4);
   JobVerdict a = JobLosing(Loss::kHostBoundIdle, slow);
-  BuildFixes(a);
+  Diagnose(a);
   ASSERT_FALSE(OnlyFix(a).causes.empty());
   EXPECT_EQ(OnlyFix(a).causes.front().kind, "compile");
   EXPECT_EQ(OnlyFix(a).causes.front().confidence, "medium");
@@ -301,7 +355,7 @@ TEST(FixRules, CompileReadFromSlowLaunchesIsInferredNotNamed) {
   Evidence named = PyTorch();
   Idle(named, HostCause::kCompile, 0.4, "nvrtcCompileProgram", 3, 0.4);
   JobVerdict b = JobLosing(Loss::kHostBoundIdle, named);
-  BuildFixes(b);
+  Diagnose(b);
   ASSERT_FALSE(OnlyFix(b).causes.empty());
   EXPECT_EQ(OnlyFix(b).causes.front().confidence, "high");
 }
@@ -335,7 +389,7 @@ Evidence TinyKernels(double launch_idle_s) {
 
 TEST(FixRules, TinyKernelGapsGetCudaGraphsOrFusion) {
   JobVerdict a = JobLosing(Loss::kHostBoundIdle, TinyKernels(0.4));
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_NE(OnlyFix(a).action.find("many short kernels"), std::string::npos) << OnlyFix(a).action;
   EXPECT_NE(OnlyFix(a).evidence.find("1,000 compute kernels, median 6 µs"), std::string::npos)
       << OnlyFix(a).evidence;
@@ -347,7 +401,7 @@ TEST(FixRules, TinyKernelGapsGetCudaGraphsOrFusion) {
   Evidence syncing = TinyKernels(0.4);
   Idle(syncing, HostCause::kSync, 0, "cudaStreamSynchronize", 10, 0.001);
   JobVerdict s = JobLosing(Loss::kHostBoundIdle, syncing);
-  BuildFixes(s);
+  Diagnose(s);
   EXPECT_NE(OnlyFix(s).action.find("makes 10 sync or blocking-copy calls (cudaStreamSynchronize"),
             std::string::npos)
       << OnlyFix(s).action;
@@ -357,7 +411,7 @@ TEST(FixRules, TinyKernelGapsGetCudaGraphsOrFusion) {
   JobVerdict per_step = JobLosing(Loss::kHostBoundIdle, syncing);
   per_step.ranks.resize(2);
   for (auto& r : per_step.ranks) r.steps.resize(5);
-  BuildFixes(per_step);
+  Diagnose(per_step);
   EXPECT_EQ(CaptureBlockingSyncs(per_step), 0);
   EXPECT_EQ(OnlyFix(per_step).action.find("remove them first"), std::string::npos)
       << OnlyFix(per_step).action;
@@ -375,7 +429,7 @@ TEST(FixRules, DtypeAdviceFollowsTheDevicePeakTable) {
   JobVerdict v100 = JobLosing(Loss::kComputeInefficiency, PyTorch());
   v100.device.key = "v100_sxm2";
   v100.device.peak_flops_per_s = 15.7e12;  // fp32: its dominant dtype here
-  BuildFixes(v100);
+  Diagnose(v100);
   EXPECT_EQ(OnlyFix(v100).action.find("bf16"), std::string::npos) << OnlyFix(v100).action;
   EXPECT_NE(OnlyFix(v100).action.find("fp16 (AMP)"), std::string::npos) << OnlyFix(v100).action;
 }
@@ -399,7 +453,7 @@ TEST(FixRules, SmallOrUnalignedGemmsArePaddedOrBatched) {
   e.poor_gemm_shapes = {{{8192, 50257, 768}, "bf16", true, 12, 0.15},
                         {{16, 4096, 4096}, "bf16", false, 12, 0.05}};
   JobVerdict a = JobLosing(Loss::kComputeInefficiency, e);
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_NE(OnlyFix(a).action.find("pad N and K"), std::string::npos) << OnlyFix(a).action;
   EXPECT_NE(OnlyFix(a).evidence.find("8192×50257×768 bf16 (unaligned, 12 kernels, 150.0 ms)"),
             std::string::npos)
@@ -416,10 +470,10 @@ TEST(FixRules, PageableCopiesArePinned) {
   Evidence e = PyTorch();
   e.pageable_copies = 3;
   JobVerdict a = JobLosing(Loss::kDataMovement, e);
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_NE(OnlyFix(a).action.find("pin"), std::string::npos);
   JobVerdict b = JobLosing(Loss::kDataMovement, PyTorch());
-  BuildFixes(b);
+  Diagnose(b);
   EXPECT_EQ(OnlyFix(b).action.find("pin"), std::string::npos);
 }
 
@@ -427,11 +481,11 @@ TEST(FixRules, EagerAttentionGetsFusedAttention) {
   Evidence e = PyTorch();
   e.score_softmax_s = 0.2;  // 40% of the 0.5 s memory-bound loss
   JobVerdict a = JobLosing(Loss::kMemoryBound, e);
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_NE(OnlyFix(a).action.find("scaled_dot_product_attention"), std::string::npos);
   e.score_softmax_s = 0.05;  // 10%
   JobVerdict b = JobLosing(Loss::kMemoryBound, e);
-  BuildFixes(b);
+  Diagnose(b);
   EXPECT_EQ(OnlyFix(b).action.find("scaled_dot_product_attention"), std::string::npos);
 }
 
@@ -445,7 +499,7 @@ TEST(FixRules, MemoryBoundGlueIsFusedAndBatchIsNotAdvisedWhenGemmsHaveManyRows) 
   e.memory_bound_glue_kernels = 120;
   e.memory_bound_glue_short_s = 0.1;
   JobVerdict a = JobLosing(Loss::kMemoryBound, e);
-  BuildFixes(a);
+  Diagnose(a);
   const Fix& f = OnlyFix(a);
   EXPECT_NE(f.action.find("fuse the elementwise glue"), std::string::npos) << f.action;
   EXPECT_NE(f.action.find("the GEMMs already see 8944 rows each: a larger batch will not help"),
@@ -460,7 +514,7 @@ TEST(FixRules, MemoryBoundGlueIsFusedAndBatchIsNotAdvisedWhenGemmsHaveManyRows) 
   // With few rows per GEMM the batch is not ruled out.
   e.gemm_rows_kernel_s = 128;
   JobVerdict b = JobLosing(Loss::kMemoryBound, e);
-  BuildFixes(b);
+  Diagnose(b);
   EXPECT_NE(OnlyFix(b).action.find("fuse the elementwise glue"), std::string::npos);
   EXPECT_EQ(OnlyFix(b).action.find("larger batch"), std::string::npos) << OnlyFix(b).action;
 }
@@ -475,7 +529,7 @@ TEST(FixRules, AlreadyFusedGlueIsNotToldToFuse) {
   e.memory_bound_glue_short_s = 0.5;
   e.memory_glue_ops = {{"triton_poi_fused_add_cos_sin_0", 0.5}};
   JobVerdict a = JobLosing(Loss::kMemoryBound, e);
-  BuildFixes(a);
+  Diagnose(a);
   const Fix& f = OnlyFix(a);
   EXPECT_EQ(f.action.find("fuse the elementwise glue"), std::string::npos) << f.action;
   EXPECT_NE(f.action.find("already fused (100% of its lost time in fused kernels)"), std::string::npos)
@@ -489,13 +543,13 @@ TEST(FixRules, AlreadyFusedGlueIsNotToldToFuse) {
 
   e.memory_bound_glue_short_s = 0.1;  // long fused kernels: they stream; fewer bytes
   JobVerdict b = JobLosing(Loss::kMemoryBound, e);
-  BuildFixes(b);
+  Diagnose(b);
   EXPECT_NE(OnlyFix(b).action.find("fewer bytes"), std::string::npos) << OnlyFix(b).action;
   EXPECT_NE(OnlyFix(b).action.find("max-autotune"), std::string::npos) << OnlyFix(b).action;
 
   e.memory_bound_glue_fused_s = 0.2;  // mostly unfused: fusing is the fix
   JobVerdict c = JobLosing(Loss::kMemoryBound, e);
-  BuildFixes(c);
+  Diagnose(c);
   EXPECT_NE(OnlyFix(c).action.find("fuse the elementwise glue"), std::string::npos) << OnlyFix(c).action;
 }
 
@@ -518,7 +572,7 @@ TEST(FixRules, MemoryBoundGemmsWithFewRowsRaiseTheBatch) {
   e.gemm_kernel_s = 1;
   e.gemm_rows_kernel_s = 8;
   JobVerdict a = JobLosing(Loss::kMemoryBound, e);
-  BuildFixes(a);
+  Diagnose(a);
   const Fix& f = OnlyFix(a);
   EXPECT_EQ(f.action.rfind("the GEMMs read their weights for about 8 rows (tokens) each", 0), 0u) << f.action;
   EXPECT_EQ(
@@ -530,7 +584,7 @@ TEST(FixRules, MemoryBoundGemmsWithFewRowsRaiseTheBatch) {
   // not the fix, and the general advice stays.
   e.gemm_rows_kernel_s = 2048;
   JobVerdict b = JobLosing(Loss::kMemoryBound, e);
-  BuildFixes(b);
+  Diagnose(b);
   EXPECT_EQ(OnlyFix(b).action.find("the GEMMs read their weights"), std::string::npos) << OnlyFix(b).action;
   EXPECT_EQ(b.short_fixes[static_cast<std::size_t>(Loss::kMemoryBound)], "fuse kernels, raise batch");
 }
@@ -540,7 +594,7 @@ TEST(FixRules, MemoryBoundAttentionOrConvolutionKeepsTheGeneralAdvice) {
   e.memory_bound_gemm_s = 0.1;  // the other 0.3 s of the 0.5 s: attention and convolutions
   e.memory_bound_glue_s = 0.1;
   JobVerdict a = JobLosing(Loss::kMemoryBound, e);
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_EQ(a.short_fixes[static_cast<std::size_t>(Loss::kMemoryBound)], "fuse kernels, raise batch");
   EXPECT_TRUE(OnlyFix(a).evidence.empty());
 }
@@ -558,7 +612,7 @@ TEST(FixRules, TheLeadingKernelClassChoosesTheFixAndItsCulprits) {
                            .op = "aten::miopen_convolution",
                            .flops = 1e9,
                            .loss = Loss::kComputeInefficiency});
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_NE(OnlyFix(a).action.find("channels_last"), std::string::npos) << OnlyFix(a).action;
   EXPECT_EQ(OnlyFix(a).culprits, std::vector<std::string>{"igemm_fwd_gtcx3_nhwc_bf16"});
   EXPECT_EQ(OnlyFix(a).evidence, "compute below peak by kernel class: conv 80%, gemm 20%");
@@ -574,7 +628,7 @@ TEST(FixRules, TheLeadingKernelClassChoosesTheFixAndItsCulprits) {
   b.top_kernels.push_back({.name = "void split_embedding_codegen_forward_unweighted_kernel<c10::Half>",
                            .op = "fbgemm::split_embedding_codegen_lookup",
                            .loss = Loss::kMemoryBound});
-  BuildFixes(b);
+  Diagnose(b);
   EXPECT_EQ(OnlyFix(b).action.find("fuse the elementwise glue"), std::string::npos) << OnlyFix(b).action;
   EXPECT_NE(OnlyFix(b).action.find("embedding lookups"), std::string::npos) << OnlyFix(b).action;
   ASSERT_EQ(OnlyFix(b).culprits.size(), 1u);
@@ -584,7 +638,7 @@ TEST(FixRules, TheLeadingKernelClassChoosesTheFixAndItsCulprits) {
   layout.memory_lost_by_class[static_cast<std::size_t>(KernelClass::kLayout)] = 0.3;
   layout.memory_lost_by_class[static_cast<std::size_t>(KernelClass::kGlue)] = 0.2;
   JobVerdict c = JobLosing(Loss::kMemoryBound, layout);
-  BuildFixes(c);
+  Diagnose(c);
   EXPECT_NE(OnlyFix(c).action.find("layout transposes"), std::string::npos) << OnlyFix(c).action;
 }
 
@@ -607,16 +661,16 @@ TEST(FixRules, Fp32OnTensorCorePartsGetsTf32) {
   JobVerdict a = JobLosing(Loss::kComputeInefficiency, e);
   a.device.peak_dtype = "fp32";
   a.device.peak_flops_per_s = 67e12;
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_NE(OnlyFix(a).action.find("TF32"), std::string::npos);
   // A kernel faster than the FP32 pipe's peak is on the tensor cores already: TF32 is on.
   a.quality.Add(model::Dq::kFlopsAbovePeak, 3);
-  BuildFixes(a);
+  Diagnose(a);
   EXPECT_EQ(OnlyFix(a).action.find("TF32"), std::string::npos) << OnlyFix(a).action;
   JobVerdict v100 = JobLosing(Loss::kComputeInefficiency, PyTorch());  // no TF32 pipe
   v100.device.peak_dtype = "fp32";
   v100.device.peak_flops_per_s = 15.7e12;
-  BuildFixes(v100);
+  Diagnose(v100);
   EXPECT_EQ(OnlyFix(v100).action.find("TF32"), std::string::npos);
 
   // The job's evidence is the ranks' merged: the device's TF32 peak survives the merge, so the
@@ -632,16 +686,18 @@ TEST(FixRules, Fp32OnTensorCorePartsGetsTf32) {
 TEST(FixRules, SmallLossesGetNoFixButStillAShortPhrase) {
   JobVerdict job = JobLosing(Loss::kHostBoundIdle, PyTorch());
   job.job.loss_s[static_cast<std::size_t>(Loss::kHostBoundIdle)] = 0.005;
-  BuildFixes(job);
+  Diagnose(job);
   EXPECT_TRUE(job.fixes.empty());
   EXPECT_FALSE(job.short_fixes[static_cast<std::size_t>(Loss::kHostBoundIdle)].empty());
 }
 
 }  // namespace
-}  // namespace plasmient::verdict
+}  // namespace plasmient::diagnose
 
-namespace plasmient::verdict {
+namespace plasmient::diagnose {
 namespace {
+
+using namespace verdict;  // NOLINT(google-build-using-namespace): the verdict's vocabulary throughout
 
 // A 1 s job at 90% utilization whose compute kernels run 0.8 s, `coverage` of it modeled: the
 // modeled part 10% useful, the unmodeled part charged as unmodeled.
@@ -671,7 +727,7 @@ Evidence NoShapes() {
 TEST(Judge, OneRuleAtZeroOneAndFifteenPercentCoverage) {
   for (double coverage : {0.0, 0.01, 0.15, 0.4999}) {
     JobVerdict job = JobCovered(coverage, NoShapes());
-    BuildFixes(job);
+    Diagnose(job);
     const Judgement& j = job.judgement;
     EXPECT_FALSE(j.judgeable) << coverage;
     ASSERT_TRUE(j.coverage) << coverage;
@@ -688,7 +744,7 @@ TEST(Judge, OneRuleAtZeroOneAndFifteenPercentCoverage) {
   }
   for (double coverage : {kJudgeMinCoverage, 0.9, 1.0}) {
     JobVerdict job = JobCovered(coverage, NoShapes());
-    BuildFixes(job);
+    Diagnose(job);
     EXPECT_TRUE(job.judgement.judgeable) << coverage;
     EXPECT_TRUE(job.judgement.cause.empty()) << coverage;
     EXPECT_TRUE(job.headroom()) << coverage;
@@ -706,7 +762,7 @@ TEST(Judge, AnUnknownDeviceIsNotJudgedAgainstAStandIn) {
   job.device.source = "assumed NVIDIA H100 SXM 80GB: device 'Some Future GPU' matches no row";
   job.device.assumed = true;
   job.device.unknown = true;
-  BuildFixes(job);
+  Diagnose(job);
   const Judgement& j = job.judgement;
   EXPECT_FALSE(j.judgeable);
   EXPECT_EQ(j.cause, "unknown_device");
@@ -718,12 +774,12 @@ TEST(Judge, AnUnknownDeviceIsNotJudgedAgainstAStandIn) {
   EXPECT_FALSE(job.headroom());
 
   job.device.unknown = false;  // assumed from its kernels' architecture: judged
-  BuildFixes(job);
+  Diagnose(job);
   EXPECT_TRUE(job.judgement.judgeable);
   EXPECT_EQ(job.judgement.achieved_is, "measured");
 
   JobVerdict low = JobCovered(0.1, NoShapes());
-  BuildFixes(low);
+  Diagnose(low);
   EXPECT_EQ(low.judgement.achieved_is, "lower_bound");
   EXPECT_TRUE(low.judgement.lower_bound());
 }
@@ -750,7 +806,7 @@ TEST(Judge, ReasonAndFixFollowTheUnmodeledEvidence) {
                {unpriced, "ops_not_modeled", "no FLOP model"}};
   for (const auto& c : cases) {
     JobVerdict job = JobCovered(0.15, c.evidence);
-    BuildFixes(job);
+    Diagnose(job);
     EXPECT_FALSE(job.judgement.judgeable) << c.cause;
     EXPECT_EQ(job.judgement.cause, c.cause);
     EXPECT_NE(job.judgement.fix.find(c.fix_words), std::string::npos) << c.cause << ": " << job.judgement.fix;
@@ -763,24 +819,26 @@ TEST(Judge, ReasonAndFixFollowTheUnmodeledEvidence) {
 TEST(Judge, NoComputeIsJudgedAndNoGpuActivityIsNot) {
   JobVerdict comm = JobLosing(Loss::kExposedCommunication, PyTorch());
   comm.job.useful_s = 0;
-  BuildFixes(comm);
+  Diagnose(comm);
   EXPECT_TRUE(comm.judgement.judgeable);
   EXPECT_FALSE(comm.judgement.coverage);
   JobVerdict none;
   RankVerdict cpu;
   cpu.no_gpu_reason = "the trace has no GPU activity";
   none.ranks.push_back(cpu);
-  BuildFixes(none);
+  Diagnose(none);
   EXPECT_FALSE(none.judgement.judgeable);
   EXPECT_EQ(none.judgement.cause, "no_gpu_activity");
   EXPECT_NE(none.judgement.reason.find("the trace has no GPU activity"), std::string::npos);
 }
 
 }  // namespace
-}  // namespace plasmient::verdict
+}  // namespace plasmient::diagnose
 
-namespace plasmient::verdict {
+namespace plasmient::diagnose {
 namespace {
+
+using namespace verdict;  // NOLINT(google-build-using-namespace): the verdict's vocabulary throughout
 
 // A window with `busy_s` of GPU work in a 10 ms window, fully modeled, of `activities` activities.
 JobVerdict SmallWindow(double busy_s, std::int64_t activities) {
@@ -804,7 +862,7 @@ JobVerdict SmallWindow(double busy_s, std::int64_t activities) {
 // profile as the fix; the figure stays measured. At the floor, and for a few long kernels, judged.
 TEST(Judge, AWindowWithTooLittleGpuWorkIsNotJudged) {
   JobVerdict small = SmallWindow(85e-6, 5);
-  BuildFixes(small);
+  Diagnose(small);
   const Judgement& j = small.judgement;
   EXPECT_FALSE(j.judgeable);
   EXPECT_EQ(j.cause, "window_too_small");
@@ -819,16 +877,16 @@ TEST(Judge, AWindowWithTooLittleGpuWorkIsNotJudged) {
   // Too small and unmodeled: the figure is also a lower bound.
   JobVerdict unmodeled = SmallWindow(85e-6, 5);
   unmodeled.modeled_compute_s = 0;
-  BuildFixes(unmodeled);
+  Diagnose(unmodeled);
   EXPECT_EQ(unmodeled.judgement.cause, "window_too_small");
   EXPECT_EQ(unmodeled.judgement.achieved_is, "lower_bound");
 
   for (double busy_s : {kJudgeMinGpuBusyS, 0.008}) {
     JobVerdict enough = SmallWindow(busy_s, 5);
-    BuildFixes(enough);
+    Diagnose(enough);
     EXPECT_TRUE(enough.judgement.judgeable) << busy_s;
   }
 }
 
 }  // namespace
-}  // namespace plasmient::verdict
+}  // namespace plasmient::diagnose
