@@ -207,6 +207,18 @@ TEST(SynthCauses, AllocatorDataLoaderAndUnknownIdleWithinAPoint) {
                    "the host frees and allocates device memory in the loop");
 }
 
+// The profiler's buffer flush (synth --profiler-overhead-ms: a Kineto "overhead" event on no op,
+// once a step): its idle is profiler_overhead, not the allocator's or unknown; at 12 ms a step it
+// is the largest cause and the fix says to profile less. In ddp, queued GPU work hides part of the
+// flush: only the idle it leaves counts (the truth's overlap of the flush with the idle).
+TEST(SynthCauses, ProfilerOverheadIsTheProfilersOwnWork) {
+  ExpectHostCauses("profiler_overhead",
+                   "--scenario host-causes --ranks 2 --steps 3 --seed 21 --profiler-overhead-ms 12",
+                   "the profiler's own work holds the GPU idle");
+  ExpectHostCauses("profiler_overhead_ddp",
+                   "--scenario ddp --ranks 2 --steps 3 --seed 23 --profiler-overhead-ms 2", "");
+}
+
 TEST(SynthCauses, TheDataLoaderOfTheHostboundScenario) {
   ExpectHostCauses("hostbound_causes", "--scenario hostbound --ranks 1 --steps 3 --seed 17",
                    "");  // its launch gaps may hold more than the data loader: no first fix asked

@@ -55,6 +55,9 @@ void AddSynthOptions(CLI::App& app, synth::SynthConfig& c, std::string& out_dir)
   app.add_option("--warm-up-steps", c.warm_up_steps,
                  "the first N steps load each kernel's module as they launch it (a warm-up)")
       ->capture_default_str();
+  app.add_option("--profiler-overhead-ms", c.profiler_overhead_ms,
+                 "Kineto: each step, a profiler buffer flush of about this long holds the host")
+      ->capture_default_str();
   app.add_flag_function(
       "--no-step-marks", [&c](std::int64_t) { c.step_marks = false; },
       "Kineto: write no ProfilerStep#N ranges (a program profiled without prof.step())");

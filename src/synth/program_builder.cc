@@ -336,6 +336,23 @@ void LoadModulesAsLaunched(Program& p, Rng& rng, bool first_step) {
   p.items = std::move(out);
 }
 
+// The profiler's buffer flush, once in the step: before the GPU activity at the middle of the
+// step's, the host records nothing of its own while the profiler works.
+void FlushProfilerBuffers(Program& p, Rng& rng, double ms) {
+  std::vector<std::size_t> launches;
+  for (std::size_t i = 0; i < p.items.size(); ++i) {
+    if (HasGpuActivity(p.items[i].kind)) launches.push_back(i);
+  }
+  if (launches.empty()) return;
+  Item flush;
+  flush.kind = OpKind::kHostStall;
+  flush.gpu_ns = static_cast<TimeNs>(ms * 1e6 * rng.Uniform(0.8, 1.2));
+  flush.host_call = "Buffer Flush";
+  flush.host_call_overhead = true;
+  flush.cause = "profiler_overhead";
+  p.items.insert(p.items.begin() + static_cast<std::ptrdiff_t>(launches[launches.size() / 2]), flush);
+}
+
 Program BuildUnwarmed(ProgramBuilder& b, const SynthConfig& config, int rank, int step_index) {
   const bool late = config.scenario == Scenario::kLateStart && rank == StragglerRank(config);
   // The step begins after the host's delay: idle outside the profiled step, the work unchanged.
@@ -383,6 +400,7 @@ Program BuildProgram(const SynthConfig& config, const GpuSpec& gpu, int rank, in
   ProgramBuilder b(config, gpu, rank, step_index);
   Program p = BuildUnwarmed(b, config, rank, step_index);
   if (step_index < config.warm_up_steps) LoadModulesAsLaunched(p, b.rng(), step_index == 0);
+  if (config.profiler_overhead_ms > 0) FlushProfilerBuffers(p, b.rng(), config.profiler_overhead_ms);
   return p;
 }
 

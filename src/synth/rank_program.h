@@ -79,11 +79,12 @@ struct Item {
   std::int32_t peer = -1;             // P2P peer rank
   std::int64_t nelems = 0;            // communication elements
   std::int64_t sequence_number = -1;  // autograd "Sequence number"
-  // kHostStall: the host range the stall is recorded as (a runtime call when host_call_api, else
-  // an annotation; "" records none), and the cause the truth gives its GPU idle. Null: the
-  // scenario's data loader or scheduler.
+  // kHostStall: the host range the stall is recorded as (a runtime call when host_call_api, the
+  // profiler's overhead when host_call_overhead, else an annotation; "" records none), and the cause the
+  // truth gives its GPU idle. Null: the scenario's data loader or scheduler.
   const char* host_call = nullptr;
   bool host_call_api = false;
+  bool host_call_overhead = false;  // recorded as the profiler's own work (Kineto cat "overhead")
   const char* cause = nullptr;
 };
 

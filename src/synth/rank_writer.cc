@@ -236,6 +236,8 @@ void RankWriter::OnItem(const SimEvent& ev) {
                    : std::string_view("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
       if (item.host_call_api) {
         WriteRuntime({"cuda_runtime", name, 0, ev.item_start_ns, ev.item_end_ns, next_correlation_++, 0});
+      } else if (item.host_call_overhead) {
+        Range({.cat = "overhead", .name = name, .start_ns = ev.item_start_ns, .end_ns = ev.item_end_ns});
       } else if (!name.empty()) {
         Range(
             {.cat = "user_annotation", .name = name, .start_ns = ev.item_start_ns, .end_ns = ev.item_end_ns});

@@ -76,6 +76,12 @@ Status Validate(const SynthConfig& c) {
   if (c.warm_up_steps < 0 || c.warm_up_steps > c.steps) {
     return Fail("synth: --warm-up-steps {} out of 0..--steps ({})", c.warm_up_steps, c.steps);
   }
+  if (c.profiler_overhead_ms < 0 || c.profiler_overhead_ms > 1000) {
+    return Fail("synth: --profiler-overhead-ms {} out of 0..1000", c.profiler_overhead_ms);
+  }
+  if (c.profiler_overhead_ms > 0 && c.format != TraceFormat::kKineto) {
+    return Fail("synth: --profiler-overhead-ms is for Kineto JSON; the agent records no overhead events");
+  }
   if (!c.step_marks && c.format != TraceFormat::kKineto) {
     return Fail("synth: --no-step-marks is for Kineto JSON; native files always mark their steps");
   }

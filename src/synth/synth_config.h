@@ -79,6 +79,10 @@ struct SynthConfig {
   // launch it (a cuModuleLoadData call before every GPU activity, the GPU idle meanwhile): the
   // run's warm-up inside the profile, its idle's cause in truth.json as "compile"
   int warm_up_steps = 0;
+  // any scenario, Kineto: each step, the profiler flushes its buffers once, halfway through the
+  // step's GPU work, for about this long (0.8-1.2×) while the host launches nothing: a Kineto
+  // "overhead" event ("Buffer Flush"), its idle's cause in truth.json as "profiler_overhead"
+  double profiler_overhead_ms = 0;
   // Kineto: write each step's ProfilerStep#N range (false: a trace with no step marks, as a
   // program profiled without prof.step() writes; the verdict reads its iterations from the
   // timeline, docs/verdict.md "Warm-up")

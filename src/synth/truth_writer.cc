@@ -60,11 +60,12 @@ Status TruthWriter::Open(const std::string& path, const SynthConfig& config, con
       "\"hidden\": {}, \"heads\": {}, \"seq_len\": {}, \"micro_batch\": {}, \"buckets\": {}, "
       "\"straggler_factor\": {}, \"straggler_rank\": {}, \"microbatches\": {}, \"batch\": {}, "
       "\"context\": {}, \"vocab\": {}, \"experts\": {}, \"expert_token_fraction\": {}, "
-      "\"clock_offset_ms\": {}, \"warm_up_steps\": {}, \"step_marks\": {}}},\n",
+      "\"clock_offset_ms\": {}, \"warm_up_steps\": {}, \"profiler_overhead_ms\": {}, "
+      "\"step_marks\": {}}},\n",
       ScenarioName(c.scenario), c.gpu, c.ranks, c.steps, c.seed, c.gzip, c.first_step_number, c.layers,
       c.hidden, c.heads, c.seq_len, c.micro_batch, c.buckets, c.straggler_factor, c.straggler_rank,
       c.microbatches, c.batch, c.context, c.vocab, c.experts, c.expert_token_fraction, c.clock_offset_ms,
-      c.warm_up_steps, c.step_marks);
+      c.warm_up_steps, c.profiler_overhead_ms, c.step_marks);
   fmt::format_to(out,
                  "  \"device\": {{\"key\": \"{}\", \"name\": \"{}\", \"bf16_peak_flops_per_s\": {:.6e}, "
                  "\"mem_bytes_per_s\": {:.6e}, \"num_sms\": {}}},\n"
