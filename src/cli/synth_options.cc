@@ -55,9 +55,19 @@ void AddSynthOptions(CLI::App& app, synth::SynthConfig& c, std::string& out_dir)
   app.add_option("--warm-up-steps", c.warm_up_steps,
                  "the first N steps load each kernel's module as they launch it (a warm-up)")
       ->capture_default_str();
-  app.add_option("--profiler-overhead-ms", c.profiler_overhead_ms,
-                 "Kineto: each step, a profiler buffer flush of about this long holds the host")
-      ->capture_default_str();
+  app.add_option_function<std::vector<std::string>>(
+         "--host-stall",
+         [&c](const std::vector<std::string>& args) {
+           for (const std::string& a : args) {
+             auto s = synth::ParseHostStall(a);
+             if (!s) throw CLI::ValidationError("--host-stall", s.error().message);
+             c.host_stalls.push_back(std::move(*s));
+           }
+         },
+         "CAUSE:MS, repeatable: once a step, the host stalls about MS inside the range real traces "
+         "show for CAUSE (allocator, blocking_copy, compile, data_loading, graph_capture, "
+         "host_collective, host_work, profiler_overhead, unknown)")
+      ->allow_extra_args(false);
   app.add_flag_function(
       "--no-step-marks", [&c](std::int64_t) { c.step_marks = false; },
       "Kineto: write no ProfilerStep#N ranges (a program profiled without prof.step())");

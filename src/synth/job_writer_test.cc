@@ -334,6 +334,43 @@ TEST(JobWriterTest, DecodeAchievedFractionClimbsWithBatch) {
 
 // Kernels never beat the peak, and GEMM/attention intensities sit clearly on one side of
 // every supported device's ridge point, so the loss category cannot flip on rounding.
+// --host-stall: CAUSE:MS of a cause synth can record, a length in (0, 1000] ms; the stalls go
+// into every step, each in its cause's range, and overhead only into Kineto files.
+TEST(HostStallTest, ParsedChecksAndPlacedOncePerStep) {
+  auto s = ParseHostStall("allocator:2.5");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->cause, "allocator");
+  EXPECT_DOUBLE_EQ(s->ms, 2.5);
+  EXPECT_FALSE(ParseHostStall("allocator"));
+  EXPECT_FALSE(ParseHostStall("allocator:"));
+  EXPECT_FALSE(ParseHostStall("allocator:2ms"));
+  EXPECT_FALSE(ParseHostStall("allocator:0"));
+  EXPECT_FALSE(ParseHostStall("allocator:5000"));
+  auto bad = ParseHostStall("sync:1");  // a sync's idle is the GPU's own work: not a stall
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("one of allocator"), std::string::npos) << bad.error().message;
+
+  SynthConfig c;
+  c.scenario = Scenario::kHostbound;
+  c.host_stalls = {{"host_collective", 3}, {"profiler_overhead", 1}};
+  ASSERT_TRUE(Validate(c));
+  const Program p = BuildProgram(c, *FindGpu(c.gpu), 0, 0);
+  std::vector<std::string_view> calls;
+  for (const Item& i : p.items) {
+    if (i.kind != OpKind::kHostStall || i.cause == nullptr) continue;
+    calls.emplace_back(i.host_call);
+    if (calls.back() == "gloo:all_reduce") {
+      EXPECT_GE(i.gpu_ns, 2'400'000);
+      EXPECT_LE(i.gpu_ns, 3'600'000);
+    }
+  }
+  EXPECT_EQ(calls, (std::vector<std::string_view>{"gloo:all_reduce", "Buffer Flush"}));
+  c.format = TraceFormat::kNative;
+  EXPECT_FALSE(Validate(c));
+  c.host_stalls = {{"host_collective", 3}};
+  EXPECT_TRUE(Validate(c));
+}
+
 TEST(ProgramBuilderTest, KernelsRespectPeakAndStayAwayFromTheRidge) {
   for (const GpuSpec& gpu : GpuTable()) {
     const double ridge = gpu.bf16_flops_per_s / gpu.mem_bytes_per_s;

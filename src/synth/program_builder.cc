@@ -336,21 +336,29 @@ void LoadModulesAsLaunched(Program& p, Rng& rng, bool first_step) {
   p.items = std::move(out);
 }
 
-// The profiler's buffer flush, once in the step: before the GPU activity at the middle of the
-// step's, the host records nothing of its own while the profiler works.
-void FlushProfilerBuffers(Program& p, Rng& rng, double ms) {
+// The --host-stall stalls, once in the step, spread over it: the k-th of m before the GPU
+// activity k+1 (m+1)-ths of the way through the step's, each inside its cause's host range.
+void AddHostStalls(Program& p, Rng& rng, std::span<const HostStallSpec> stalls) {
   std::vector<std::size_t> launches;
   for (std::size_t i = 0; i < p.items.size(); ++i) {
     if (HasGpuActivity(p.items[i].kind)) launches.push_back(i);
   }
-  if (launches.empty()) return;
-  Item flush;
-  flush.kind = OpKind::kHostStall;
-  flush.gpu_ns = static_cast<TimeNs>(ms * 1e6 * rng.Uniform(0.8, 1.2));
-  flush.host_call = "Buffer Flush";
-  flush.host_call_overhead = true;
-  flush.cause = "profiler_overhead";
-  p.items.insert(p.items.begin() + static_cast<std::ptrdiff_t>(launches[launches.size() / 2]), flush);
+  if (launches.empty() || stalls.empty()) return;
+  std::vector<std::pair<std::size_t, Item>> at;
+  for (std::size_t k = 0; k < stalls.size(); ++k) {
+    const HostStallKind* kind = FindHostStallKind(stalls[k].cause);  // Validate checked it
+    Item s;
+    s.kind = OpKind::kHostStall;
+    s.gpu_ns = static_cast<TimeNs>(stalls[k].ms * 1e6 * rng.Uniform(0.8, 1.2));
+    s.host_call = kind->call;
+    s.host_call_api = kind->api;
+    s.host_call_overhead = kind->overhead;
+    s.cause = kind->cause.data();
+    at.emplace_back(launches[(k + 1) * launches.size() / (stalls.size() + 1)], s);
+  }
+  for (auto it = at.rbegin(); it != at.rend(); ++it) {
+    p.items.insert(p.items.begin() + static_cast<std::ptrdiff_t>(it->first), it->second);
+  }
 }
 
 Program BuildUnwarmed(ProgramBuilder& b, const SynthConfig& config, int rank, int step_index) {
@@ -400,7 +408,7 @@ Program BuildProgram(const SynthConfig& config, const GpuSpec& gpu, int rank, in
   ProgramBuilder b(config, gpu, rank, step_index);
   Program p = BuildUnwarmed(b, config, rank, step_index);
   if (step_index < config.warm_up_steps) LoadModulesAsLaunched(p, b.rng(), step_index == 0);
-  if (config.profiler_overhead_ms > 0) FlushProfilerBuffers(p, b.rng(), config.profiler_overhead_ms);
+  AddHostStalls(p, b.rng(), config.host_stalls);
   return p;
 }
 

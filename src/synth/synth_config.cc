@@ -1,6 +1,7 @@
 #include "synth/synth_config.h"
 
 #include <array>
+#include <cstdlib>
 #include <utility>
 
 #include <fmt/ranges.h>
@@ -26,6 +27,49 @@ constexpr std::array<std::pair<Scenario, std::string_view>, 12> kNames = {{
 }};
 
 }  // namespace
+
+// Each as real traces record it: the runtime call, the op or annotation, the profiler's event.
+constexpr std::array<HostStallKind, 9> kHostStallKinds = {{
+    {"allocator", "cudaFree", true, false},
+    {"blocking_copy", "cudaMemcpy", true, false},
+    {"compile", "cuModuleLoadData", true, false},
+    {"data_loading", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", false, false},
+    {"graph_capture", "cudaGraphInstantiate", true, false},
+    {"host_collective", "gloo:all_reduce", false, false},
+    {"host_work", "prepare_inputs", false, false},
+    {"profiler_overhead", "Buffer Flush", false, true},
+    {"unknown", "", false, false},
+}};
+
+std::span<const HostStallKind> HostStallKinds() { return kHostStallKinds; }
+
+const HostStallKind* FindHostStallKind(std::string_view cause) {
+  for (const HostStallKind& k : kHostStallKinds) {
+    if (k.cause == cause) return &k;
+  }
+  return nullptr;
+}
+
+Result<HostStallSpec> ParseHostStall(std::string_view arg) {
+  const std::size_t colon = arg.rfind(':');
+  if (colon == std::string_view::npos) {
+    return Fail("synth: --host-stall {}: expected CAUSE:MS (e.g. allocator:2.5)", arg);
+  }
+  HostStallSpec s{std::string(arg.substr(0, colon)), 0};
+  const std::string ms(arg.substr(colon + 1));
+  char* end = nullptr;
+  s.ms = std::strtod(ms.c_str(), &end);
+  if (ms.empty() || end != ms.c_str() + ms.size()) {
+    return Fail("synth: --host-stall {}: '{}' is not a length in ms", arg, ms);
+  }
+  if (FindHostStallKind(s.cause) == nullptr) {
+    std::vector<std::string_view> names;
+    for (const HostStallKind& k : kHostStallKinds) names.push_back(k.cause);
+    return Fail("synth: --host-stall {}: no cause '{}' (one of {})", arg, s.cause, fmt::join(names, ", "));
+  }
+  if (!(s.ms > 0 && s.ms <= 1000)) return Fail("synth: --host-stall {}: {} ms out of (0, 1000]", arg, s.ms);
+  return s;
+}
 
 bool IsDecode(Scenario s) { return s == Scenario::kDecode || IsGraphed(s); }
 bool IsGraphed(Scenario s) { return s == Scenario::kGraphDecode || s == Scenario::kGraphDecodeReplayOnly; }
@@ -76,11 +120,14 @@ Status Validate(const SynthConfig& c) {
   if (c.warm_up_steps < 0 || c.warm_up_steps > c.steps) {
     return Fail("synth: --warm-up-steps {} out of 0..--steps ({})", c.warm_up_steps, c.steps);
   }
-  if (c.profiler_overhead_ms < 0 || c.profiler_overhead_ms > 1000) {
-    return Fail("synth: --profiler-overhead-ms {} out of 0..1000", c.profiler_overhead_ms);
-  }
-  if (c.profiler_overhead_ms > 0 && c.format != TraceFormat::kKineto) {
-    return Fail("synth: --profiler-overhead-ms is for Kineto JSON; the agent records no overhead events");
+  for (const HostStallSpec& s : c.host_stalls) {
+    const HostStallKind* kind = FindHostStallKind(s.cause);
+    if (kind == nullptr) return Fail("synth: --host-stall {}: no such cause", s.cause);
+    if (!(s.ms > 0 && s.ms <= 1000))
+      return Fail("synth: --host-stall {}:{} out of (0, 1000] ms", s.cause, s.ms);
+    if (kind->overhead && c.format != TraceFormat::kKineto) {
+      return Fail("synth: --host-stall {} is for Kineto JSON; the agent records no overhead events", s.cause);
+    }
   }
   if (!c.step_marks && c.format != TraceFormat::kKineto) {
     return Fail("synth: --no-step-marks is for Kineto JSON; native files always mark their steps");

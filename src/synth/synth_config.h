@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,26 @@ enum class Scenario : std::uint8_t {
   kGraphDecodeReplayOnly,
   kLateStart,  // ddp with one rank beginning every step late_start_ms after its peers (same work)
 };
+
+// A host stall of a known cause that any scenario can carry once a step (synth --host-stall
+// CAUSE:MS): the host holds the launches for 0.8-1.2× `ms` inside the host range real traces show
+// for that cause, and truth.json gives the GPU idle it leaves to `cause` (docs/synth.md).
+struct HostStallSpec {
+  std::string cause;  // a HostStallKind's cause
+  double ms = 0;
+};
+// How each cause's stall is recorded: the range's name ("" for none), and whether it is a runtime
+// call or the profiler's own work (Kineto cat "overhead"); otherwise an annotation.
+struct HostStallKind {
+  std::string_view cause;
+  const char* call;
+  bool api = false;
+  bool overhead = false;
+};
+std::span<const HostStallKind> HostStallKinds();
+const HostStallKind* FindHostStallKind(std::string_view cause);
+// "allocator:2.5" → {allocator, 2.5}; an unknown cause or a length outside (0, 1000] ms fails.
+Result<HostStallSpec> ParseHostStall(std::string_view arg);
 
 bool IsDecode(Scenario scenario);   // decode served eagerly or from a graph
 bool IsGraphed(Scenario scenario);  // the step's compute kernels replay a captured graph
@@ -79,10 +100,8 @@ struct SynthConfig {
   // launch it (a cuModuleLoadData call before every GPU activity, the GPU idle meanwhile): the
   // run's warm-up inside the profile, its idle's cause in truth.json as "compile"
   int warm_up_steps = 0;
-  // any scenario, Kineto: each step, the profiler flushes its buffers once, halfway through the
-  // step's GPU work, for about this long (0.8-1.2×) while the host launches nothing: a Kineto
-  // "overhead" event ("Buffer Flush"), its idle's cause in truth.json as "profiler_overhead"
-  double profiler_overhead_ms = 0;
+  // any scenario: host stalls of known causes, each once a step (--host-stall CAUSE:MS)
+  std::vector<HostStallSpec> host_stalls;
   // Kineto: write each step's ProfilerStep#N range (false: a trace with no step marks, as a
   // program profiled without prof.step() writes; the verdict reads its iterations from the
   // timeline, docs/verdict.md "Warm-up")

@@ -53,6 +53,10 @@ Status TruthWriter::Open(const std::string& path, const SynthConfig& config, con
   PLASMIENT_TRY(file_.Open(path, false, 1));
   auto out = std::back_inserter(file_.buffer());
   const SynthConfig& c = config_;
+  std::string stalls;
+  for (const HostStallSpec& s : c.host_stalls) {
+    stalls += fmt::format("{}{{\"cause\": \"{}\", \"ms\": {}}}", stalls.empty() ? "" : ", ", s.cause, s.ms);
+  }
   fmt::format_to(
       out,
       "{{\n  \"schema\": \"plasmient.truth/1\",\n  \"scenario\": \"{}\",\n  \"config\": {{\"gpu\": \"{}\", "
@@ -60,12 +64,12 @@ Status TruthWriter::Open(const std::string& path, const SynthConfig& config, con
       "\"hidden\": {}, \"heads\": {}, \"seq_len\": {}, \"micro_batch\": {}, \"buckets\": {}, "
       "\"straggler_factor\": {}, \"straggler_rank\": {}, \"microbatches\": {}, \"batch\": {}, "
       "\"context\": {}, \"vocab\": {}, \"experts\": {}, \"expert_token_fraction\": {}, "
-      "\"clock_offset_ms\": {}, \"warm_up_steps\": {}, \"profiler_overhead_ms\": {}, "
+      "\"clock_offset_ms\": {}, \"warm_up_steps\": {}, \"host_stalls\": [{}], "
       "\"step_marks\": {}}},\n",
       ScenarioName(c.scenario), c.gpu, c.ranks, c.steps, c.seed, c.gzip, c.first_step_number, c.layers,
       c.hidden, c.heads, c.seq_len, c.micro_batch, c.buckets, c.straggler_factor, c.straggler_rank,
       c.microbatches, c.batch, c.context, c.vocab, c.experts, c.expert_token_fraction, c.clock_offset_ms,
-      c.warm_up_steps, c.profiler_overhead_ms, c.step_marks);
+      c.warm_up_steps, stalls, c.step_marks);
   fmt::format_to(out,
                  "  \"device\": {{\"key\": \"{}\", \"name\": \"{}\", \"bf16_peak_flops_per_s\": {:.6e}, "
                  "\"mem_bytes_per_s\": {:.6e}, \"num_sms\": {}}},\n"
