@@ -44,8 +44,10 @@ have sqlite3 || fail "sqlite3 (scripts/install-deps.sh) is needed"
 # --- helpers ------------------------------------------------------------------------------
 work=$(mktemp -d /tmp/plasmient-fleet.XXXXXX)
 pids=()
+dbfs=""  # a small filesystem of the store's own, when root may mount one: the full-disk run fills it
 cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  [[ -n $dbfs ]] && umount "$dbfs" 2>/dev/null
   if [[ ${KEEP_FLEET_TMP:-0} == 1 ]]; then say "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -82,6 +84,10 @@ ch_http=$(free_port); ch_tcp=$(free_port); serve_port=$(free_port); prom_port=$(
 ch_url=http://127.0.0.1:$ch_http
 spool=$work/spool
 db=$work/store.sqlite
+if [[ $(id -u) == 0 ]] && mkdir -p "$work/dbfs" && mount -t tmpfs -o size=256m tmpfs "$work/dbfs" 2>/dev/null; then
+  dbfs=$work/dbfs
+  db=$dbfs/store.sqlite
+fi
 mkdir -p "$spool" "$work/ch" "$work/prom" "$work/gen"
 
 # --- ClickHouse: one server, two shards (databases shard1, shard2) behind Distributed tables --
@@ -273,6 +279,83 @@ python3 -c "import sys; g, w = float('$got'), float('$want'); sys.exit(0 if w > 
   || fail "after kill -9: the counters' Σ plasmient_gpu_seconds_total $got, the store's Σ wall_s $want"
 say "after kill -9 and restart: Σ plasmient_gpu_seconds_total $got = the store's Σ wall_s $want"
 
+jobs_now=21
+
+# --- the SQLite store locked, then its disk full: ClickHouse still counts each job once ------------
+# While the SQLite write keeps failing, serve retries the entry; each retry once wrote another
+# outbox file, and `fleet --clickhouse` (which reads the rollups) counted the job 3 to 13 times.
+# After each run and after the kill -9 above, both stores give the same jobs and GPU-hours.
+# stores_agree: `fleet --top teams --by gpu-hours` (jobs and GPU-hours per team) from SQLite and
+# from ClickHouse's rollups, equal to 1e-9.
+stores_agree() {
+  python3 - <("$bin" fleet --db "$db" --top teams --by gpu-hours --tsv --limit 1000) \
+    <("$bin" fleet --clickhouse "$ch_url" --top teams --by gpu-hours --tsv --limit 1000) "$1" <<'PY'
+import sys
+def rows(path):
+    lines = [l.split("\t") for l in open(path).read().splitlines() if l]
+    head = lines[0]
+    return head, {r[0]: dict(zip(head, r)) for r in lines[1:]}
+(h1, a), (h2, b) = rows(sys.argv[1]), rows(sys.argv[2])
+want_jobs = int(sys.argv[3])
+assert h1 == h2, f"headers differ: {h1} / {h2}"
+jobs = [c for c in h1 if "jobs" in c or "analyses" in c]
+hours = [c for c in h1 if c.endswith("gpu_hours")]
+assert jobs and hours, f"no job or GPU-hour column in {h1}"
+assert a.keys() == b.keys(), f"teams differ: {sorted(a)} / {sorted(b)}"
+n = 0
+for team in a:
+    for c in jobs:
+        assert a[team][c] == b[team][c], f"{team} {c}: SQLite {a[team][c]}, ClickHouse {b[team][c]}"
+    for c in hours:
+        x, y = float(a[team][c]), float(b[team][c])
+        assert abs(x - y) <= 1e-9 * max(abs(x), 1e-12), f"{team} {c}: SQLite {x}, ClickHouse {y}"
+    n += int(a[team][jobs[0]])
+assert n == want_jobs, f"{n} jobs in the stores, want {want_jobs}"
+print(f"{n} jobs; " + ", ".join(f"{t}: {a[t][jobs[0]]} jobs, {float(a[t][hours[0]]):.6g} GPU-h" for t in sorted(a)))
+PY
+}
+agreed=$(stores_agree "$jobs_now") || fail "after kill -9: fleet --db and fleet --clickhouse differ"
+say "after kill -9: fleet --db = fleet --clickhouse ($agreed)"
+
+# Locked: another process holds the store's write lock for 8 s while three traces arrive.
+(echo "BEGIN EXCLUSIVE;"; sleep 8; echo "COMMIT;") | sqlite3 "$db" &
+lock_pid=$!
+sleep 0.5
+for i in 1 2 3; do
+  gen "$work/gen/locked-$i.json.gz" --seed $((600 + i))
+  drop_file "$work/gen/locked-$i.json.gz" "locked-$i.json.gz"
+done
+wait "$lock_pid" || true
+jobs_now=$((jobs_now + 3))
+wait_for 120 "the 3 traces of the locked store recorded" bash -c "[[ \$(sqlite3 '$db' 'SELECT count(*) FROM jobs') == $jobs_now ]]"
+wait_for 60 "the outbox to drain" metric_is plasmient_clickhouse_outbox_files 0
+agreed=$(stores_agree "$jobs_now") || fail "after the locked store: fleet --db and fleet --clickhouse differ"
+say "store locked 8 s under 3 arrivals: fleet --db = fleet --clickhouse ($agreed)"
+
+# Full: the store's own filesystem filled while three traces arrive, then space freed.
+if [[ -n $dbfs ]]; then
+  head -c $((512 << 20)) /dev/zero > "$dbfs/.filler" 2>/dev/null || true
+  for i in 1 2 3; do
+    gen "$work/gen/full-$i.json.gz" --seed $((700 + i))
+    drop_file "$work/gen/full-$i.json.gz" "full-$i.json.gz"
+  done
+  # SQLite may still fit a small write into pages it holds: how many went in while full is said,
+  # not asserted (tests/hostile/serve_hostile_test.sh asserts the 503 and the wait).
+  sleep 5
+  while_full=$(( $(sql "SELECT count(*) FROM jobs") - jobs_now ))
+  health=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$serve_port/healthz")
+  rm -f "$dbfs/.filler"
+  jobs_now=$((jobs_now + 3))
+  wait_for 120 "the 3 traces of the full disk recorded" bash -c "[[ \$(sqlite3 '$db' 'SELECT count(*) FROM jobs') == $jobs_now ]]"
+  wait_for 60 "the outbox to drain" metric_is plasmient_clickhouse_outbox_files 0
+  agreed=$(stores_agree "$jobs_now") || fail "after the full disk: fleet --db and fleet --clickhouse differ"
+  say "store's disk full under 3 arrivals ($while_full recorded while full, /healthz $health): fleet --db = fleet --clickhouse ($agreed)"
+else
+  say "full disk: skipped (not root: no filesystem of the store's own to fill)"
+fi
+[[ $(sql "SELECT count(*) FROM ingest_journal") == "$jobs_now" ]] || fail "journal: $(sql 'SELECT count(*) FROM ingest_journal') entries, want $jobs_now"
+[[ $(ch "SELECT count() FROM plasmient.jobs FINAL") == "$jobs_now" ]] || fail "ClickHouse: $(ch 'SELECT count() FROM plasmient.jobs FINAL') jobs, want $jobs_now"
+
 # --- a batch that reaches ClickHouse twice (its answer lost, sent again): every row counted once --
 # in the raw tables read FINAL (`--raw-rows`); the rollups' views count what they are given
 # (docs/fleet.md, "What the rollups do not deduplicate").
@@ -288,7 +371,7 @@ for t in "${tables[@]}"; do  # the same rows, row_index included, inserted again
     || fail "inserting $t of ddp-a again"
 done
 [[ $(ch "SELECT count() FROM plasmient.jobs WHERE job_key = '$key'") == 2 ]] || fail "the repeated batch was not stored twice: the check below would prove nothing"
-[[ $(ch "SELECT count() FROM plasmient.jobs FINAL") == 21 ]] || fail "jobs FINAL: $(ch 'SELECT count() FROM plasmient.jobs FINAL'), want 21"
+[[ $(ch "SELECT count() FROM plasmient.jobs FINAL") == "$jobs_now" ]] || fail "jobs FINAL: $(ch 'SELECT count() FROM plasmient.jobs FINAL'), want $jobs_now"
 for t in "${tables[@]}"; do
   [[ $(ch "SELECT count() FROM plasmient.$t FINAL") == $(sql "SELECT count(*) FROM $t") ]] \
     || fail "$t FINAL: $(ch "SELECT count() FROM plasmient.$t FINAL") rows, SQLite $(sql "SELECT count(*) FROM $t")"
@@ -310,7 +393,7 @@ t0=$(date +%s.%N)
 for i in $(seq 1 "$burst"); do cp "$work/gen/single-3.json.gz" "$spool/.b$i.part"; mv "$spool/.b$i.part" "$spool/burst-$i.json.gz"; done
 rss0=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
 "$load" "$serve_port" 100 "$load_s" "$serve_pid" "$scrape_interval_ms" | tee "$work/load.txt" || fail "scrapers saw errors"
-want_jobs=$((21 + burst))
+want_jobs=$((jobs_now + burst))
 wait_for 600 "$burst burst traces recorded" bash -c "[[ \$(sqlite3 '$db' 'SELECT count(*) FROM jobs') == $want_jobs ]]"
 t1=$(date +%s.%N)
 rss1=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
