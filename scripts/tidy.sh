@@ -161,7 +161,7 @@ json.dump(out, open(dst, "w"), indent=1)
 PY
 count=$(wc -l <"$db/files")
 if ((count == 0)); then
-  echo "tidy: 0 files checked: none matches${since:+ and differs from $since}"
+  echo "tidy: 0 files checked: no file${regex:+ matching $regex}${since:+ differs from $since}"
   exit 0
 fi
 
