@@ -157,8 +157,9 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& in
     }
     if (ec) return Fail("{}: cannot list the folder: {}", in, ec.message());
     if (found.empty() && !report.empty()) {
-      return Fail("{}: the folder holds no trace files ({}); {}", in, ingest::TraceSuffixList(),
-                  *ingest::UnexportedReportOf(report));
+      if (auto hint = ingest::UnexportedReportOf(report)) {
+        return Fail("{}: the folder holds no trace files ({}); {}", in, ingest::TraceSuffixList(), *hint);
+      }
     }
     if (found.empty()) return Fail("{}: the folder holds no trace files ({})", in, ingest::TraceSuffixList());
     std::sort(found.begin(), found.end());

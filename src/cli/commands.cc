@@ -197,7 +197,7 @@ std::vector<CommandHook> RegisterCommands(CLI::App& app) {
   cap->add_option("--seconds", capture->seconds, "window length")->required()->check(CLI::Range(0.1, 3600.0));
   cap->add_option("--node-spool", capture->spool, "the agents' spool (PLASMIENT_SPOOL)")
       ->capture_default_str();
-  cap->callback([cap, job, pid] {
+  cap->callback([job, pid] {
     if (job->count() == 0 && pid->count() == 0) throw CLI::RequiredError("--job or --pid");
   });
   hooks.push_back({cap, [capture] { return RunCapture(*capture); }});

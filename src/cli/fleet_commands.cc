@@ -231,6 +231,10 @@ int RunPrune(const FleetArgs& a) {
   }
   fleet::FleetQuery window;
   if (!ParseWindow(a.prune_older_than, "", window)) return 2;
+  if (!window.since_ns) {
+    fmt::print(stderr, "plasmient: fleet --prune-older-than needs an age, e.g. 30d\n");
+    return 2;
+  }
   auto ch = store::ClickHouseStore::Open(a.clickhouse.Options());
   if (!ch) {
     fmt::print(stderr, "plasmient: {}\n", ch.error().message);

@@ -1,5 +1,6 @@
 // plasmient: the one main(). Subcommands parse their flags here and call their stage.
 #include <cstdio>
+#include <exception>
 #include <new>
 #include <string_view>
 #include <system_error>
@@ -22,9 +23,7 @@ bool ReadsTraces(std::string_view command) {
   return command == "analyze" || command == "explain" || command == "whatif" || command == "diff";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   using namespace plasmient::cli;
   ConfigureHeap(argc, argv, argc > 1 && ReadsTraces(argv[1]));
   CLI::App app(kAbout, "plasmient");
@@ -52,23 +51,33 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  // Out of memory (or of address space for a thread's stack) anywhere in a command: one line and
-  // exit 1, not an abort.
-  try {
-    if (a->parsed()) {
-      if (!FinishVerdictOptions(analyze)) return 2;
-      return RunAnalyze(analyze, "");
-    }
-    if (peaks->parsed()) return RunPeaks();
-    for (auto& hook : hooks) {
-      if (hook.command->parsed()) return hook.run();
-    }
-  } catch (const std::bad_alloc&) {
-    std::fputs("plasmient: out of memory\n", stderr);
-    return 1;
-  } catch (const std::system_error& e) {
-    fmt::print(stderr, "plasmient: cannot start a thread: {}\n", e.what());
-    return 1;
+  if (a->parsed()) {
+    if (!FinishVerdictOptions(analyze)) return 2;
+    return RunAnalyze(analyze, "");
+  }
+  if (peaks->parsed()) return RunPeaks();
+  for (auto& hook : hooks) {
+    if (hook.command->parsed()) return hook.run();
   }
   return 2;
+}
+
+}  // namespace
+
+// Out of memory (or of address space for a thread's stack) anywhere, or any other exception a
+// command lets through: one line and exit 1, not std::terminate's abort. The lines are written
+// with stdio alone, which throws nothing.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fputs("plasmient: out of memory\n", stderr);
+  } catch (const std::system_error& e) {
+    std::fprintf(stderr, "plasmient: cannot start a thread: %s\n", e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "plasmient: %s\n", e.what());
+  } catch (...) {
+    std::fputs("plasmient: unexpected exception\n", stderr);
+  }
+  return 1;
 }
