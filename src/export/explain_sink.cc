@@ -59,6 +59,7 @@ std::string KernelClause(const Column& c) {
 verdict::HostCause IdleCause(const Column& c) {
   if (c.idle_cause) return *c.idle_cause;  // the slice the verdict charged t to
   std::vector<verdict::HostRangeRef> stack;
+  stack.reserve(c.host.size());
   for (const auto& h : c.host)
     stack.push_back({h.name, h.kind == "api", h.kind == "step" || h.kind == "module"});
   return verdict::CauseOfStack(stack);

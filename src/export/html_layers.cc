@@ -108,7 +108,7 @@ class Icicle {
     std::size_t rows = 0, hidden = 0;
     for (std::size_t k = 0; k < n; ++k) {
       const LayerFigures& f = nodes[k];
-      const auto slot = static_cast<std::size_t>(f.parent + 1);
+      const std::size_t slot = f.parent < 0 ? 0 : static_cast<std::size_t>(f.parent) + 1;
       if (f.parent >= 0 && !drawn_[f.parent]) continue;  // inside a folded or undrawn node
       if (drawn_[k]) {
         x[k] = cursor[slot];

@@ -175,6 +175,7 @@ void RanksSection(std::string& out, const verdict::JobVerdict& job, const HtmlOp
       "<th class=\"n\">bubble</th><th class=\"n\">host idle</th><th "
       "class=\"n\">span</th><th>trace</th></tr></thead><tbody>";
   std::vector<const verdict::RankVerdict*> order;
+  order.reserve(job.ranks.size());
   for (const auto& r : job.ranks) order.push_back(&r);
   std::stable_sort(order.begin(), order.end(),
                    [](auto* a, auto* b) { return a->run.achieved() < b->run.achieved(); });

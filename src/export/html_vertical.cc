@@ -313,6 +313,7 @@ std::vector<Row> ClusterRows(const std::vector<cluster::CollectiveArrivals>& arr
 std::string SentenceData(const VerticalView& v, const std::vector<cluster::CollectiveArrivals>& arrivals,
                          std::int64_t rank, TimeNs origin) {
   std::vector<TimeNs> edges;
+  edges.reserve(v.segments.size());
   for (const auto& s : v.segments) edges.push_back(s.start_ns);
   auto add = [&](TimeNs t) {
     if (t > v.start_ns && t < v.end_ns) edges.push_back(t);

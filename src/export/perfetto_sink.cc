@@ -54,8 +54,7 @@ Result<std::unique_ptr<PerfettoSink>> PerfettoSink::Create(PerfettoOptions optio
   const std::string& path = sink->options_.path;
   auto out = OutputFile::Open(path);
   if (!out) return Fail("{} (the Perfetto trace)", out.error().message);
-  sink->out_file_.emplace(std::move(*out));
-  sink->out_ = sink->out_file_->get();
+  sink->out_ = sink->out_file_.emplace(std::move(*out)).get();
   if (!sink->options_.clock_offset_s) {
     sink->spool_path_ = path + ".spool";
     sink->spool_ = std::fopen(sink->spool_path_.c_str(), "wb+");
@@ -108,8 +107,11 @@ void PerfettoSink::Emit(const Line& line) {
     if (spool_buffer_.size() >= kFlushBytes) Flush(spool_, spool_buffer_);
     return;
   }
-  TimeNs ts = line.ts_ns == kNoTime ? kNoTime
-                                    : line.ts_ns - OffsetNs(*options_.clock_offset_s, line.pid) - *origin_ns_;
+  // Direct mode: the offsets are known (Create) and OnRank has set the origin.
+  const auto& offsets = options_.clock_offset_s;
+  TimeNs ts = line.ts_ns == kNoTime || !offsets || !origin_ns_
+                  ? kNoTime
+                  : line.ts_ns - OffsetNs(*offsets, line.pid) - *origin_ns_;
   WriteEvent(line.pid, ts, line.rest);
 }
 
@@ -125,8 +127,10 @@ void PerfettoSink::OnRank(const verdict::RankDetail& d) {
     if (!fresh) it->second = std::min(it->second, first_ns);
     for (const auto& s : d.verdict.steps) step_figures_[s.number].Add(s.figures);
   } else {
-    if (!origin_ns_) origin_ns_ = first_ns - OffsetNs(*options_.clock_offset_s, pid);
+    const auto& offsets = options_.clock_offset_s;  // known in direct mode (Create)
+    if (!origin_ns_ && offsets) origin_ns_ = first_ns - OffsetNs(*offsets, pid);
     std::vector<std::pair<double, std::int64_t>> by_step;
+    by_step.reserve(d.verdict.steps.size());
     for (const auto& s : d.verdict.steps) by_step.emplace_back(s.figures.achieved(), s.number);
     keep = WorstSteps(std::move(by_step), options_.worst_steps);
   }
@@ -152,6 +156,7 @@ Result<PerfettoStats> PerfettoSink::Finish(const std::unordered_map<std::int64_t
     std::set<std::int64_t> keep;
     if (options_.worst_steps > 0) {
       std::vector<std::pair<double, std::int64_t>> by_step;
+      by_step.reserve(step_figures_.size());
       for (auto& [number, f] : step_figures_) by_step.emplace_back(f.achieved(), number);
       keep = WorstSteps(std::move(by_step), options_.worst_steps);
       stats_.kept_steps.assign(keep.begin(), keep.end());
@@ -184,9 +189,10 @@ Result<PerfettoStats> PerfettoSink::Finish(const std::unordered_map<std::int64_t
   Flush(out_, out_buffer_);
   out_ = nullptr;
   // A failed write to the spool leaves out_ short too: not put at the path.
-  Status committed = write_failed_ ? Status() : out_file_->Commit();
+  const bool written = !write_failed_ && out_file_;
+  Status committed = written ? out_file_->Commit() : Status();
   out_file_.reset();
-  if (write_failed_ || !committed)
+  if (!written || !committed)
     return Fail("{}: writing the Perfetto trace failed (disk full?)", options_.path);
   return stats_;
 }

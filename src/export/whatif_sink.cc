@@ -41,7 +41,10 @@ std::string Times(double v) { return v >= 100 ? fmt::format("{:.0f}×", v) : fmt
 
 std::string LeverText(const whatif::Levers& l) {
   std::string out;
-  auto add = [&out](std::string s) { out += (out.empty() ? "" : ", ") + s; };
+  auto add = [&out](const std::string& s) {
+    if (!out.empty()) out += ", ";
+    out += s;
+  };
   if (l.batch > 0) {
     add(fmt::format("batch {} → {} (×{:g}; {} read from the input shapes)", l.batch_read, l.batch,
                     l.batch_scale, l.batch_read));

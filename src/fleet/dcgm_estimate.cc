@@ -135,6 +135,7 @@ class RowBuilder {
 
 std::vector<DcgmRow> Finished(const std::map<std::string, RowBuilder>& builders) {
   std::vector<DcgmRow> rows;
+  rows.reserve(builders.size());
   for (const auto& [name, b] : builders) rows.push_back(b.Finish(name));
   std::stable_sort(rows.begin(), rows.end(), [](const DcgmRow& a, const DcgmRow& b) {
     if (a.wasted_dollars != b.wasted_dollars) return a.wasted_dollars > b.wasted_dollars;
@@ -311,7 +312,8 @@ void RowJson(exporting::JsonWriter& w, const DcgmRow& r) {
       "tensor_active", "sm_active", "dram_active", "gr_engine_active", "utilization", "sm_clock_mhz"};
   for (int c = 0; c < kDcgmCounters; ++c) {
     w.Key(kKeys[c]);
-    r.means[c] ? w.Number(*r.means[c]) : w.Null();
+    const std::optional<double>& mean = r.means[c];
+    mean ? w.Number(*mean) : w.Null();
   }
   w.Field("achieved_fraction_estimate", r.achieved);
   w.Key("achieved_flops_per_s_estimate");

@@ -49,7 +49,7 @@ std::vector<std::size_t> FairOrder(const std::vector<std::string>& jobs,
   return out;
 }
 
-WorkerPool::WorkerPool(int workers, std::size_t max_queued, std::function<void()> thread_setup)
+WorkerPool::WorkerPool(int workers, std::size_t max_queued, const std::function<void()>& thread_setup)
     : max_queued_(max_queued) {
   for (int w = 0; w < std::max(1, workers); ++w) {
     threads_.emplace_back([this, w, thread_setup] { Run(w, thread_setup); });

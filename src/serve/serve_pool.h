@@ -33,7 +33,7 @@ std::vector<std::size_t> FairOrder(const std::vector<std::string>& jobs,
 class WorkerPool {
  public:
   using Task = std::function<void(int worker)>;
-  WorkerPool(int workers, std::size_t max_queued, std::function<void()> thread_setup = {});
+  WorkerPool(int workers, std::size_t max_queued, const std::function<void()>& thread_setup = {});
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;

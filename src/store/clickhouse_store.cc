@@ -233,9 +233,10 @@ Status ClickHouseStore::EnsureSchema(bool local_only) {
     made.push_back(LocalName(t.id));
     if (options_.cluster.empty() || local_only) continue;
     std::string shard_db = options_.shard_database == "-" ? "''" : options_.shard_database;
-    PLASMIENT_TRY(Execute("CREATE TABLE IF NOT EXISTS " + QualifiedName(t.id) + " (" + cols +
-                          ") ENGINE = Distributed(" + options_.cluster + ", " + shard_db + ", " +
-                          LocalName(t.id) + ", sipHash64(job_key))"));
+    PLASMIENT_TRY(
+        Execute(fmt::format("CREATE TABLE IF NOT EXISTS {} ({}) ENGINE = Distributed({}, {}, {}, "
+                            "sipHash64(job_key))",
+                            QualifiedName(t.id), cols, options_.cluster, shard_db, LocalName(t.id))));
     made.emplace_back(Table(t.id).name);
   }
   PLASMIENT_TRY(CheckRowIdentity(made));
@@ -256,8 +257,8 @@ Status ClickHouseStore::EnsureRollups(bool local_only) {
     const bool fresh =
         !exists->rows.empty() && !exists->rows.front().empty() && exists->rows.front()[0] == "0";
     const std::string columns = RollupColumnsSql(r);
-    PLASMIENT_TRY(
-        Execute("CREATE TABLE IF NOT EXISTS " + local + " (" + columns + ") ENGINE = " + RollupEngineSql(r)));
+    PLASMIENT_TRY(Execute(
+        fmt::format("CREATE TABLE IF NOT EXISTS {} ({}) ENGINE = {}", local, columns, RollupEngineSql(r))));
     PLASMIENT_TRY(Execute("CREATE MATERIALIZED VIEW IF NOT EXISTS " + options_.database + "." +
                           std::string(r.name) + "_mv TO " + local + " AS " + RollupSelectSql(r, source)));
     if (fresh) {
@@ -265,9 +266,9 @@ Status ClickHouseStore::EnsureRollups(bool local_only) {
     }
     if (options_.cluster.empty() || local_only) continue;
     std::string shard_db = options_.shard_database == "-" ? "''" : options_.shard_database;
-    PLASMIENT_TRY(Execute("CREATE TABLE IF NOT EXISTS " + options_.database + "." + std::string(r.name) +
-                          " (" + columns + ") ENGINE = Distributed(" + options_.cluster + ", " + shard_db +
-                          ", " + RollupLocalName(r.id) + ")"));
+    PLASMIENT_TRY(Execute(
+        fmt::format("CREATE TABLE IF NOT EXISTS {}.{} ({}) ENGINE = Distributed({}, {}, {})",
+                    options_.database, r.name, columns, options_.cluster, shard_db, RollupLocalName(r.id))));
   }
   return Ok();
 }
@@ -278,8 +279,8 @@ Result<std::size_t> ClickHouseStore::PruneRawRows(std::int64_t cutoff_ns) {
   std::size_t dropped = 0;
   for (const auto& t : Tables()) {
     const std::string table = LocalName(t.id), quoted = QuoteClickHouseString(table);
-    auto key =
-        Query("SELECT partition_key FROM system.tables WHERE database = " + db + " AND name = " + quoted);
+    auto key = Query(
+        fmt::format("SELECT partition_key FROM system.tables WHERE database = {} AND name = {}", db, quoted));
     if (!key) return std::unexpected(key.error());
     if (key->rows.empty() || key->rows.front().empty()) continue;  // not made in this database
     const std::string qualified = options_.database + "." + table;
@@ -288,8 +289,9 @@ Result<std::size_t> ClickHouseStore::PruneRawRows(std::int64_t cutoff_ns) {
           fmt::format("ALTER TABLE {} DELETE WHERE at_ns < {}", qualified, cutoff_day * kRawPartitionNs)));
       continue;
     }
-    auto parts = Query("SELECT DISTINCT partition FROM system.parts WHERE active AND database = " + db +
-                       " AND table = " + quoted);
+    auto parts = Query(fmt::format(
+        "SELECT DISTINCT partition FROM system.parts WHERE active AND database = {} AND table = {}", db,
+        quoted));
     if (!parts) return std::unexpected(parts.error());
     for (const auto& row : parts->rows) {
       auto day = row.empty() ? std::nullopt : ParseInt(row[0]);

@@ -149,7 +149,12 @@ Batch BuildRows(const verdict::JobVerdict& job, const JobContext& c) {
   {
     Row r = Common(c);
     std::string labels, inputs;
-    for (const auto& [k, v] : c.labels) labels += (labels.empty() ? "" : ",") + k + "=" + v;
+    for (const auto& [k, v] : c.labels) {
+      if (!labels.empty()) labels += ',';
+      labels += k;
+      labels += '=';
+      labels += v;
+    }
     for (const auto& in : c.inputs) inputs += (inputs.empty() ? "" : ",") + in;
     r.emplace_back(LabelValue(c.labels, "user"));
     r.emplace_back(LabelValue(c.labels, "team"));

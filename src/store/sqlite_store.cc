@@ -203,6 +203,7 @@ Status SqliteStore::Run(const SqlQuery& query, const std::function<void(std::vec
   int n = sqlite3_column_count(s.stmt);
   if (columns) {
     std::vector<std::string> names;
+    names.reserve(static_cast<std::size_t>(std::max(n, 0)));
     for (int i = 0; i < n; ++i) names.emplace_back(sqlite3_column_name(s.stmt, i));
     columns(std::move(names));
   }

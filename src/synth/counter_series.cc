@@ -27,7 +27,10 @@ struct SeriesKernel {
 double PaddedShare(std::int64_t m, std::int64_t n) {
   if (m <= 0 || n <= 0) return 1;
   constexpr std::int64_t kTile = 128;
-  auto padded = [](std::int64_t x) { return static_cast<double>((x + kTile - 1) / kTile * kTile); };
+  auto padded = [](std::int64_t x) {
+    const std::int64_t tiles = (x + kTile - 1) / kTile;  // whole tiles, rounded up
+    return static_cast<double>(tiles * kTile);
+  };
   return static_cast<double>(m) * static_cast<double>(n) / (padded(m) * padded(n));
 }
 

@@ -31,7 +31,6 @@ double PeakFlops(const GpuSpec& gpu, Dtype dtype) {
     case Dtype::kFp16:
       return gpu.bf16_flops_per_s;
     case Dtype::kFp32:
-      return gpu.fp32_flops_per_s;
     case Dtype::kInt64:
       return gpu.fp32_flops_per_s;
   }

@@ -154,12 +154,8 @@ Item& ProgramBuilder::Pointwise(OpKind kind, std::int64_t m, std::int64_t n, std
   double tensors = 2;  // input and output
   switch (kind) {
     case OpKind::kAdd:
-      tensors = 3;
-      break;
     case OpKind::kLayerNormBwd:
     case OpKind::kGeluBwd:
-      tensors = 3;
-      break;
     case OpKind::kAdamUpdate:
       tensors = 3;
       break;
@@ -331,7 +327,7 @@ void LoadModulesAsLaunched(Program& p, Rng& rng, bool first_step) {
       load.cause = "compile";
       out.push_back(load);
     }
-    out.push_back(std::move(item));
+    out.push_back(item);
   }
   p.items = std::move(out);
 }

@@ -84,6 +84,7 @@ std::string_view ScenarioName(Scenario scenario) {
 
 std::vector<std::string> ScenarioNames() {
   std::vector<std::string> out;
+  out.reserve(kNames.size());
   for (const auto& [s, n] : kNames) out.emplace_back(n);
   return out;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <string>
+#include <utility>
 
 namespace plasmient::synth {
 
@@ -209,7 +211,7 @@ std::vector<std::pair<std::string, double>> HostIdleByCause(std::span<const Trut
     for (; it != idle.end() && it->first < st.end_ns; ++it)
       ns += std::max<TimeNs>(0, std::min(it->second, st.end_ns) - std::max(it->first, st.start_ns));
     auto same = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == st.cause; });
-    if (same == out.end()) same = out.insert(out.end(), {st.cause, 0.0});
+    if (same == out.end()) same = out.emplace(out.end(), st.cause, 0.0);
     same->second += NsToSeconds(ns);
   }
   return out;

@@ -41,6 +41,9 @@ PLASMIENT_OLD(int, __lxstat, (int, const char*, struct stat*))
 
 extern "C" {
 
+// The linker's --wrap=NAME binds the calls of NAME to __wrap_NAME: names reserved to the
+// implementation, which is the point here.
+// NOLINTBEGIN(bugprone-reserved-identifier)
 void* __wrap_dlopen(const char* file, int mode) { return plasmient_old_dlopen(file, mode); }
 // dlsym(RTLD_NEXT) looks from its caller's object: the wrapper is in the agent, as its callers are.
 void* __wrap_dlsym(void* handle, const char* name) { return plasmient_old_dlsym(handle, name); }
@@ -123,14 +126,20 @@ int __wrap__dl_find_object(void* pc, PlasmientFindObject* result) {
         if (!contains) return 0;
         s->found = true;
         s->out->flags = 0;
+        // The loader gives the object's addresses as integers (dlpi_addr + p_vaddr); the
+        // structure wants them as pointers.
+        // NOLINTBEGIN(performance-no-int-to-ptr)
         s->out->map_start = reinterpret_cast<void*>(lo);
         s->out->map_end = reinterpret_cast<void*>(hi);
         s->out->link_map = nullptr;
         s->out->eh_frame = reinterpret_cast<void*>(eh);
+        // NOLINTEND(performance-no-int-to-ptr)
         return 1;
       },
       &search);
   return search.found ? 0 : -1;
 }
+
+// NOLINTEND(bugprone-reserved-identifier)
 
 }  // extern "C"

@@ -89,7 +89,9 @@ std::string OpenCupti(const std::vector<std::string>& candidates, CuptiApi& api)
     if (h == nullptr) continue;
     std::string missing = ResolveCupti(h, api);
     if (missing.empty()) return {};
-    last = path + " lacks " + missing;
+    last = path;
+    last += " lacks ";
+    last += missing;
     dlclose(h);
   }
   return "no usable libcupti.so.13 (" + (last.empty() ? "none found" : last) +

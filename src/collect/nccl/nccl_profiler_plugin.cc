@@ -114,7 +114,7 @@ class OpPool {
   Op* FromAddress(std::uintptr_t p) const {
     auto b = reinterpret_cast<std::uintptr_t>(ops_.get());
     if (p < b || p >= b + kPoolSize * sizeof(Op) || (p - b) % sizeof(Op) != 0) return nullptr;
-    return reinterpret_cast<Op*>(p);
+    return &ops_[(p - b) / sizeof(Op)];
   }
   std::atomic<std::size_t> sweep_cursor{0};
 
@@ -142,6 +142,7 @@ std::uint32_t ThreadId() { return static_cast<std::uint32_t>(pthread_self()); }
 
 void* Handle(Op* op, bool child) {
   auto bits = reinterpret_cast<std::uintptr_t>(op) | ((op->generation << 1) & kGenerationMask);
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): a tagged handle, never dereferenced (LockOp reads it)
   return reinterpret_cast<void*>(child ? bits | kChildBit : bits);
 }
 
