@@ -489,6 +489,7 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
   if (fallbacks.empty()) {
     // No launch is correlated: the threads that call the runtime most stand in.
     std::vector<std::pair<std::size_t, ThreadKey>> by_calls;
+    by_calls.reserve(threads.size());
     for (const auto& [key, th] : threads) by_calls.emplace_back(th.ranges.size(), key);
     std::stable_sort(by_calls.begin(), by_calls.end(), [](auto& a, auto& b) { return a.first > b.first; });
     for (const auto& [n, key] : by_calls) fallbacks.push_back(key);
@@ -624,10 +625,11 @@ HostIdleCauses AttributeHostIdle(const model::Trace& t, const ActivityFacts& f, 
     for (const Range& r : threads[key].ranges) {
       if (r.cause < 0 || r.cause == static_cast<std::int8_t>(HostCause::kLaunch)) continue;
       if (r.end_ns <= w0 || r.start_ns >= w1) continue;
-      auto& to = covered_to[static_cast<std::size_t>(r.cause)];
+      const auto cause = static_cast<std::size_t>(static_cast<std::uint8_t>(r.cause));  // >= 0 here
+      auto& to = covered_to[cause];
       if (r.start_ns < to) continue;
       to = r.end_ns;
-      auto& fig = out.by_cause[static_cast<std::size_t>(r.cause)];
+      auto& fig = out.by_cause[cause];
       ++fig.calls;
       fig.call_s += NsToSeconds(std::min(r.end_ns, w1) - std::max(r.start_ns, w0));
     }
