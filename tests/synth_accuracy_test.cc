@@ -208,7 +208,8 @@ TEST(SynthCauses, AllocatorDataLoaderAndUnknownIdleWithinAPoint) {
 }
 
 // Host stalls of the causes synth can write (synth --host-stall CAUSE:MS), mixed in one run with
-// known shares (graph_capture makes the window a capture trace, judged as one: docs/graphs.md): each within a
+// known shares (a graph instantiated each step records none of the window's launches: the window
+// stays eager, and the instantiations' idle is graph_capture's; docs/graphs.md): each within a
 // point of the truth, the distractor (host-causes' compile range while the GPU is busy) not blamed, and the
 // first fix the largest cause's. The profiler's buffer flush is a Kineto "overhead" event on no op: its idle
 // is profiler_overhead, not the allocator's or unknown. In ddp, queued GPU work hides part of each stall:
@@ -219,11 +220,12 @@ TEST(SynthCauses, EveryStallCauseMixedWithinAPoint) {
                    "the profiler's own work holds the GPU idle");
   ExpectHostCauses("stall_mix",
                    "--scenario hostbound --ranks 2 --steps 3 --seed 31 --host-stall host_collective:9 "
-                   "--host-stall blocking_copy:3 --host-stall host_work:2 --host-stall unknown:2",
+                   "--host-stall blocking_copy:3 --host-stall host_work:2 --host-stall unknown:2 "
+                   "--host-stall graph_capture:4",
                    "");
   ExpectHostCauses("stall_mix_ddp",
                    "--scenario ddp --ranks 2 --steps 3 --seed 23 --host-stall profiler_overhead:2 "
-                   "--host-stall host_collective:2 --host-stall allocator:1",
+                   "--host-stall host_collective:2 --host-stall allocator:1 --host-stall graph_capture:1",
                    "");
 }
 
@@ -278,6 +280,11 @@ TEST(SynthWarmUp, TheSameRunsWithoutAWarmUpAreNotFlagged) {
   ExpectWarmUp("warm_up_none", "--scenario hostbound --ranks 1 --steps 4 --seed 17");
   ExpectWarmUp("warm_up_none_ddp", "--scenario ddp --ranks 2 --steps 5 --layers 2 --seed 23");
   ExpectWarmUp("warm_up_host_causes", "--scenario host-causes --ranks 2 --steps 3 --seed 21");
+  // Compiling and instantiating a graph every step is the loop's cost, not a warm-up: no step is
+  // slow, and the idle recurs in the steady steps.
+  ExpectWarmUp("warm_up_recurring",
+               "--scenario hostbound --ranks 1 --steps 4 --seed 17 --host-stall graph_capture:4 "
+               "--host-stall compile:3");
 }
 
 // The same warm-up in traces with no step marks (synth --no-step-marks: no ProfilerStep#N ranges,

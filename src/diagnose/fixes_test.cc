@@ -275,10 +275,18 @@ TEST(FixRules, AGraphCaptureIsAdvisedNothing) {
   Evidence capture = PyTorch();
   capture.graph_captures = 2;
   capture.graph_instantiations = 2;
+  capture.graph_captured_launches = 40;  // the warm-up's 120 launches ran, the capture's 40 did not
+  capture.graph_eager_activities = 120;
   JobVerdict job = JobLosing(Loss::kHostBoundIdle, capture);
   Diagnose(job);
   EXPECT_TRUE(job.fixes.empty());
   for (const std::string& s : job.short_fixes) EXPECT_EQ(s, kCaptureNoAdvice);
+  // A side capture in an eager run: the run is judged.
+  Evidence side = capture;
+  side.graph_eager_activities = 5000;
+  JobVerdict eager = JobLosing(Loss::kHostBoundIdle, side);
+  Diagnose(eager);
+  EXPECT_EQ(eager.fixes.size(), 1u);
   // Replayed graphs make it a run again, judged as one.
   capture.graph_replays = 3;
   JobVerdict replayed = JobLosing(Loss::kHostBoundIdle, capture);

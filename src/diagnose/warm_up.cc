@@ -126,8 +126,15 @@ WarmUp DetectWarmUp(const JobVerdict& job) {
   if (w.once_early.size() > kOnceEarlyKept) w.once_early.resize(kOnceEarlyKept);
 
   const Evidence& e = job.evidence;
-  const double compile_s = e.host_idle[HostCause::kCompile].idle_s;
-  const double capture_s = e.host_idle[HostCause::kGraphCapture].idle_s;
+  // Compilation and capture count as a warm-up's where they do not recur: the part inside the
+  // steady iterations is the loop's own cost (recompiling, capturing every step), left to the
+  // host-bound causes.
+  double steady_s = 0;
+  for (const RankVerdict& r : job.ranks) steady_s += r.steady_compile_capture_s;
+  const double all_s = e.host_idle[HostCause::kCompile].idle_s + e.host_idle[HostCause::kGraphCapture].idle_s;
+  const double keep = all_s > 0 ? std::clamp(1 - steady_s / all_s, 0.0, 1.0) : 0;
+  const double compile_s = keep * e.host_idle[HostCause::kCompile].idle_s;
+  const double capture_s = keep * e.host_idle[HostCause::kGraphCapture].idle_s;
   w.warm_up_causes_s = compile_s + capture_s + w.once_early_s;
   w.by_steps = ranks_slow > 0;
   w.by_iterations = ranks_slow_iterations > 0;

@@ -159,9 +159,8 @@ GraphReplays MatchGraphReplays(const Trace& t, const std::vector<ApiRowId>& laun
   s.captures = static_cast<std::int64_t>(captures.size());
   for (const Capture& c : captures) s.captured_launches += static_cast<std::int64_t>(c.nodes.size());
   s.replays = static_cast<std::int64_t>(replays.size());
-  s.kind = s.replays > 0                              ? TraceKind::kGraphReplay
-           : (s.captures > 0 || s.instantiations > 0) ? TraceKind::kCapture
-                                                      : TraceKind::kEager;
+  s.eager_activities = static_cast<std::int64_t>(n) - s.replayed_activities;
+  s.kind = KindOf(s.replays, s.captured_launches, s.eager_activities);
 
   std::int64_t no_capture = 0, unmatched = 0;
   TimeNs no_capture_ns = 0, unmatched_ns = 0;
@@ -202,18 +201,29 @@ GraphReplays MatchGraphReplays(const Trace& t, const std::vector<ApiRowId>& laun
   return g;
 }
 
+TraceKind KindOf(std::int64_t replays, std::int64_t captured_launches, std::int64_t eager_activities) {
+  if (replays > 0) return TraceKind::kGraphReplay;
+  if (captured_launches > 0 &&
+      captured_launches * kCaptureTraceOneIn >= captured_launches + eager_activities) {
+    return TraceKind::kCapture;
+  }
+  return TraceKind::kEager;
+}
+
 TraceKind TraceKindOf(const Trace& t) {
   std::unordered_set<std::int64_t> graph_launches;
-  bool captured = false;
   for (std::size_t a = 0; a < t.api.size(); ++a) {
     const std::string_view name = t.Str(t.api.name[a]);
     if (IsGraphLaunch(name) && t.api.correlation[a] != kNoId) graph_launches.insert(t.api.correlation[a]);
-    captured = captured || IsCaptureBegin(name) || IsGraphInstantiate(name);
   }
   for (std::size_t i = 0; i < t.gpu.size() && !graph_launches.empty(); ++i) {
     if (graph_launches.contains(t.gpu.correlation[i])) return TraceKind::kGraphReplay;
   }
-  return captured ? TraceKind::kCapture : TraceKind::kEager;
+  GraphReplays scratch;
+  scratch.capture_launch.assign(t.api.size(), 0);
+  std::int64_t captured = 0;
+  for (const Capture& c : FindCaptures(t, scratch)) captured += static_cast<std::int64_t>(c.nodes.size());
+  return KindOf(0, captured, static_cast<std::int64_t>(t.gpu.size()));
 }
 
 model::Trace WithCapture(model::Trace replay, const model::Trace& capture) {

@@ -14,12 +14,23 @@ namespace plasmient::join {
 
 // What a trace shows of the program's steady state (docs/graphs.md, "Trace kinds").
 enum class TraceKind : std::uint8_t {
-  kEager,        // no graph replayed GPU work and no capture was recorded
+  kEager,        // the program's launches ran (captures, if any, hold a small part of them)
   kGraphReplay,  // some GPU activity ran from a graph launch
-  kCapture,      // graphs were captured or instantiated and none was replayed: no steady state
+  kCapture,      // no graph was replayed and the window's work went into captures: no steady state
 };
 
 std::string_view TraceKindName(TraceKind kind);  // "eager", "graph-replay", "capture"
+
+// A capture trace's launches went into graphs rather than to the GPU: at least one in
+// kCaptureTraceOneIn of the window's launches (captured, plus the GPU activities that ran) were recorded
+// inside a stream capture. A capture is preceded by warm-up runs of the same launches (PyTorch's own recipe
+// runs three), so a trace of the warm-up and the capture holds about a quarter captured; an eager run that
+// captures a side graph, or only instantiates one captured before the window, holds a few percent or none,
+// and its steady state is the eager work it shows (docs/graphs.md, "Trace kinds").
+inline constexpr std::int64_t kCaptureTraceOneIn = 5;  // one launch in five, or more
+// The kind from the counts: graph launches that ran GPU work, launches recorded inside captures,
+// and the GPU activities that ran outside any replay.
+TraceKind KindOf(std::int64_t replays, std::int64_t captured_launches, std::int64_t eager_activities);
 
 // cudaGraphLaunch, hipGraphLaunch (and their versioned names).
 bool IsGraphLaunch(std::string_view api);
@@ -40,6 +51,7 @@ struct GraphSummary {
   std::int64_t captures = 0;             // stream captures recorded (begin … end on one thread)
   std::int64_t instantiations = 0;       // graph instantiate calls
   std::int64_t captured_launches = 0;    // launches recorded inside the captures
+  std::int64_t eager_activities = 0;     // GPU activities that ran outside any replay
   std::int64_t replayed_activities = 0;  // GPU activities a graph launch ran
   std::int64_t replayed_kernels = 0;     // of which kernels
   TimeNs replayed_kernel_ns = 0;         // their summed durations

@@ -160,10 +160,46 @@ TEST(GraphReplay, ACaptureAloneIsACapture) {
   model::DataQuality q;
   EXPECT_EQ(Join(t, q).graphs.summary.kind, TraceKind::kCapture);
   EXPECT_EQ(TraceKindOf(t), TraceKind::kCapture);
-  // Instantiation without a recorded capture is a capture trace too.
+  // An instantiation with no capture in the window recorded none of the program's launches: the
+  // window's work is eager.
   TraceBuilder only;
   only.AddApi({.start_ns = 0, .end_ns = 10, .pid = 1, .tid = 1, .name = "hipGraphInstantiate"});
-  EXPECT_EQ(TraceKindOf(std::move(only).Finish()), TraceKind::kCapture);
+  EXPECT_EQ(TraceKindOf(std::move(only).Finish()), TraceKind::kEager);
+}
+
+// `eager` eager activities that ran, each with its launch, then the capture of three launches.
+model::Trace EagerThenCapture(int eager) {
+  TraceBuilder b;
+  for (int i = 0; i < eager; ++i) {
+    const TimeNs t = i * 1000;
+    b.AddApi({.start_ns = t,
+              .end_ns = t + 10,
+              .pid = 1,
+              .tid = 1,
+              .name = "cudaLaunchKernel",
+              .correlation = i + 1});
+    b.AddGpu({.start_ns = t + 100, .end_ns = t + 600, .name = "gemm", .correlation = i + 1});
+  }
+  AddCapture(b, 10'000'000, 900);
+  return std::move(b).Finish();
+}
+
+// The kind weighs the captured launches against those that ran: the warm-up runs before a capture
+// (three of the same launches) leave it a capture trace; an eager run with a side capture stays
+// eager, judged on the work it ran.
+TEST(GraphReplay, ACaptureTraceIsOneWhoseLaunchesWentIntoTheCapture) {
+  for (auto [eager, kind] : {std::pair{0, TraceKind::kCapture}, std::pair{9, TraceKind::kCapture},
+                             std::pair{12, TraceKind::kCapture}, std::pair{13, TraceKind::kEager},
+                             std::pair{200, TraceKind::kEager}}) {
+    const model::Trace t = EagerThenCapture(eager);
+    model::DataQuality q;
+    const Joined j = Join(t, q);
+    EXPECT_EQ(j.graphs.summary.captured_launches, 3);
+    EXPECT_EQ(j.graphs.summary.eager_activities, eager);
+    EXPECT_EQ(j.graphs.summary.kind, kind) << eager << " eager activities";
+    EXPECT_EQ(TraceKindOf(t), kind) << eager << " eager activities";
+  }
+  EXPECT_EQ(KindOf(1, 3, 0), TraceKind::kGraphReplay);  // a replay decides, whatever was captured
 }
 
 TEST(GraphReplay, ACaptureTraceBesideTheReplayIsJoinedBeforeIt) {

@@ -139,12 +139,12 @@ void CountGraphLaunches(const join::GraphSummary& s, Evidence& e) {
   e.graph_replays = s.replays;
   e.graph_captures = s.captures;
   e.graph_instantiations = s.instantiations;
+  e.graph_captured_launches = s.captured_launches;
+  e.graph_eager_activities = s.eager_activities;
 }
 
 join::TraceKind Evidence::trace_kind() const {
-  if (graph_replays > 0) return join::TraceKind::kGraphReplay;
-  if (graph_captures > 0 || graph_instantiations > 0) return join::TraceKind::kCapture;
-  return join::TraceKind::kEager;
+  return join::KindOf(graph_replays, graph_captured_launches, graph_eager_activities);
 }
 
 Evidence CollectEvidence(const model::Trace& t, const join::Joined& j, const ActivityFacts& f) {
@@ -242,6 +242,8 @@ void Evidence::Merge(const Evidence& o) {
   graph_replays += o.graph_replays;
   graph_captures += o.graph_captures;
   graph_instantiations += o.graph_instantiations;
+  graph_captured_launches += o.graph_captured_launches;
+  graph_eager_activities += o.graph_eager_activities;
   graph_replayed_kernels += o.graph_replayed_kernels;
   graph_matched_kernels += o.graph_matched_kernels;
   graph_replayed_s += o.graph_replayed_s;

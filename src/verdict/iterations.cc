@@ -207,6 +207,20 @@ std::vector<OnceEarlyCost> OnceEarlyCosts(const model::Trace& t, const HostIdleC
   return out;
 }
 
+double SteadyCompileCaptureSeconds(const HostIdleCauses& idle, std::span<const TimeNs> boundaries_ns,
+                                   std::size_t early) {
+  if (early >= boundaries_ns.size()) return 0;
+  const TimeNs steady_from = boundaries_ns[early];
+  TimeNs ns = 0;
+  for (const HostIdleSlice& s : idle.slices) {
+    if (s.cause != HostCause::kCompile && s.cause != HostCause::kGraphCapture) continue;
+    if (s.end_ns > steady_from) ns += s.end_ns - std::max(s.start_ns, steady_from);
+  }
+  // What the steady iterations hold, and as much again per leading iteration at their rate.
+  const auto steady = static_cast<double>(boundaries_ns.size() - early);
+  return NsToSeconds(ns) * (1 + static_cast<double>(early) / steady);
+}
+
 void ReadIterations(const model::Trace& t, const join::Joined& j, const ActivityFacts& f, RankVerdict& v) {
   std::vector<TimeNs> boundaries;
   std::vector<StepFigures> periods;
@@ -230,6 +244,8 @@ void ReadIterations(const model::Trace& t, const join::Joined& j, const Activity
   std::vector<OnceEarlyCost> costs = OnceEarlyCosts(t, v.evidence.host_idle, boundaries,
                                                     std::max<std::size_t>(slow.count, 1), slow.reference_s);
   for (const auto& c : costs) v.once_early_s += c.idle_s;  // all of them, the names kept bounded
+  v.steady_compile_capture_s =
+      SteadyCompileCaptureSeconds(v.evidence.host_idle, boundaries, std::max<std::size_t>(slow.count, 1));
   if (costs.size() > kOnceEarlyKept) costs.resize(kOnceEarlyKept);
   v.once_early = std::move(costs);
 }

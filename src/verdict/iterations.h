@@ -67,7 +67,14 @@ std::vector<OnceEarlyCost> OnceEarlyCosts(const model::Trace& trace, const HostI
                                           std::span<const TimeNs> boundaries_ns, std::size_t early,
                                           double steady_iteration_s);
 
-// Fills v.iterations (only when the trace marks no steps) and v.once_early, from the steps'
+// The compilation and graph-capture idle that recurs (RankVerdict::steady_compile_capture_s):
+// what the iterations from `early` on hold (boundaries_ns: the iterations' starts), and as much
+// per leading iteration at the steady iterations' rate. Only the excess over it is a warm-up's.
+double SteadyCompileCaptureSeconds(const HostIdleCauses& idle, std::span<const TimeNs> boundaries_ns,
+                                   std::size_t early);
+
+// Fills v.iterations (only when the trace marks no steps), v.once_early and
+// v.steady_compile_capture_s, from the steps'
 // ranges or the iterations found; v.steps and v.evidence.host_idle must be filled.
 void ReadIterations(const model::Trace& trace, const join::Joined& joined, const ActivityFacts& facts,
                     RankVerdict& v);

@@ -169,6 +169,9 @@ struct Evidence {
   // instantiations recorded, and the kept kernels the replays ran, matched to a captured launch
   // or not; of those with no model, the unmodeled time the sweep charged.
   std::int64_t graph_replays = 0, graph_captures = 0, graph_instantiations = 0;
+  // Launches recorded inside the captures, GPU activities that ran outside any replay: with the
+  // replays, what trace_kind() reads.
+  std::int64_t graph_captured_launches = 0, graph_eager_activities = 0;
   std::int64_t graph_replayed_kernels = 0, graph_matched_kernels = 0;
   double graph_replayed_s = 0;
   std::int64_t graph_unmodeled_kernels = 0;
@@ -439,6 +442,10 @@ struct RankVerdict {
   Iterations iterations;                              // only when the trace marks no steps
   std::vector<OnceEarlyCost> once_early;              // by idle, largest first, bounded
   double once_early_s = 0;                            // Σ of every once-early cost's idle
+  // Compilation and graph-capture idle that recurs: what the steady iterations (after the slow
+  // leading ones, else after the first) hold, and the same per leading iteration. A cost of the
+  // loop, not of a warm-up (verdict/iterations.h).
+  double steady_compile_capture_s = 0;
   // Cluster figures (docs/cluster.md), set by the cluster stage when the job has two ranks or more.
   double clock_offset_s = 0;  // its clock minus the lowest rank's
   bool clock_aligned = false;
