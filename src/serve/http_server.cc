@@ -89,22 +89,74 @@ bool SendAll(int fd, std::string_view data, std::chrono::steady_clock::time_poin
   return true;
 }
 
-// gzip of `body`; empty when zlib fails (the body then goes out plain).
-std::string Gzip(std::string_view body) {
-  z_stream z{};
-  if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return {};
-  std::string out(deflateBound(&z, static_cast<uLong>(body.size())), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
-  z.avail_in = static_cast<uInt>(body.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  int rc = deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return rc == Z_STREAM_END ? out : std::string();
+// Deflates `in` into `out` (appended) with `flush` until zlib has taken all of it; false on an
+// error of zlib's.
+bool DeflateAll(z_stream& z, std::string_view in, int flush, std::string& out) {
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  std::size_t start = out.size();
+  out.resize(start + deflateBound(&z, static_cast<uLong>(in.size())) + 64);
+  for (;;) {
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + start);
+    z.avail_out = static_cast<uInt>(out.size() - start);
+    int rc = deflate(&z, flush);
+    start = out.size() - z.avail_out;
+    if (rc == Z_STREAM_END || (rc == Z_OK && z.avail_in == 0 && z.avail_out > 0)) break;
+    if (rc != Z_OK && rc != Z_BUF_ERROR) return false;
+    out.resize(out.size() * 2);
+  }
+  out.resize(start);
+  return true;
+}
+
+void PutLittleEndian32(std::string& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
 }
 
 }  // namespace
+
+const SharedBody::GzipFront& SharedBody::gzip() const {
+  std::call_once(once_, [this] {
+    z_stream z{};
+    if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return;
+    std::string bytes;
+    bool ok = DeflateAll(z, text_, Z_FULL_FLUSH, bytes);
+    deflateEnd(&z);  // unfinished on purpose: a response finishes the member
+    if (!ok) return;
+    gzip_.bytes = std::move(bytes);
+    gzip_.crc = crc32(crc32(0, nullptr, 0), reinterpret_cast<const Bytef*>(text_.data()),
+                      static_cast<uInt>(text_.size()));
+  });
+  return gzip_;
+}
+
+std::string GzipBody(const SharedBody* front, std::string_view tail) {
+  z_stream z{};
+  std::string out;
+  std::uint32_t crc = 0;
+  std::uint64_t size = tail.size();
+  if (front) {
+    const auto& g = front->gzip();
+    if (g.bytes.empty()) return {};
+    out = g.bytes;
+    // The rest of the member: raw deflate blocks, the last one final, then CRC-32 and size.
+    if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return {};
+    auto tail_crc = crc32(crc32(0, nullptr, 0), reinterpret_cast<const Bytef*>(tail.data()),
+                          static_cast<uInt>(tail.size()));
+    crc = static_cast<std::uint32_t>(crc32_combine(g.crc, tail_crc, static_cast<z_off_t>(tail.size())));
+    size += front->text().size();
+  } else if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    return {};
+  }
+  bool ok = DeflateAll(z, tail, Z_FINISH, out);
+  deflateEnd(&z);
+  if (!ok) return {};
+  if (front) {
+    PutLittleEndian32(out, crc);
+    PutLittleEndian32(out, static_cast<std::uint32_t>(size));  // ISIZE: the size modulo 2^32
+  }
+  return out;
+}
 
 HttpServer::HttpServer(HttpLimits limits, Handler handler) : limits_(limits), handler_(std::move(handler)) {}
 
@@ -230,8 +282,8 @@ void HttpServer::Accept() {
     int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &n, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     int yes = 1;
-    // A response goes out as two writes (head, body): with Nagle's algorithm the body would wait
-    // for the client's delayed ACK of the head, 40 ms on Linux, on every keep-alive scrape.
+    // A response goes out in several writes (head, shared front, body): with Nagle's algorithm the body would
+    // wait for the client's delayed ACK of the head, 40 ms on Linux, on every keep-alive scrape.
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
     std::string address = PeerAddress(peer);
     Evict(address);
@@ -396,19 +448,24 @@ void HttpServer::WorkerLoop() {
       jobs_.pop_front();
     }
     HttpResponse res = handler_(job.request);
-    bool gzip = job.gzip && res.body.size() >= limits_.compress_min_bytes;
+    std::string_view front = res.front ? res.front->text() : std::string_view();
+    bool gzip = job.gzip && front.size() + res.body.size() >= limits_.compress_min_bytes;
     if (gzip) {
-      std::string packed = Gzip(res.body);
+      std::string packed = GzipBody(res.front.get(), res.body);
       gzip = !packed.empty();
-      if (gzip) res.body = std::move(packed);
+      if (gzip) {
+        res.body = std::move(packed);
+        front = {};
+      }
     }
     std::string head =
         fmt::format("HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n{}{}\r\n", res.status,
-                    Reason(res.status), res.content_type, res.body.size(),
+                    Reason(res.status), res.content_type, front.size() + res.body.size(),
                     gzip ? "Content-Encoding: gzip\r\n" : "", job.keep_alive ? "" : "Connection: close\r\n");
     auto deadline = Clock::now() + limits_.write_timeout;
     bool sent = SendAll(job.fd, head, deadline) &&
-                (job.request.method == "HEAD" || SendAll(job.fd, res.body, deadline));
+                (job.request.method == "HEAD" || ((front.empty() || SendAll(job.fd, front, deadline)) &&
+                                                  SendAll(job.fd, res.body, deadline)));
     {
       std::lock_guard lock(mu_);
       returned_.emplace_back(job.fd, sent && job.keep_alive);

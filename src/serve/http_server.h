@@ -24,8 +24,10 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -51,11 +53,37 @@ struct HttpRequest {
   std::string path;    // without the query
 };
 
+// The front of a response body that many responses send unchanged (the exposition's series,
+// rebuilt only when they change): every response holding it shares the one text, and it is
+// gzipped once, on the first response that asks, however many responses send it after.
+class SharedBody {
+ public:
+  explicit SharedBody(std::string text) : text_(std::move(text)) {}
+  std::string_view text() const { return text_; }
+  // A gzip member's start: its header and the text's deflate blocks, ending in a full flush
+  // (byte-aligned, nothing after it refers back into the text), so that the raw deflate of a
+  // further body, then the trailer, complete one valid member. Empty when zlib failed.
+  struct GzipFront {
+    std::string bytes;
+    unsigned long crc = 0;  // CRC-32 of the text
+  };
+  const GzipFront& gzip() const;
+
+ private:
+  std::string text_;
+  mutable std::once_flag once_;
+  mutable GzipFront gzip_;
+};
+
 struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain";
+  std::shared_ptr<const SharedBody> front;  // when set, sent before `body`
   std::string body;
 };
+
+// The gzip member of `front`'s text followed by `tail` (front may be null); empty when zlib fails.
+std::string GzipBody(const SharedBody* front, std::string_view tail);
 
 struct HttpCounters {
   std::atomic<std::int64_t> requests{0}, refused_head{0}, refused_body{0}, refused_method{0}, bad_requests{0},

@@ -7,7 +7,9 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -38,6 +40,9 @@ class HttpServerTest : public ::testing::Test {
       HttpResponse res;
       if (req.path == "/metrics") {
         res.body = body_;
+      } else if (req.path == "/shared") {
+        res.front = front_;
+        res.body = fmt::format("tail {}\n", ++shared_served_);
       } else {
         res.status = 404;
         res.body = "not found\n";
@@ -111,8 +116,26 @@ class HttpServerTest : public ::testing::Test {
   }
 
   std::string body_ = Exposition();
+  std::shared_ptr<const SharedBody> front_ = std::make_shared<const SharedBody>(Exposition());
+  std::atomic<int> shared_served_{0};
   std::unique_ptr<HttpServer> server_;
 };
+
+// The whole of one gzip member, or "<error>" when `packed` is not exactly one valid member.
+std::string Gunzip(std::string_view packed) {
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) return "<error>";
+  std::string out(packed.size() * 50 + (1 << 20), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  z.avail_in = static_cast<uInt>(packed.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  int rc = inflate(&z, Z_FINISH);  // checks the trailer's CRC-32 and size
+  out.resize(z.total_out);
+  bool whole = rc == Z_STREAM_END && z.avail_in == 0;
+  inflateEnd(&z);
+  return whole ? out : "<error>";
+}
 
 std::int64_t StatusKb(const char* field) {
   std::ifstream in("/proc/self/status");
@@ -156,6 +179,42 @@ TEST_F(HttpServerTest, CompressesWhenTheClientAcceptsGzip) {
   EXPECT_NE(r.head.find("Content-Encoding: gzip"), std::string::npos);
   EXPECT_LT(r.body.size(), body_.size() / 3);
   EXPECT_EQ(static_cast<unsigned char>(r.body[0]), 0x1f);  // the gzip magic
+}
+
+// A shared front (the exposition's series) and a body of each response's own (serve's figures):
+// sent as one body, plain or as one gzip member that any decoder reads whole.
+TEST_F(HttpServerTest, ASharedFrontGoesOutWithEachResponsesOwnTail) {
+  StartServer();
+  std::string front(front_->text());
+  Reply plain = Exchange("GET /shared HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(plain.status, 200);
+  EXPECT_TRUE(plain.body == front + "tail 1\n") << plain.body.size() << " bytes";
+  for (int i = 2; i <= 3; ++i) {
+    Reply r = Exchange("GET /shared HTTP/1.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n");
+    EXPECT_NE(r.head.find("Content-Encoding: gzip"), std::string::npos);
+    EXPECT_LT(r.body.size(), front.size() / 3);
+    EXPECT_TRUE(Gunzip(r.body) == front + fmt::format("tail {}\n", i)) << "response " << i;
+  }
+  // The front was compressed once: each response re-deflates only its own tail.
+  EXPECT_FALSE(front_->gzip().bytes.empty());
+  // HEAD counts the front in its length and sends neither.
+  Reply head = Exchange("HEAD /shared HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(head.head.find(fmt::format("Content-Length: {}", front.size() + 7)), std::string::npos)
+      << head.head;
+  EXPECT_TRUE(head.body.empty());
+}
+
+TEST(GzipBody, EveryShapeIsOneValidMember) {
+  SharedBody empty("");
+  SharedBody text(Exposition());
+  std::string long_tail = Exposition() + Exposition();
+  for (const SharedBody* front : std::array<const SharedBody*, 3>{nullptr, &empty, &text}) {
+    for (std::string_view tail : {std::string_view(), std::string_view("x\n"), std::string_view(long_tail)}) {
+      std::string whole = std::string(front ? front->text() : "") + std::string(tail);
+      EXPECT_TRUE(Gunzip(GzipBody(front, tail)) == whole)
+          << (front ? front->text().size() : 0) << " + " << tail.size() << " bytes";
+    }
+  }
 }
 
 TEST_F(HttpServerTest, ThousandsOfRangesGetTheWholeBodyOnce) {

@@ -577,20 +577,22 @@ void MetricsRegistry::SetCluster(const std::string& job, std::int64_t ranks,
   }
 }
 
-std::string MetricsRegistry::Render(const std::vector<SelfMetric>& self) const {
-  std::string out;
-  {
-    std::lock_guard lock(mu_);
-    std::int64_t now = now_ns_();
-    if (dirty_ || now >= next_release_ns_) {
-      cache_.clear();
-      next_release_ns_ = INT64_MAX;
-      RenderSeries(cache_, now);
-      dirty_ = false;
-    }
-    out.reserve(cache_.size() + 256 * (self.size() + 1));
-    out = cache_;
+std::shared_ptr<const SharedBody> MetricsRegistry::Series() const {
+  std::lock_guard lock(mu_);
+  std::int64_t now = now_ns_();
+  if (!cache_ || dirty_ || now >= next_release_ns_) {
+    std::string text;
+    next_release_ns_ = INT64_MAX;
+    RenderSeries(text, now);
+    cache_ = std::make_shared<const SharedBody>(std::move(text));
+    dirty_ = false;
   }
+  return cache_;
+}
+
+std::string MetricsRegistry::RenderSelf(const std::vector<SelfMetric>& self) {
+  std::string out;
+  out.reserve(256 * (self.size() + 1));
   for (const auto& m : self) {
     if (!m.label.empty() && m.series.empty()) continue;
     Header(out, m.name, m.type, m.help);
@@ -606,6 +608,12 @@ std::string MetricsRegistry::Render(const std::vector<SelfMetric>& self) const {
       out += '\n';
     }
   }
+  return out;
+}
+
+std::string MetricsRegistry::Render(const std::vector<SelfMetric>& self) const {
+  std::string out(Series()->text());
+  out += RenderSelf(self);
   return out;
 }
 

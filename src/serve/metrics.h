@@ -17,12 +17,14 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
 #include "serve/counter_estimate.h"
+#include "serve/http_server.h"
 #include "store/job_rows.h"
 #include "verdict/verdict.h"
 
@@ -149,6 +151,11 @@ class MetricsRegistry {
                   const std::vector<verdict::Straggler>& stragglers);
   // The whole exposition: the analyses' series, then `self` (self-metrics of the daemon).
   std::string Render(const std::vector<SelfMetric>& self) const;
+  // The analyses' series alone, shared: rebuilt only after a change (or when a held counter is
+  // released), so that scrapes in between send, and gzip, the one text. serve's /metrics sends
+  // it, then RenderSelf.
+  std::shared_ptr<const SharedBody> Series() const;
+  static std::string RenderSelf(const std::vector<SelfMetric>& self);
   std::size_t jobs() const;
 
  private:
@@ -215,8 +222,8 @@ class MetricsRegistry {
   std::deque<std::string> cluster_order_;         // least recently analyzed first
   std::string live_host_;
   std::vector<LiveSample> live_;
-  // The series' exposition, rebuilt only after a change: a scrape copies it and appends `self`.
-  mutable std::string cache_;
+  // The series' exposition, rebuilt only after a change.
+  mutable std::shared_ptr<const SharedBody> cache_;
   mutable bool dirty_ = true;
   mutable std::int64_t next_release_ns_ = INT64_MAX;  // the cache is stale from then on
 

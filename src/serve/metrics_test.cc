@@ -36,6 +36,22 @@ TEST(MetricsTest, ExpositionCarriesTheVerdictPerRank) {
   EXPECT_TRUE(Has(text, "plasmient_serve_queue_depth 3\n"));
 }
 
+// Scrapes between two changes share one text (no copy per scrape); a change makes a new one,
+// and a scrape still sending the old one keeps it whole.
+TEST(MetricsTest, ScrapesShareTheSeriesUntilTheyChange) {
+  MetricsRegistry m;
+  m.RecordJob(store::testing::MakeJob(), Ctx("j1"));
+  auto first = m.Series();
+  EXPECT_EQ(m.Series().get(), first.get());
+  EXPECT_TRUE(Has(std::string(first->text()), "plasmient_job=\"j1\""));
+  m.RecordJob(store::testing::MakeJob(), Ctx("j2"));
+  auto second = m.Series();
+  EXPECT_NE(second.get(), first.get());
+  EXPECT_TRUE(Has(std::string(second->text()), "plasmient_job=\"j2\""));
+  EXPECT_FALSE(Has(std::string(first->text()), "plasmient_job=\"j2\""));
+  EXPECT_EQ(m.Render({}), std::string(second->text()));
+}
+
 TEST(MetricsTest, CountersAccumulateAcrossAnalysesOfOneJob) {
   MetricsRegistry m;
   m.RecordJob(store::testing::MakeJob(), Ctx("j1"));

@@ -227,7 +227,10 @@ Status ServeDaemon::Start() {
     if (req.path == "/metrics") {
       ++counters_.scrapes;
       res.content_type = "text/plain; version=0.0.4; charset=utf-8";
-      res.body = RenderMetrics();
+      // The analyses' series are shared by every scrape until they change (no copy per scrape,
+      // one gzip); only the daemon's own figures are rendered each time.
+      res.front = metrics_.Series();
+      res.body = MetricsRegistry::RenderSelf(SelfMetrics());
     } else if (req.path == "/healthz") {
       std::string why = Unhealthy();
       if (!why.empty()) res.status = 503;
@@ -362,7 +365,7 @@ std::string ServeDaemon::Unhealthy() const {
                      options_.limits.timeout_s);
 }
 
-std::string ServeDaemon::RenderMetrics() {
+std::vector<SelfMetric> ServeDaemon::SelfMetrics() {
   std::vector<SelfMetric> self = {
       {"plasmient_serve_traces_analyzed_total", "counter", "Spool entries analyzed and recorded.",
        static_cast<double>(counters_.analyzed.load())},
@@ -425,7 +428,7 @@ std::string ServeDaemon::RenderMetrics() {
     self.push_back({"plasmient_clickhouse_up", "gauge", "1 when the last ClickHouse request succeeded.",
                     c.reachable.load() ? 1.0 : 0.0});
   }
-  return metrics_.Render(self);
+  return self;
 }
 
 void ServeDaemon::IngestLoop() {

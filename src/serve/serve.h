@@ -94,7 +94,7 @@ class ServeDaemon {
   void Wait();
 
   int port() const { return port_; }
-  std::string RenderMetrics();
+  std::vector<SelfMetric> SelfMetrics();  // the daemon's own figures, read at each scrape
   // Empty when healthy, else why not: the store or the outbox cannot be written, the spool
   // cannot be read, or no progress for longer than the analysis time limit.
   std::string Unhealthy() const;
