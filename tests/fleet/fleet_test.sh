@@ -334,16 +334,28 @@ say "store locked 8 s under 3 arrivals: fleet --db = fleet --clickhouse ($agreed
 
 # Full: the store's own filesystem filled while three traces arrive, then space freed.
 if [[ -n $dbfs ]]; then
+  # The write-ahead log emptied first (a checkpoint that truncates it): SQLite reuses the log's
+  # pages, so on a store that has written before, a small write would still fit and nothing would
+  # fail. With the log at 0 bytes every write must grow a file on the full disk.
+  truncated=""
+  for _ in $(seq 100); do
+    if [[ $(sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE);" 2>/dev/null) == 0\|0\|0 ]]; then
+      truncated=1
+      break
+    fi
+    sleep 0.1
+  done
+  [[ -n $truncated ]] || fail "the store's write-ahead log could not be truncated (a reader held it 10 s)"
   head -c $((512 << 20)) /dev/zero > "$dbfs/.filler" 2>/dev/null || true
   for i in 1 2 3; do
     gen "$work/gen/full-$i.json.gz" --seed $((700 + i))
     drop_file "$work/gen/full-$i.json.gz" "full-$i.json.gz"
   done
-  # SQLite may still fit a small write into pages it holds: how many went in while full is said,
-  # not asserted (tests/hostile/serve_hostile_test.sh asserts the 503 and the wait).
-  sleep 5
+  wait_for 60 "/healthz to say the store cannot be written" bash -c \
+    "[[ \$(curl -s -o /dev/null -w '%{http_code}' 'http://127.0.0.1:$serve_port/healthz') == 503 ]]"
+  health=503
   while_full=$(( $(sql "SELECT count(*) FROM jobs") - jobs_now ))
-  health=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$serve_port/healthz")
+  ((while_full == 0)) || fail "$while_full jobs recorded in SQLite while its disk was full"
   rm -f "$dbfs/.filler"
   jobs_now=$((jobs_now + 3))
   wait_for 120 "the 3 traces of the full disk recorded" bash -c "[[ \$(sqlite3 '$db' 'SELECT count(*) FROM jobs') == $jobs_now ]]"
