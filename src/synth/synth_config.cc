@@ -64,6 +64,7 @@ Result<HostStallSpec> ParseHostStall(std::string_view arg) {
   }
   if (FindHostStallKind(s.cause) == nullptr) {
     std::vector<std::string_view> names;
+    names.reserve(std::size(kHostStallKinds));
     for (const HostStallKind& k : kHostStallKinds) names.push_back(k.cause);
     return Fail("synth: --host-stall {}: no cause '{}' (one of {})", arg, s.cause, fmt::join(names, ", "));
   }
