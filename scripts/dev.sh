@@ -3,12 +3,11 @@
 #   scripts/dev.sh demo   install what the CLI needs, build the CLI only, run `plasmient demo`,
 #                         then say how to put the binary on PATH
 #   scripts/dev.sh test   install what is missing, then what CI runs: the format check, the build
-#                         with warnings as errors, the boundary check, clang-tidy, the unit tests
-#                         of base..ingest under ASan+UBSan, a fuzz smoke of each reader, the
-#                         whole test suite (docs/checks.md)
-#   scripts/dev.sh test-all  what `test` runs, with clang-tidy over every file of src/, every unit
-#                         test under ASan+UBSan and the threaded code's tests under ThreadSanitizer
-#                         (too long for CI; docs/checks.md)
+#                         with warnings as errors, the boundary check, clang-tidy over src/ (the
+#                         files changed since .tidy-clean's commit), every unit test under
+#                         ASan+UBSan, the threaded code's tests under ThreadSanitizer, a fuzz smoke
+#                         of each reader, the whole test suite with the golden corpus (docs/checks.md)
+#   scripts/dev.sh test-all  what `test` runs, with clang-tidy over every file of src/
 #   scripts/dev.sh tidy-all  clang-tidy over every source of src/; when it is clean and src/ has
 #                         no uncommitted change, records HEAD in .tidy-clean (commit it)
 #   scripts/dev.sh build  install what is missing, build
@@ -92,13 +91,12 @@ case "${1:-}" in
     step boundaries scripts/check-boundaries.sh "$build_dir"
     if [[ $1 == test ]]; then
       step clang-tidy tidy_ci
-      step sanitize scripts/sanitize.sh
     else
-      # Over CI's 45 minutes on two cores (docs/checks.md): every file, every unit test, TSan.
+      # clang-tidy over every file, whatever .tidy-clean says (docs/checks.md).
       step clang-tidy scripts/tidy.sh "$build_dir" '^src/'
-      step sanitize scripts/sanitize.sh --all
-      step tsan scripts/tsan.sh
     fi
+    step sanitize scripts/sanitize.sh --all
+    step tsan scripts/tsan.sh
     step fuzz scripts/fuzz.sh "${PLASMIENT_FUZZ_SECONDS:-60}"
     # Last, so that its summary closes the output.
     step ctest ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 600
