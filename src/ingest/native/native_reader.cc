@@ -21,6 +21,9 @@
 namespace plasmient::ingest::native {
 namespace {
 
+// The largest cumulative drop count a drop record may carry (see Collect).
+constexpr std::int64_t kMaxDropCount = std::int64_t{1} << 40;
+
 using model::Dq;
 using wire::RecordKind;
 
@@ -124,6 +127,12 @@ void Collect(const wire::RecordHeader& h, const std::uint8_t* p, Records& r) {
     case RecordKind::kDrops: {
       if (!Fits<wire::DropRecord>(h, r)) return;
       auto d = Load<wire::DropRecord>(p);
+      // A count below 0 or past kMaxDropCount is no agent's (a day of a million records a second
+      // is under 2^37): malformed, so that summing sources and ranks cannot overflow.
+      if (d.cumulative < 0 || d.cumulative > kMaxDropCount) {
+        ++r.malformed;
+        return;
+      }
       if (d.source < std::size(r.drops)) {
         r.drops[d.source] = std::max(r.drops[d.source], d.cumulative);
       }

@@ -247,6 +247,28 @@ TEST(NativeReader, DeviceSizesPastInt64AreMalformedAndUnknown) {
   EXPECT_EQ(t->devices[1].memory_bandwidth_bytes_per_s, 4'800'000'000'000);
 }
 
+// Found by the native reader's fuzz target: two sources of 8.0e18 drops overflowed their sum.
+TEST(NativeReader, DropCountsNoAgentCouldReachAreMalformed) {
+  FileMaker f;
+  wire::DropRecord drop{};
+  drop.header = HeaderFor<wire::DropRecord>(RecordKind::kDrops);
+  drop.source = 0;
+  drop.cumulative = 8'029'405'112'301'418'867;
+  f.Add(drop);
+  drop.source = 1;
+  f.Add(drop);
+  drop.cumulative = -5;
+  f.Add(drop);
+  drop.cumulative = 7;
+  f.Add(drop);
+  f.Cut(/*last=*/true);
+  auto bytes = f.file();
+  auto t = ReadNativeBytes(bytes.data(), bytes.size(), "drops.pltrace");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->quality.Get(Dq::kMalformedEvent), 3);
+  EXPECT_EQ(t->quality.Get(Dq::kDroppedRecords), 7);
+}
+
 TEST(NativeReader, NotANativeFileFailsWithPath) {
   std::vector<std::uint8_t> junk(64, 'j');
   auto t = ReadNativeBytes(junk.data(), junk.size(), "junk.bin");
