@@ -130,7 +130,7 @@ const SharedBody::GzipFront& SharedBody::gzip() const {
   return gzip_;
 }
 
-std::string GzipBody(const SharedBody* front, std::string_view tail) {
+std::string GzipTail(const SharedBody* front, std::string_view tail) {
   z_stream z{};
   std::string out;
   std::uint32_t crc = 0;
@@ -138,7 +138,6 @@ std::string GzipBody(const SharedBody* front, std::string_view tail) {
   if (front) {
     const auto& g = front->gzip();
     if (g.bytes.empty()) return {};
-    out = g.bytes;
     // The rest of the member: raw deflate blocks, the last one final, then CRC-32 and size.
     if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return {};
     auto tail_crc = crc32(crc32(0, nullptr, 0), reinterpret_cast<const Bytef*>(tail.data()),
@@ -451,11 +450,12 @@ void HttpServer::WorkerLoop() {
     std::string_view front = res.front ? res.front->text() : std::string_view();
     bool gzip = job.gzip && front.size() + res.body.size() >= limits_.compress_min_bytes;
     if (gzip) {
-      std::string packed = GzipBody(res.front.get(), res.body);
+      // The shared front's gzip bytes go out as they are, made once; only the tail is deflated.
+      std::string packed = GzipTail(res.front.get(), res.body);
       gzip = !packed.empty();
       if (gzip) {
         res.body = std::move(packed);
-        front = {};
+        front = res.front ? std::string_view(res.front->gzip().bytes) : std::string_view();
       }
     }
     std::string head =

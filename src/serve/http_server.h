@@ -82,8 +82,10 @@ struct HttpResponse {
   std::string body;
 };
 
-// The gzip member of `front`'s text followed by `tail` (front may be null); empty when zlib fails.
-std::string GzipBody(const SharedBody* front, std::string_view tail);
+// What completes one gzip member of `front`'s text followed by `tail` after front->gzip().bytes:
+// the tail's deflate blocks and the trailer; with no front, the whole member of `tail`. Empty when
+// zlib fails.
+std::string GzipTail(const SharedBody* front, std::string_view tail);
 
 struct HttpCounters {
   std::atomic<std::int64_t> requests{0}, refused_head{0}, refused_body{0}, refused_method{0}, bad_requests{0},

@@ -204,14 +204,15 @@ TEST_F(HttpServerTest, ASharedFrontGoesOutWithEachResponsesOwnTail) {
   EXPECT_TRUE(head.body.empty());
 }
 
-TEST(GzipBody, EveryShapeIsOneValidMember) {
+TEST(GzipTail, EveryShapeIsOneValidMember) {
   SharedBody empty("");
   SharedBody text(Exposition());
   std::string long_tail = Exposition() + Exposition();
   for (const SharedBody* front : std::array<const SharedBody*, 3>{nullptr, &empty, &text}) {
     for (std::string_view tail : {std::string_view(), std::string_view("x\n"), std::string_view(long_tail)}) {
       std::string whole = std::string(front ? front->text() : "") + std::string(tail);
-      EXPECT_TRUE(Gunzip(GzipBody(front, tail)) == whole)
+      std::string packed = (front ? front->gzip().bytes : std::string()) + GzipTail(front, tail);
+      EXPECT_TRUE(Gunzip(packed) == whole)
           << (front ? front->text().size() : 0) << " + " << tail.size() << " bytes";
     }
   }
